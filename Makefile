@@ -1,0 +1,98 @@
+# Makefile - top-level build of th_nic: the module, libthverbs, the tools,
+# the host tests, the lint checks and the VM tests.
+#
+#   make            build userspace (library, tools, host tests) and the module
+#   make run        build, then show a chain firing on the trigger engine
+#   make check      install missing packages, build, run every test, summarise
+#   make hostcheck  host tests only (sanitizers on)
+#   make lint       checkpatch --strict and sparse over the kernel-side code
+#   make vmtest     boot Debian's kernel in QEMU and run the selftests there
+#   make bench      benchmarks (never pass/fail)
+#   make clean
+#
+# Each part adds its sources and targets in a fragment next to its code
+# (*.mk); this file holds the shared flags and the pattern rules.
+
+TOP	:= $(abspath .)
+B	:= $(TOP)/build
+O	:= $(B)/obj
+S	:= $(B)/san
+BIN	:= $(B)/bin
+LOGS	:= $(B)/logs
+KSRC	:= $(B)/ksrc
+KSFT	:= $(KSRC)/tools/testing/selftests
+
+CC	?= gcc
+CPPFLAGS := -I$(TOP)/include/uapi -I$(TOP)/driver/trigger \
+	    -I$(TOP)/lib/libthverbs/include -I$(TOP)/lib/libthverbs \
+	    -D_GNU_SOURCE
+WARNFLAGS := -Wall -Wextra -Werror
+CFLAGS	?= -O2 -g
+CFLAGS	+= -std=gnu11 $(WARNFLAGS) -fPIC -pthread
+LDLIBS	+= -lm -pthread
+SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	    -fno-omit-frame-pointer
+# Host tests include kselftest_harness.h, extracted from linux-source-6.1.
+TESTCPPFLAGS := -I$(KSFT)
+
+.DEFAULT_GOAL := all
+.PHONY: all run check hostcheck lint vmtest bench docs clean deps ksrc tests
+
+# Fragments append to these.
+ALL_TARGETS	:=
+HOST_TESTS	:=
+BENCH_TARGETS	:=
+
+include driver/trigger/engine.mk
+include selftests/host/host.mk
+-include lib/libthverbs/libthverbs.mk
+-include lib/libthverbs/sched/sched.mk
+-include tools/tools.mk
+-include driver/module.mk
+-include scripts/vm/vm.mk
+
+all: $(ALL_TARGETS)
+
+tests: $(HOST_TESTS)
+
+deps:
+	@$(TOP)/scripts/deps.sh all
+
+ksrc: $(KSRC)/.extracted
+$(KSRC)/.extracted:
+	@$(TOP)/scripts/kernel-src.sh $(KSRC)
+
+# Userspace objects: optimised ($(O)) and sanitized ($(S)) trees.
+$(O)/%.o: $(TOP)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(S)/%.o: $(TOP)/%.c | ksrc
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(TESTCPPFLAGS) $(CFLAGS) $(SANFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# Every suite writes TAP into $(LOGS); the summary counts them all.
+hostcheck: ksrc $(HOST_TESTS)
+	@mkdir -p $(LOGS)
+	@rc=0; for t in $(HOST_TESTS); do \
+		n=$$(basename $$t); \
+		echo "== $$n"; \
+		$$t > $(LOGS)/host-$$n.tap 2>&1 || rc=1; \
+		grep -E '^(ok|not ok) |^# (PASSED|FAILED)' $(LOGS)/host-$$n.tap | tail -n 400; \
+	done; exit $$rc
+
+check: deps
+	@rm -rf $(LOGS); mkdir -p $(LOGS)
+	@$(MAKE) --no-print-directory all tests
+	-@$(MAKE) --no-print-directory hostcheck
+	-@$(MAKE) --no-print-directory lint
+	-@$(MAKE) --no-print-directory vmtest
+	@$(TOP)/scripts/test-summary.sh $(LOGS)/*.tap
+
+bench: $(BENCH_TARGETS)
+
+clean:
+	rm -rf $(B)
+	rm -f *.o *.ko *.mod *.mod.c modules.order Module.symvers .*.cmd

@@ -1,0 +1,13 @@
+# host.mk - host tests of the engine and ALU (selftests/host/test_*.c), one
+# binary each, built with AddressSanitizer and UndefinedBehaviorSanitizer
+# against kselftest_harness.h.  Shared test helpers live in
+# selftests/host/lib/.
+HOST_LIB_SRCS	:= $(sort $(wildcard selftests/host/lib/*.c))
+HOST_LIB_OBJS	:= $(HOST_LIB_SRCS:%.c=$(S)/%.o)
+HOST_TEST_SRCS	:= $(sort $(wildcard selftests/host/test_*.c))
+HOST_ENGINE_TESTS := $(patsubst selftests/host/%.c,$(BIN)/host/%,$(HOST_TEST_SRCS))
+HOST_TESTS	+= $(HOST_ENGINE_TESTS)
+
+$(HOST_ENGINE_TESTS): $(BIN)/host/%: $(S)/selftests/host/%.o $(HOST_LIB_OBJS) $(ENGINE_SAN_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(LDLIBS)

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* thbench.c - entry point of thbench: dispatches to one benchmark per file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "thbench.h"
+
+struct thbench_cmd {
+	const char *name;
+	int (*main)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct thbench_cmd thbench_cmds[] = {
+	{ "alu",   thbench_alu_main,   "ALU throughput per op, dtype and operand count" },
+	{ "sched", thbench_sched_main, "DAG scheduler evaluation sweep (HEFT, PETS, HCPFD, HAGD)" },
+};
+
+static void thbench_usage(FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f, "usage: thbench COMMAND [ARGS]\n\ncommands:\n");
+	for (i = 0; i < sizeof(thbench_cmds) / sizeof(thbench_cmds[0]); i++)
+		fprintf(f, "  %-8s %s\n", thbench_cmds[i].name, thbench_cmds[i].help);
+	fprintf(f, "\n'thbench COMMAND --help' describes a command.\n"
+		   "Exit status: 0 success, 1 failure, 2 usage error.\n");
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int i;
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		thbench_usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (i = 0; i < sizeof(thbench_cmds) / sizeof(thbench_cmds[0]); i++)
+		if (!strcmp(argv[1], thbench_cmds[i].name))
+			return thbench_cmds[i].main(argc - 1, argv + 1);
+	fprintf(stderr, "thbench: unknown command '%s'\n", argv[1]);
+	thbench_usage(stderr);
+	return 2;
+}

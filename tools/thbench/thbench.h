@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* thbench.h - subcommands of thbench, one per bench_*.c file. */
+#ifndef THBENCH_H
+#define THBENCH_H
+
+/* Each returns the process exit status: 0 ok, 1 failure, 2 usage error. */
+int thbench_alu_main(int argc, char **argv);
+int thbench_sched_main(int argc, char **argv);
+
+#endif /* THBENCH_H */

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* thctl.c - entry point of thctl: dispatches to one command per table row. */
+#include <stdio.h>
+#include <string.h>
+
+#include "thctl.h"
+
+struct thctl_cmd {
+	const char *name;
+	int (*main)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct thctl_cmd thctl_cmds[] = {
+	{ "sched", thctl_sched_main, "schedule a task graph (HEFT, PETS, HCPFD, HAGD)" },
+};
+
+static void thctl_usage(FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f, "usage: thctl COMMAND [ARGS]\n\ncommands:\n");
+	for (i = 0; i < sizeof(thctl_cmds) / sizeof(thctl_cmds[0]); i++)
+		fprintf(f, "  %-10s %s\n", thctl_cmds[i].name, thctl_cmds[i].help);
+	fprintf(f, "\n'thctl COMMAND --help' describes a command.\n"
+		   "Exit status: 0 success, 1 the operation failed, 2 usage error.\n");
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int i;
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		thctl_usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? THCTL_EXIT_USAGE : THCTL_EXIT_OK;
+	}
+	for (i = 0; i < sizeof(thctl_cmds) / sizeof(thctl_cmds[0]); i++)
+		if (!strcmp(argv[1], thctl_cmds[i].name))
+			return thctl_cmds[i].main(argc - 1, argv + 1);
+	fprintf(stderr, "thctl: unknown command '%s'\n", argv[1]);
+	thctl_usage(stderr);
+	return THCTL_EXIT_USAGE;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* thctl.h - subcommands of thctl, one or a few per cmd_*.c file. */
+#ifndef THCTL_H
+#define THCTL_H
+
+/*
+ * Exit status of every command: 0 success, 1 the operation failed,
+ * 2 usage error (bad arguments or a malformed input file).
+ */
+enum thctl_exit {
+	THCTL_EXIT_OK		= 0,
+	THCTL_EXIT_FAIL		= 1,
+	THCTL_EXIT_USAGE	= 2,
+};
+
+int thctl_sched_main(int argc, char **argv);
+
+#endif /* THCTL_H */
