@@ -34,6 +34,10 @@ bool th_alu_op_valid(unsigned int op, unsigned int dtype);
  * arithmetic wraps (two's complement).  Floats: max and min propagate the
  * first NaN met; between -0.0 and +0.0 the earlier operand is kept.
  * The caller has validated every argument; this function cannot fail.
+ *
+ * In the kernel it uses the FPU (kernel_fpu_begin() per slice of at most
+ * 64 KiB of @dst) and calls cond_resched() between slices: call it from
+ * process context, without spinlocks held.
  */
 void th_alu_reduce(unsigned int op, unsigned int dtype, void *dst,
 		   const void *const *src, unsigned int nsrc, bool accumulate,

@@ -8,6 +8,7 @@ HOST_TEST_SRCS	:= $(sort $(wildcard selftests/host/test_*.c))
 HOST_ENGINE_TESTS := $(patsubst selftests/host/%.c,$(BIN)/host/%,$(HOST_TEST_SRCS))
 HOST_TESTS	+= $(HOST_ENGINE_TESTS)
 
-$(HOST_ENGINE_TESTS): $(BIN)/host/%: $(S)/selftests/host/%.o $(HOST_LIB_OBJS) $(ENGINE_SAN_OBJS)
+$(HOST_ENGINE_TESTS): $(BIN)/host/%: $(S)/selftests/host/%.o $(HOST_LIB_OBJS) \
+		$(IPF_SAN_OBJS) $(ENGINE_SAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(LDLIBS)

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * th_engine.c - engine setup, vport lifetime, ring layout, CQ writes and
+ * the execution contexts chains run in.
+ */
+#include "th_engine_int.h"
+
+/* Ring header: each index on its own cache line, slots after them. */
+#define TH_RING_HEAD_OFF	0
+#define TH_RING_TAIL_OFF	64
+#define TH_RING_MASK_OFF	128
+#define TH_RING_ENTRIES_OFF	132
+#define TH_RING_SLOTS_OFF	256
+
+/* Chains one context runs before handing the rest to the provider. */
+#define TH_ENG_DEF_BUDGET	1024
+
+static bool th_is_pow2(u32 v)
+{
+	return v && !(v & (v - 1));
+}
+
+int th_eng_init(struct th_eng *eng, const struct th_eng_ops *ops, void *fabric,
+		const struct th_eng_limits *lim)
+{
+	if (!lim->nodes || lim->nodes > TH_ENG_MAX_NODES ||
+	    !lim->max_vports || lim->max_vports > TH_ENG_MAX_VPORTS ||
+	    !lim->max_counters || lim->max_counters > TH_ENG_MAX_COUNTERS ||
+	    !th_eng_ring_size_valid(lim->max_sq_entries, TH_ENG_MAX_RING) ||
+	    !th_eng_ring_size_valid(lim->max_cq_entries, TH_ENG_MAX_RING) ||
+	    !lim->max_chain || lim->max_chain > TH_ENG_MAX_CHAIN ||
+	    lim->max_chain > lim->max_sq_entries ||
+	    !lim->max_mrs || lim->max_mrs > TH_ENG_MAX_MRS ||
+	    !lim->max_mr_size)
+		return -EINVAL;
+	eng->ops = ops;
+	eng->fabric = fabric;
+	eng->lim = *lim;
+	eng->budget = TH_ENG_DEF_BUDGET;
+	return 0;
+}
+
+bool th_eng_ring_size_valid(u32 entries, u32 max)
+{
+	return th_is_pow2(entries) && entries <= max;
+}
+
+/*
+ * The layout of a ring mapping, shared by both providers; returns its size
+ * in bytes (the caller rounds up to pages).
+ */
+u64 th_eng_ring_layout(u32 entries, u32 slot_size,
+		       struct th_nic_ring_offsets *off)
+{
+	memset(off, 0, sizeof(*off));
+	off->head = TH_RING_HEAD_OFF;
+	off->tail = TH_RING_TAIL_OFF;
+	off->ring_mask = TH_RING_MASK_OFF;
+	off->ring_entries = TH_RING_ENTRIES_OFF;
+	off->entries = TH_RING_SLOTS_OFF;
+	return TH_RING_SLOTS_OFF + (u64)entries * slot_size;
+}
+
+static void th_ring_setup(struct th_eng_ring *r, void *mem, u32 entries)
+{
+	u8 *base = mem;
+
+	r->head = (u32 *)(base + TH_RING_HEAD_OFF);
+	r->tail = (u32 *)(base + TH_RING_TAIL_OFF);
+	r->slots = base + TH_RING_SLOTS_OFF;
+	r->entries = entries;
+	r->mask = entries - 1;
+	r->next = 0;
+	*r->head = 0;
+	*r->tail = 0;
+	*(u32 *)(base + TH_RING_MASK_OFF) = r->mask;
+	*(u32 *)(base + TH_RING_ENTRIES_OFF) = entries;
+}
+
+static u32 th_bits_for(u32 n)
+{
+	u32 bits = 0;
+
+	while ((1U << bits) < n)
+		bits++;
+	return bits;
+}
+
+/*
+ * @sq_mem and @cq_mem hold th_eng_ring_layout() bytes, zeroed; @cts holds
+ * lim.max_counters counters, zeroed.  They stay the provider's.
+ */
+int th_eng_vport_init(struct th_eng_vport *vp, struct th_eng *eng, u32 node,
+		      u32 index, void *sq_mem, u32 sq_entries, void *cq_mem,
+		      u32 cq_entries, struct th_nic_ct *cts)
+{
+	const struct th_eng_limits *lim = &eng->lim;
+	u32 i;
+
+	if (node >= lim->nodes || index >= lim->max_vports ||
+	    !th_eng_ring_size_valid(sq_entries, lim->max_sq_entries) ||
+	    !th_eng_ring_size_valid(cq_entries, lim->max_cq_entries) ||
+	    sq_entries < lim->max_chain)
+		return -EINVAL;
+
+	memset(vp, 0, sizeof(*vp));
+	vp->eng = eng;
+	vp->node = node;
+	vp->index = index;
+	vp->cts = cts;
+	vp->pending = th_zalloc(sizeof(*vp->pending) * lim->max_counters);
+	if (!vp->pending)
+		return -ENOMEM;
+	vp->mrs = th_zalloc(sizeof(*vp->mrs) * lim->max_mrs);
+	if (!vp->mrs)
+		goto err_free_pending;
+	vp->scratch = th_zalloc(sizeof(*vp->scratch) * lim->max_chain);
+	if (!vp->scratch)
+		goto err_free_mrs;
+	for (i = 0; i < lim->max_counters; i++)
+		th_list_init(&vp->pending[i]);
+	vp->mr_key_shift = th_bits_for(lim->max_mrs);
+	th_ring_setup(&vp->sq, sq_mem, sq_entries);
+	th_ring_setup(&vp->cq, cq_mem, cq_entries);
+	th_lock_init(&vp->lock);
+	return 0;
+
+err_free_mrs:
+	th_free(vp->mrs);
+err_free_pending:
+	th_free(vp->pending);
+	return -ENOMEM;
+}
+
+/*
+ * Mark @vp dead and move its pending chains to @ctx as cancelled.  From
+ * here on nothing fires on it and its MRs no longer resolve; chains already
+ * running finish (their later descriptors are cancelled).  The caller runs
+ * @ctx, then waits for th_eng_vport_idle().
+ */
+void th_eng_vport_kill(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
+{
+	struct th_eng_chain *chain;
+	u32 i;
+
+	th_lock(&vp->lock);
+	vp->dead = true;
+	for (i = 0; i < vp->eng->lim.max_counters; i++) {
+		while (!th_list_empty(&vp->pending[i])) {
+			chain = th_eng_chain_from_node(vp->pending[i].next);
+			th_list_del(&chain->node);
+			th_ctx_fire_locked(ctx, chain, -ECANCELED);
+		}
+	}
+	th_unlock(&vp->lock);
+}
+
+/* True when no chain of @vp runs and no operation uses one of its MRs. */
+bool th_eng_vport_idle(struct th_eng_vport *vp)
+{
+	bool idle;
+	u32 i;
+
+	th_lock(&vp->lock);
+	idle = !vp->running;
+	for (i = 0; idle && i < vp->eng->lim.max_mrs; i++)
+		if (vp->mrs[i].key && vp->mrs[i].inflight)
+			idle = false;
+	th_unlock(&vp->lock);
+	return idle;
+}
+
+/* Free the engine's state; the provider has released every MR first. */
+void th_eng_vport_fini(struct th_eng_vport *vp)
+{
+	th_free(vp->scratch);
+	th_free(vp->mrs);
+	th_free(vp->pending);
+	th_lock_destroy(&vp->lock);
+}
+
+void th_eng_ctx_init(struct th_eng_ctx *ctx, struct th_eng *eng)
+{
+	ctx->eng = eng;
+	th_list_init(&ctx->ready);
+	ctx->ran = 0;
+}
+
+/* A provider's worker re-queues a deferred chain into its own context. */
+void th_eng_ctx_add(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
+{
+	th_list_add_tail(&ctx->ready, &chain->node);
+}
+
+struct th_eng_chain *th_eng_chain_from_node(struct th_list *node)
+{
+	return th_container_of(node, struct th_eng_chain, node);
+}
+
+struct th_list *th_eng_chain_node(struct th_eng_chain *chain)
+{
+	return &chain->node;
+}
+
+/*
+ * Run fired chains in order until none is left.  Chains they fire join the
+ * tail of the same list, so a cascade through the fabric is a loop, not a
+ * recursion.  Past the budget, chains go to the provider's deferral hook so
+ * one caller never runs unbounded work.
+ */
+void th_eng_ctx_run(struct th_eng_ctx *ctx)
+{
+	const struct th_eng_ops *ops = ctx->eng->ops;
+	struct th_eng_chain *chain;
+
+	while (!th_list_empty(&ctx->ready)) {
+		chain = th_eng_chain_from_node(ctx->ready.next);
+		th_list_del(&chain->node);
+		if (ops->defer && ctx->ran >= ctx->eng->budget) {
+			ops->defer(ctx->eng->fabric, chain);
+			continue;
+		}
+		ctx->ran++;
+		th_exec_chain(ctx, chain);
+	}
+}
+
+/* Take @chain off its pending list's books and queue it on @ctx. */
+void th_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			int status)
+	__must_hold(&chain->vp->lock)
+{
+	chain->status = status;
+	chain->vp->running++;
+	th_list_add_tail(&ctx->ready, &chain->node);
+}
+
+/* CQ entries userspace has not consumed yet, as far as it says. */
+u32 th_cq_used_locked(struct th_eng_vport *vp)
+	__must_hold(&vp->lock)
+{
+	u32 used = vp->cq.next - th_load_acquire(vp->cq.head);
+
+	/* A head moved past the tail or too far back: trust only the bound. */
+	return used > vp->cq.entries ? vp->cq.entries : used;
+}
+
+void th_cq_write_locked(struct th_eng_vport *vp, const struct th_nic_cqe *cqe)
+	__must_hold(&vp->lock)
+{
+	struct th_nic_cqe *slot = vp->cq.slots;
+
+	memcpy(&slot[vp->cq.next & vp->cq.mask], cqe, sizeof(*cqe));
+	vp->cq.next++;
+	th_store_release(vp->cq.tail, vp->cq.next);
+	vp->stats.cqes++;
+}
+
+/* poll(2) readiness: the CQ holds an entry userspace has not consumed. */
+bool th_eng_cq_ready(struct th_eng_vport *vp)
+{
+	return th_load_acquire(vp->cq.tail) != th_load_acquire(vp->cq.head);
+}
+
+void th_eng_stats_read(struct th_eng_vport *vp, struct th_eng_stats *st)
+{
+	th_lock(&vp->lock);
+	*st = vp->stats;
+	th_unlock(&vp->lock);
+}

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * th_ipf.c - the in-process fabric: node and vport tables, process memory
+ * as MRs, and the waits and wake-ups the engine asks of a provider.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "th_ipf.h"
+
+/**
+ * struct th_ipf - the fabric
+ * @eng: the engine
+ * @lock: protects @vports and every vport's @refs
+ * @changed: broadcast on every engine wake-up; waiters re-check
+ * @vports: nodes x max_vports slots, NULL when free
+ */
+struct th_ipf {
+	struct th_eng eng;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct th_ipf_vport **vports;
+};
+
+static struct th_ipf_vport *th_ipf_from_ev(struct th_eng_vport *ev)
+{
+	return th_container_of(ev, struct th_ipf_vport, ev);
+}
+
+static struct th_eng_vport *th_ipf_vport_get(void *fabric, u32 node, u32 vport)
+{
+	struct th_ipf *f = fabric;
+	struct th_ipf_vport *vp = NULL;
+
+	if (node >= f->eng.lim.nodes || vport >= f->eng.lim.max_vports)
+		return NULL;
+	pthread_mutex_lock(&f->lock);
+	vp = f->vports[(size_t)node * f->eng.lim.max_vports + vport];
+	if (vp)
+		vp->refs++;
+	pthread_mutex_unlock(&f->lock);
+	return vp ? &vp->ev : NULL;
+}
+
+static void th_ipf_vport_put(void *fabric, struct th_eng_vport *ev)
+{
+	struct th_ipf *f = fabric;
+
+	pthread_mutex_lock(&f->lock);
+	th_ipf_from_ev(ev)->refs--;
+	pthread_cond_broadcast(&f->changed);
+	pthread_mutex_unlock(&f->lock);
+}
+
+static void th_ipf_wake(struct th_eng_vport *ev)
+{
+	struct th_ipf *f = th_ipf_from_ev(ev)->fabric;
+
+	pthread_mutex_lock(&f->lock);
+	pthread_cond_broadcast(&f->changed);
+	pthread_mutex_unlock(&f->lock);
+}
+
+static u32 th_ipf_random_u32(void *fabric)
+{
+	u32 v;
+
+	(void)fabric;
+	if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+		v = (u32)random();
+	return v;
+}
+
+static const struct th_eng_ops th_ipf_ops = {
+	.vport_get	= th_ipf_vport_get,
+	.vport_put	= th_ipf_vport_put,
+	.wake		= th_ipf_wake,
+	.defer		= NULL,	/* callers run their whole cascade */
+	.random_u32	= th_ipf_random_u32,
+};
+
+struct th_ipf *th_ipf_create(const struct th_eng_limits *lim, int *err)
+{
+	struct th_ipf *f = calloc(1, sizeof(*f));
+	int ret;
+
+	if (!f) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	ret = th_eng_init(&f->eng, &th_ipf_ops, f, lim);
+	if (ret)
+		goto err_free;
+	f->vports = calloc((size_t)lim->nodes * lim->max_vports,
+			   sizeof(*f->vports));
+	if (!f->vports) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->changed, NULL);
+	return f;
+
+err_free:
+	free(f);
+	*err = ret;
+	return NULL;
+}
+
+/* Destroys whatever vports are left, then the fabric. */
+void th_ipf_destroy(struct th_ipf *f)
+{
+	size_t i, n = (size_t)f->eng.lim.nodes * f->eng.lim.max_vports;
+
+	for (i = 0; i < n; i++)
+		if (f->vports[i])
+			th_ipf_vport_destroy(f->vports[i]);
+	pthread_cond_destroy(&f->changed);
+	pthread_mutex_destroy(&f->lock);
+	free(f->vports);
+	free(f);
+}
+
+const struct th_eng_limits *th_ipf_limits(struct th_ipf *f)
+{
+	return &f->eng.lim;
+}
+
+struct th_ipf_vport *th_ipf_vport_create(struct th_ipf *f, u32 node,
+					 u32 sq_entries, u32 cq_entries,
+					 int *err)
+{
+	const struct th_eng_limits *lim = &f->eng.lim;
+	struct th_ipf_vport *vp;
+	size_t slot, base;
+	u32 i;
+	int ret;
+
+	if (node >= lim->nodes) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	sq_entries = sq_entries ? sq_entries : lim->max_sq_entries;
+	cq_entries = cq_entries ? cq_entries : lim->max_cq_entries;
+	vp = calloc(1, sizeof(*vp));
+	if (!vp) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	vp->fabric = f;
+	vp->sq_entries = sq_entries;
+	vp->cq_entries = cq_entries;
+	vp->sq_mem = calloc(1, th_eng_ring_layout(sq_entries, sizeof(struct th_nic_desc),
+						  &vp->sq_off));
+	vp->cq_mem = calloc(1, th_eng_ring_layout(cq_entries, sizeof(struct th_nic_cqe),
+						  &vp->cq_off));
+	vp->cts = calloc(lim->max_counters, sizeof(*vp->cts));
+	ret = -ENOMEM;
+	if (!vp->sq_mem || !vp->cq_mem || !vp->cts)
+		goto err_free;
+
+	pthread_mutex_lock(&f->lock);
+	base = (size_t)node * lim->max_vports;
+	for (i = 0; i < lim->max_vports && f->vports[base + i]; i++)
+		;
+	if (i == lim->max_vports) {
+		pthread_mutex_unlock(&f->lock);
+		ret = -ENOSPC;
+		goto err_free;
+	}
+	slot = base + i;
+	ret = th_eng_vport_init(&vp->ev, &f->eng, node, i, vp->sq_mem, sq_entries,
+				vp->cq_mem, cq_entries, vp->cts);
+	if (ret) {
+		pthread_mutex_unlock(&f->lock);
+		goto err_free;
+	}
+	pthread_mutex_init(&vp->sq_lock, NULL);
+	vp->refs = 1;
+	f->vports[slot] = vp;
+	pthread_mutex_unlock(&f->lock);
+	return vp;
+
+err_free:
+	free(vp->cts);
+	free(vp->cq_mem);
+	free(vp->sq_mem);
+	free(vp);
+	*err = ret;
+	return NULL;
+}
+
+/*
+ * Unpublish, cancel what is pending (peers see their counters fail), wait
+ * for running chains and for peers' operations on our MRs, then free.
+ */
+void th_ipf_vport_destroy(struct th_ipf_vport *vp)
+{
+	struct th_ipf *f = vp->fabric;
+	const struct th_eng_limits *lim = &f->eng.lim;
+	struct th_eng_ctx ctx;
+	u32 i;
+
+	pthread_mutex_lock(&f->lock);
+	f->vports[(size_t)vp->ev.node * lim->max_vports + vp->ev.index] = NULL;
+	pthread_mutex_unlock(&f->lock);
+
+	th_eng_ctx_init(&ctx, &f->eng);
+	th_eng_vport_kill(&vp->ev, &ctx);
+	th_eng_ctx_run(&ctx);
+
+	pthread_mutex_lock(&f->lock);
+	while (vp->refs > 1 || !th_eng_vport_idle(&vp->ev))
+		pthread_cond_wait(&f->changed, &f->lock);
+	pthread_mutex_unlock(&f->lock);
+
+	for (i = 0; i < lim->max_mrs; i++)
+		if (vp->ev.mrs[i].key)
+			th_eng_mr_release(&vp->ev, vp->ev.mrs[i].key);
+	th_eng_vport_fini(&vp->ev);
+	pthread_mutex_destroy(&vp->sq_lock);
+	free(vp->cts);
+	free(vp->cq_mem);
+	free(vp->sq_mem);
+	free(vp);
+}
+
+/* Process memory needs no pinning: the engine uses the address as is. */
+int th_ipf_mr_reg(struct th_ipf_vport *vp, void *addr, u64 len, u32 access,
+		  u32 *key)
+{
+	if (!addr)
+		return -EFAULT;
+	return th_eng_mr_add(&vp->ev, (u64)(uintptr_t)addr, len, access, addr,
+			     NULL, key);
+}
+
+int th_ipf_mr_dereg(struct th_ipf_vport *vp, u32 key)
+{
+	struct th_ipf *f = vp->fabric;
+	int ret = th_eng_mr_kill(&vp->ev, key);
+
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&f->lock);
+	while (th_eng_mr_busy(&vp->ev, key))
+		pthread_cond_wait(&f->changed, &f->lock);
+	pthread_mutex_unlock(&f->lock);
+	th_eng_mr_release(&vp->ev, key);
+	return 0;
+}
+
+int th_ipf_doorbell(struct th_ipf_vport *vp, struct th_eng_db_result *res)
+{
+	struct th_eng_ctx ctx;
+	int ret;
+
+	th_eng_ctx_init(&ctx, vp->ev.eng);
+	pthread_mutex_lock(&vp->sq_lock);
+	ret = th_eng_doorbell(&vp->ev, &ctx, res);
+	pthread_mutex_unlock(&vp->sq_lock);
+	/* chains accepted before a refused one still run */
+	th_eng_ctx_run(&ctx);
+	return ret;
+}
+
+int th_ipf_ct_update(struct th_ipf_vport *vp, u32 idx, enum th_eng_ct_op op,
+		     u64 value, u64 failure)
+{
+	struct th_eng_ctx ctx;
+	int ret;
+
+	th_eng_ctx_init(&ctx, vp->ev.eng);
+	ret = th_eng_ct_update(&vp->ev, idx, op, value, failure, &ctx);
+	th_eng_ctx_run(&ctx);
+	return ret;
+}
+
+int th_ipf_ct_wait(struct th_ipf_vport *vp, u32 idx, u64 threshold,
+		   u64 timeout_ns, u64 *success, u64 *failure)
+{
+	struct th_ipf *f = vp->fabric;
+	struct timespec deadline;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += timeout_ns / 1000000000ULL;
+	deadline.tv_nsec += timeout_ns % 1000000000ULL;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&f->lock);
+	for (;;) {
+		ret = th_eng_ct_read(&vp->ev, idx, success, failure);
+		if (ret)
+			break;
+		if (*failure) {
+			ret = -EIO;
+			break;
+		}
+		if (*success >= threshold)
+			break;
+		if (pthread_cond_timedwait(&f->changed, &f->lock, &deadline)) {
+			ret = th_eng_ct_read(&vp->ev, idx, success, failure);
+			if (!ret)
+				ret = *failure ? -EIO :
+				      *success >= threshold ? 0 : -ETIMEDOUT;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	return ret;
+}
+
+int th_ipf_cancel(struct th_ipf_vport *vp, bool by_cookie, u64 cookie,
+		  u32 *cancelled)
+{
+	struct th_eng_ctx ctx;
+	int ret;
+
+	th_eng_ctx_init(&ctx, vp->ev.eng);
+	ret = th_eng_cancel(&vp->ev, by_cookie, cookie, cancelled, &ctx);
+	th_eng_ctx_run(&ctx);
+	return ret;
+}
