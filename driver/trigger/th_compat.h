@@ -20,7 +20,7 @@
 #include <linux/overflow.h>
 #include <asm/barrier.h>
 
-typedef spinlock_t th_lock_t;
+#define th_lock_t		spinlock_t
 #define th_lock_init(l)		spin_lock_init(l)
 #define th_lock_destroy(l)	do { } while (0)
 #define th_lock(l)		spin_lock(l)
@@ -31,8 +31,12 @@ typedef spinlock_t th_lock_t;
 #define th_zalloc(sz)		kzalloc(sz, GFP_KERNEL)
 #define th_free(p)		kfree(p)
 
-#define th_load_acquire(p)	smp_load_acquire(p)
-#define th_store_release(p, v)	smp_store_release(p, v)
+/*
+ * Ring indices and counters are shared with userspace mappings: the
+ * producer publishes with release, the consumer reads with acquire.
+ */
+#define th_load_acquire(p)	smp_load_acquire(p)	/* pairs with release */
+#define th_store_release(p, v)	smp_store_release(p, v)	/* pairs with acquire */
 #define th_read_once(x)		READ_ONCE(x)
 #define th_write_once(x, v)	WRITE_ONCE(x, v)
 
@@ -70,7 +74,7 @@ typedef __s32 s32;
 typedef __s64 s64;
 
 /* The in-process provider's engine may sleep in userspace: a mutex. */
-typedef pthread_mutex_t th_lock_t;
+#define th_lock_t		pthread_mutex_t
 #define th_lock_init(l)		pthread_mutex_init(l, NULL)
 #define th_lock_destroy(l)	pthread_mutex_destroy(l)
 #define th_lock(l)		pthread_mutex_lock(l)

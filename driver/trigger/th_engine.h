@@ -54,7 +54,7 @@ struct th_eng_limits {
 #define TH_ENG_DEF_CQ		1024
 #define TH_ENG_DEF_CHAIN	16
 #define TH_ENG_DEF_MRS		64
-#define TH_ENG_DEF_MR_SIZE	(1ULL << 30)
+#define TH_ENG_DEF_MR_SIZE	0x40000000ULL	/* 1 GiB */
 
 /* Hard ceilings the engine's data structures are sized for. */
 #define TH_ENG_MAX_NODES	65536
@@ -271,6 +271,7 @@ enum th_eng_ct_op {
 	TH_ENG_CT_SET,		/* success = value, failure = failure */
 	TH_ENG_CT_FAIL,		/* failure += value */
 };
+
 int th_eng_ct_update(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
 		     u64 value, u64 failure, struct th_eng_ctx *ctx);
 int th_eng_ct_read(struct th_eng_vport *vp, u32 idx, u64 *success,

@@ -10,6 +10,15 @@
 #include <time.h>
 
 #include "th_ipf.h"
+#include "th_abi_check.h"
+
+/* The ABI this library was built against: sizes and offsets pinned. */
+#define TH_ABI_CHECK(cond) _Static_assert(cond, #cond)
+static inline void th_ipf_abi_check(void)
+{
+	TH_NIC_ABI_CHECKS();
+}
+#undef TH_ABI_CHECK
 
 /**
  * struct th_ipf - the fabric

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * th_main.c - th_nic.ko module entry: parameters (the ABI limits) and the
+ * fabric's engine.  Character devices, vports and the fabric are added by
+ * th_dev.c, driver/vport/ and th_fabric.c.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/build_bug.h>
+
+#include "th_engine.h"
+#include "th_abi_check.h"
+
+static unsigned int nodes = TH_ENG_DEF_NODES;
+module_param(nodes, uint, 0444);
+MODULE_PARM_DESC(nodes, "number of emulated NIC nodes (/dev/th_nic<N>)");
+
+static unsigned int max_vports = TH_ENG_DEF_VPORTS;
+module_param(max_vports, uint, 0444);
+MODULE_PARM_DESC(max_vports, "vports per node");
+
+static unsigned int max_counters = TH_ENG_DEF_COUNTERS;
+module_param(max_counters, uint, 0444);
+MODULE_PARM_DESC(max_counters, "CP counters per vport");
+
+static unsigned int max_sq_entries = TH_ENG_DEF_SQ;
+module_param(max_sq_entries, uint, 0444);
+MODULE_PARM_DESC(max_sq_entries, "largest SQ, a power of two");
+
+static unsigned int max_cq_entries = TH_ENG_DEF_CQ;
+module_param(max_cq_entries, uint, 0444);
+MODULE_PARM_DESC(max_cq_entries, "largest CQ, a power of two");
+
+static unsigned int max_chain = TH_ENG_DEF_CHAIN;
+module_param(max_chain, uint, 0444);
+MODULE_PARM_DESC(max_chain, "descriptors per chain");
+
+static unsigned int max_mrs = TH_ENG_DEF_MRS;
+module_param(max_mrs, uint, 0444);
+MODULE_PARM_DESC(max_mrs, "memory regions per vport");
+
+static unsigned long long max_mr_size = TH_ENG_DEF_MR_SIZE;
+module_param(max_mr_size, ullong, 0444);
+MODULE_PARM_DESC(max_mr_size, "bytes per memory region");
+
+static struct th_eng th_engine;
+
+static struct th_eng_vport *th_fabric_vport_get(void *fabric, u32 node,
+						u32 vport)
+{
+	return NULL;	/* no vports until driver/vport/ lands */
+}
+
+static void th_fabric_vport_put(void *fabric, struct th_eng_vport *vp)
+{
+}
+
+static void th_fabric_wake(struct th_eng_vport *vp)
+{
+}
+
+static u32 th_fabric_random_u32(void *fabric)
+{
+	return get_random_u32();
+}
+
+static const struct th_eng_ops th_fabric_ops = {
+	.vport_get	= th_fabric_vport_get,
+	.vport_put	= th_fabric_vport_put,
+	.wake		= th_fabric_wake,
+	.random_u32	= th_fabric_random_u32,
+};
+
+static int __init th_nic_init(void)
+{
+	struct th_eng_limits lim = {
+		.nodes		= nodes,
+		.max_vports	= max_vports,
+		.max_counters	= max_counters,
+		.max_sq_entries	= max_sq_entries,
+		.max_cq_entries	= max_cq_entries,
+		.max_chain	= max_chain,
+		.max_mrs	= max_mrs,
+		.max_mr_size	= max_mr_size,
+	};
+
+#define TH_ABI_CHECK(cond) BUILD_BUG_ON(!(cond))
+	TH_NIC_ABI_CHECKS();
+#undef TH_ABI_CHECK
+
+	return th_eng_init(&th_engine, &th_fabric_ops, NULL, &lim);
+}
+
+static void __exit th_nic_exit(void)
+{
+}
+
+module_init(th_nic_init);
+module_exit(th_nic_exit);
+MODULE_DESCRIPTION("th_nic: a software triggered-operation NIC");
+MODULE_LICENSE("GPL");

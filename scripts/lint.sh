@@ -1,0 +1,43 @@
+#!/bin/sh
+# lint.sh - the kernel code's mechanical checks as TAP: checkpatch.pl
+# --no-tree --strict on each file, then sparse (C=2) over the module build.
+# Usage: scripts/lint.sh KDIR FILE...
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+kdir=$1
+shift
+checkpatch="$top/build/ksrc/scripts/checkpatch.pl"
+n=0
+fail=0
+echo "TAP version 13"
+for f in "$@"; do
+	n=$((n + 1))
+	out=$(perl "$checkpatch" --no-tree --strict --no-summary --terse --show-types \
+		--ignore FILE_PATH_CHANGES -f "$f" 2>&1)
+	if [ -z "$out" ]; then
+		echo "ok $n checkpatch $f"
+	else
+		echo "not ok $n checkpatch $f"
+		echo "$out" | sed 's/^/# /'
+		fail=1
+	fi
+done
+n=$((n + 1))
+if [ -z "$kdir" ] || [ ! -d "$kdir" ]; then
+	echo "not ok $n sparse # no kernel build tree (scripts/deps.sh vm)"
+	exit 1
+fi
+log=$(mktemp)
+make -s -C "$kdir" M="$top" C=2 CHECK="sparse -Wno-unknown-attribute" modules >"$log" 2>&1
+rc=$?
+# Only our own files count; kernel headers are not ours to fix.
+warn=$(grep -E "^($top/)?(driver|include)/.*(warning|error):" "$log")
+if [ $rc -eq 0 ] && [ -z "$warn" ]; then
+	echo "ok $n sparse and module build"
+else
+	echo "not ok $n sparse and module build"
+	{ [ -n "$warn" ] && echo "$warn"; [ $rc -ne 0 ] && tail -n 30 "$log"; } | sed 's/^/# /'
+	fail=1
+fi
+rm -f "$log"
+exit $fail
