@@ -22,6 +22,7 @@ LOGS	:= $(B)/logs
 KSRC	:= $(B)/ksrc
 KSFT	:= $(KSRC)/tools/testing/selftests
 
+SHELL	:= /bin/bash
 CC	?= gcc
 CPPFLAGS := -I$(TOP)/include/uapi -I$(TOP)/driver/trigger \
 	    -I$(TOP)/lib/libthverbs/include -I$(TOP)/lib/libthverbs \
@@ -49,8 +50,9 @@ include lib/libthverbs/libthverbs.mk
 -include lib/libthverbs/sched/sched.mk
 include selftests/host/host.mk
 include tools/tools.mk
--include driver/module.mk
--include scripts/vm/vm.mk
+include driver/module.mk
+include selftests/th_nic/selftests.mk
+include scripts/vm/vm.mk
 
 all: $(ALL_TARGETS)
 
@@ -90,7 +92,11 @@ check: deps
 	-@$(MAKE) --no-print-directory hostcheck
 	-@$(MAKE) --no-print-directory lint
 	-@$(MAKE) --no-print-directory vmtest
-	@$(TOP)/scripts/test-summary.sh $(LOGS)/*.tap
+	@$(TOP)/scripts/test-summary.sh $(LOGS)/*.tap | tee $(LOGS)/summary.txt; \
+		exit $${PIPESTATUS[0]}
+
+run: all
+	$(BIN)/thctl demo
 
 bench: $(BENCH_TARGETS)
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # kernel-src.sh - extract the few files the project borrows from Debian's
-# linux-source-6.1 (kselftest harness, checkpatch) into build/ksrc; never
+# linux-source-6.1 (kselftest harness, checkpatch, kernel-doc) into
+# build/ksrc; never
 # committed, extracted once per build tree.
 set -eu
 out=${1:-build/ksrc}
@@ -18,5 +19,6 @@ tar -C "$out" --strip-components=1 -xJf "$tarball" \
 	"$top/tools/testing/selftests/kselftest.h" \
 	"$top/scripts/checkpatch.pl" \
 	"$top/scripts/spelling.txt" \
-	"$top/scripts/const_structs.checkpatch"
+	"$top/scripts/const_structs.checkpatch" \
+	"$top/scripts/kernel-doc"
 touch "$stamp"

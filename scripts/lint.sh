@@ -1,6 +1,7 @@
 #!/bin/sh
 # lint.sh - the kernel code's mechanical checks as TAP: checkpatch.pl
-# --no-tree --strict on each file, then sparse (C=2) over the module build.
+# --no-tree --strict on each file, kernel-doc on the interfaces, then
+# sparse (C=2) over the module build.
 # Usage: scripts/lint.sh KDIR FILE...
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,6 +23,18 @@ for f in "$@"; do
 		fail=1
 	fi
 done
+# kernel-doc must describe every struct, member and enum value of the ABI
+# and the engine's interface (Documentation/uapi.rst is generated from it).
+n=$((n + 1))
+kdoc=$(perl "$top/build/ksrc/scripts/kernel-doc" -none -Werror \
+	"$top/include/uapi/linux/th_nic.h" "$top/driver/trigger/th_engine.h" 2>&1)
+if [ -z "$kdoc" ]; then
+	echo "ok $n kernel-doc complete for the uapi header and engine interface"
+else
+	echo "not ok $n kernel-doc complete for the uapi header and engine interface"
+	echo "$kdoc" | sed 's/^/# /'
+	fail=1
+fi
 n=$((n + 1))
 if [ -z "$kdir" ] || [ ! -d "$kdir" ]; then
 	echo "not ok $n sparse # no kernel build tree (scripts/deps.sh vm)"

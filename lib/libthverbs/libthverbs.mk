@@ -4,3 +4,4 @@ IPF_SRCS	:= $(sort $(wildcard lib/libthverbs/inproc/*.c))
 IPF_OBJS	:= $(IPF_SRCS:%.c=$(O)/%.o)
 IPF_SAN_OBJS	:= $(IPF_SRCS:%.c=$(S)/%.o)
 CPPFLAGS	+= -I$(TOP)/lib/libthverbs/inproc
+THCTL_EXTRA_OBJS += $(IPF_OBJS)

@@ -12,6 +12,7 @@ struct thctl_cmd {
 };
 
 static const struct thctl_cmd thctl_cmds[] = {
+	{ "demo",  thctl_demo_main,  "an offloaded reduction on the in-process NIC model, narrated" },
 	{ "sched", thctl_sched_main, "schedule a task graph (HEFT, PETS, HCPFD, HAGD)" },
 };
 

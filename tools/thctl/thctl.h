@@ -13,6 +13,7 @@ enum thctl_exit {
 	THCTL_EXIT_USAGE	= 2,
 };
 
+int thctl_demo_main(int argc, char **argv);
 int thctl_sched_main(int argc, char **argv);
 
 #endif /* THCTL_H */

@@ -1,0 +1,36 @@
+#!/bin/sh
+# run.sh - the kselftest wrapper for th_nic inside the test VM: loads
+# th_nic.ko, runs every test binary next to this script (each prints its
+# own TAP), checks that unload is clean, and exits non-zero on any failure.
+# Usage: run.sh /path/to/th_nic.ko
+mod=${1:-/th_nic.ko}
+here=$(dirname "$0")
+n=0
+rc=0
+
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+not_ok() { n=$((n + 1)); echo "not ok $n $*"; rc=1; }
+check() { name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+
+echo "TAP version 13"
+echo "# th_nic selftests on $(uname -r)"
+
+# A bad limit is refused at load time, and leaves nothing behind.
+check "insmod refuses nodes=0" sh -c "! insmod $mod nodes=0 2>/dev/null"
+check "nothing loaded after a refused insmod" sh -c "! grep -q '^th_nic ' /proc/modules"
+
+check "insmod nodes=16" insmod "$mod" nodes=16
+check "module parameters visible in sysfs" \
+	grep -qx 16 /sys/module/th_nic/parameters/nodes
+
+for t in "$here"/*_test; do
+	[ -x "$t" ] || continue
+	echo "# running $(basename "$t")"
+	"$t" || rc=1
+done
+
+check "rmmod when no node is open" rmmod th_nic
+check "module gone after rmmod" sh -c "! grep -q '^th_nic ' /proc/modules"
+
+echo "# th_nic selftests: $([ $rc -eq 0 ] && echo PASS || echo FAIL)"
+exit $rc
