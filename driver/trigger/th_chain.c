@@ -265,7 +265,8 @@ void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	}
 	vp->cq_reserved -= chain->credits;
 	vp->running--;
-	th_unlock(&vp->lock);
+	/* the last touch of @vp: a destroyer may free it once we unlock */
 	vp->eng->ops->wake(vp);
+	th_unlock(&vp->lock);
 	th_free(chain);
 }

@@ -62,8 +62,8 @@ int th_eng_ct_update(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
 		return -EINVAL;
 	}
 	th_ct_fire_locked(vp, idx, ctx);
-	th_unlock(&vp->lock);
 	vp->eng->ops->wake(vp);
+	th_unlock(&vp->lock);
 	return 0;
 }
 

@@ -10,9 +10,10 @@
  *
  * Locking: each vport has one spinlock-like lock (struct th_eng_vport.lock)
  * protecting its counters, pending chains, MR table and CQ producer state.
- * The engine never holds two vport locks at once and never calls a provider
- * hook with one held, except ops->vport_get/put which must not sleep.  No
- * engine function sleeps, except th_eng_doorbell(), which allocates.
+ * The engine never holds two vport locks at once.  It calls ops->wake and
+ * ops->random_u32 with the lock held, and ops->vport_get/put and
+ * ops->defer without it.  No engine function sleeps, except th_eng_doorbell(), which
+ * allocates.
  */
 #ifndef TH_ENGINE_H
 #define TH_ENGINE_H
@@ -71,7 +72,10 @@ struct th_eng_limits {
  *	from execution contexts: must not sleep.
  * @vport_put: drop that reference
  * @wake: counters changed, CQ entries were written, or something the
- *	provider may wait for (idle vport, unused MR) happened: wake waiters
+ *	provider may wait for (idle vport, unused MR) happened: wake waiters.
+ *	Called with @vp's lock held, so that a waiter that sees the new state
+ *	(under that lock) and frees @vp cannot race with the wake-up; must
+ *	not sleep nor take a lock that is held around calls into the engine.
  * @defer: a context ran out of budget: run this fired chain later, in a
  *	context of the provider's (th_eng_ctx_add() + th_eng_ctx_run()).  May
  *	be NULL: the context then runs everything itself.

@@ -223,8 +223,8 @@ static void th_exec_desc_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain
 	th_cq_write_locked(vp, &cqe);
 	chain->credits--;
 	vp->cq_reserved--;
-	th_unlock(&vp->lock);
 	vp->eng->ops->wake(vp);
+	th_unlock(&vp->lock);
 }
 
 void th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)

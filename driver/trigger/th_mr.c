@@ -179,11 +179,8 @@ out:
 
 void th_mr_put(struct th_eng_vport *vp, struct th_mr_ref *ref)
 {
-	bool wake;
-
 	th_lock(&vp->lock);
-	wake = !--ref->mr->inflight && (ref->mr->dying || vp->dead);
-	th_unlock(&vp->lock);
-	if (wake)
+	if (!--ref->mr->inflight && (ref->mr->dying || vp->dead))
 		vp->eng->ops->wake(vp);
+	th_unlock(&vp->lock);
 }

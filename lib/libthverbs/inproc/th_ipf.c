@@ -24,15 +24,58 @@ static inline void th_ipf_abi_check(void)
  * struct th_ipf - the fabric
  * @eng: the engine
  * @lock: protects @vports and every vport's @refs
- * @changed: broadcast on every engine wake-up; waiters re-check
+ * @wake_seq: bumped on every wake-up; a waiter that read it before checking
+ *	its condition sleeps only while it is unchanged, so no wake-up is lost
+ * @wait_lock: protects nothing but the sleep on @changed; taken after a
+ *	vport lock (the engine wakes under it), never before one
+ * @changed: broadcast on every wake-up
  * @vports: nodes x max_vports slots, NULL when free
  */
 struct th_ipf {
 	struct th_eng eng;
 	pthread_mutex_t lock;
+	u64 wake_seq;
+	pthread_mutex_t wait_lock;
 	pthread_cond_t changed;
 	struct th_ipf_vport **vports;
 };
+
+static void th_ipf_signal(struct th_ipf *f)
+{
+	__atomic_add_fetch(&f->wake_seq, 1, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&f->wait_lock);
+	pthread_cond_broadcast(&f->changed);
+	pthread_mutex_unlock(&f->wait_lock);
+}
+
+/*
+ * Sleep until @done(@arg) holds or the absolute CLOCK_REALTIME @deadline
+ * passes (NULL: no deadline); returns false on timeout.  @done may take
+ * vport locks: no lock is held while it runs.
+ */
+static bool th_ipf_wait(struct th_ipf *f, bool (*done)(void *arg), void *arg,
+			const struct timespec *deadline)
+{
+	u64 seq;
+	int ret = 0;
+
+	for (;;) {
+		seq = __atomic_load_n(&f->wake_seq, __ATOMIC_ACQUIRE);
+		if (done(arg))
+			return true;
+		if (ret == ETIMEDOUT)
+			return false;
+		pthread_mutex_lock(&f->wait_lock);
+		while (!ret && __atomic_load_n(&f->wake_seq, __ATOMIC_ACQUIRE) == seq) {
+			if (deadline)
+				ret = pthread_cond_timedwait(&f->changed,
+							     &f->wait_lock, deadline);
+			else
+				pthread_cond_wait(&f->changed, &f->wait_lock);
+		}
+		pthread_mutex_unlock(&f->wait_lock);
+	}
+}
 
 static struct th_ipf_vport *th_ipf_from_ev(struct th_eng_vport *ev)
 {
@@ -60,17 +103,14 @@ static void th_ipf_vport_put(void *fabric, struct th_eng_vport *ev)
 
 	pthread_mutex_lock(&f->lock);
 	th_ipf_from_ev(ev)->refs--;
-	pthread_cond_broadcast(&f->changed);
 	pthread_mutex_unlock(&f->lock);
+	th_ipf_signal(f);
 }
 
+/* Under @ev's lock (engine rule): take no lock a waiter holds around it. */
 static void th_ipf_wake(struct th_eng_vport *ev)
 {
-	struct th_ipf *f = th_ipf_from_ev(ev)->fabric;
-
-	pthread_mutex_lock(&f->lock);
-	pthread_cond_broadcast(&f->changed);
-	pthread_mutex_unlock(&f->lock);
+	th_ipf_signal(th_ipf_from_ev(ev)->fabric);
 }
 
 static u32 th_ipf_random_u32(void *fabric)
@@ -110,6 +150,7 @@ struct th_ipf *th_ipf_create(const struct th_eng_limits *lim, int *err)
 		goto err_free;
 	}
 	pthread_mutex_init(&f->lock, NULL);
+	pthread_mutex_init(&f->wait_lock, NULL);
 	pthread_cond_init(&f->changed, NULL);
 	return f;
 
@@ -128,6 +169,7 @@ void th_ipf_destroy(struct th_ipf *f)
 		if (f->vports[i])
 			th_ipf_vport_destroy(f->vports[i]);
 	pthread_cond_destroy(&f->changed);
+	pthread_mutex_destroy(&f->wait_lock);
 	pthread_mutex_destroy(&f->lock);
 	free(f->vports);
 	free(f);
@@ -202,6 +244,17 @@ err_free:
 	return NULL;
 }
 
+static bool th_ipf_vport_unused(void *arg)
+{
+	struct th_ipf_vport *vp = arg;
+	u32 refs;
+
+	pthread_mutex_lock(&vp->fabric->lock);
+	refs = vp->refs;
+	pthread_mutex_unlock(&vp->fabric->lock);
+	return refs == 1 && th_eng_vport_idle(&vp->ev);
+}
+
 /*
  * Unpublish, cancel what is pending (peers see their counters fail), wait
  * for running chains and for peers' operations on our MRs, then free.
@@ -221,10 +274,7 @@ void th_ipf_vport_destroy(struct th_ipf_vport *vp)
 	th_eng_vport_kill(&vp->ev, &ctx);
 	th_eng_ctx_run(&ctx);
 
-	pthread_mutex_lock(&f->lock);
-	while (vp->refs > 1 || !th_eng_vport_idle(&vp->ev))
-		pthread_cond_wait(&f->changed, &f->lock);
-	pthread_mutex_unlock(&f->lock);
+	th_ipf_wait(f, th_ipf_vport_unused, vp, NULL);
 
 	for (i = 0; i < lim->max_mrs; i++)
 		if (vp->ev.mrs[i].key)
@@ -247,17 +297,26 @@ int th_ipf_mr_reg(struct th_ipf_vport *vp, void *addr, u64 len, u32 access,
 			     NULL, key);
 }
 
+struct th_ipf_mr_wait {
+	struct th_ipf_vport *vp;
+	u32 key;
+};
+
+static bool th_ipf_mr_unused(void *arg)
+{
+	struct th_ipf_mr_wait *w = arg;
+
+	return !th_eng_mr_busy(&w->vp->ev, w->key);
+}
+
 int th_ipf_mr_dereg(struct th_ipf_vport *vp, u32 key)
 {
-	struct th_ipf *f = vp->fabric;
+	struct th_ipf_mr_wait w = { vp, key };
 	int ret = th_eng_mr_kill(&vp->ev, key);
 
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&f->lock);
-	while (th_eng_mr_busy(&vp->ev, key))
-		pthread_cond_wait(&f->changed, &f->lock);
-	pthread_mutex_unlock(&f->lock);
+	th_ipf_wait(vp->fabric, th_ipf_mr_unused, &w, NULL);
 	th_eng_mr_release(&vp->ev, key);
 	return 0;
 }
@@ -288,12 +347,29 @@ int th_ipf_ct_update(struct th_ipf_vport *vp, u32 idx, enum th_eng_ct_op op,
 	return ret;
 }
 
+struct th_ipf_ct_wait {
+	struct th_ipf_vport *vp;
+	u32 idx;
+	u64 threshold;
+	u64 success;
+	u64 failure;
+	int ret;
+};
+
+static bool th_ipf_ct_reached(void *arg)
+{
+	struct th_ipf_ct_wait *w = arg;
+
+	w->ret = th_eng_ct_read(&w->vp->ev, w->idx, &w->success, &w->failure);
+	return w->ret || w->failure || w->success >= w->threshold;
+}
+
 int th_ipf_ct_wait(struct th_ipf_vport *vp, u32 idx, u64 threshold,
 		   u64 timeout_ns, u64 *success, u64 *failure)
 {
-	struct th_ipf *f = vp->fabric;
+	struct th_ipf_ct_wait w = { .vp = vp, .idx = idx, .threshold = threshold };
 	struct timespec deadline;
-	int ret = 0;
+	bool reached;
 
 	clock_gettime(CLOCK_REALTIME, &deadline);
 	deadline.tv_sec += timeout_ns / 1000000000ULL;
@@ -302,27 +378,14 @@ int th_ipf_ct_wait(struct th_ipf_vport *vp, u32 idx, u64 threshold,
 		deadline.tv_sec++;
 		deadline.tv_nsec -= 1000000000L;
 	}
-	pthread_mutex_lock(&f->lock);
-	for (;;) {
-		ret = th_eng_ct_read(&vp->ev, idx, success, failure);
-		if (ret)
-			break;
-		if (*failure) {
-			ret = -EIO;
-			break;
-		}
-		if (*success >= threshold)
-			break;
-		if (pthread_cond_timedwait(&f->changed, &f->lock, &deadline)) {
-			ret = th_eng_ct_read(&vp->ev, idx, success, failure);
-			if (!ret)
-				ret = *failure ? -EIO :
-				      *success >= threshold ? 0 : -ETIMEDOUT;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&f->lock);
-	return ret;
+	reached = th_ipf_wait(vp->fabric, th_ipf_ct_reached, &w, &deadline);
+	*success = w.success;
+	*failure = w.failure;
+	if (w.ret)
+		return w.ret;
+	if (w.failure)
+		return -EIO;
+	return reached ? 0 : -ETIMEDOUT;
 }
 
 int th_ipf_cancel(struct th_ipf_vport *vp, bool by_cookie, u64 cookie,
