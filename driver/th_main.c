@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * th_main.c - th_nic.ko module entry: parameters (the ABI limits) and the
- * fabric's engine.  Character devices, vports and the fabric are added by
- * th_dev.c, driver/vport/ and th_fabric.c.
+ * th_main.c - th_nic.ko module entry: the parameters (the ABI's limits),
+ * and bringing the fabric and its character devices up and down.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/build_bug.h>
 
-#include "th_engine.h"
+#include "th_loc.h"
 #include "th_abi_check.h"
 
 static unsigned int nodes = TH_ENG_DEF_NODES;
@@ -43,33 +42,7 @@ static unsigned long long max_mr_size = TH_ENG_DEF_MR_SIZE;
 module_param(max_mr_size, ullong, 0444);
 MODULE_PARM_DESC(max_mr_size, "bytes per memory region");
 
-static struct th_eng th_engine;
-
-static struct th_eng_vport *th_fabric_vport_get(void *fabric, u32 node,
-						u32 vport)
-{
-	return NULL;	/* no vports until driver/vport/ lands */
-}
-
-static void th_fabric_vport_put(void *fabric, struct th_eng_vport *vp)
-{
-}
-
-static void th_fabric_wake(struct th_eng_vport *vp)
-{
-}
-
-static u32 th_fabric_random_u32(void *fabric)
-{
-	return get_random_u32();
-}
-
-static const struct th_eng_ops th_fabric_ops = {
-	.vport_get	= th_fabric_vport_get,
-	.vport_put	= th_fabric_vport_put,
-	.wake		= th_fabric_wake,
-	.random_u32	= th_fabric_random_u32,
-};
+static struct th_fabric *th_fabric;
 
 static int __init th_nic_init(void)
 {
@@ -83,16 +56,30 @@ static int __init th_nic_init(void)
 		.max_mrs	= max_mrs,
 		.max_mr_size	= max_mr_size,
 	};
+	struct th_fabric *fab;
+	int ret;
 
 #define TH_ABI_CHECK(cond) BUILD_BUG_ON(!(cond))
 	TH_NIC_ABI_CHECKS();
 #undef TH_ABI_CHECK
 
-	return th_eng_init(&th_engine, &th_fabric_ops, NULL, &lim);
+	fab = th_fabric_create(&lim);
+	if (IS_ERR(fab))
+		return PTR_ERR(fab);
+	ret = th_dev_register(fab);
+	if (ret) {
+		th_fabric_destroy(fab);
+		return ret;
+	}
+	th_fabric = fab;
+	return 0;
 }
 
+/* Only reachable when no node is open: each open file pins the module. */
 static void __exit th_nic_exit(void)
 {
+	th_dev_unregister(th_fabric);
+	th_fabric_destroy(th_fabric);
 }
 
 module_init(th_nic_init);

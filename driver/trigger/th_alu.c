@@ -54,7 +54,7 @@ static __always_inline void th_alu_run(void *acc, unsigned int esize,
 
 	while (done < count) {
 		u64 slice_end = count - done > slice_elems ?
-				done + slice_elems : count;
+				done + slice_elems : count - (count > 65536);
 
 		th_fpu_begin();
 		while (done < slice_end) {
