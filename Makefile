@@ -46,13 +46,14 @@ HOST_TESTS	:=
 BENCH_TARGETS	:=
 
 include driver/trigger/engine.mk
-include lib/libthverbs/libthverbs.mk
 -include lib/libthverbs/sched/sched.mk
+include lib/libthverbs/libthverbs.mk
 include selftests/host/host.mk
 include tools/tools.mk
 include driver/module.mk
 include selftests/th_nic/selftests.mk
 include scripts/vm/vm.mk
+include Documentation/docs.mk
 
 all: $(ALL_TARGETS)
 

@@ -11,7 +11,8 @@ if [ -z "$tarball" ]; then
 	exit 1
 fi
 stamp="$out/.extracted"
-[ -f "$stamp" ] && [ "$stamp" -nt "$tarball" ] && exit 0
+# re-extract when this script (its file list) or the tarball changed
+[ -f "$stamp" ] && [ "$stamp" -nt "$tarball" ] && [ "$stamp" -nt "$0" ] && exit 0
 top=$(basename "$tarball" .tar.xz)
 mkdir -p "$out"
 tar -C "$out" --strip-components=1 -xJf "$tarball" \

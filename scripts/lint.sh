@@ -24,7 +24,7 @@ for f in "$@"; do
 	fi
 done
 # kernel-doc must describe every struct, member and enum value of the ABI
-# and the engine's interface (Documentation/uapi.rst is generated from it).
+# and the engine's interface (make docs renders the reference from it).
 n=$((n + 1))
 kdoc=$(perl "$top/build/ksrc/scripts/kernel-doc" -none -Werror \
 	"$top/include/uapi/linux/th_nic.h" "$top/driver/trigger/th_engine.h" 2>&1)

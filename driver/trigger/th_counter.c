@@ -74,5 +74,6 @@ int th_eng_ct_read(struct th_eng_vport *vp, u32 idx, u64 *success,
 		return -EINVAL;
 	*success = th_load_acquire(&vp->cts[idx].success);
 	*failure = th_load_acquire(&vp->cts[idx].failure);
-	return 0;
+	/* a destroyed vport's counters never move again: stop waiting */
+	return th_read_once(vp->dead) ? -ECONNREFUSED : 0;
 }

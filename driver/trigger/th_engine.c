@@ -152,6 +152,8 @@ void th_eng_vport_kill(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
 			th_ctx_fire_locked(ctx, chain, -ECANCELED);
 		}
 	}
+	/* CT_WAIT and poll waiters must see that the vport is gone */
+	vp->eng->ops->wake(vp);
 	th_unlock(&vp->lock);
 }
 

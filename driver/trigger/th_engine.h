@@ -12,8 +12,8 @@
  * protecting its counters, pending chains, MR table and CQ producer state.
  * The engine never holds two vport locks at once.  It calls ops->wake and
  * ops->random_u32 with the lock held, and ops->vport_get/put and
- * ops->defer without it.  No engine function sleeps, except th_eng_doorbell(), which
- * allocates.
+ * ops->defer without it.  No engine function sleeps, except those that
+ * allocate: th_eng_vport_init() and th_eng_doorbell().
  */
 #ifndef TH_ENGINE_H
 #define TH_ENGINE_H

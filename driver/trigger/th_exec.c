@@ -217,7 +217,8 @@ static void th_exec_desc_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain
 		cqe.imm = d->notify.imm;
 	cqe.desc_index = i;
 	cqe.opcode = d->opcode;
-	cqe.flags = i == chain->last_signal ? TH_NIC_CQE_F_FINAL : 0;
+	/* final only if nothing after it can still fail and write again */
+	cqe.flags = i + 1 == chain->ndesc ? TH_NIC_CQE_F_FINAL : 0;
 	cqe.vport = vp->index;
 	th_lock(&vp->lock);
 	th_cq_write_locked(vp, &cqe);

@@ -151,7 +151,8 @@ static bool th_ct_reached(struct th_vport *vp, u32 ct, u64 threshold)
 {
 	u64 success, failure;
 
-	th_eng_ct_read(&vp->ev, ct, &success, &failure);
+	if (th_eng_ct_read(&vp->ev, ct, &success, &failure))
+		return true;	/* destroyed meanwhile */
 	return failure || success >= threshold;
 }
 
@@ -177,8 +178,9 @@ static long th_ioctl_ct_wait(struct th_vport *vp, void __user *arg)
 		if (ret == -ERESTARTSYS)
 			ret = -EINTR;	/* a relative timeout must not restart */
 	}
-	th_eng_ct_read(&vp->ev, req.ct, &req.success, &req.failure);
-	if (req.failure)
+	if (th_eng_ct_read(&vp->ev, req.ct, &req.success, &req.failure))
+		ret = -ECONNREFUSED;
+	else if (req.failure)
 		ret = -EIO;
 	else if (req.success >= req.threshold)
 		ret = 0;

@@ -1,7 +1,32 @@
-# libthverbs.mk - the userspace library.  For now: the in-process fabric
-# (lib/libthverbs/inproc) that runs the trigger engine over process memory.
+# libthverbs.mk - the userspace library: the verbs API (verbs/), its two
+# providers (providers/), the in-process fabric (inproc/), the scheduler
+# (sched/, see sched.mk) and the trigger engine, as a shared library that
+# exports only th_* (libthverbs.map) and a static archive for static tools.
 IPF_SRCS	:= $(sort $(wildcard lib/libthverbs/inproc/*.c))
 IPF_OBJS	:= $(IPF_SRCS:%.c=$(O)/%.o)
 IPF_SAN_OBJS	:= $(IPF_SRCS:%.c=$(S)/%.o)
-CPPFLAGS	+= -I$(TOP)/lib/libthverbs/inproc
-THCTL_EXTRA_OBJS += $(IPF_OBJS)
+VERBS_SRCS	:= $(sort $(wildcard lib/libthverbs/verbs/*.c lib/libthverbs/providers/*.c))
+VERBS_OBJS	:= $(VERBS_SRCS:%.c=$(O)/%.o)
+VERBS_SAN_OBJS	:= $(VERBS_SRCS:%.c=$(S)/%.o)
+CPPFLAGS	+= -I$(TOP)/lib/libthverbs/inproc -I$(TOP)/lib/libthverbs/verbs
+
+LIBTHVERBS_SO	:= $(B)/lib/libthverbs.so.1
+LIBTHVERBS_A	:= $(B)/lib/libthverbs.a
+LIBTHVERBS_OBJS	= $(VERBS_OBJS) $(IPF_OBJS) $(ENGINE_OBJS) $(SCHED_OBJS)
+ALL_TARGETS	+= $(LIBTHVERBS_SO) $(LIBTHVERBS_A)
+
+# Within the library, symbols are hidden unless marked TH_EXPORT.
+$(VERBS_OBJS): CFLAGS += -fvisibility=hidden
+
+$(LIBTHVERBS_SO): $(LIBTHVERBS_OBJS) lib/libthverbs/libthverbs.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libthverbs.so.1 \
+		-Wl,--version-script=$(TOP)/lib/libthverbs/libthverbs.map \
+		-o $@ $(LIBTHVERBS_OBJS) $(LDLIBS)
+	ln -sf libthverbs.so.1 $(B)/lib/libthverbs.so
+
+$(LIBTHVERBS_A): $(LIBTHVERBS_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && $(AR) rcs $@ $^
+
+THCTL_EXTRA_OBJS += $(VERBS_OBJS) $(IPF_OBJS)

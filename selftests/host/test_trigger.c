@@ -180,6 +180,39 @@ TEST_F(trig, a_failed_chain_fails_the_counters_it_names)
 	EXPECT_EQ(1, th_t_ct_fail(self->peer, 3));	/* the target's counter */
 }
 
+/* FINAL marks the one entry after which a chain writes nothing more. */
+TEST_F(trig, only_the_last_entry_is_final)
+{
+	struct th_nic_desc d[3];
+	struct th_nic_cqe cqe[4];
+	u8 buf[8];
+	u32 key;
+
+	ASSERT_EQ(0, th_ipf_mr_reg(self->vp, buf, sizeof(buf), 0, &key));
+	d[0] = th_t_notify(1);
+	d[1] = th_t_put(key, 0, 1, 9, 0x77, 0, 8);	/* no such vport */
+	th_t_link(d, 2);
+	ASSERT_EQ(0, th_t_post(self->vp, d, 2, NULL));
+	ASSERT_EQ(2, th_t_cq_drain(self->vp, cqe, 4));
+	EXPECT_EQ(0, cqe[0].status);
+	EXPECT_EQ(0, cqe[0].flags);
+	EXPECT_EQ(-ECONNREFUSED, cqe[1].status);
+	EXPECT_EQ(1, cqe[1].desc_index);
+	EXPECT_EQ(TH_NIC_CQE_F_FINAL, cqe[1].flags);
+	/* signalled descriptors before the last are not final either */
+	d[0] = th_t_notify(1);
+	d[1] = th_t_ct_op(TH_NIC_OP_CT_INC, 3, 1);
+	d[1].flags |= TH_NIC_DF_SIGNAL;
+	d[2] = th_t_notify(2);
+	th_t_link(d, 3);
+	ASSERT_EQ(0, th_t_post(self->vp, d, 3, NULL));
+	ASSERT_EQ(3, th_t_cq_drain(self->vp, cqe, 4));
+	EXPECT_EQ(0, cqe[0].flags);
+	EXPECT_EQ(0, cqe[1].flags);
+	EXPECT_EQ(TH_NIC_CQE_F_FINAL, cqe[2].flags);
+	EXPECT_EQ(2, cqe[2].imm);
+}
+
 TEST_F(trig, cancel_by_cookie_and_all)
 {
 	struct th_nic_desc d;

@@ -5,13 +5,13 @@
  *
  * Every struct and field says who writes it: (in) userspace, (out) the NIC.
  * Sizes and offsets are pinned by BUILD_BUG_ON in the module and by
- * _Static_assert in libthverbs (see th_nic_abi_check.h).
+ * _Static_assert in libthverbs (driver/trigger/th_abi_check.h).
  *
  * Conventions, io_uring and iommufd style:
  *  - every ioctl struct starts with @size (sizeof the struct the caller was
  *    built against) and has @flags; unknown flags and non-zero reserved
- *    fields give -EINVAL; a larger struct is accepted only if the extra bytes
- *    are zero;
+ *    fields give -EINVAL, a smaller @size too; a larger struct is accepted
+ *    only if the extra bytes are zero (else -E2BIG);
  *  - user addresses travel as __aligned_u64, never as pointers;
  *  - ring indices are free-running __u32 values, masked on access; each index
  *    has exactly one writer, named in struct th_nic_ring_offsets.
@@ -335,8 +335,9 @@ struct th_nic_desc {
 /**
  * enum th_nic_cqe_flags - struct th_nic_cqe.flags
  * @TH_NIC_CQE_F_FINAL: the chain has completed; no further entries of it
- *	will follow.  Set on error and cancel entries, and on the last
- *	entry a successful chain writes.
+ *	will follow.  Set on error and cancel entries, and on the entry of a
+ *	successful chain's last descriptor when that one writes an entry
+ *	(end a chain with NOTIFY to be told of its completion).
  */
 enum th_nic_cqe_flags {
 	TH_NIC_CQE_F_FINAL	= 1 << 0,
@@ -523,7 +524,9 @@ struct th_nic_vport_create {
  * @rsvd: (in) must be zero
  *
  * Pending chains complete with -ECANCELED, running ones are waited for,
- * MRs are released and the mappings are zapped.
+ * MRs are released, and CT_WAIT callers on the vport return
+ * -ECONNREFUSED.  Existing mappings of its rings stay valid (their memory
+ * lives until unmapped) but are no longer used by the NIC.
  */
 struct th_nic_vport_destroy {
 	__u32	size;
@@ -604,8 +607,9 @@ struct th_nic_mr_dereg {
  *
  * Chains are accepted in order until the SQ is empty or one is refused:
  * -EINVAL for a malformed chain, -EAGAIN when the CQ cannot reserve its
- * completions.  A refused chain installs nothing.  The (out) fields are
- * written on success and on error.
+ * completions yet, -ENOSPC when it never could (more entries than the CQ
+ * has), -ENOMEM.  A refused chain installs nothing.  The (out) fields are
+ * written on success and on every refusal.
  */
 struct th_nic_doorbell {
 	__u32	size;
@@ -639,7 +643,8 @@ enum th_nic_ct_flags {
  * @failure: (out) failure value seen last
  *
  * Returns 0 when reached, -EIO when the failure value is non-zero,
- * -ETIMEDOUT, or -EINTR when a signal arrived.
+ * -ETIMEDOUT, -EINTR when a signal arrived, or -ECONNREFUSED when the
+ * vport was destroyed meanwhile.
  */
 struct th_nic_ct_wait {
 	__u32	size;

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * thverbs.h - libthverbs: the verbs-style API of the th_nic triggered-
+ * operation NIC, over the kernel module (/dev/th_nic*) or the in-process
+ * provider that runs the same engine inside the calling process.
+ *
+ * Conventions: every call returns 0 (or a count) on success and a negative
+ * errno on failure; constructors return NULL and set errno.  Objects are
+ * opaque.  A vport may be used from several threads, except that chains
+ * are built per thread (struct th_chain is not shared).
+ */
+#ifndef THVERBS_H
+#define THVERBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/th_nic.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct th_device;
+struct th_context;
+struct th_vport;
+struct th_mr;
+struct th_chain;
+
+/* ---- devices -------------------------------------------------------- */
+
+/*
+ * List the nodes of @provider: "kernel" (/dev/th_nic*), "inproc" (an
+ * emulated fabric inside this process), or "auto"/NULL: the environment
+ * variable TH_PROVIDER if set, else "kernel" when /dev/th_nic0 exists,
+ * else "inproc".  The inproc fabric has TH_INPROC_NODES nodes (default 16).
+ */
+struct th_device **th_get_device_list(const char *provider, int *num);
+void th_free_device_list(struct th_device **list);
+const char *th_device_name(const struct th_device *dev);
+const char *th_device_provider(const struct th_device *dev);
+uint32_t th_device_node(const struct th_device *dev);
+
+struct th_context *th_open_device(struct th_device *dev);
+int th_close_device(struct th_context *ctx);
+
+/* The node's identity and limits: the QUERY ioctl's answer. */
+int th_query_device(struct th_context *ctx, struct th_nic_query *attr);
+
+/* ---- vports and memory ---------------------------------------------- */
+
+/**
+ * struct th_vport_attr - vport creation parameters
+ * @sq_entries: SQ slots, a power of two; 0 for the maximum
+ * @cq_entries: CQ entries, a power of two; 0 for the maximum
+ */
+struct th_vport_attr {
+	uint32_t sq_entries;
+	uint32_t cq_entries;
+};
+
+struct th_vport *th_create_vport(struct th_context *ctx,
+				 const struct th_vport_attr *attr);
+int th_destroy_vport(struct th_vport *vp);
+uint32_t th_vport_node(const struct th_vport *vp);
+uint32_t th_vport_index(const struct th_vport *vp);
+/* A descriptor that polls readable while the CQ holds entries. */
+int th_vport_fd(const struct th_vport *vp);
+
+/* @access: TH_NIC_ACCESS_* */
+struct th_mr *th_reg_mr(struct th_vport *vp, void *addr, size_t len,
+			unsigned int access);
+int th_dereg_mr(struct th_mr *mr);
+uint32_t th_mr_key(const struct th_mr *mr);
+void *th_mr_addr(const struct th_mr *mr);
+size_t th_mr_length(const struct th_mr *mr);
+
+/**
+ * struct th_remote - remote memory, as exchanged between peers
+ * @node: the target's node
+ * @vport: the target's vport index
+ * @key: the target MR's key
+ * @off: byte offset in that MR
+ */
+struct th_remote {
+	uint32_t node;
+	uint32_t vport;
+	uint32_t key;
+	uint64_t off;
+};
+
+/* ---- chains ----------------------------------------------------------- */
+
+/* Per-descriptor flags of the builder calls. */
+enum th_chain_flags {
+	TH_CHAIN_SIGNAL	= 1 << 0,	/* write a CQ entry when it completes */
+};
+
+/* No remote counter: pass as @remote_ct. */
+#define TH_NO_CT	(-1)
+
+struct th_chain *th_chain_create(void);
+void th_chain_destroy(struct th_chain *c);
+void th_chain_reset(struct th_chain *c);
+unsigned int th_chain_length(const struct th_chain *c);
+
+/* Fire when counter @ct reaches @threshold (0: at once); @cookie names it. */
+int th_chain_trigger(struct th_chain *c, uint16_t ct, uint64_t threshold,
+		     uint64_t cookie);
+/* Add 1 to local counter @ct when the last added descriptor completes. */
+int th_chain_comp_ct(struct th_chain *c, uint16_t ct);
+
+int th_chain_put(struct th_chain *c, const struct th_mr *src, uint64_t off,
+		 const struct th_remote *dst, uint64_t len, int remote_ct,
+		 unsigned int flags);
+int th_chain_get(struct th_chain *c, const struct th_mr *dst, uint64_t off,
+		 const struct th_remote *src, uint64_t len, unsigned int flags);
+int th_chain_copy(struct th_chain *c, const struct th_mr *src, uint64_t soff,
+		  const struct th_mr *dst, uint64_t doff, uint64_t len,
+		  unsigned int flags);
+int th_chain_write_inline(struct th_chain *c, const struct th_mr *dst,
+			  uint64_t off, const void *data, unsigned int len,
+			  unsigned int flags);
+int th_chain_write_inline_remote(struct th_chain *c, const struct th_remote *dst,
+				 const void *data, unsigned int len,
+				 int remote_ct, unsigned int flags);
+/*
+ * dst = src[0] op ... op src[nsrc-1] over @count elements (with
+ * @accumulate, dst op src[0] op ...), evaluated left to right.
+ */
+int th_chain_reduce(struct th_chain *c, unsigned int op, unsigned int dtype,
+		    uint32_t count, const struct th_mr *dst, uint64_t doff,
+		    unsigned int nsrc, const struct th_mr *const *src,
+		    const uint64_t *soff, bool accumulate, unsigned int flags);
+/* Sources i = 0 .. nsrc-1 at @base + i * @stride in @src. */
+int th_chain_reduce_strided(struct th_chain *c, unsigned int op,
+			    unsigned int dtype, uint32_t count,
+			    const struct th_mr *dst, uint64_t doff,
+			    const struct th_mr *src, uint64_t base,
+			    uint64_t stride, unsigned int nsrc, bool accumulate,
+			    unsigned int flags);
+int th_chain_ct_inc(struct th_chain *c, uint16_t ct, int64_t delta,
+		    unsigned int flags);
+int th_chain_ct_set(struct th_chain *c, uint16_t ct, uint64_t value,
+		    unsigned int flags);
+int th_chain_notify(struct th_chain *c, uint64_t imm, unsigned int flags);
+int th_chain_nop(struct th_chain *c, unsigned int flags);
+
+/*
+ * Post @c on @vp: copied into the SQ and the doorbell rung.  The chain may
+ * be reset and reused at once.  -EINVAL: the NIC refused it (nothing was
+ * installed; th_post_error() says which descriptor); -EAGAIN: the CQ has
+ * no room for its completions yet (poll and retry).
+ */
+int th_post_chain(struct th_vport *vp, struct th_chain *c);
+/* After an -EINVAL from th_post_chain(): the offending descriptor. */
+int th_post_error(const struct th_vport *vp, unsigned int *desc_index);
+
+/* Take up to @max completion entries; returns how many. */
+int th_poll_cq(struct th_vport *vp, struct th_nic_cqe *out, int max);
+
+/* ---- counters --------------------------------------------------------- */
+
+/* From the mapped counter page: no system call. */
+int th_ct_read(const struct th_vport *vp, uint16_t ct, uint64_t *success,
+	       uint64_t *failure);
+/* 0 once success >= threshold; -EIO on failure, -ETIMEDOUT, -EINTR. */
+int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
+	       uint64_t timeout_ns);
+int th_ct_set(struct th_vport *vp, uint16_t ct, uint64_t success,
+	      uint64_t failure);
+int th_ct_inc(struct th_vport *vp, uint16_t ct, int64_t delta);
+int th_ct_fail(struct th_vport *vp, uint16_t ct, uint64_t delta);
+
+/* Cancel pending chains: all, or those with @cookie.  Returns the count. */
+int th_cancel_all(struct th_vport *vp);
+int th_cancel(struct th_vport *vp, uint64_t cookie);
+
+/* ---- errors ----------------------------------------------------------- */
+
+/* A message for a negative errno returned by this library. */
+const char *th_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THVERBS_H */

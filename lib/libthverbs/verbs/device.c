@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * device.c - device lists, provider choice, opening and querying a node,
+ * and error strings.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "thverbs_priv.h"
+
+static const struct th_provider_ops *th_provider_by_name(const char *name)
+{
+	if (!name || !*name || !strcmp(name, "auto")) {
+		name = getenv("TH_PROVIDER");
+		if (!name || !*name || !strcmp(name, "auto"))
+			name = access("/dev/th_nic0", F_OK) ? "inproc" : "kernel";
+	}
+	if (!strcmp(name, "kernel"))
+		return &th_kernel_provider;
+	if (!strcmp(name, "inproc"))
+		return &th_inproc_provider;
+	return NULL;
+}
+
+TH_EXPORT struct th_device **th_get_device_list(const char *provider, int *num)
+{
+	const struct th_provider_ops *ops = th_provider_by_name(provider);
+	struct th_device **list;
+	int n, i;
+
+	if (!ops) {
+		errno = EINVAL;
+		return NULL;
+	}
+	n = ops->count_nodes();
+	if (n < 0) {
+		errno = -n;
+		return NULL;
+	}
+	list = calloc(n + 1, sizeof(*list));
+	if (!list)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		list[i] = calloc(1, sizeof(**list));
+		if (!list[i]) {
+			th_free_device_list(list);
+			errno = ENOMEM;
+			return NULL;
+		}
+		list[i]->ops = ops;
+		list[i]->node = i;
+		snprintf(list[i]->name, sizeof(list[i]->name), "th_nic%d", i);
+	}
+	if (num)
+		*num = n;
+	return list;
+}
+
+TH_EXPORT void th_free_device_list(struct th_device **list)
+{
+	int i;
+
+	if (!list)
+		return;
+	for (i = 0; list[i]; i++)
+		free(list[i]);
+	free(list);
+}
+
+TH_EXPORT const char *th_device_name(const struct th_device *dev)
+{
+	return dev->name;
+}
+
+TH_EXPORT const char *th_device_provider(const struct th_device *dev)
+{
+	return dev->ops->name;
+}
+
+TH_EXPORT uint32_t th_device_node(const struct th_device *dev)
+{
+	return dev->node;
+}
+
+TH_EXPORT struct th_context *th_open_device(struct th_device *dev)
+{
+	struct th_context *ctx = calloc(1, sizeof(*ctx));
+	int ret;
+
+	if (!ctx)
+		return NULL;
+	ctx->dev = *dev;
+	ctx->fd = -1;
+	ret = dev->ops->open(ctx);
+	if (!ret)
+		ret = dev->ops->query(ctx, &ctx->attr);
+	if (ret) {
+		if (ctx->priv || ctx->fd >= 0)
+			dev->ops->close(ctx);
+		free(ctx);
+		errno = -ret;
+		return NULL;
+	}
+	return ctx;
+}
+
+TH_EXPORT int th_close_device(struct th_context *ctx)
+{
+	if (!ctx)
+		return -EINVAL;
+	ctx->dev.ops->close(ctx);
+	free(ctx);
+	return 0;
+}
+
+TH_EXPORT int th_query_device(struct th_context *ctx, struct th_nic_query *attr)
+{
+	return ctx->dev.ops->query(ctx, attr);
+}
+
+TH_EXPORT const char *th_strerror(int err)
+{
+	switch (err) {
+	case 0:
+		return "success";
+	case -EINVAL:
+		return "invalid argument or malformed descriptor (refused, nothing installed)";
+	case -EAGAIN:
+		return "completion queue has no room for this chain yet";
+	case -ENOSPC:
+		return "a limit of the NIC was reached";
+	case -EACCES:
+		return "memory key unknown or access denied";
+	case -ECONNREFUSED:
+		return "target vport does not exist (or went away)";
+	case -ERANGE:
+		return "offset or length outside the memory region";
+	case -EIO:
+		return "the counter this waited on reported a failure";
+	case -ECANCELED:
+		return "cancelled (explicitly, or its vport was destroyed)";
+	case -ETIMEDOUT:
+		return "timed out";
+	default:
+		return err < 0 ? strerror(-err) : "not an error code";
+	}
+}

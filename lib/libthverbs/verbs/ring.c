@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * ring.c - the SQ/CQ ring protocol and the counter page, shared by both
+ * providers (they expose the same layout): posting a chain, polling the
+ * CQ, reading counters without a system call.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "thverbs_priv.h"
+
+static uint32_t *th_ring_u32(void *base, uint32_t off)
+{
+	return (uint32_t *)((char *)base + off);
+}
+
+/* Resolve the ring fields from the offsets the NIC returned. */
+void th_ring_attach(struct th_vport *vp)
+{
+	const struct th_nic_vport_create *in = &vp->info;
+
+	vp->sq_head = th_ring_u32(vp->sq, in->sq_off.head);
+	vp->sq_tail = th_ring_u32(vp->sq, in->sq_off.tail);
+	vp->sq_mask = *th_ring_u32(vp->sq, in->sq_off.ring_mask);
+	vp->sq_entries = *th_ring_u32(vp->sq, in->sq_off.ring_entries);
+	vp->sq_slots = (void *)((char *)vp->sq + in->sq_off.entries);
+	vp->cq_head = th_ring_u32(vp->cq, in->cq_off.head);
+	vp->cq_tail = th_ring_u32(vp->cq, in->cq_off.tail);
+	vp->cq_mask = *th_ring_u32(vp->cq, in->cq_off.ring_mask);
+	vp->cq_entries = *th_ring_u32(vp->cq, in->cq_off.ring_entries);
+	vp->cq_slots = (void *)((char *)vp->cq + in->cq_off.entries);
+}
+
+/*
+ * Only one chain is in the SQ at a time (under vp->lock), so a refused one
+ * is withdrawn by moving the tail back to where the NIC's head stopped.
+ */
+TH_EXPORT int th_post_chain(struct th_vport *vp, struct th_chain *c)
+{
+	struct th_nic_doorbell db = { .size = sizeof(db) };
+	uint32_t head, tail, i;
+	int ret;
+
+	if (c->err)
+		return c->err;
+	if (!c->n)
+		return -EINVAL;
+	if (c->n > vp->sq_entries)
+		return -ENOSPC;
+	pthread_mutex_lock(&vp->lock);
+	head = __atomic_load_n(vp->sq_head, __ATOMIC_ACQUIRE);
+	tail = *vp->sq_tail;
+	for (i = 0; i < c->n; i++)
+		vp->sq_slots[(tail + i) & vp->sq_mask] = c->d[i];
+	__atomic_store_n(vp->sq_tail, tail + c->n, __ATOMIC_RELEASE);
+	db.vport = vp->index;
+	ret = vp->ctx->dev.ops->doorbell(vp, &db);
+	if (ret) {
+		vp->bad_desc = db.bad_desc;
+		head = __atomic_load_n(vp->sq_head, __ATOMIC_ACQUIRE);
+		__atomic_store_n(vp->sq_tail, head, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&vp->lock);
+	return ret;
+}
+
+TH_EXPORT int th_post_error(const struct th_vport *vp, unsigned int *desc_index)
+{
+	*desc_index = vp->bad_desc;
+	return 0;
+}
+
+TH_EXPORT int th_poll_cq(struct th_vport *vp, struct th_nic_cqe *out, int max)
+{
+	uint32_t head, tail;
+	int n = 0;
+
+	if (max < 0)
+		return -EINVAL;
+	pthread_mutex_lock(&vp->lock);
+	head = *vp->cq_head;
+	tail = __atomic_load_n(vp->cq_tail, __ATOMIC_ACQUIRE);
+	while (head != tail && n < max)
+		out[n++] = vp->cq_slots[head++ & vp->cq_mask];
+	__atomic_store_n(vp->cq_head, head, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&vp->lock);
+	return n;
+}
+
+TH_EXPORT int th_ct_read(const struct th_vport *vp, uint16_t ct,
+			 uint64_t *success, uint64_t *failure)
+{
+	if (ct >= vp->info.ct_count)
+		return -EINVAL;
+	if (success)
+		*success = __atomic_load_n(&vp->cts[ct].success, __ATOMIC_ACQUIRE);
+	if (failure)
+		*failure = __atomic_load_n(&vp->cts[ct].failure, __ATOMIC_ACQUIRE);
+	return 0;
+}

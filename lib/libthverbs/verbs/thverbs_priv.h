@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * thverbs_priv.h - libthverbs internals: the objects behind the opaque
+ * handles, and the provider ops table that the kernel and in-process
+ * providers implement.  Everything ring-related is common: both providers
+ * expose the ABI's ring and counter layout.
+ */
+#ifndef THVERBS_PRIV_H
+#define THVERBS_PRIV_H
+
+#include <pthread.h>
+
+#include "thverbs.h"
+
+#define TH_EXPORT __attribute__((visibility("default")))
+
+/* The builder's capacity; the NIC refuses chains beyond its max_chain. */
+#define TH_CHAIN_CAP	256
+
+struct th_provider_ops {
+	const char *name;
+	/* number of nodes, or a negative errno */
+	int (*count_nodes)(void);
+	int (*open)(struct th_context *ctx);
+	void (*close)(struct th_context *ctx);
+	int (*query)(struct th_context *ctx, struct th_nic_query *q);
+	/* create, and map SQ, CQ and counters into vp->sq/cq/cts */
+	int (*vport_create)(struct th_vport *vp, struct th_nic_vport_create *req);
+	int (*vport_destroy)(struct th_vport *vp);
+	int (*mr_reg)(struct th_vport *vp, void *addr, size_t len,
+		      unsigned int access, uint32_t *key);
+	int (*mr_dereg)(struct th_vport *vp, uint32_t key);
+	int (*doorbell)(struct th_vport *vp, struct th_nic_doorbell *db);
+	int (*ct_update)(struct th_vport *vp, bool set,
+			 struct th_nic_ct_update *u);
+	int (*ct_wait)(struct th_vport *vp, struct th_nic_ct_wait *w);
+	int (*cancel)(struct th_vport *vp, struct th_nic_cancel *c);
+	int (*vport_fd)(const struct th_vport *vp);
+};
+
+extern const struct th_provider_ops th_kernel_provider;
+extern const struct th_provider_ops th_inproc_provider;
+
+struct th_device {
+	const struct th_provider_ops *ops;
+	uint32_t node;
+	char name[32];
+};
+
+struct th_context {
+	struct th_device dev;
+	int fd;			/* kernel: the node's file */
+	void *priv;
+	struct th_nic_query attr;
+};
+
+struct th_vport {
+	struct th_context *ctx;
+	uint32_t index;
+	struct th_nic_vport_create info;
+	void *sq;
+	void *cq;
+	struct th_nic_ct *cts;
+	uint32_t *sq_head, *sq_tail, *cq_head, *cq_tail;
+	struct th_nic_desc *sq_slots;
+	struct th_nic_cqe *cq_slots;
+	uint32_t sq_mask, cq_mask, sq_entries, cq_entries;
+	/* serialises posting (one chain in the SQ at a time) and CQ polling */
+	pthread_mutex_t lock;
+	uint32_t bad_desc;
+	void *priv;
+};
+
+struct th_mr {
+	struct th_vport *vp;
+	uint32_t key;
+	void *addr;
+	size_t len;
+};
+
+struct th_chain {
+	uint32_t n;
+	int err;		/* first builder error, reported at post */
+	struct th_nic_desc d[TH_CHAIN_CAP];
+};
+
+/* ring.c: the ring protocol both providers share */
+void th_ring_attach(struct th_vport *vp);
+
+#endif /* THVERBS_PRIV_H */
