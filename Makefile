@@ -52,6 +52,7 @@ include selftests/host/host.mk
 include tools/tools.mk
 include driver/module.mk
 include selftests/th_nic/selftests.mk
+include selftests/lib/lib-tests.mk
 include scripts/vm/vm.mk
 include Documentation/docs.mk
 

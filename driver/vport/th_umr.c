@@ -70,8 +70,10 @@ int th_umr_reg(struct th_vport *vp, struct th_nic_mr_reg *req)
 	ret = th_eng_mr_check_new(vp->ev.eng, req->length, req->access);
 	if (ret)
 		return ret;
-	if (check_add_overflow(req->addr, req->length, &end) || end > TASK_SIZE)
+	if (check_add_overflow(req->addr, req->length, &end))
 		return -EINVAL;
+	if (end > TASK_SIZE)
+		return -EFAULT;		/* not user memory */
 
 	umr = kzalloc(sizeof(*umr), GFP_KERNEL);
 	if (!umr)

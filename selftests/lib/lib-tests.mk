@@ -1,0 +1,18 @@
+# lib-tests.mk - the libthverbs suite (selftests/lib/*_test.c): built
+# sanitized for the host, where it runs on the in-process provider, and
+# static into the VM payload, where it runs on th_nic.ko.
+LIB_TEST_SRCS	:= $(sort $(wildcard selftests/lib/*_test.c))
+LIB_HOST_TESTS	:= $(patsubst selftests/lib/%.c,$(BIN)/host/%,$(LIB_TEST_SRCS))
+LIB_VM_TESTS	:= $(patsubst selftests/lib/%.c,$(B)/vm/payload/%,$(LIB_TEST_SRCS))
+HOST_TESTS	+= $(LIB_HOST_TESTS)
+
+$(LIB_HOST_TESTS): $(BIN)/host/%: $(S)/selftests/lib/%.o $(VERBS_SAN_OBJS) \
+		$(IPF_SAN_OBJS) $(ENGINE_SAN_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(LDLIBS)
+
+vm-payload: $(LIB_VM_TESTS)
+
+$(LIB_VM_TESTS): $(B)/vm/payload/%: $(TOP)/selftests/lib/%.c $(LIBTHVERBS_A) | ksrc
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(VM_TEST_CFLAGS) -o $@ $< $(LIBTHVERBS_A) -lm

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * verbs_test.c - the libthverbs suite, through the public API only.  The
+ * same binary runs on the host against the in-process provider and in the
+ * test VM against th_nic.ko (the provider "auto" picks the kernel when
+ * /dev/th_nic0 exists); TH_PROVIDER overrides.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "thverbs.h"
+
+#define NODES_USED 3
+
+FIXTURE(verbs) {
+	struct th_device **devs;
+	int ndev;
+	struct th_context *ctx[NODES_USED];
+	struct th_vport *vp[NODES_USED];
+	struct th_chain *c;
+	double buf[NODES_USED][128];
+	struct th_mr *mr[NODES_USED];
+};
+
+FIXTURE_SETUP(verbs)
+{
+	int i, j;
+
+	self->devs = th_get_device_list(NULL, &self->ndev);
+	ASSERT_NE(NULL, self->devs);
+	ASSERT_GE(self->ndev, NODES_USED);
+	for (i = 0; i < NODES_USED; i++) {
+		self->ctx[i] = th_open_device(self->devs[i]);
+		ASSERT_NE(NULL, self->ctx[i]) TH_LOG("open: %s", strerror(errno));
+		self->vp[i] = th_create_vport(self->ctx[i], NULL);
+		ASSERT_NE(NULL, self->vp[i]);
+		for (j = 0; j < 128; j++)
+			self->buf[i][j] = i * 1000 + j;
+		self->mr[i] = th_reg_mr(self->vp[i], self->buf[i],
+					sizeof(self->buf[i]), TH_NIC_ACCESS_ALL);
+		ASSERT_NE(NULL, self->mr[i]);
+	}
+	self->c = th_chain_create();
+	ASSERT_NE(NULL, self->c);
+}
+
+FIXTURE_TEARDOWN(verbs)
+{
+	int i;
+
+	th_chain_destroy(self->c);
+	for (i = 0; i < NODES_USED; i++) {
+		if (self->mr[i])
+			th_dereg_mr(self->mr[i]);
+		if (self->vp[i])
+			th_destroy_vport(self->vp[i]);
+		if (self->ctx[i])
+			th_close_device(self->ctx[i]);
+	}
+	th_free_device_list(self->devs);
+}
+
+static struct th_remote remote_of(struct th_vport *vp, struct th_mr *mr,
+				  uint64_t off)
+{
+	struct th_remote r = {
+		.node = th_vport_node(vp), .vport = th_vport_index(vp),
+		.key = th_mr_key(mr), .off = off,
+	};
+	return r;
+}
+
+TEST_F(verbs, devices_and_query)
+{
+	struct th_nic_query q;
+
+	TH_LOG("provider %s, %d nodes", th_device_provider(self->devs[0]),
+	       self->ndev);
+	EXPECT_EQ(0, strcmp("th_nic1", th_device_name(self->devs[1])));
+	EXPECT_EQ(2, th_device_node(self->devs[2]));
+	ASSERT_EQ(0, th_query_device(self->ctx[1], &q));
+	EXPECT_EQ(TH_NIC_ABI_VERSION, q.abi_version);
+	EXPECT_EQ(1, q.node_id);
+	EXPECT_EQ((uint32_t)self->ndev, q.node_count);
+	EXPECT_EQ(7, q.max_operands);
+	EXPECT_EQ(32, q.max_inline);
+	EXPECT_EQ(TH_NIC_DESC_SIZE, q.desc_size);
+	EXPECT_EQ(256, q.max_counters);
+	EXPECT_EQ(16, q.max_chain);
+	EXPECT_EQ(NULL, th_get_device_list("no-such-provider", NULL));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(verbs, put_fires_the_target_and_completes)
+{
+	struct th_remote dst = remote_of(self->vp[1], self->mr[1], 8 * 64);
+	struct th_nic_cqe cqe[4];
+	uint64_t s, f;
+	int i;
+
+	/* node 1 waits for two arrivals on counter 5, then notifies */
+	ASSERT_EQ(0, th_chain_notify(self->c, 99, 0));
+	ASSERT_EQ(0, th_chain_trigger(self->c, 5, 2, 0xb));
+	ASSERT_EQ(0, th_post_chain(self->vp[1], self->c));
+	th_chain_reset(self->c);
+
+	ASSERT_EQ(0, th_chain_put(self->c, self->mr[0], 0, &dst, 8 * 16, 5,
+				  TH_CHAIN_SIGNAL));
+	ASSERT_EQ(0, th_chain_comp_ct(self->c, 1));
+	ASSERT_EQ(0, th_chain_trigger(self->c, 0, 1, 0xa));
+	ASSERT_EQ(0, th_post_chain(self->vp[0], self->c));
+	EXPECT_EQ(0, th_poll_cq(self->vp[0], cqe, 4));	/* not started */
+
+	ASSERT_EQ(0, th_ct_inc(self->vp[0], 0, 1));
+	ASSERT_EQ(0, th_ct_wait(self->vp[0], 1, 1, 1000000000ULL));
+	ASSERT_EQ(1, th_poll_cq(self->vp[0], cqe, 4));
+	EXPECT_EQ(0xa, cqe[0].cookie);
+	EXPECT_EQ(0, cqe[0].status);
+	for (i = 0; i < 16; i++)
+		ASSERT_EQ(i, self->buf[1][64 + i]);
+	ASSERT_EQ(0, th_ct_read(self->vp[1], 5, &s, &f));
+	EXPECT_EQ(1, s);
+	EXPECT_EQ(0, f);
+	EXPECT_EQ(0, th_poll_cq(self->vp[1], cqe, 4));
+
+	/* a host increment supplies the second arrival */
+	ASSERT_EQ(0, th_ct_inc(self->vp[1], 5, 1));
+	ASSERT_EQ(1, th_poll_cq(self->vp[1], cqe, 4));
+	EXPECT_EQ(0xb, cqe[0].cookie);
+	EXPECT_EQ(99, cqe[0].imm);
+	EXPECT_EQ(TH_NIC_CQE_F_FINAL, cqe[0].flags);
+}
+
+TEST_F(verbs, get_copy_inline_reduce)
+{
+	struct th_remote src = remote_of(self->vp[2], self->mr[2], 0);
+	const struct th_mr *srcs[7];
+	uint64_t offs[7];
+	struct th_nic_cqe cqe;
+	double want;
+	int i, k;
+
+	ASSERT_EQ(0, th_chain_get(self->c, self->mr[0], 0, &src, 8 * 8, 0));
+	ASSERT_EQ(0, th_chain_copy(self->c, self->mr[0], 0, self->mr[0], 8 * 8,
+				   8 * 8, 0));
+	ASSERT_EQ(0, th_chain_write_inline(self->c, self->mr[0], 8 * 127,
+					   "\x00\x00\x00\x00\x00\x00\xf0\x3f",
+					   8, 0));
+	/* 127 = 1.0 now; dst 16.. = sum of 7 slices of 8 (2000.. twice...) */
+	for (k = 0; k < 7; k++) {
+		srcs[k] = self->mr[0];
+		offs[k] = 8 * 8 * k;
+	}
+	ASSERT_EQ(0, th_chain_reduce(self->c, TH_NIC_ALU_SUM, TH_NIC_DT_FLOAT64,
+				     8, self->mr[0], 8 * 64, 7, srcs, offs,
+				     false, 0));
+	ASSERT_EQ(0, th_chain_notify(self->c, 0, 0));
+	ASSERT_EQ(0, th_post_chain(self->vp[0], self->c));
+	ASSERT_EQ(1, th_poll_cq(self->vp[0], &cqe, 1));
+	ASSERT_EQ(0, cqe.status);
+	EXPECT_EQ(1.0, self->buf[0][127]);
+	for (i = 0; i < 8; i++) {
+		EXPECT_EQ(2000 + i, self->buf[0][i]);
+		EXPECT_EQ(2000 + i, self->buf[0][8 + i]);
+		/* left to right: s0 + s1 + ... + s6 in double arithmetic */
+		want = 2000 + i;
+		want += 2000 + i;
+		for (k = 2; k < 7; k++)
+			want += 8 * k + i;
+		EXPECT_EQ(want, self->buf[0][64 + i]);
+	}
+}
+
+TEST_F(verbs, refused_chain_installs_nothing_and_names_the_descriptor)
+{
+	struct th_remote dst = remote_of(self->vp[1], self->mr[1], 0);
+	struct th_nic_cqe cqe[2];
+	unsigned int bad = 99;
+	double before[128];
+
+	memcpy(before, self->buf[1], sizeof(before));
+	ASSERT_EQ(0, th_chain_notify(self->c, 1, 0));
+	/* longer than the MR: refused at the doorbell */
+	ASSERT_EQ(0, th_chain_put(self->c, self->mr[0], 8, &dst,
+				  sizeof(self->buf[0]), 2, 0));
+	EXPECT_EQ(-EINVAL, th_post_chain(self->vp[0], self->c));
+	ASSERT_EQ(0, th_post_error(self->vp[0], &bad));
+	EXPECT_EQ(1, bad);
+	EXPECT_EQ(0, th_poll_cq(self->vp[0], cqe, 2));
+	EXPECT_EQ(0, memcmp(before, self->buf[1], sizeof(before)));
+	/* the SQ was rewound: the next chain goes through */
+	th_chain_reset(self->c);
+	ASSERT_EQ(0, th_chain_notify(self->c, 2, 0));
+	ASSERT_EQ(0, th_post_chain(self->vp[0], self->c));
+	ASSERT_EQ(1, th_poll_cq(self->vp[0], cqe, 2));
+	EXPECT_EQ(2, cqe[0].imm);
+}
+
+TEST_F(verbs, builder_refuses_what_cannot_be_encoded)
+{
+	const struct th_mr *srcs[8];
+	uint64_t offs[8] = { 0 };
+	int i;
+
+	for (i = 0; i < 8; i++)
+		srcs[i] = self->mr[0];
+	EXPECT_EQ(-EINVAL, th_chain_reduce(self->c, TH_NIC_ALU_SUM,
+					   TH_NIC_DT_INT32, 4, self->mr[0], 0,
+					   8, srcs, offs, false, 0));
+	EXPECT_EQ(-EINVAL, th_post_chain(self->vp[0], self->c));
+	th_chain_reset(self->c);
+	EXPECT_EQ(-EINVAL, th_chain_write_inline(self->c, self->mr[0], 0,
+						 offs, 33, 0));
+	th_chain_reset(self->c);
+	EXPECT_EQ(-EINVAL, th_chain_trigger(self->c, 0, 1, 1));	/* empty */
+	th_chain_reset(self->c);
+	for (i = 0; i < 17; i++)
+		ASSERT_EQ(0, th_chain_nop(self->c, 0));
+	/* the builder holds it; the NIC's max_chain (16) refuses it */
+	EXPECT_EQ(-EINVAL, th_post_chain(self->vp[0], self->c));
+	th_chain_reset(self->c);
+	EXPECT_EQ(-EINVAL, th_post_chain(self->vp[0], self->c));	/* empty */
+}
+
+TEST_F(verbs, counters_wait_fail_and_cancel)
+{
+	struct th_nic_cqe cqe[4];
+	uint64_t s, f;
+
+	EXPECT_EQ(-ETIMEDOUT, th_ct_wait(self->vp[0], 9, 1, 1000000));
+	ASSERT_EQ(0, th_ct_set(self->vp[0], 9, 41, 0));
+	ASSERT_EQ(0, th_ct_inc(self->vp[0], 9, 1));
+	EXPECT_EQ(0, th_ct_wait(self->vp[0], 9, 42, 0));
+	EXPECT_EQ(-EINVAL, th_ct_read(self->vp[0], 256, &s, &f));
+	EXPECT_EQ(-EINVAL, th_ct_inc(self->vp[0], 256, 1));
+
+	ASSERT_EQ(0, th_chain_notify(self->c, 0, 0));
+	ASSERT_EQ(0, th_chain_trigger(self->c, 10, 5, 1));
+	ASSERT_EQ(0, th_post_chain(self->vp[0], self->c));
+	ASSERT_EQ(0, th_chain_trigger(self->c, 10, 5, 2));
+	ASSERT_EQ(0, th_post_chain(self->vp[0], self->c));
+	ASSERT_EQ(0, th_chain_trigger(self->c, 11, 5, 3));
+	ASSERT_EQ(0, th_post_chain(self->vp[0], self->c));
+	EXPECT_EQ(1, th_cancel(self->vp[0], 2));
+	ASSERT_EQ(1, th_poll_cq(self->vp[0], cqe, 4));
+	EXPECT_EQ(2, cqe[0].cookie);
+	EXPECT_EQ(-ECANCELED, cqe[0].status);
+	/* a failure value fails the waiters on counter 10 and CT_WAIT */
+	ASSERT_EQ(0, th_ct_fail(self->vp[0], 10, 1));
+	ASSERT_EQ(1, th_poll_cq(self->vp[0], cqe, 4));
+	EXPECT_EQ(-EIO, cqe[0].status);
+	EXPECT_EQ(-EIO, th_ct_wait(self->vp[0], 10, 1, 1000000));
+	EXPECT_EQ(1, th_cancel_all(self->vp[0]));
+	ASSERT_EQ(1, th_poll_cq(self->vp[0], cqe, 4));
+	EXPECT_EQ(3, cqe[0].cookie);
+}
+
+TEST_F(verbs, cq_full_is_eagain_and_recovers)
+{
+	struct th_vport *small;
+	struct th_vport_attr attr = { .sq_entries = 16, .cq_entries = 4 };
+	struct th_nic_cqe cqe[4];
+
+	small = th_create_vport(self->ctx[0], &attr);
+	ASSERT_NE(NULL, small);
+	ASSERT_EQ(0, th_chain_notify(self->c, 0, 0));
+	ASSERT_EQ(0, th_chain_trigger(self->c, 0, 1, 0));
+	ASSERT_EQ(0, th_post_chain(small, self->c));
+	ASSERT_EQ(0, th_post_chain(small, self->c));
+	EXPECT_EQ(-EAGAIN, th_post_chain(small, self->c));
+	ASSERT_EQ(0, th_ct_inc(small, 0, 1));
+	ASSERT_EQ(2, th_poll_cq(small, cqe, 4));
+	ASSERT_EQ(0, th_post_chain(small, self->c));
+	ASSERT_EQ(1, th_poll_cq(small, cqe, 4));
+	EXPECT_EQ(0, th_destroy_vport(small));
+	/* bad sizes refused */
+	attr.cq_entries = 3;
+	EXPECT_EQ(NULL, th_create_vport(self->ctx[0], &attr));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(verbs, deregistered_and_foreign_keys_fail_at_run_time)
+{
+	struct th_remote dst = remote_of(self->vp[1], self->mr[1], 0);
+	struct th_nic_cqe cqe;
+	struct th_mr *ro;
+	double before[128];
+
+	memcpy(before, self->buf[1], sizeof(before));
+	/* a region without remote write cannot be put into */
+	ASSERT_EQ(0, th_dereg_mr(self->mr[1]));
+	self->mr[1] = NULL;
+	ro = th_reg_mr(self->vp[1], self->buf[1], sizeof(self->buf[1]),
+		       TH_NIC_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, ro);
+	dst.key = th_mr_key(ro);
+	ASSERT_EQ(0, th_chain_put(self->c, self->mr[0], 0, &dst, 64, TH_NO_CT,
+				  0));
+	ASSERT_EQ(0, th_post_chain(self->vp[0], self->c));
+	ASSERT_EQ(1, th_poll_cq(self->vp[0], &cqe, 1));
+	EXPECT_EQ(-EACCES, cqe.status);
+	ASSERT_EQ(0, th_dereg_mr(ro));
+	/* and a deregistered key is unknown */
+	ASSERT_EQ(0, th_post_chain(self->vp[0], self->c));
+	ASSERT_EQ(1, th_poll_cq(self->vp[0], &cqe, 1));
+	EXPECT_EQ(-EACCES, cqe.status);
+	EXPECT_EQ(0, memcmp(before, self->buf[1], sizeof(before)));
+	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], self->buf[0], 0, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], self->buf[0], 8, 1 << 7));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(verbs, destroyed_peer_fails_its_waiters)
+{
+	struct th_remote dst = remote_of(self->vp[1], self->mr[1], 0);
+	struct th_nic_cqe cqe;
+
+	/* node 1 waits for node 2's put, which will never come */
+	ASSERT_EQ(0, th_chain_notify(self->c, 0, 0));
+	ASSERT_EQ(0, th_chain_trigger(self->c, 4, 1, 77));
+	ASSERT_EQ(0, th_post_chain(self->vp[1], self->c));
+	th_chain_reset(self->c);
+	ASSERT_EQ(0, th_chain_put(self->c, self->mr[2], 0, &dst, 8, 4, 0));
+	ASSERT_EQ(0, th_chain_trigger(self->c, 0, 1, 0));
+	ASSERT_EQ(0, th_post_chain(self->vp[2], self->c));
+	ASSERT_EQ(0, th_dereg_mr(self->mr[2]));
+	self->mr[2] = NULL;
+	ASSERT_EQ(0, th_destroy_vport(self->vp[2]));
+	self->vp[2] = NULL;
+	ASSERT_EQ(1, th_poll_cq(self->vp[1], &cqe, 1));
+	EXPECT_EQ(77, cqe.cookie);
+	EXPECT_EQ(-EIO, cqe.status);
+	EXPECT_NE(NULL, th_strerror(cqe.status));
+}
+
+TEST_HARNESS_MAIN
