@@ -177,6 +177,21 @@ int th_ct_fail(struct th_vport *vp, uint16_t ct, uint64_t delta);
 int th_cancel_all(struct th_vport *vp);
 int th_cancel(struct th_vport *vp, uint64_t cookie);
 
+/* ---- k-nomial trees (COLLECTIVES.md) ------------------------------------ */
+
+/* The parent of @rank, or -ENOENT for the root (-EINVAL on bad input). */
+int th_tree_parent(unsigned int n, unsigned int root, unsigned int k,
+		   unsigned int rank);
+/*
+ * The children of @rank, in tree order, into @children (up to @max of
+ * them); returns how many there are (which may exceed @max).
+ */
+int th_tree_children(unsigned int n, unsigned int root, unsigned int k,
+		     unsigned int rank, unsigned int *children,
+		     unsigned int max);
+/* ceil(log_k n): the tree's depth. */
+int th_tree_depth(unsigned int n, unsigned int k);
+
 /* ---- errors ----------------------------------------------------------- */
 
 /* A message for a negative errno returned by this library. */
