@@ -204,6 +204,23 @@ struct th_list *th_eng_chain_node(struct th_eng_chain *chain)
 	return &chain->node;
 }
 
+static void th_ctx_run(struct th_eng_ctx *ctx, bool may_defer)
+{
+	const struct th_eng_ops *ops = ctx->eng->ops;
+	struct th_eng_chain *chain;
+
+	while (!th_list_empty(&ctx->ready)) {
+		chain = th_eng_chain_from_node(ctx->ready.next);
+		th_list_del(&chain->node);
+		if (may_defer && ops->defer && ctx->ran >= ctx->eng->budget) {
+			ops->defer(ctx->eng->fabric, chain);
+			continue;
+		}
+		ctx->ran++;
+		th_exec_chain(ctx, chain);
+	}
+}
+
 /*
  * Run fired chains in order until none is left.  Chains they fire join the
  * tail of the same list, so a cascade through the fabric is a loop, not a
@@ -212,19 +229,13 @@ struct th_list *th_eng_chain_node(struct th_eng_chain *chain)
  */
 void th_eng_ctx_run(struct th_eng_ctx *ctx)
 {
-	const struct th_eng_ops *ops = ctx->eng->ops;
-	struct th_eng_chain *chain;
+	th_ctx_run(ctx, true);
+}
 
-	while (!th_list_empty(&ctx->ready)) {
-		chain = th_eng_chain_from_node(ctx->ready.next);
-		th_list_del(&chain->node);
-		if (ops->defer && ctx->ran >= ctx->eng->budget) {
-			ops->defer(ctx->eng->fabric, chain);
-			continue;
-		}
-		ctx->ran++;
-		th_exec_chain(ctx, chain);
-	}
+/* The same, ignoring the budget: for a provider that cannot defer. */
+void th_eng_ctx_run_all(struct th_eng_ctx *ctx)
+{
+	th_ctx_run(ctx, false);
 }
 
 /* Take @chain off its pending list's books and queue it on @ctx. */

@@ -258,6 +258,7 @@ void th_eng_vport_fini(struct th_eng_vport *vp);
 void th_eng_ctx_init(struct th_eng_ctx *ctx, struct th_eng *eng);
 void th_eng_ctx_add(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
 void th_eng_ctx_run(struct th_eng_ctx *ctx);
+void th_eng_ctx_run_all(struct th_eng_ctx *ctx);
 struct th_eng_chain *th_eng_chain_from_node(struct th_list *node);
 struct th_list *th_eng_chain_node(struct th_eng_chain *chain);
 bool th_eng_cq_ready(struct th_eng_vport *vp);

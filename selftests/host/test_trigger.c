@@ -355,6 +355,44 @@ TEST_F(trig, keys_are_unguessable_and_never_reused_at_once)
 }
 
 /*
+ * One increment that fires more chains than a context's budget: the rest
+ * run on the fabric's progress thread, and every one of them completes.
+ */
+TEST_F(trig, cascade_past_the_budget_is_deferred_not_lost)
+{
+	enum { N = 900 };
+	struct th_nic_desc d;
+	struct th_eng_stats st;
+	static u8 flag[8];
+	u64 s, f;
+	u32 key, i;
+
+	ASSERT_EQ(0, th_ipf_mr_reg(self->peer, flag, sizeof(flag),
+				   TH_NIC_ACCESS_REMOTE_WRITE, &key));
+	for (i = 0; i < N; i++) {
+		/* peer chain i fires on the i-th delivery */
+		d = th_t_ct_op(TH_NIC_OP_CT_INC, 1, 1);
+		th_t_trigger(&d, 0, i + 1, i);
+		ASSERT_EQ(0, th_t_post(self->peer, &d, 1, NULL));
+		/* our chain i delivers once we start */
+		d = th_t_inline(key, 0, "x", 1);
+		d.flags |= TH_NIC_DF_REMOTE | TH_NIC_DF_REMOTE_CT;
+		d.wr_inline.node = 1;
+		d.wr_inline.vport = self->peer->ev.index;
+		th_t_trigger(&d, 0, 1, i);
+		ASSERT_EQ(0, th_t_post(self->vp, &d, 1, NULL));
+	}
+	ASSERT_EQ(0, th_ipf_ct_update(self->vp, 0, TH_ENG_CT_INC, 1, 0));
+	ASSERT_EQ(0, th_ipf_ct_wait(self->peer, 1, N, 5000000000ULL, &s, &f));
+	EXPECT_EQ(N, s);
+	EXPECT_EQ(N, th_t_ct(self->peer, 0));
+	th_eng_stats_read(&self->peer->ev, &st);
+	EXPECT_EQ(N, st.chains_done);
+	th_eng_stats_read(&self->vp->ev, &st);
+	EXPECT_EQ(N, st.chains_done);
+}
+
+/*
  * Random posts, increments, failures and cancels on one vport: every
  * accepted chain must produce exactly one final entry, and the statistics
  * must balance.

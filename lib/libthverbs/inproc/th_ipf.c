@@ -30,6 +30,13 @@ static inline void th_ipf_abi_check(void)
  *	vport lock (the engine wakes under it), never before one
  * @changed: broadcast on every wake-up
  * @vports: nodes x max_vports slots, NULL when free
+ * @progress: the NIC's progress thread: runs the chains a context handed
+ *	over past its budget, as the module's workqueue does
+ * @progress_lock: protects @deferred, @progress_started and @stopping
+ * @progress_cond: signals @deferred or @stopping
+ * @deferred: chains waiting for @progress
+ * @progress_started: @progress exists (started on first use)
+ * @stopping: th_ipf_destroy() asks @progress to exit
  */
 struct th_ipf {
 	struct th_eng eng;
@@ -38,6 +45,12 @@ struct th_ipf {
 	pthread_mutex_t wait_lock;
 	pthread_cond_t changed;
 	struct th_ipf_vport **vports;
+	pthread_t progress;
+	pthread_mutex_t progress_lock;
+	pthread_cond_t progress_cond;
+	struct th_list deferred;
+	bool progress_started;
+	bool stopping;
 };
 
 static void th_ipf_signal(struct th_ipf *f)
@@ -123,11 +136,55 @@ static u32 th_ipf_random_u32(void *fabric)
 	return v;
 }
 
+static void *th_ipf_progress(void *arg)
+{
+	struct th_ipf *f = arg;
+	struct th_eng_ctx ctx;
+
+	pthread_mutex_lock(&f->progress_lock);
+	for (;;) {
+		while (th_list_empty(&f->deferred) && !f->stopping)
+			pthread_cond_wait(&f->progress_cond, &f->progress_lock);
+		if (th_list_empty(&f->deferred))
+			break;		/* stopping, and nothing left to run */
+		th_eng_ctx_init(&ctx, &f->eng);
+		th_list_splice_tail(&ctx.ready, &f->deferred);
+		pthread_mutex_unlock(&f->progress_lock);
+		th_eng_ctx_run(&ctx);	/* past the budget, defers to us again */
+		pthread_mutex_lock(&f->progress_lock);
+	}
+	pthread_mutex_unlock(&f->progress_lock);
+	return NULL;
+}
+
+static void th_ipf_defer(void *fabric, struct th_eng_chain *chain)
+{
+	struct th_ipf *f = fabric;
+
+	pthread_mutex_lock(&f->progress_lock);
+	th_list_add_tail(&f->deferred, th_eng_chain_node(chain));
+	if (!f->progress_started &&
+	    !pthread_create(&f->progress, NULL, th_ipf_progress, f))
+		f->progress_started = true;
+	pthread_cond_signal(&f->progress_cond);
+	if (!f->progress_started) {
+		/* no thread to be had: run it here rather than lose it */
+		struct th_eng_ctx ctx;
+
+		th_eng_ctx_init(&ctx, &f->eng);
+		th_list_splice_tail(&ctx.ready, &f->deferred);
+		pthread_mutex_unlock(&f->progress_lock);
+		th_eng_ctx_run_all(&ctx);
+		return;
+	}
+	pthread_mutex_unlock(&f->progress_lock);
+}
+
 static const struct th_eng_ops th_ipf_ops = {
 	.vport_get	= th_ipf_vport_get,
 	.vport_put	= th_ipf_vport_put,
 	.wake		= th_ipf_wake,
-	.defer		= NULL,	/* callers run their whole cascade */
+	.defer		= th_ipf_defer,
 	.random_u32	= th_ipf_random_u32,
 };
 
@@ -152,6 +209,9 @@ struct th_ipf *th_ipf_create(const struct th_eng_limits *lim, int *err)
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_mutex_init(&f->wait_lock, NULL);
 	pthread_cond_init(&f->changed, NULL);
+	pthread_mutex_init(&f->progress_lock, NULL);
+	pthread_cond_init(&f->progress_cond, NULL);
+	th_list_init(&f->deferred);
 	return f;
 
 err_free:
@@ -168,6 +228,14 @@ void th_ipf_destroy(struct th_ipf *f)
 	for (i = 0; i < n; i++)
 		if (f->vports[i])
 			th_ipf_vport_destroy(f->vports[i]);
+	pthread_mutex_lock(&f->progress_lock);
+	f->stopping = true;
+	pthread_cond_signal(&f->progress_cond);
+	pthread_mutex_unlock(&f->progress_lock);
+	if (f->progress_started)
+		pthread_join(f->progress, NULL);
+	pthread_cond_destroy(&f->progress_cond);
+	pthread_mutex_destroy(&f->progress_lock);
 	pthread_cond_destroy(&f->changed);
 	pthread_mutex_destroy(&f->wait_lock);
 	pthread_mutex_destroy(&f->lock);
