@@ -16,3 +16,11 @@ vm-payload: $(LIB_VM_TESTS)
 $(LIB_VM_TESTS): $(B)/vm/payload/%: $(TOP)/selftests/lib/%.c $(LIBTHVERBS_A) | ksrc
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(VM_TEST_CFLAGS) -o $@ $< $(LIBTHVERBS_A) -lm
+
+# thbench, static, so the VM run reports the kernel provider's latencies
+# (as comments: benchmarks never pass or fail).
+VM_THBENCH	:= $(B)/vm/payload/bench/thbench
+vm-payload: $(VM_THBENCH)
+$(VM_THBENCH): $(THBENCH_OBJS) $(LIBTHVERBS_A)
+	@mkdir -p $(dir $@)
+	$(CC) -static -pthread -o $@ $(THBENCH_OBJS) $(LIBTHVERBS_A) -lm

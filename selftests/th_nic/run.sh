@@ -29,6 +29,12 @@ for t in "$here"/*_test; do
 	"$t" || rc=1
 done
 
+# Benchmarks report, never judge: their output is TAP comments.
+if [ -x "$here/bench/thbench" ]; then
+	echo "# thbench post --provider kernel"
+	"$here/bench/thbench" post --provider kernel --iters 2000 2>&1 | sed 's/^/# /'
+fi
+
 check "rmmod when no node is open" rmmod th_nic
 check "module gone after rmmod" sh -c "! grep -q '^th_nic ' /proc/modules"
 

@@ -13,6 +13,7 @@ struct thbench_cmd {
 
 static const struct thbench_cmd thbench_cmds[] = {
 	{ "alu",   thbench_alu_main,   "ALU throughput per op, dtype and operand count" },
+	{ "post",  thbench_post_main,  "latency of a one-descriptor chain and of a triggered hop" },
 	{ "sched", thbench_sched_main, "DAG scheduler evaluation sweep (HEFT, PETS, HCPFD, HAGD)" },
 };
 
