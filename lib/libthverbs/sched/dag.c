@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* dag.c - the task graph: tasks, edges, the cost table, finalization. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_priv.h"
+
+/* Room for a virtual start and exit is reserved at creation. */
+#define TH_DAG_VIRTUAL_ROOM	2
+
+struct th_dag *th_dag_create(unsigned int ntasks)
+{
+	struct th_dag *dag;
+	unsigned int cap;
+
+	if (!ntasks || ntasks > (1u << 28)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cap = ntasks + TH_DAG_VIRTUAL_ROOM;
+	dag = calloc(1, sizeof(*dag));
+	if (!dag)
+		return NULL;
+	dag->ntasks = ntasks;
+	dag->nreal = ntasks;
+	dag->cap_tasks = cap;
+	dag->names = calloc(cap, sizeof(*dag->names));
+	dag->base = calloc(cap, sizeof(*dag->base));
+	dag->wmean = calloc(cap, sizeof(*dag->wmean));
+	dag->virt = calloc(cap, sizeof(*dag->virt));
+	if (!dag->names || !dag->base || !dag->wmean || !dag->virt) {
+		th_dag_destroy(dag);
+		errno = ENOMEM;
+		return NULL;
+	}
+	dag->entry = TH_NONE;
+	dag->exit = TH_NONE;
+	return dag;
+}
+
+void th_dag_destroy(struct th_dag *dag)
+{
+	unsigned int i;
+
+	if (!dag)
+		return;
+	if (dag->names)
+		for (i = 0; i < dag->cap_tasks; i++)
+			free(dag->names[i]);
+	free(dag->names);
+	free(dag->base);
+	free(dag->w);
+	free(dag->wmean);
+	free(dag->virt);
+	free(dag->edges);
+	free(dag->pred_off);
+	free(dag->pred);
+	free(dag->succ_off);
+	free(dag->succ);
+	free(dag->topo);
+	free(dag);
+}
+
+int th_dag_set_name(struct th_dag *dag, unsigned int task, const char *name)
+{
+	char *copy;
+
+	if (task >= dag->ntasks || !name)
+		return -EINVAL;
+	copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	free(dag->names[task]);
+	dag->names[task] = copy;
+	return 0;
+}
+
+int th_dag_add_edge(struct th_dag *dag, unsigned int from, unsigned int to,
+		    double cost)
+{
+	struct th_dag_edge *e;
+
+	if (dag->finalized)
+		return -EBUSY;
+	if (from >= dag->ntasks || to >= dag->ntasks || from == to ||
+	    !(cost >= 0) || isinf(cost))
+		return -EINVAL;
+	if (dag->nedges == dag->cap_edges) {
+		unsigned int cap = dag->cap_edges ? 2 * dag->cap_edges : 64;
+
+		e = realloc(dag->edges, cap * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		dag->edges = e;
+		dag->cap_edges = cap;
+	}
+	e = &dag->edges[dag->nedges++];
+	e->from = from;
+	e->to = to;
+	e->cost = cost;
+	return 0;
+}
+
+int th_dag_set_procs(struct th_dag *dag, unsigned int nprocs)
+{
+	double *w;
+
+	if (!nprocs || nprocs > 4096)
+		return -EINVAL;
+	w = calloc((size_t)dag->cap_tasks * nprocs, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	free(dag->w);
+	dag->w = w;
+	dag->nprocs = nprocs;
+	memset(dag->wmean, 0, dag->cap_tasks * sizeof(*dag->wmean));
+	return 0;
+}
+
+static void th_dag_update_mean(struct th_dag *dag, unsigned int v)
+{
+	double sum = 0;
+	unsigned int s;
+
+	for (s = 0; s < dag->nprocs; s++)
+		sum += th_dag_w(dag, v, s);
+	dag->wmean[v] = sum / dag->nprocs;
+}
+
+int th_dag_set_cost(struct th_dag *dag, unsigned int task, unsigned int proc,
+		    double w)
+{
+	if (task >= dag->ntasks || proc >= dag->nprocs || !(w >= 0) ||
+	    isinf(w))
+		return -EINVAL;
+	if (dag->virt[task] && w != 0)
+		return -EINVAL;
+	dag->w[(size_t)task * dag->nprocs + proc] = w;
+	th_dag_update_mean(dag, task);
+	return 0;
+}
+
+int th_dag_set_base(struct th_dag *dag, unsigned int task, double wbar)
+{
+	if (task >= dag->ntasks || !(wbar >= 0) || isinf(wbar))
+		return -EINVAL;
+	dag->base[task] = wbar;
+	return 0;
+}
+
+int th_dag_set_edge_cost(struct th_dag *dag, unsigned int edge, double cost)
+{
+	if (edge >= dag->nedges || !(cost >= 0) || isinf(cost))
+		return -EINVAL;
+	dag->edges[edge].cost = cost;
+	return 0;
+}
+
+/* Groups edge indices by a key (from or to) into off[]/idx[]. */
+static int th_dag_group_edges(struct th_dag *dag, bool by_from,
+			      unsigned int **off_out, unsigned int **idx_out)
+{
+	unsigned int n = dag->ntasks, i, *off, *idx, *fill;
+
+	off = calloc(n + 1, sizeof(*off));
+	idx = malloc((dag->nedges + 1) * sizeof(*idx));
+	fill = malloc((n + 1) * sizeof(*fill));
+	if (!off || !idx || !fill) {
+		free(off);
+		free(idx);
+		free(fill);
+		return -ENOMEM;
+	}
+	for (i = 0; i < dag->nedges; i++)
+		off[(by_from ? dag->edges[i].from : dag->edges[i].to) + 1]++;
+	for (i = 0; i < n; i++)
+		off[i + 1] += off[i];
+	memcpy(fill, off, (n + 1) * sizeof(*fill));
+	for (i = 0; i < dag->nedges; i++)
+		idx[fill[by_from ? dag->edges[i].from : dag->edges[i].to]++] = i;
+	free(fill);
+	*off_out = off;
+	*idx_out = idx;
+	return 0;
+}
+
+static int th_dag_add_virtual(struct th_dag *dag, bool start, unsigned int *id)
+{
+	unsigned int v = dag->ntasks++, i, n = dag->nreal;
+	bool *mark;
+	int ret;
+
+	dag->virt[v] = true;
+	dag->base[v] = 0;
+	ret = th_dag_set_name(dag, v, start ? "start" : "exit");
+	if (ret)
+		return ret;
+	/* one edge per real entry (no predecessor) or exit (no successor) */
+	mark = calloc(n, sizeof(*mark));
+	if (!mark)
+		return -ENOMEM;
+	for (i = 0; i < dag->nedges; i++)
+		if (dag->edges[i].to < n && dag->edges[i].from < n)
+			mark[start ? dag->edges[i].to : dag->edges[i].from] = true;
+	for (i = 0; i < n && !ret; i++)
+		if (!mark[i])
+			ret = start ? th_dag_add_edge(dag, v, i, 0) :
+				      th_dag_add_edge(dag, i, v, 0);
+	free(mark);
+	*id = v;
+	return ret;
+}
+
+int th_dag_finalize(struct th_dag *dag)
+{
+	unsigned int n, i, j, nin = 0, nout = 0, head, tail, *indeg;
+	unsigned int *seen;
+	char buf[32];
+	int ret;
+
+	if (dag->finalized)
+		return 0;
+	n = dag->nreal;
+	indeg = calloc(n, sizeof(*indeg));
+	seen = calloc(n, sizeof(*seen));
+	if (!indeg || !seen) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < dag->nedges; i++) {
+		indeg[dag->edges[i].to]++;
+		seen[dag->edges[i].from]++;
+	}
+	for (i = 0; i < n; i++) {
+		nin += !indeg[i];
+		nout += !seen[i];
+		if (!indeg[i])
+			dag->entry = i;
+		if (!seen[i])
+			dag->exit = i;
+	}
+	ret = -ELOOP;
+	if (!nin || !nout)
+		goto out;
+	if (nin > 1) {
+		ret = th_dag_add_virtual(dag, true, &dag->entry);
+		if (ret)
+			goto out;
+	}
+	if (nout > 1) {
+		ret = th_dag_add_virtual(dag, false, &dag->exit);
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < dag->ntasks; i++) {
+		if (dag->names[i])
+			continue;
+		snprintf(buf, sizeof(buf), "t%u", i);
+		ret = th_dag_set_name(dag, i, buf);
+		if (ret)
+			goto out;
+	}
+	ret = th_dag_group_edges(dag, false, &dag->pred_off, &dag->pred);
+	if (!ret)
+		ret = th_dag_group_edges(dag, true, &dag->succ_off, &dag->succ);
+	if (ret)
+		goto out;
+
+	/* Kahn's algorithm; duplicate edges are refused on the way */
+	free(indeg);
+	free(seen);
+	indeg = calloc(dag->ntasks, sizeof(*indeg));
+	seen = malloc(dag->ntasks * sizeof(*seen));
+	dag->topo = malloc(dag->ntasks * sizeof(*dag->topo));
+	ret = -ENOMEM;
+	if (!indeg || !seen || !dag->topo)
+		goto out;
+	memset(seen, 0xff, dag->ntasks * sizeof(*seen));
+	for (i = 0; i < dag->ntasks; i++) {
+		for (j = dag->succ_off[i]; j < dag->succ_off[i + 1]; j++) {
+			unsigned int to = dag->edges[dag->succ[j]].to;
+
+			if (seen[to] == i) {
+				ret = -EEXIST;
+				goto out;
+			}
+			seen[to] = i;
+			indeg[to]++;
+		}
+	}
+	head = 0;
+	tail = 0;
+	for (i = 0; i < dag->ntasks; i++)
+		if (!indeg[i])
+			dag->topo[tail++] = i;
+	while (head < tail) {
+		unsigned int v = dag->topo[head++];
+
+		for (j = dag->succ_off[v]; j < dag->succ_off[v + 1]; j++) {
+			unsigned int to = dag->edges[dag->succ[j]].to;
+
+			if (!--indeg[to])
+				dag->topo[tail++] = to;
+		}
+	}
+	ret = tail == dag->ntasks ? 0 : -ELOOP;
+	if (!ret) {
+		if (dag->nprocs)
+			for (i = 0; i < dag->ntasks; i++)
+				th_dag_update_mean(dag, i);
+		dag->finalized = true;
+	}
+out:
+	if (ret) {
+		free(dag->pred_off);
+		free(dag->pred);
+		free(dag->succ_off);
+		free(dag->succ);
+		free(dag->topo);
+		dag->pred_off = NULL;
+		dag->pred = NULL;
+		dag->succ_off = NULL;
+		dag->succ = NULL;
+		dag->topo = NULL;
+	}
+	free(indeg);
+	free(seen);
+	return ret;
+}
+
+unsigned int th_dag_ntasks(const struct th_dag *dag)
+{
+	return dag->ntasks;
+}
+
+unsigned int th_dag_nreal(const struct th_dag *dag)
+{
+	return dag->nreal;
+}
+
+unsigned int th_dag_nprocs(const struct th_dag *dag)
+{
+	return dag->nprocs;
+}
+
+unsigned int th_dag_nedges(const struct th_dag *dag)
+{
+	return dag->nedges;
+}
+
+bool th_dag_is_virtual(const struct th_dag *dag, unsigned int task)
+{
+	return task < dag->ntasks && dag->virt[task];
+}
+
+const char *th_dag_name(const struct th_dag *dag, unsigned int task)
+{
+	return task < dag->ntasks ? dag->names[task] : NULL;
+}
+
+double th_dag_cost(const struct th_dag *dag, unsigned int task,
+		   unsigned int proc)
+{
+	if (task >= dag->ntasks || proc >= dag->nprocs)
+		return NAN;
+	return th_dag_w(dag, task, proc);
+}
+
+double th_dag_base(const struct th_dag *dag, unsigned int task)
+{
+	return task < dag->ntasks ? dag->base[task] : NAN;
+}
+
+int th_dag_edge(const struct th_dag *dag, unsigned int edge,
+		unsigned int *from, unsigned int *to, double *cost)
+{
+	if (edge >= dag->nedges)
+		return -EINVAL;
+	if (from)
+		*from = dag->edges[edge].from;
+	if (to)
+		*to = dag->edges[edge].to;
+	if (cost)
+		*cost = dag->edges[edge].cost;
+	return 0;
+}
+
+unsigned int th_dag_entry(const struct th_dag *dag)
+{
+	return dag->entry;
+}
+
+unsigned int th_dag_exit(const struct th_dag *dag)
+{
+	return dag->exit;
+}
+
+double th_dag_mean_cost(const struct th_dag *dag, unsigned int task)
+{
+	if (task >= dag->ntasks)
+		return NAN;
+	return dag->nprocs ? dag->wmean[task] : dag->base[task];
+}
+
+double th_dag_ccr(const struct th_dag *dag)
+{
+	double c = 0, w = 0;
+	unsigned int i;
+
+	for (i = 0; i < dag->nedges; i++)
+		c += dag->edges[i].cost;
+	for (i = 0; i < dag->ntasks; i++)
+		w += th_dag_mean_cost(dag, i);
+	return w > 0 ? c / w : 0;
+}
+
+double th_dag_hf(const struct th_dag *dag, unsigned int task)
+{
+	double mean = th_dag_mean_cost(dag, task), dev = 0;
+	unsigned int s;
+
+	if (!(mean > 0))
+		return 0;
+	for (s = 0; s < dag->nprocs; s++)
+		dev = fmax(dev, fabs(th_dag_w(dag, task, s) - mean));
+	return 2 * dev / mean;
+}

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* parse.c - the line lexer, diagnostics and cycle finder of the parsers. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+void th_dag_lex_init(struct th_dag_lex *lx, const char *text, size_t len)
+{
+	memset(lx, 0, sizeof(*lx));
+	lx->p = text;
+	lx->end = text + len;
+}
+
+static bool th_dag_lex_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+bool th_dag_lex_next(struct th_dag_lex *lx)
+{
+	while (lx->p < lx->end) {
+		const char *s = lx->p, *e = memchr(s, '\n', lx->end - s), *q;
+
+		if (!e)
+			e = lx->end;
+		lx->p = e < lx->end ? e + 1 : e;
+		lx->line++;
+		lx->line_start = s;
+		lx->line_len = e - s;
+		lx->ntok = 0;
+		lx->overflow = false;
+		for (q = s; q < e && th_dag_lex_space(*q); q++)
+			;
+		if (q == e || *q == '#')
+			continue;
+		while (q < e) {
+			const char *t = q;
+
+			while (q < e && !th_dag_lex_space(*q))
+				q++;
+			if (lx->ntok == TH_DAG_LEX_MAX_TOKENS) {
+				lx->overflow = true;
+				break;
+			}
+			lx->tok[lx->ntok] = t;
+			lx->tok_len[lx->ntok] = q - t;
+			lx->tok_col[lx->ntok] = t - s + 1;
+			lx->ntok++;
+			while (q < e && th_dag_lex_space(*q))
+				q++;
+		}
+		return true;
+	}
+	return false;
+}
+
+unsigned int th_dag_lex_eol_col(const struct th_dag_lex *lx)
+{
+	unsigned int i = lx->ntok;
+
+	if (!i)
+		return 1;
+	return lx->tok_col[i - 1] + lx->tok_len[i - 1];
+}
+
+int th_dag_diag_set(struct th_dag_diag *d, unsigned int line, unsigned int col,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!d)
+		return -EINVAL;
+	d->line = line;
+	d->col = col;
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+void th_dag_diag_warn(struct th_dag_diag *d, unsigned int line,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!d || d->warn_line)
+		return;
+	d->warn_line = line;
+	va_start(ap, fmt);
+	vsnprintf(d->warn, sizeof(d->warn), fmt, ap);
+	va_end(ap);
+}
+
+bool th_dag_tok_long(const char *tok, unsigned int len, long *out)
+{
+	char buf[32], *end;
+
+	if (!len || len >= sizeof(buf))
+		return false;
+	memcpy(buf, tok, len);
+	buf[len] = 0;
+	errno = 0;
+	*out = strtol(buf, &end, 10);
+	return !errno && *end == 0;
+}
+
+bool th_dag_tok_double(const char *tok, unsigned int len, double *out)
+{
+	char buf[64], *end;
+
+	if (!len || len >= sizeof(buf))
+		return false;
+	memcpy(buf, tok, len);
+	buf[len] = 0;
+	errno = 0;
+	*out = strtod(buf, &end);
+	return !errno && *end == 0 && isfinite(*out);
+}
+
+long th_dag_cycle_edge(const struct th_dag *dag)
+{
+	unsigned int n = dag->ntasks, i, head = 0, tail = 0, v;
+	unsigned int *indeg, *queue, *back;
+	long ret = -1;
+
+	indeg = calloc(n, sizeof(*indeg));
+	queue = malloc(n * sizeof(*queue));
+	back = malloc(n * sizeof(*back));
+	if (!indeg || !queue || !back)
+		goto out;
+	for (i = 0; i < dag->nedges; i++)
+		indeg[dag->edges[i].to]++;
+	for (i = 0; i < n; i++)
+		if (!indeg[i])
+			queue[tail++] = i;
+	while (head < tail) {
+		v = queue[head++];
+		for (i = 0; i < dag->nedges; i++)
+			if (dag->edges[i].from == v && !--indeg[dag->edges[i].to])
+				queue[tail++] = dag->edges[i].to;
+	}
+	if (tail == n)
+		goto out;
+	/* every task left has a predecessor left: walking back n steps lands on a cycle */
+	memset(back, 0xff, n * sizeof(*back));
+	for (i = 0; i < dag->nedges; i++)
+		if (indeg[dag->edges[i].to] && indeg[dag->edges[i].from] &&
+		    back[dag->edges[i].to] == TH_NONE)
+			back[dag->edges[i].to] = i;
+	for (v = 0; v < n && !indeg[v]; v++)
+		;
+	for (i = 0; i < n; i++)
+		v = dag->edges[back[v]].from;
+	ret = back[v];
+out:
+	free(indeg);
+	free(queue);
+	free(back);
+	return ret;
+}

@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* sched.c - the schedule object: copies, per-processor timelines, placement. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_priv.h"
+
+static const char *const th_sched_alg_names[TH_SCHED_NR_ALGS] = {
+	[TH_SCHED_HEFT]		= "heft",
+	[TH_SCHED_PETS]		= "pets",
+	[TH_SCHED_HCPFD]	= "hcpfd",
+	[TH_SCHED_HAGD]		= "hagd",
+	[TH_SCHED_HAGD_PLUS]	= "hagd+",
+};
+
+const char *th_sched_alg_name(enum th_sched_alg alg)
+{
+	return (unsigned int)alg < TH_SCHED_NR_ALGS ?
+	       th_sched_alg_names[alg] : NULL;
+}
+
+int th_sched_alg_from_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < TH_SCHED_NR_ALGS; i++)
+		if (!strcasecmp(name, th_sched_alg_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+struct th_sched *th_sched_create(const struct th_dag *dag)
+{
+	unsigned int n, p;
+	struct th_sched *s;
+
+	if (!dag || !dag->finalized || !dag->nprocs) {
+		errno = EINVAL;
+		return NULL;
+	}
+	n = dag->ntasks;
+	p = dag->nprocs;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->dag = dag;
+	s->cap_slots = n + 16;
+	s->slots = malloc(s->cap_slots * sizeof(*s->slots));
+	s->next_copy = malloc(s->cap_slots * sizeof(*s->next_copy));
+	s->first_copy = malloc(n * sizeof(*s->first_copy));
+	s->primary = malloc(n * sizeof(*s->primary));
+	s->aft_min = malloc(n * sizeof(*s->aft_min));
+	s->procs = calloc(p, sizeof(*s->procs));
+	s->mask_words = (p + 63) / 64;
+	s->copy_mask = calloc((size_t)n * s->mask_words, sizeof(*s->copy_mask));
+	if (!s->slots || !s->next_copy || !s->first_copy || !s->primary ||
+	    !s->aft_min || !s->procs || !s->copy_mask) {
+		th_sched_destroy(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(s->first_copy, 0xff, n * sizeof(*s->first_copy));
+	memset(s->primary, 0xff, n * sizeof(*s->primary));
+	for (n = 0; n < dag->ntasks; n++)
+		s->aft_min[n] = INFINITY;
+	return s;
+}
+
+void th_sched_destroy(struct th_sched *s)
+{
+	unsigned int i;
+
+	if (!s)
+		return;
+	if (s->procs)
+		for (i = 0; i < s->dag->nprocs; i++)
+			free(s->procs[i].slots);
+	free(s->procs);
+	free(s->slots);
+	free(s->next_copy);
+	free(s->first_copy);
+	free(s->primary);
+	free(s->aft_min);
+	free(s->copy_mask);
+	free(s);
+}
+
+static bool th_slot_empty(const struct th_sched_slot *x)
+{
+	return !(x->finish > x->start);
+}
+
+/* The position at which a copy starting at start goes in the timeline. */
+static unsigned int th_sched_proc_pos(const struct th_sched *s,
+				      const struct th_sched_proc *pr,
+				      double start)
+{
+	unsigned int lo = 0, hi = pr->n;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (s->slots[pr->slots[mid]].start <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int th_sched_place(struct th_sched *s, unsigned int task, unsigned int proc,
+		   double start, unsigned int flags)
+{
+	const struct th_dag *dag = s->dag;
+	struct th_sched_proc *pr;
+	struct th_sched_slot *x;
+	unsigned int pos, i, idx;
+	double finish;
+
+	if (task >= dag->ntasks || proc >= dag->nprocs || !(start >= 0) ||
+	    isinf(start))
+		return -EINVAL;
+	if (!(flags & TH_SCHED_SLOT_DUP) && s->primary[task] != TH_NONE)
+		return -EEXIST;
+	finish = start + th_dag_w(dag, task, proc);
+	pr = &s->procs[proc];
+	pos = th_sched_proc_pos(s, pr, start);
+	if (finish > start) {
+		for (i = pos; i-- > 0;) {
+			x = &s->slots[pr->slots[i]];
+			if (th_slot_empty(x))
+				continue;
+			if (!th_time_le(x->finish, start))
+				return -EBUSY;
+			break;
+		}
+		for (i = pos; i < pr->n; i++) {
+			x = &s->slots[pr->slots[i]];
+			if (th_slot_empty(x))
+				continue;
+			if (!th_time_le(finish, x->start))
+				return -EBUSY;
+			break;
+		}
+	}
+	if (s->nslots == s->cap_slots) {
+		unsigned int cap = 2 * s->cap_slots;
+		struct th_sched_slot *ns;
+		unsigned int *nn;
+
+		ns = realloc(s->slots, cap * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		s->slots = ns;
+		nn = realloc(s->next_copy, cap * sizeof(*nn));
+		if (!nn)
+			return -ENOMEM;
+		s->next_copy = nn;
+		s->cap_slots = cap;
+	}
+	if (pr->n == pr->cap) {
+		unsigned int cap = pr->cap ? 2 * pr->cap : 16, *ns;
+
+		ns = realloc(pr->slots, cap * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		pr->slots = ns;
+		pr->cap = cap;
+	}
+	idx = s->nslots++;
+	x = &s->slots[idx];
+	x->task = task;
+	x->proc = proc;
+	x->start = start;
+	x->finish = finish;
+	x->flags = flags & TH_SCHED_SLOT_DUP;
+	/* a copy that goes before a busy slot fills an idle gap */
+	for (i = pos; i < pr->n; i++)
+		if (!th_slot_empty(&s->slots[pr->slots[i]])) {
+			x->flags |= TH_SCHED_SLOT_INSERTED;
+			break;
+		}
+	memmove(&pr->slots[pos + 1], &pr->slots[pos],
+		(pr->n - pos) * sizeof(*pr->slots));
+	pr->slots[pos] = idx;
+	pr->n++;
+	s->next_copy[idx] = s->first_copy[task];
+	s->first_copy[task] = idx;
+	if (!(flags & TH_SCHED_SLOT_DUP))
+		s->primary[task] = idx;
+	if (finish < s->aft_min[task])
+		s->aft_min[task] = finish;
+	s->copy_mask[(size_t)task * s->mask_words + proc / 64] |=
+		1ull << (proc % 64);
+	return 0;
+}
+
+double th_sched_arrival(const struct th_sched *s, unsigned int edge,
+			unsigned int proc)
+{
+	const struct th_dag_edge *e = &s->dag->edges[edge];
+	double best = s->aft_min[e->from] + e->cost;
+	unsigned int x;
+
+	if (!th_sched_mask_test(s, e->from, proc))
+		return best;
+	for (x = s->first_copy[e->from]; x != TH_NONE; x = s->next_copy[x])
+		if (s->slots[x].proc == proc && s->slots[x].finish < best)
+			best = s->slots[x].finish;
+	return best;
+}
+
+double th_sched_data_ready(const struct th_sched *s, unsigned int v,
+			   unsigned int proc, unsigned int skip_parent)
+{
+	const struct th_dag *dag = s->dag;
+	double ready = 0;
+	unsigned int j;
+
+	for (j = dag->pred_off[v]; j < dag->pred_off[v + 1]; j++) {
+		unsigned int e = dag->pred[j];
+
+		if (dag->edges[e].from == skip_parent)
+			continue;
+		ready = fmax(ready, th_sched_arrival(s, e, proc));
+	}
+	return ready;
+}
+
+double th_sched_proc_iat(const struct th_sched *s, unsigned int proc)
+{
+	const struct th_sched_proc *pr = &s->procs[proc];
+	double iat = 0;
+	unsigned int i;
+
+	/* the last busy slot ends last: busy slots never overlap */
+	for (i = pr->n; i-- > 0;) {
+		const struct th_sched_slot *x = &s->slots[pr->slots[i]];
+
+		iat = fmax(iat, x->finish);
+		if (!th_slot_empty(x))
+			break;
+	}
+	return iat;
+}
+
+double th_sched_gap_start(const struct th_sched *s, unsigned int proc,
+			  double ready, double dur)
+{
+	const struct th_sched_proc *pr = &s->procs[proc];
+	double t = ready;
+	unsigned int i;
+
+	/*
+	 * Busy slots do not overlap, so of those that start before ready only
+	 * the last one can still run at ready: start the scan there.
+	 */
+	i = th_sched_proc_pos(s, pr, ready);
+	while (i > 0 && th_slot_empty(&s->slots[pr->slots[i - 1]]))
+		i--;
+	if (i > 0)
+		i--;
+	for (; i < pr->n; i++) {
+		const struct th_sched_slot *x = &s->slots[pr->slots[i]];
+
+		if (th_slot_empty(x) || x->finish <= t)
+			continue;
+		if (th_time_le(t + dur, x->start))
+			return t;
+		t = fmax(t, x->finish);
+	}
+	return t;
+}
+
+bool th_sched_has_copy_on(const struct th_sched *s, unsigned int task,
+			  unsigned int proc)
+{
+	return th_sched_mask_test(s, task, proc);
+}
+
+int th_sched_place_best(struct th_sched *s, unsigned int v, bool insertion)
+{
+	const struct th_dag *dag = s->dag;
+	double best = INFINITY, best_start = 0;
+	unsigned int p, best_p = 0;
+
+	for (p = 0; p < dag->nprocs; p++) {
+		double r = th_sched_data_ready(s, v, p, TH_NONE), st, eft;
+		double w = th_dag_w(dag, v, p);
+
+		st = insertion ? th_sched_gap_start(s, p, r, w) :
+				 fmax(r, th_sched_proc_iat(s, p));
+		eft = st + w;
+		if (eft < best) {
+			best = eft;
+			best_start = st;
+			best_p = p;
+		}
+	}
+	if (isinf(best))
+		return -EINVAL;
+	return th_sched_place(s, v, best_p, best_start, 0);
+}
+
+/* A binary min-heap of task ids keyed by their position in the list. */
+static void th_heap_push(unsigned int *h, unsigned int *n,
+			 const unsigned int *key, unsigned int v)
+{
+	unsigned int i = (*n)++;
+
+	while (i && key[h[(i - 1) / 2]] > key[v]) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static unsigned int th_heap_pop(unsigned int *h, unsigned int *n,
+				const unsigned int *key)
+{
+	unsigned int top = h[0], v = h[--*n], i = 0;
+
+	for (;;) {
+		unsigned int c = 2 * i + 1;
+
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && key[h[c + 1]] < key[h[c]])
+			c++;
+		if (key[h[c]] >= key[v])
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = v;
+	return top;
+}
+
+/*
+ * The tie rule of SCHEDULING.md: the next task is the first one in the
+ * list whose parents are all placed.  Equivalently, the ready task with
+ * the smallest list position.
+ */
+int th_sched_ready_order(const struct th_dag *dag, const unsigned int *list,
+			 unsigned int *out)
+{
+	unsigned int n = dag->ntasks, i, j, nh = 0, k = 0;
+	unsigned int *pos, *indeg, *heap;
+	int ret = -ENOMEM;
+
+	pos = malloc(n * sizeof(*pos));
+	indeg = calloc(n, sizeof(*indeg));
+	heap = malloc(n * sizeof(*heap));
+	if (!pos || !indeg || !heap)
+		goto out;
+	ret = -EINVAL;
+	memset(pos, 0xff, n * sizeof(*pos));
+	for (i = 0; i < n; i++) {
+		if (list[i] >= n || pos[list[i]] != TH_NONE)
+			goto out;
+		pos[list[i]] = i;
+	}
+	for (i = 0; i < n; i++) {
+		indeg[i] = dag->pred_off[i + 1] - dag->pred_off[i];
+		if (!indeg[i])
+			th_heap_push(heap, &nh, pos, i);
+	}
+	while (nh) {
+		unsigned int v = th_heap_pop(heap, &nh, pos);
+
+		out[k++] = v;
+		for (j = dag->succ_off[v]; j < dag->succ_off[v + 1]; j++) {
+			unsigned int c = dag->edges[dag->succ[j]].to;
+
+			if (!--indeg[c])
+				th_heap_push(heap, &nh, pos, c);
+		}
+	}
+	ret = k == n ? 0 : -ELOOP;
+out:
+	free(pos);
+	free(indeg);
+	free(heap);
+	return ret;
+}
+
+int th_sched_list(const struct th_dag *dag, enum th_sched_alg alg,
+		  unsigned int *out)
+{
+	if (!dag->finalized || !dag->nprocs)
+		return -EINVAL;
+	switch (alg) {
+	case TH_SCHED_HEFT:
+		return th_sched_heft_list(dag, out);
+	case TH_SCHED_PETS:
+		return th_sched_pets_list(dag, out);
+	case TH_SCHED_HCPFD:
+		return th_sched_hcpfd_list(dag, out);
+	case TH_SCHED_HAGD:
+	case TH_SCHED_HAGD_PLUS:
+		return th_sched_hagd_list(dag, out);
+	default:
+		return -EINVAL;
+	}
+}
+
+struct th_sched *th_sched_run(const struct th_dag *dag, enum th_sched_alg alg)
+{
+	struct th_sched *s;
+	int ret;
+
+	if ((unsigned int)alg >= TH_SCHED_NR_ALGS) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = th_sched_create(dag);
+	if (!s)
+		return NULL;
+	switch (alg) {
+	case TH_SCHED_HEFT:
+		ret = th_sched_heft(s);
+		break;
+	case TH_SCHED_PETS:
+		ret = th_sched_pets(s);
+		break;
+	case TH_SCHED_HCPFD:
+		ret = th_sched_hcpfd(s);
+		break;
+	case TH_SCHED_HAGD:
+		ret = th_sched_hagd(s, false);
+		break;
+	default:
+		ret = th_sched_hagd(s, true);
+		break;
+	}
+	if (ret) {
+		th_sched_destroy(s);
+		errno = -ret;
+		return NULL;
+	}
+	return s;
+}
+
+unsigned int th_sched_nslots(const struct th_sched *s)
+{
+	return s->nslots;
+}
+
+const struct th_sched_slot *th_sched_slot(const struct th_sched *s,
+					  unsigned int i)
+{
+	return i < s->nslots ? &s->slots[i] : NULL;
+}
+
+int th_sched_primary(const struct th_sched *s, unsigned int task)
+{
+	if (task >= s->dag->ntasks || s->primary[task] == TH_NONE)
+		return -ENOENT;
+	return (int)s->primary[task];
+}
+
+const struct th_dag *th_sched_dag(const struct th_sched *s)
+{
+	return s->dag;
+}

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* sched_priv.h - the scheduler's private structs and cross-file helpers. */
+#ifndef TH_SCHED_PRIV_H
+#define TH_SCHED_PRIV_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "th_sched.h"
+
+#define TH_NONE		0xffffffffu
+
+
+/* Relative tolerance for comparing times built from sums of costs. */
+#define TH_SCHED_EPS	1e-9
+
+struct th_dag_edge {
+	unsigned int from;
+	unsigned int to;
+	double cost;
+};
+
+struct th_dag {
+	unsigned int ntasks;		/* real + virtual */
+	unsigned int nreal;
+	unsigned int cap_tasks;
+	unsigned int nprocs;		/* 0 until costs exist */
+	char **names;			/* NULL entries: default names */
+	double *base;			/* structural weight, w̄ source */
+	double *w;			/* ntasks x nprocs */
+	double *wmean;			/* w̄, kept up to date */
+	bool *virt;
+
+	unsigned int nedges;
+	unsigned int cap_edges;
+	struct th_dag_edge *edges;
+
+	/* built by th_dag_finalize(): edge indices grouped per task */
+	bool finalized;
+	unsigned int *pred_off;		/* ntasks + 1 */
+	unsigned int *pred;		/* edge indices, by from */
+	unsigned int *succ_off;
+	unsigned int *succ;
+	unsigned int *topo;		/* a topological order */
+	unsigned int entry;
+	unsigned int exit;
+};
+
+/* The w(v, s) table. */
+static inline double th_dag_w(const struct th_dag *dag, unsigned int v,
+			      unsigned int s)
+{
+	return dag->w[(size_t)v * dag->nprocs + s];
+}
+
+struct th_sched_proc {
+	unsigned int n;
+	unsigned int cap;
+	unsigned int *slots;		/* slot indices, ordered by start */
+};
+
+struct th_sched {
+	const struct th_dag *dag;
+	unsigned int nslots;
+	unsigned int cap_slots;
+	struct th_sched_slot *slots;
+	unsigned int *next_copy;	/* per slot: next copy of the task */
+	unsigned int *first_copy;	/* per task */
+	unsigned int *primary;		/* per task */
+	double *aft_min;		/* per task: earliest finish of a copy */
+	struct th_sched_proc *procs;
+	/* per task, a bit per processor holding a copy: skips copy scans */
+	uint64_t *copy_mask;
+	unsigned int mask_words;
+};
+
+static inline bool th_sched_mask_test(const struct th_sched *s,
+				      unsigned int task, unsigned int proc)
+{
+	return s->copy_mask[(size_t)task * s->mask_words + proc / 64] >>
+	       (proc % 64) & 1;
+}
+
+/*
+ * Cross-file helpers are hidden: libthverbs.so's version script exports
+ * th_*, and only th_sched.h is the API.
+ */
+#pragma GCC visibility push(hidden)
+
+/* sched.c: the placement machinery shared by the algorithms */
+double th_sched_arrival(const struct th_sched *s, unsigned int edge,
+			unsigned int proc);
+double th_sched_data_ready(const struct th_sched *s, unsigned int v,
+			   unsigned int proc, unsigned int skip_parent);
+double th_sched_proc_iat(const struct th_sched *s, unsigned int proc);
+double th_sched_gap_start(const struct th_sched *s, unsigned int proc,
+			  double ready, double dur);
+bool th_sched_has_copy_on(const struct th_sched *s, unsigned int task,
+			  unsigned int proc);
+int th_sched_place_best(struct th_sched *s, unsigned int v, bool insertion);
+int th_sched_ready_order(const struct th_dag *dag, const unsigned int *list,
+			 unsigned int *out);
+
+/* The algorithms, each in its file; the schedule s starts empty. */
+int th_sched_heft(struct th_sched *s);
+int th_sched_pets(struct th_sched *s);
+int th_sched_hcpfd(struct th_sched *s);
+int th_sched_hagd(struct th_sched *s, bool early);
+int th_sched_heft_list(const struct th_dag *dag, unsigned int *out);
+int th_sched_pets_list(const struct th_dag *dag, unsigned int *out);
+int th_sched_hcpfd_list(const struct th_dag *dag, unsigned int *out);
+int th_sched_hagd_list(const struct th_dag *dag, unsigned int *out);
+
+#pragma GCC visibility pop
+
+/* A small seeded PRNG: splitmix64 seeding xoshiro256**. */
+struct th_rng {
+	uint64_t s[4];
+};
+
+static inline uint64_t th_splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static inline void th_rng_seed(struct th_rng *r, uint64_t seed)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		r->s[i] = th_splitmix64(&seed);
+}
+
+static inline uint64_t th_rng_next(struct th_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t x = s[1] * 5;
+	uint64_t res = ((x << 7) | (x >> 57)) * 9;
+	uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = (s[3] << 45) | (s[3] >> 19);
+	return res;
+}
+
+/* Uniform in [0, 1). */
+static inline double th_rng_unit(struct th_rng *r)
+{
+	return (double)(th_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+/* Uniform in [lo, hi] for integers, lo <= hi. */
+static inline unsigned int th_rng_range(struct th_rng *r, unsigned int lo,
+					unsigned int hi)
+{
+	return lo + (unsigned int)(th_rng_next(r) % ((uint64_t)hi - lo + 1));
+}
+
+static inline bool th_time_le(double a, double b)
+{
+	return a <= b + TH_SCHED_EPS * (1.0 + fabs(b));
+}
+
+#endif /* TH_SCHED_PRIV_H */
