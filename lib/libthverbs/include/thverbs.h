@@ -192,6 +192,62 @@ int th_tree_children(unsigned int n, unsigned int root, unsigned int k,
 /* ceil(log_k n): the tree's depth. */
 int th_tree_depth(unsigned int n, unsigned int k);
 
+/* ---- offloaded collectives (COLLECTIVES.md) ----------------------------- */
+
+enum th_coll_kind {
+	TH_COLL_ALLREDUCE,	/* every rank's recv = op over all send */
+	TH_COLL_REDUCE,		/* the root's recv = op over all send */
+	TH_COLL_BCAST,		/* every rank's recv = the root's send */
+};
+
+/**
+ * struct th_coll_attr - what a collective handle computes
+ * @kind: enum th_coll_kind
+ * @op: TH_NIC_ALU_* (ignored by BCAST)
+ * @dtype: TH_NIC_DT_*
+ * @count: elements per rank
+ * @root: root rank of the tree
+ * @radix: k of the k-nomial tree, >= 2; 0 picks 4
+ * @segment: elements per pipelined segment; 0 picks a default
+ */
+struct th_coll_attr {
+	enum th_coll_kind kind;
+	unsigned int op;
+	unsigned int dtype;
+	uint32_t count;
+	unsigned int root;
+	unsigned int radix;
+	uint32_t segment;
+};
+
+struct th_coll;
+
+/* Exchange @len bytes per rank (e.g. th_boot_allgather()). */
+typedef int (*th_coll_allgather_fn)(void *arg, const void *mine, void *all,
+				    size_t len);
+
+/*
+ * One process drives all @n ranks: rank r runs on @vps[r] with buffers
+ * @send[r] and @recv[r] (count elements each; unused ones may be NULL).
+ */
+struct th_coll *th_coll_create_local(struct th_vport *const *vps,
+				     unsigned int n,
+				     const struct th_coll_attr *attr,
+				     void *const *send, void *const *recv);
+/* One process per rank: addresses are exchanged through @allgather. */
+struct th_coll *th_coll_create(struct th_vport *vp, unsigned int rank,
+			       unsigned int size, th_coll_allgather_fn allgather,
+			       void *arg, const struct th_coll_attr *attr,
+			       void *send, void *recv);
+/*
+ * Start a round on every rank this process drives: the chains were posted
+ * ahead; this only tells the NIC the send buffers are ready.
+ */
+int th_coll_start(struct th_coll *coll);
+/* Wait for the round's completion on every local rank, then post ahead. */
+int th_coll_wait(struct th_coll *coll, uint64_t timeout_ns);
+void th_coll_destroy(struct th_coll *coll);
+
 /* ---- errors ----------------------------------------------------------- */
 
 /* A message for a negative errno returned by this library. */

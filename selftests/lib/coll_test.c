@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * coll_test.c - offloaded Allreduce, Reduce and Broadcast through the
+ * public API, one process driving every rank: results bit-identical to a
+ * reference evaluated in the same tree order, over N, radix, root, op,
+ * dtype and size (0, odd sizes, several segments), several rounds per
+ * handle.  Runs on the in-process provider on the host and on th_nic.ko in
+ * the VM; ranks beyond the node count share nodes through more vports.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "thverbs.h"
+
+#define MAX_RANKS 64
+
+struct world {
+	struct th_device **devs;
+	int ndev;
+	struct th_context **ctx;
+	struct th_vport *vp[MAX_RANKS];
+};
+
+static int world_open(struct world *w, unsigned int n)
+{
+	unsigned int r;
+
+	w->devs = th_get_device_list(NULL, &w->ndev);
+	if (!w->devs)
+		return -errno;
+	w->ctx = calloc(w->ndev, sizeof(*w->ctx));
+	if (!w->ctx)
+		return -ENOMEM;
+	for (r = 0; r < n; r++) {
+		unsigned int node = r % w->ndev;
+
+		if (!w->ctx[node])
+			w->ctx[node] = th_open_device(w->devs[node]);
+		if (!w->ctx[node])
+			return -errno;
+		w->vp[r] = th_create_vport(w->ctx[node], NULL);
+		if (!w->vp[r])
+			return -errno;
+	}
+	return 0;
+}
+
+static void world_close(struct world *w, unsigned int n)
+{
+	unsigned int r;
+	int i;
+
+	for (r = 0; r < n; r++)
+		if (w->vp[r])
+			th_destroy_vport(w->vp[r]);
+	for (i = 0; w->ctx && i < w->ndev; i++)
+		if (w->ctx[i])
+			th_close_device(w->ctx[i]);
+	free(w->ctx);
+	th_free_device_list(w->devs);
+}
+
+static const unsigned int esize[TH_NIC_DT_MAX] = { 1, 2, 4, 8, 1, 2, 4, 8, 4, 8 };
+
+/* a = a op b for one element, the ALU's rules (no NaNs are generated). */
+#define REF_INT(T, UT)							\
+static void ref_##T(unsigned int op, void *ap, const void *bp)		\
+{									\
+	T a, b;								\
+	memcpy(&a, ap, sizeof(a));					\
+	memcpy(&b, bp, sizeof(b));					\
+	switch (op) {							\
+	case TH_NIC_ALU_SUM: a = (T)((UT)a + (UT)b); break;		\
+	case TH_NIC_ALU_PROD: a = (T)((UT)a * (UT)b); break;		\
+	case TH_NIC_ALU_MAX: a = b > a ? b : a; break;			\
+	case TH_NIC_ALU_MIN: a = b < a ? b : a; break;			\
+	case TH_NIC_ALU_BAND: a &= b; break;				\
+	case TH_NIC_ALU_BOR: a |= b; break;				\
+	default: a ^= b; break;						\
+	}								\
+	memcpy(ap, &a, sizeof(a));					\
+}
+REF_INT(int8_t, uint32_t)
+REF_INT(int16_t, uint32_t)
+REF_INT(int32_t, uint32_t)
+REF_INT(int64_t, uint64_t)
+REF_INT(uint8_t, uint32_t)
+REF_INT(uint16_t, uint32_t)
+REF_INT(uint32_t, uint32_t)
+REF_INT(uint64_t, uint64_t)
+
+#define REF_FLT(T)							\
+static void ref_##T(unsigned int op, void *ap, const void *bp)		\
+{									\
+	T a, b;								\
+	memcpy(&a, ap, sizeof(a));					\
+	memcpy(&b, bp, sizeof(b));					\
+	switch (op) {							\
+	case TH_NIC_ALU_SUM: a = a + b; break;				\
+	case TH_NIC_ALU_PROD: a = a * b; break;				\
+	case TH_NIC_ALU_MAX: a = b > a ? b : a; break;			\
+	default: a = b < a ? b : a; break;				\
+	}								\
+	memcpy(ap, &a, sizeof(a));					\
+}
+REF_FLT(float)
+REF_FLT(double)
+
+typedef void (*ref_fn)(unsigned int op, void *a, const void *b);
+static const ref_fn ref_op[TH_NIC_DT_MAX] = {
+	ref_int8_t, ref_int16_t, ref_int32_t, ref_int64_t, ref_uint8_t,
+	ref_uint16_t, ref_uint32_t, ref_uint64_t, ref_float, ref_double,
+};
+
+/* out = fold(send[v], ref(child 0), ...): the tree's order of evaluation. */
+static void ref_tree(const struct th_coll_attr *a, unsigned int n,
+		     unsigned int v, uint8_t *const *send, uint8_t *out)
+{
+	unsigned int kids[MAX_RANKS], nk, j, i, es = esize[a->dtype];
+	uint8_t *sub = malloc((size_t)a->count * es + 1);
+
+	memcpy(out, send[v], (size_t)a->count * es);
+	nk = th_tree_children(n, a->root, a->radix, v, kids, MAX_RANKS);
+	for (j = 0; j < nk; j++) {
+		ref_tree(a, n, kids[j], send, sub);
+		for (i = 0; i < a->count; i++)
+			ref_op[a->dtype](a->op, out + i * es, sub + i * es);
+	}
+	free(sub);
+}
+
+static void fill(uint8_t *p, size_t bytes, unsigned int dtype, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < bytes; i++)
+		p[i] = (uint8_t)((seed * 2654435761u + i * 40503u) >> 13);
+	/* floats: small integers and halves, so no NaN or overflow hides a bug */
+	if (dtype == TH_NIC_DT_FLOAT32)
+		for (i = 0; i + 4 <= bytes; i += 4) {
+			float f = (float)((int)(p[i] % 64) - 32) / 2;
+
+			memcpy(p + i, &f, 4);
+		}
+	if (dtype == TH_NIC_DT_FLOAT64)
+		for (i = 0; i + 8 <= bytes; i += 8) {
+			double f = (double)((int)(p[i] % 200) - 100) / 4 +
+				   (double)p[i + 1] / 1024;
+
+			memcpy(p + i, &f, 8);
+		}
+}
+
+/*
+ * Run @rounds rounds of one collective over @n ranks and compare every
+ * rank's result with the reference; returns 0 or what went wrong.
+ */
+static int run_coll(struct __test_metadata *_metadata,
+		    const struct th_coll_attr *a, unsigned int n,
+		    unsigned int rounds)
+{
+	struct world w = { 0 };
+	uint8_t *send[MAX_RANKS], *recv[MAX_RANKS], *want;
+	size_t bytes = (size_t)a->count * esize[a->dtype];
+	struct th_coll *coll = NULL;
+	unsigned int r, round;
+	int ret, bad = 0;
+
+	ret = world_open(&w, n);
+	want = malloc(bytes + 1);
+	for (r = 0; r < n; r++) {
+		send[r] = malloc(bytes + 1);
+		recv[r] = calloc(1, bytes + 1);
+	}
+	if (!ret)
+		coll = th_coll_create_local(w.vp, n, a, (void *const *)send,
+					    (void *const *)recv);
+	if (!ret && !coll)
+		ret = -errno;
+	for (round = 0; !ret && round < rounds; round++) {
+		for (r = 0; r < n; r++) {
+			fill(send[r], bytes, a->dtype, round * 131 + r);
+			memset(recv[r], 0xee, bytes);
+		}
+		ret = th_coll_start(coll);
+		if (!ret)
+			ret = th_coll_wait(coll, 20000000000ULL);
+		if (ret)
+			break;
+		if (a->kind == TH_COLL_BCAST)
+			memcpy(want, send[a->root], bytes);
+		else
+			ref_tree(a, n, a->root, send, want);
+		for (r = 0; r < n; r++) {
+			if (a->kind == TH_COLL_REDUCE && r != a->root)
+				continue;
+			if (memcmp(want, recv[r], bytes)) {
+				TH_LOG("kind %d op %u dtype %u count %u n %u k %u root %u: rank %u round %u differs",
+				       a->kind, a->op, a->dtype, a->count, n,
+				       a->radix, a->root, r, round);
+				bad = 1;
+			}
+		}
+	}
+	th_coll_destroy(coll);
+	for (r = 0; r < n; r++) {
+		free(send[r]);
+		free(recv[r]);
+	}
+	free(want);
+	world_close(&w, n);
+	if (ret)
+		TH_LOG("kind %d n %u k %u root %u count %u: %s", a->kind, n,
+		       a->radix, a->root, a->count, th_strerror(ret));
+	return ret ? ret : bad;
+}
+
+static const unsigned int sizes_n[] = { 1, 2, 3, 5, 7, 8, 16, 17, 64 };
+
+TEST(allreduce_every_n_radix_root)
+{
+	static const unsigned int radix[] = { 2, 3, 4, 8 };
+	struct th_coll_attr a = {
+		.kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
+		.dtype = TH_NIC_DT_FLOAT64, .count = 37,
+	};
+	unsigned int i, j, roots[3];
+
+	for (i = 0; i < sizeof(sizes_n) / sizeof(sizes_n[0]); i++) {
+		unsigned int n = sizes_n[i];
+
+		roots[0] = 0;
+		roots[1] = n - 1;
+		roots[2] = n / 2;
+		for (j = 0; j < 4 * 3; j++) {
+			a.radix = radix[j % 4];
+			a.root = roots[j / 4];
+			ASSERT_EQ(0, run_coll(_metadata, &a, n, 2));
+		}
+	}
+}
+
+TEST(allreduce_every_op_and_dtype)
+{
+	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE, .count = 300,
+				  .radix = 2, .root = 1 };
+	unsigned int op, dt;
+
+	for (dt = 0; dt < TH_NIC_DT_MAX; dt++) {
+		for (op = 0; op < TH_NIC_ALU_OP_MAX; op++) {
+			if (dt >= TH_NIC_DT_FLOAT32 && op >= TH_NIC_ALU_BAND)
+				continue;
+			a.op = op;
+			a.dtype = dt;
+			ASSERT_EQ(0, run_coll(_metadata, &a, 7, 1));
+		}
+	}
+}
+
+TEST(sizes_segments_and_rounds)
+{
+	static const uint32_t counts[] = { 0, 1, 1000, 20000, 40001 };
+	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE,
+				  .op = TH_NIC_ALU_MAX, .dtype = TH_NIC_DT_INT32,
+				  .radix = 4 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		a.count = counts[i];
+		a.segment = 0;
+		ASSERT_EQ(0, run_coll(_metadata, &a, 16, 3));
+		a.segment = 777;	/* not a divisor: a short last segment */
+		ASSERT_EQ(0, run_coll(_metadata, &a, 5, 2));
+	}
+}
+
+TEST(reduce_and_bcast)
+{
+	struct th_coll_attr a = { .op = TH_NIC_ALU_SUM, .dtype = TH_NIC_DT_INT64,
+				  .count = 2500, .segment = 1000 };
+	unsigned int i, n;
+
+	for (i = 0; i < sizeof(sizes_n) / sizeof(sizes_n[0]); i++) {
+		n = sizes_n[i];
+		a.radix = 2 + i % 3;
+		a.root = n / 3;
+		a.kind = TH_COLL_REDUCE;
+		ASSERT_EQ(0, run_coll(_metadata, &a, n, 3));
+		a.kind = TH_COLL_BCAST;
+		ASSERT_EQ(0, run_coll(_metadata, &a, n, 3));
+	}
+}
+
+TEST(bad_attributes_are_refused)
+{
+	struct world w = { 0 };
+	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_BXOR,
+				  .dtype = TH_NIC_DT_FLOAT32, .count = 4 };
+
+	ASSERT_EQ(0, world_open(&w, 2));
+	/* bitwise on floats: the NIC refuses the chains */
+	EXPECT_EQ(NULL, th_coll_create_local(w.vp, 2, &a, NULL, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	a.op = TH_NIC_ALU_SUM;
+	a.root = 2;
+	EXPECT_EQ(NULL, th_coll_create_local(w.vp, 2, &a, NULL, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	a.root = 0;
+	a.radix = 1;
+	EXPECT_EQ(NULL, th_coll_create_local(w.vp, 2, &a, NULL, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	a.radix = 2;
+	a.dtype = TH_NIC_DT_MAX;
+	EXPECT_EQ(NULL, th_coll_create_local(w.vp, 2, &a, NULL, NULL));
+	world_close(&w, 2);
+}
+
+TEST_HARNESS_MAIN
