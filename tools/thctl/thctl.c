@@ -14,6 +14,11 @@ struct thctl_cmd {
 static const struct thctl_cmd thctl_cmds[] = {
 	{ "demo",  thctl_demo_main,  "an offloaded reduction on the in-process NIC model, narrated" },
 	{ "sched", thctl_sched_main, "schedule a task graph (HEFT, PETS, HCPFD, HAGD)" },
+	{ "tree",  thctl_tree_main,  "print the k-nomial tree of N ranks" },
+	{ "devices", thctl_devices_main, "list the nodes of a provider" },
+	{ "info", thctl_info_main, "a node's ABI version, limits and features" },
+	{ "counters", thctl_counters_main, "check a node's vport and counter range (see --help)" },
+	{ "post", thctl_post_main, "run a chain file: set up, post, trigger, wait, print" },
 };
 
 static void thctl_usage(FILE *f)

@@ -15,5 +15,12 @@ enum thctl_exit {
 
 int thctl_demo_main(int argc, char **argv);
 int thctl_sched_main(int argc, char **argv);
+int thctl_tree_main(int argc, char **argv);
+/* cmd_devices.c */
+int thctl_devices_main(int argc, char **argv);
+int thctl_info_main(int argc, char **argv);
+int thctl_counters_main(int argc, char **argv);
+/* cmd_post.c */
+int thctl_post_main(int argc, char **argv);
 
 #endif /* THCTL_H */

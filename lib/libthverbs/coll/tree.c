@@ -58,16 +58,22 @@ TH_EXPORT int th_tree_children(unsigned int n, unsigned int root,
 	return (int)count;
 }
 
+/*
+ * The depth is the most non-zero base-k digits of any v < n: with
+ * d = ceil(log_k n) digits available, it is d when n exceeds 11...1 (d
+ * ones, base k), else d - 1.  So ceil(log_k n) is a bound, met only then.
+ */
 TH_EXPORT int th_tree_depth(unsigned int n, unsigned int k)
 {
-	unsigned long long p = 1;
+	unsigned long long p = 1, ones = 0;
 	int d = 0;
 
 	if (!n || k < 2)
 		return -EINVAL;
 	while (p < n) {
+		ones += p;
 		p *= k;
 		d++;
 	}
-	return d;
+	return n > ones ? d : d - 1;
 }

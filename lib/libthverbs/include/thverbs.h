@@ -189,7 +189,7 @@ int th_tree_parent(unsigned int n, unsigned int root, unsigned int k,
 int th_tree_children(unsigned int n, unsigned int root, unsigned int k,
 		     unsigned int rank, unsigned int *children,
 		     unsigned int max);
-/* ceil(log_k n): the tree's depth. */
+/* The tree's depth (edges on its longest path); at most ceil(log_k n). */
 int th_tree_depth(unsigned int n, unsigned int k);
 
 /* ---- offloaded collectives (COLLECTIVES.md) ----------------------------- */
