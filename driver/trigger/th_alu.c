@@ -9,9 +9,11 @@
  * once, which keeps "dst == src[k]" safe and the order of evaluation left to
  * right for every element.
  *
- * The per-chunk loops take restrict pointers and, for full chunks, a
- * constant trip count: with no alias check and no scalar epilogue to pay
- * for, gcc's -O2 ("very cheap") cost model vectorises them.
+ * The per-chunk loops take restrict pointers (the accumulator is private;
+ * two sources may be the same memory, which restrict allows as neither is
+ * written) and, for full chunks, a constant trip count: with no alias
+ * check and no scalar epilogue to pay for, gcc's -O2 ("very cheap") cost
+ * model vectorises them.  The short last chunk stays scalar.
  */
 #include "th_alu.h"
 
@@ -30,17 +32,22 @@
 #define TH_ALU_SLICE	(64 * 1024)
 
 typedef void (*th_alu_chunk_fn)(void *restrict acc, const void *restrict src);
+typedef void (*th_alu_chunk2_fn)(void *restrict acc, const void *restrict s1,
+				 const void *restrict s2);
 typedef void (*th_alu_tail_fn)(void *restrict acc, const void *restrict src,
 			       unsigned int n);
 
 /*
  * dst = first op src[k] op ... one chunk at a time, where first is dst
- * itself (accumulate) or src[0].  Forced inline into each (op, dtype)
- * entry point: @chunk and @tail are then known, and are inlined in turn
- * instead of being called indirectly per chunk and source (retpolines).
+ * itself (accumulate) or src[0].  Full chunks take two sources per pass
+ * (@chunk2), which halves the loads and stores of the accumulator, and
+ * the odd one out alone (@chunk); the short last chunk goes to @tail.
+ * Forced inline into each (op, dtype) entry point: the three are then
+ * known, and inlined in turn instead of called indirectly (retpolines).
  */
 static __always_inline void th_alu_run(void *acc, unsigned int esize,
 				       th_alu_chunk_fn chunk,
+				       th_alu_chunk2_fn chunk2,
 				       th_alu_tail_fn tail, void *dst,
 				       const void *const *src,
 				       unsigned int nsrc, bool accumulate,
@@ -54,7 +61,7 @@ static __always_inline void th_alu_run(void *acc, unsigned int esize,
 
 	while (done < count) {
 		u64 slice_end = count - done > slice_elems ?
-				done + slice_elems : count - (count > 65536);
+				done + slice_elems : count;
 
 		th_fpu_begin();
 		while (done < slice_end) {
@@ -64,13 +71,16 @@ static __always_inline void th_alu_run(void *acc, unsigned int esize,
 			unsigned int k;
 
 			memcpy(acc, first + off, (size_t)n * esize);
-			for (k = k0; k < nsrc; k++) {
-				const u8 *s = (const u8 *)src[k] + off;
-
-				if (n == chunk_elems)
-					chunk(acc, s);
-				else
-					tail(acc, s, n);
+			k = k0;
+			if (n == chunk_elems) {
+				for (; k + 1 < nsrc; k += 2)
+					chunk2(acc, (const u8 *)src[k] + off,
+					       (const u8 *)src[k + 1] + off);
+				if (k < nsrc)
+					chunk(acc, (const u8 *)src[k] + off);
+			} else {
+				for (; k < nsrc; k++)
+					tail(acc, (const u8 *)src[k] + off, n);
 			}
 			memcpy((u8 *)dst + off, acc, (size_t)n * esize);
 			done += n;
@@ -102,6 +112,17 @@ static void name##_chunk(void *restrict accv, const void *restrict srcv)	\
 		acc[i] = name##_op(acc[i], src[i]);			\
 }									\
 									\
+static void name##_chunk2(void *restrict accv, const void *restrict s1v,	\
+			  const void *restrict s2v)			\
+{									\
+	type *acc = accv;						\
+	const type *s1 = s1v, *s2 = s2v;				\
+	unsigned int i;							\
+									\
+	for (i = 0; i < TH_ALU_CHUNK / sizeof(type); i++)		\
+		acc[i] = name##_op(name##_op(acc[i], s1[i]), s2[i]);	\
+}									\
+									\
 static void name##_tail(void *restrict accv, const void *restrict srcv,	\
 			unsigned int n)					\
 {									\
@@ -118,8 +139,8 @@ static void name(void *dst, const void *const *src, unsigned int nsrc,	\
 {									\
 	type acc[TH_ALU_CHUNK / sizeof(type)];				\
 									\
-	th_alu_run(acc, sizeof(type), name##_chunk, name##_tail, dst,	\
-		   src, nsrc, accumulate, count);			\
+	th_alu_run(acc, sizeof(type), name##_chunk, name##_chunk2,	\
+		   name##_tail, dst, src, nsrc, accumulate, count);	\
 }
 
 /*
@@ -141,15 +162,16 @@ static void name(void *dst, const void *const *src, unsigned int nsrc,	\
 #define TH_ALU_IMIN	(b < a ? b : a)
 
 /*
- * Floats: keep a NaN accumulator, else take a NaN operand, else take the
- * operand only if strictly greater (less), so the first NaN met wins and,
- * as -0.0 == +0.0, the earlier zero is kept.  "!(b <= a)" is true both
- * for b > a and for a NaN b.  "&" rather than "&&" evaluates both compares
- * unconditionally, which lets gcc turn the whole into vector selects.
- * NaNs are found with "a == a": no libm in the kernel.
+ * Floats: keep the accumulator if it is a NaN or the operand is not
+ * strictly greater (less); else take the operand, which is then greater
+ * (less) or a NaN, as "b <= a" is false for a NaN b.  So the first NaN met
+ * wins and, as -0.0 == +0.0, the earlier zero is kept.  NaNs are found
+ * with "a != a": no libm in the kernel.  This form becomes four vector
+ * compares and logic ops plus a select, chained or not; spelling out the
+ * three cases as nested ?: makes chained pairs several times slower.
  */
-#define TH_ALU_FMAX	((a == a) & !(b <= a) ? b : a)
-#define TH_ALU_FMIN	((a == a) & !(b >= a) ? b : a)
+#define TH_ALU_FMAX	(a != a || b <= a ? a : b)
+#define TH_ALU_FMIN	(a != a || b >= a ? a : b)
 
 TH_ALU_DEFINE(th_alu_sum_u8, u8, TH_ALU_ADD)
 TH_ALU_DEFINE(th_alu_sum_u16, u16, TH_ALU_ADD)

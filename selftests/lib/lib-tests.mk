@@ -24,3 +24,11 @@ vm-payload: $(VM_THBENCH)
 $(VM_THBENCH): $(THBENCH_OBJS) $(LIBTHVERBS_A)
 	@mkdir -p $(dir $@)
 	$(CC) -static -pthread -o $@ $(THBENCH_OBJS) $(LIBTHVERBS_A) -lm
+
+# thctl, static: the demo runs as a test on the kernel provider, and
+# `make vmshell` has the tool at hand.
+VM_THCTL	:= $(B)/vm/payload/bin/thctl
+vm-payload: $(VM_THCTL)
+$(VM_THCTL): $(THCTL_OBJS) $(LIBTHVERBS_A)
+	@mkdir -p $(dir $@)
+	$(CC) -static -pthread -o $@ $(THCTL_OBJS) $(LIBTHVERBS_A) -lm

@@ -29,6 +29,14 @@ for t in "$here"/*_test; do
 	"$t" || rc=1
 done
 
+# The tools, end to end on the kernel provider.
+if [ -x "$here/bin/thctl" ]; then
+	check "thctl demo: 16-node offloaded allreduce (radix 4)" \
+		"$here/bin/thctl" demo --provider kernel -q -n 16 -k 4 -c 1000
+	check "thctl demo: 16-node offloaded allreduce (radix 2)" \
+		"$here/bin/thctl" demo --provider kernel -q -n 16 -k 2 -c 7
+fi
+
 # Benchmarks report, never judge: their output is TAP comments.
 if [ -x "$here/bench/thbench" ]; then
 	echo "# thbench post --provider kernel"
