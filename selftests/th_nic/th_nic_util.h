@@ -1,0 +1,645 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * th_nic_util.h - header-only helpers for the th_nic kselftests: open a
+ * node, create a vport and map its rings and counter page, register
+ * memory, post descriptors through the SQ and ring the doorbell, reap the
+ * CQ, counter ioctls, and descriptor constructors.
+ *
+ * Every call returns 0 (or a count) or a negative errno, never -1: tests
+ * compare against -EINVAL and friends directly.  Ring indices follow the
+ * ownership rules of struct th_nic_ring_offsets: userspace writes the SQ
+ * tail and the CQ head (release) and reads the NIC's indices (acquire).
+ */
+#ifndef TH_NIC_UTIL_H
+#define TH_NIC_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/th_nic.h>
+
+/* ABI defaults (ABI.md "Limits"), as the module is loaded by run.sh. */
+#define THN_NODES		16
+#define THN_DEF_VPORTS		64
+#define THN_DEF_COUNTERS	256
+#define THN_DEF_SQ		1024
+#define THN_DEF_CQ		1024
+#define THN_DEF_CHAIN		16
+#define THN_DEF_MRS		64
+#define THN_DEF_MR_SIZE		(1ULL << 30)
+
+/* Generous: the VM runs under TCG, an order of magnitude slower. */
+#define THN_WAIT_MS		5000
+
+/**
+ * struct thn_vport - a vport and its three mappings
+ * @fd: the node's file descriptor (not owned)
+ * @info: what VPORT_CREATE returned
+ * @id: the vport index (@info.vport)
+ * @sq: SQ mapping, @sq_len bytes
+ * @cq: CQ mapping, @cq_len bytes
+ * @cts: counter page (read-only), @ct_len bytes
+ * @sq_head: SQ consumer index (the NIC writes it)
+ * @sq_tail: SQ producer index (we write it)
+ * @sq_slots: SQ slot 0
+ * @cq_head: CQ consumer index (we write it)
+ * @cq_tail: CQ producer index (the NIC writes it)
+ * @cq_slots: CQ slot 0
+ * @sq_mask: SQ entries - 1, read from the mapping
+ * @cq_mask: CQ entries - 1, read from the mapping
+ */
+struct thn_vport {
+	int fd;
+	struct th_nic_vport_create info;
+	__u32 id;
+	void *sq, *cq;
+	const struct th_nic_ct *cts;
+	size_t sq_len, cq_len, ct_len;
+	__u32 *sq_head, *sq_tail, *cq_head, *cq_tail;
+	struct th_nic_desc *sq_slots;
+	struct th_nic_cqe *cq_slots;
+	__u32 sq_mask, cq_mask;
+};
+
+/* ---- plumbing ---------------------------------------------------------- */
+
+static inline __u64 thn_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static inline void thn_sleep_us(unsigned int us)
+{
+	struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* A line on stdout, flushed: the harness _exit()s its test children. */
+static inline void __attribute__((format(printf, 1, 2)))
+thn_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("# ");
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+/* ioctl() returning 0 or -errno. */
+static inline int thn_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+/* Open /dev/th_nic<node>: the fd, or -errno. */
+static inline int thn_open(unsigned int node)
+{
+	char path[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/th_nic%u", node);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static inline int thn_query(int fd, struct th_nic_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	return thn_ioctl(fd, TH_NIC_IOCTL_QUERY, q);
+}
+
+/* ---- vports ------------------------------------------------------------ */
+
+static inline void *thn_map(int fd, __u64 off, __u64 len, int prot)
+{
+	void *p = mmap(NULL, len, prot, MAP_SHARED, fd, (off_t)off);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static inline __u32 *thn_u32_at(void *base, __u32 off)
+{
+	return (__u32 *)((char *)base + off);
+}
+
+/* VPORT_CREATE alone, no mappings. */
+static inline int thn_vport_create_raw(int fd, __u32 sq_entries,
+				       __u32 cq_entries,
+				       struct th_nic_vport_create *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->sq_entries = sq_entries;
+	c->cq_entries = cq_entries;
+	return thn_ioctl(fd, TH_NIC_IOCTL_VPORT_CREATE, c);
+}
+
+static inline int thn_vport_destroy_id(int fd, __u32 vport)
+{
+	struct th_nic_vport_destroy d = {
+		.size = sizeof(d),
+		.vport = vport,
+	};
+
+	return thn_ioctl(fd, TH_NIC_IOCTL_VPORT_DESTROY, &d);
+}
+
+/* Drop the three mappings (the vport itself stays). */
+static inline void thn_vport_unmap(struct thn_vport *vp)
+{
+	if (vp->sq)
+		munmap(vp->sq, vp->sq_len);
+	if (vp->cq)
+		munmap(vp->cq, vp->cq_len);
+	if (vp->cts)
+		munmap((void *)vp->cts, vp->ct_len);
+	vp->sq = NULL;
+	vp->cq = NULL;
+	vp->cts = NULL;
+}
+
+/*
+ * Create a vport on @fd (0 entries: the maximum) and map its SQ and CQ
+ * read/write and its counter page read-only, at the offsets and sizes the
+ * kernel returned.
+ */
+static inline int thn_vport_open(int fd, __u32 sq_entries, __u32 cq_entries,
+				 struct thn_vport *vp)
+{
+	struct th_nic_vport_create *c = &vp->info;
+	int ret;
+
+	memset(vp, 0, sizeof(*vp));
+	vp->fd = fd;
+	ret = thn_vport_create_raw(fd, sq_entries, cq_entries, c);
+	if (ret)
+		return ret;
+	vp->id = c->vport;
+	vp->sq_len = c->sq_mmap_size;
+	vp->cq_len = c->cq_mmap_size;
+	vp->ct_len = c->ct_mmap_size;
+	vp->sq = thn_map(fd, c->sq_mmap_offset, c->sq_mmap_size,
+			 PROT_READ | PROT_WRITE);
+	vp->cq = thn_map(fd, c->cq_mmap_offset, c->cq_mmap_size,
+			 PROT_READ | PROT_WRITE);
+	vp->cts = thn_map(fd, c->ct_mmap_offset, c->ct_mmap_size, PROT_READ);
+	if (!vp->sq || !vp->cq || !vp->cts) {
+		ret = -errno;
+		thn_vport_unmap(vp);
+		thn_vport_destroy_id(fd, vp->id);
+		return ret;
+	}
+	vp->sq_head = thn_u32_at(vp->sq, c->sq_off.head);
+	vp->sq_tail = thn_u32_at(vp->sq, c->sq_off.tail);
+	vp->sq_mask = *thn_u32_at(vp->sq, c->sq_off.ring_mask);
+	vp->sq_slots = (void *)((char *)vp->sq + c->sq_off.entries);
+	vp->cq_head = thn_u32_at(vp->cq, c->cq_off.head);
+	vp->cq_tail = thn_u32_at(vp->cq, c->cq_off.tail);
+	vp->cq_mask = *thn_u32_at(vp->cq, c->cq_off.ring_mask);
+	vp->cq_slots = (void *)((char *)vp->cq + c->cq_off.entries);
+	return 0;
+}
+
+/* Unmap, then VPORT_DESTROY. */
+static inline int thn_vport_close(struct thn_vport *vp)
+{
+	thn_vport_unmap(vp);
+	return thn_vport_destroy_id(vp->fd, vp->id);
+}
+
+/* ---- memory regions ---------------------------------------------------- */
+
+static inline int thn_mr_reg(struct thn_vport *vp, const void *addr, __u64 len,
+			     __u32 access, __u32 *key)
+{
+	struct th_nic_mr_reg r = {
+		.size = sizeof(r),
+		.vport = vp->id,
+		.access = access,
+		.addr = (__u64)(uintptr_t)addr,
+		.length = len,
+	};
+	int ret = thn_ioctl(vp->fd, TH_NIC_IOCTL_MR_REG, &r);
+
+	if (!ret)
+		*key = r.key;
+	return ret;
+}
+
+static inline int thn_mr_dereg(struct thn_vport *vp, __u32 key)
+{
+	struct th_nic_mr_dereg r = {
+		.size = sizeof(r),
+		.vport = vp->id,
+		.key = key,
+	};
+
+	return thn_ioctl(vp->fd, TH_NIC_IOCTL_MR_DEREG, &r);
+}
+
+/* Page-aligned anonymous memory, or NULL. */
+static inline void *thn_alloc(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* ---- SQ and doorbell --------------------------------------------------- */
+
+static inline __u32 thn_sq_head(struct thn_vport *vp)
+{
+	return __atomic_load_n(vp->sq_head, __ATOMIC_ACQUIRE);
+}
+
+static inline int thn_doorbell(struct thn_vport *vp, struct th_nic_doorbell *db)
+{
+	struct th_nic_doorbell scratch;
+
+	if (!db)
+		db = &scratch;
+	memset(db, 0, sizeof(*db));
+	db->size = sizeof(*db);
+	db->vport = vp->id;
+	return thn_ioctl(vp->fd, TH_NIC_IOCTL_DOORBELL, db);
+}
+
+/*
+ * Write @n descriptors at the SQ tail, publish the tail (release) and
+ * ring the doorbell.  A refused chain stays in the SQ; thn_sq_rewind()
+ * drops it.
+ */
+static inline int thn_post(struct thn_vport *vp, const struct th_nic_desc *d,
+			   __u32 n, struct th_nic_doorbell *db)
+{
+	__u32 tail = *vp->sq_tail, i;
+
+	for (i = 0; i < n; i++)
+		memcpy(&vp->sq_slots[(tail + i) & vp->sq_mask], &d[i],
+		       sizeof(d[i]));
+	__atomic_store_n(vp->sq_tail, tail + n, __ATOMIC_RELEASE);
+	return thn_doorbell(vp, db);
+}
+
+/* Take back what the NIC did not consume: tail = head. */
+static inline void thn_sq_rewind(struct thn_vport *vp)
+{
+	__atomic_store_n(vp->sq_tail, thn_sq_head(vp), __ATOMIC_RELEASE);
+}
+
+/* ---- CQ ---------------------------------------------------------------- */
+
+static inline __u32 thn_cq_pending(struct thn_vport *vp)
+{
+	return __atomic_load_n(vp->cq_tail, __ATOMIC_ACQUIRE) - *vp->cq_head;
+}
+
+/* Take up to @max entries now, advancing the CQ head. */
+static inline __u32 thn_cq_drain(struct thn_vport *vp, struct th_nic_cqe *out,
+				 __u32 max)
+{
+	__u32 head = *vp->cq_head, n = 0;
+	__u32 tail = __atomic_load_n(vp->cq_tail, __ATOMIC_ACQUIRE);
+
+	while (head != tail && n < max) {
+		if (out)
+			memcpy(&out[n], &vp->cq_slots[head & vp->cq_mask],
+			       sizeof(*out));
+		n++;
+		head++;
+	}
+	__atomic_store_n(vp->cq_head, head, __ATOMIC_RELEASE);
+	return n;
+}
+
+/*
+ * Collect exactly @want entries, waiting up to @ms in poll(2) for them;
+ * returns how many arrived (fewer on timeout).  Never takes more than
+ * @want.
+ */
+static inline __u32 thn_cq_wait(struct thn_vport *vp, struct th_nic_cqe *out,
+				__u32 want, int ms)
+{
+	__u64 deadline = thn_now_ns() + (__u64)ms * 1000000ULL;
+	struct pollfd pfd = { .fd = vp->fd, .events = POLLIN };
+	__u32 got = 0;
+
+	for (;;) {
+		__u32 n = thn_cq_drain(vp, out ? out + got : NULL, want - got);
+
+		got += n;
+		if (got == want || thn_now_ns() >= deadline)
+			return got;
+		/*
+		 * POLLIN covers every vport of the fd, so it may be another
+		 * vport's entry: then back off instead of spinning.
+		 */
+		if (poll(&pfd, 1, 10) > 0 && !thn_cq_pending(vp))
+			thn_sleep_us(100);
+	}
+}
+
+/* ---- counters ---------------------------------------------------------- */
+
+static inline __u64 thn_ct(struct thn_vport *vp, __u32 idx)
+{
+	return __atomic_load_n(&vp->cts[idx].success, __ATOMIC_ACQUIRE);
+}
+
+static inline __u64 thn_ct_fail(struct thn_vport *vp, __u32 idx)
+{
+	return __atomic_load_n(&vp->cts[idx].failure, __ATOMIC_ACQUIRE);
+}
+
+static inline int thn_ct_update(struct thn_vport *vp, unsigned long cmd,
+				__u32 flags, __u32 idx, __u64 value,
+				__u64 failure)
+{
+	struct th_nic_ct_update u = {
+		.size = sizeof(u),
+		.flags = flags,
+		.vport = vp->id,
+		.ct = idx,
+		.value = value,
+		.failure = failure,
+	};
+
+	return thn_ioctl(vp->fd, cmd, &u);
+}
+
+static inline int thn_ct_set(struct thn_vport *vp, __u32 idx, __u64 value,
+			     __u64 failure)
+{
+	return thn_ct_update(vp, TH_NIC_IOCTL_CT_SET, 0, idx, value, failure);
+}
+
+static inline int thn_ct_inc(struct thn_vport *vp, __u32 idx, __s64 delta)
+{
+	return thn_ct_update(vp, TH_NIC_IOCTL_CT_INC, 0, idx, (__u64)delta, 0);
+}
+
+/* Raise the failure value of counter @idx by @delta. */
+static inline int thn_ct_fail_inc(struct thn_vport *vp, __u32 idx, __u64 delta)
+{
+	return thn_ct_update(vp, TH_NIC_IOCTL_CT_INC, TH_NIC_CT_F_FAILURE, idx,
+			     delta, 0);
+}
+
+/* CT_WAIT; @out (may be NULL) gets the values the kernel saw last. */
+static inline int thn_ct_wait(struct thn_vport *vp, __u32 idx, __u64 threshold,
+			      __u64 timeout_ns, struct th_nic_ct_wait *out)
+{
+	struct th_nic_ct_wait w = {
+		.size = sizeof(w),
+		.vport = vp->id,
+		.ct = idx,
+		.threshold = threshold,
+		.timeout_ns = timeout_ns,
+	};
+	int ret = thn_ioctl(vp->fd, TH_NIC_IOCTL_CT_WAIT, &w);
+
+	if (out)
+		*out = w;
+	return ret;
+}
+
+/* CANCEL every pending chain of @vp, or those with @cookie. */
+static inline int thn_cancel(struct thn_vport *vp, bool by_cookie,
+			     __u64 cookie, __u32 *cancelled)
+{
+	struct th_nic_cancel c = {
+		.size = sizeof(c),
+		.flags = by_cookie ? TH_NIC_CANCEL_F_COOKIE : 0,
+		.vport = vp->id,
+		.cookie = cookie,
+	};
+	int ret = thn_ioctl(vp->fd, TH_NIC_IOCTL_CANCEL, &c);
+
+	if (cancelled)
+		*cancelled = c.cancelled;
+	return ret;
+}
+
+/* ---- descriptor constructors: valid, unlinked, untriggered ------------- */
+
+static inline struct th_nic_desc thn_xfer(__u8 op, __u32 lkey, __u64 loff,
+					  __u32 node, __u32 vport, __u32 rkey,
+					  __u64 roff, __u64 len)
+{
+	struct th_nic_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = op;
+	d.xfer.lkey = lkey;
+	d.xfer.loff = loff;
+	d.xfer.node = node;
+	d.xfer.vport = vport;
+	d.xfer.rkey = rkey;
+	d.xfer.roff = roff;
+	d.xfer.len = len;
+	return d;
+}
+
+/* PUT @len bytes of local @lkey+@loff to (node, vport, rkey, roff). */
+static inline struct th_nic_desc thn_put(__u32 lkey, __u64 loff, __u32 node,
+					 __u32 vport, __u32 rkey, __u64 roff,
+					 __u64 len)
+{
+	return thn_xfer(TH_NIC_OP_PUT, lkey, loff, node, vport, rkey, roff, len);
+}
+
+/* The same PUT, incrementing counter @rct at the target on delivery. */
+static inline struct th_nic_desc thn_put_ct(__u32 lkey, __u64 loff, __u32 node,
+					    __u32 vport, __u32 rkey, __u64 roff,
+					    __u64 len, __u16 rct)
+{
+	struct th_nic_desc d = thn_put(lkey, loff, node, vport, rkey, roff, len);
+
+	d.flags |= TH_NIC_DF_REMOTE_CT;
+	d.xfer.remote_ct = rct;
+	return d;
+}
+
+/* GET @len bytes of (node, vport, rkey, roff) into local @lkey+@loff. */
+static inline struct th_nic_desc thn_get(__u32 lkey, __u64 loff, __u32 node,
+					 __u32 vport, __u32 rkey, __u64 roff,
+					 __u64 len)
+{
+	return thn_xfer(TH_NIC_OP_GET, lkey, loff, node, vport, rkey, roff, len);
+}
+
+static inline struct th_nic_desc thn_copy(__u32 skey, __u64 soff, __u32 dkey,
+					  __u64 doff, __u64 len)
+{
+	struct th_nic_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = TH_NIC_OP_COPY;
+	d.copy.src_key = skey;
+	d.copy.src_off = soff;
+	d.copy.dst_key = dkey;
+	d.copy.dst_off = doff;
+	d.copy.len = len;
+	return d;
+}
+
+/* WRITE_INLINE into a local MR (see thn_inline_remote() for a peer's). */
+static inline struct th_nic_desc thn_inline(__u32 key, __u64 off,
+					    const void *data, __u8 len)
+{
+	struct th_nic_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = TH_NIC_OP_WRITE_INLINE;
+	d.wr_inline.key = key;
+	d.wr_inline.off = off;
+	d.wr_inline.len = len;
+	memcpy(d.wr_inline.data, data,
+	       len > TH_NIC_INLINE_MAX ? TH_NIC_INLINE_MAX : len);
+	return d;
+}
+
+static inline struct th_nic_desc thn_inline_remote(__u32 node, __u32 vport,
+						   __u32 key, __u64 off,
+						   const void *data, __u8 len)
+{
+	struct th_nic_desc d = thn_inline(key, off, data, len);
+
+	d.flags |= TH_NIC_DF_REMOTE;
+	d.wr_inline.node = node;
+	d.wr_inline.vport = vport;
+	return d;
+}
+
+/* REDUCE: dst = op(src[0] ... src[nsrc-1]) over @count elements. */
+static inline struct th_nic_desc thn_reduce(__u8 op, __u8 dtype, __u32 count,
+					    __u32 dkey, __u64 doff, __u8 nsrc,
+					    const __u32 *skeys,
+					    const __u64 *soffs)
+{
+	struct th_nic_desc d;
+	__u32 i;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = TH_NIC_OP_REDUCE;
+	d.reduce.alu_op = op;
+	d.reduce.dtype = dtype;
+	d.reduce.count = count;
+	d.reduce.dst_key = dkey;
+	d.reduce.dst_off = doff;
+	d.reduce.nsrc = nsrc;
+	for (i = 0; i < nsrc && i < TH_NIC_MAX_OPERANDS; i++) {
+		d.reduce.src_key[i] = skeys[i];
+		d.reduce.src_off[i] = soffs[i];
+	}
+	return d;
+}
+
+/* CT_INC or CT_SET of local counter @ct. */
+static inline struct th_nic_desc thn_ct_op(__u8 opcode, __u16 ct, __s64 value)
+{
+	struct th_nic_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = opcode;
+	d.ct.ct = ct;
+	d.ct.value = (__u64)value;
+	return d;
+}
+
+static inline struct th_nic_desc thn_notify(__u64 imm)
+{
+	struct th_nic_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = TH_NIC_OP_NOTIFY;
+	d.notify.imm = imm;
+	return d;
+}
+
+static inline struct th_nic_desc thn_nop(void)
+{
+	struct th_nic_desc d;
+
+	memset(&d, 0, sizeof(d));
+	return d;
+}
+
+/* Make @d the head of a chain that fires once @ct reaches @threshold. */
+static inline void thn_trigger(struct th_nic_desc *d, __u16 ct,
+			       __u64 threshold, __u64 cookie)
+{
+	d->trig_ct = ct;
+	d->threshold = threshold;
+	d->cookie = cookie;
+}
+
+/* Add local completion counter @ct to @d. */
+static inline void thn_comp_ct(struct th_nic_desc *d, __u16 ct)
+{
+	d->flags |= TH_NIC_DF_COMP_CT;
+	d->comp_ct = ct;
+}
+
+/* Set LINK on every descriptor of @d[0 .. n-1] but the last. */
+static inline void thn_link(struct th_nic_desc *d, __u32 n)
+{
+	__u32 i;
+
+	for (i = 0; i + 1 < n; i++)
+		d[i].flags |= TH_NIC_DF_LINK;
+}
+
+/* A one-NOTIFY chain (imm = cookie) that fires when @ct reaches @thr. */
+static inline int thn_post_notify(struct thn_vport *vp, __u16 ct, __u64 thr,
+				  __u64 cookie)
+{
+	struct th_nic_desc d = thn_notify(cookie);
+
+	thn_trigger(&d, ct, thr, cookie);
+	return thn_post(vp, &d, 1, NULL);
+}
+
+/* ---- processes --------------------------------------------------------- */
+
+/* Shared anonymous memory that survives fork(), zeroed; NULL on failure. */
+static inline void *thn_shared(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Spin (sleeping) until *@word >= @want or @ms pass; true if reached. */
+static inline bool thn_wait_word(const volatile __u32 *word, __u32 want, int ms)
+{
+	__u64 deadline = thn_now_ns() + (__u64)ms * 1000000ULL;
+
+	while (__atomic_load_n(word, __ATOMIC_ACQUIRE) < want) {
+		if (thn_now_ns() >= deadline)
+			return false;
+		thn_sleep_us(200);
+	}
+	return true;
+}
+
+#endif /* TH_NIC_UTIL_H */

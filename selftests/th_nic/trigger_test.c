@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trigger_test.c - trigger semantics in the module: chains firing at their
+ * threshold, at once, in threshold then posting order; the counter ioctls
+ * (CT_SET, CT_INC, CT_WAIT), failure values, CANCEL and poll(2).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+
+#include "kselftest_harness.h"
+#include "th_nic_util.h"
+
+#define NODE 1
+
+FIXTURE(trig) {
+	int fd;
+	struct thn_vport v;
+};
+
+FIXTURE_SETUP(trig)
+{
+	self->fd = thn_open(NODE);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, thn_vport_open(self->fd, 0, 0, &self->v));
+}
+
+FIXTURE_TEARDOWN(trig)
+{
+	close(self->fd);
+}
+
+/* No entry shows up within a short grace period. */
+static __u32 cq_quiet(struct thn_vport *v)
+{
+	thn_sleep_us(20000);
+	return thn_cq_pending(v);
+}
+
+TEST_F(trig, fires_when_threshold_reached)
+{
+	struct th_nic_cqe cqe[2];
+
+	ASSERT_EQ(0, thn_post_notify(&self->v, 3, 2, 77));
+	ASSERT_EQ(0, thn_ct_inc(&self->v, 3, 1));
+	EXPECT_EQ(1, thn_ct(&self->v, 3));
+	EXPECT_EQ(0, cq_quiet(&self->v));
+	ASSERT_EQ(0, thn_ct_inc(&self->v, 3, 1));
+	ASSERT_EQ(1, thn_cq_wait(&self->v, cqe, 1, THN_WAIT_MS));
+	EXPECT_EQ(77, cqe[0].cookie);
+	EXPECT_EQ(77, cqe[0].imm);
+	EXPECT_EQ(0, cqe[0].status);
+	EXPECT_EQ(0, cqe[0].desc_index);
+	EXPECT_EQ(TH_NIC_OP_NOTIFY, cqe[0].opcode);
+	EXPECT_EQ(TH_NIC_CQE_F_FINAL, cqe[0].flags);
+	EXPECT_EQ(self->v.id, cqe[0].vport);
+	EXPECT_EQ(0, cqe[0].rsvd[0] | cqe[0].rsvd[1] | cqe[0].rsvd[2]);
+	/* a chain fires once: more increments write nothing */
+	ASSERT_EQ(0, thn_ct_inc(&self->v, 3, 5));
+	EXPECT_EQ(0, cq_quiet(&self->v));
+	EXPECT_EQ(7, thn_ct(&self->v, 3));
+}
+
+TEST_F(trig, fires_at_once_if_already_reached)
+{
+	struct th_nic_cqe cqe[2];
+
+	ASSERT_EQ(0, thn_ct_set(&self->v, 9, 5, 0));
+	ASSERT_EQ(0, thn_post_notify(&self->v, 9, 5, 1));
+	ASSERT_EQ(1, thn_cq_wait(&self->v, cqe, 1, THN_WAIT_MS));
+	EXPECT_EQ(1, cqe[0].cookie);
+	ASSERT_EQ(0, thn_post_notify(&self->v, 9, 0, 2));	/* threshold 0 */
+	ASSERT_EQ(1, thn_cq_wait(&self->v, cqe, 1, THN_WAIT_MS));
+	EXPECT_EQ(2, cqe[0].cookie);
+	ASSERT_EQ(0, thn_post_notify(&self->v, 9, 6, 3));	/* not yet */
+	EXPECT_EQ(0, cq_quiet(&self->v));
+	ASSERT_EQ(0, thn_ct_inc(&self->v, 9, 1));
+	ASSERT_EQ(1, thn_cq_wait(&self->v, cqe, 1, THN_WAIT_MS));
+	EXPECT_EQ(3, cqe[0].cookie);
+}
+
+/* One row per ordering scenario: thresholds posted, increments, order. */
+struct order_row {
+	const char *name;
+	__u64 thr[8];
+	__u32 n;
+	__s64 step;		/* CT_INC size, repeated until all fired */
+};
+
+TEST_F(trig, threshold_order_then_posting_order)
+{
+	static const struct order_row rows[] = {
+		{ "one jump", { 3, 1, 2, 1, 3, 2, 5, 4 }, 8, 5 },
+		{ "step by one", { 3, 1, 2, 1, 3, 2, 5, 4 }, 8, 1 },
+		{ "all equal", { 2, 2, 2, 2, 2, 2, 2, 2 }, 8, 2 },
+		{ "descending", { 8, 7, 6, 5, 4, 3, 2, 1 }, 8, 3 },
+	};
+	struct th_nic_cqe cqe[8];
+	unsigned int r, i, j, got;
+	__u32 want[8];
+
+	for (r = 0; r < ARRAY_SIZE(rows); r++) {
+		const struct order_row *row = &rows[r];
+		__u16 ct = 10 + r;
+
+		/* expected: stable sort of cookies by threshold */
+		for (i = 0; i < row->n; i++)
+			want[i] = i;
+		for (i = 1; i < row->n; i++)
+			for (j = i; j > 0 &&
+			     row->thr[want[j - 1]] > row->thr[want[j]]; j--) {
+				__u32 t = want[j];
+
+				want[j] = want[j - 1];
+				want[j - 1] = t;
+			}
+		for (i = 0; i < row->n; i++)
+			ASSERT_EQ(0, thn_post_notify(&self->v, ct, row->thr[i],
+						     i));
+		for (got = 0; got < row->n;) {
+			ASSERT_EQ(0, thn_ct_inc(&self->v, ct, row->step));
+			got += thn_cq_drain(&self->v, cqe + got, row->n - got);
+		}
+		for (i = 0; i < row->n; i++)
+			EXPECT_EQ(want[i], cqe[i].cookie)
+				TH_LOG("%s: position %u", row->name, i);
+	}
+}
+
+/* A chain's CT_INC fires another chain; CT_SET re-arms below threshold. */
+TEST_F(trig, chains_advance_counters_that_fire_chains)
+{
+	struct th_nic_desc d[3];
+	struct th_nic_cqe cqe[4];
+
+	ASSERT_EQ(0, thn_post_notify(&self->v, 7, 2, 2));
+	d[0] = thn_ct_op(TH_NIC_OP_CT_INC, 7, 2);
+	thn_trigger(&d[0], 1, 1, 1);
+	ASSERT_EQ(0, thn_post(&self->v, d, 1, NULL));
+	EXPECT_EQ(0, cq_quiet(&self->v));
+	ASSERT_EQ(0, thn_ct_inc(&self->v, 1, 1));
+	ASSERT_EQ(1, thn_cq_wait(&self->v, cqe, 1, THN_WAIT_MS));
+	EXPECT_EQ(2, cqe[0].cookie);
+	EXPECT_EQ(2, thn_ct(&self->v, 7));
+
+	/* CT_SET to 0, then CT_INC -1 wraps: the value is 64-bit two's complement */
+	d[0] = thn_ct_op(TH_NIC_OP_CT_SET, 7, 0);
+	d[1] = thn_ct_op(TH_NIC_OP_CT_INC, 8, -1);
+	d[2] = thn_notify(9);
+	thn_link(d, 3);
+	thn_trigger(&d[0], 0, 0, 9);
+	ASSERT_EQ(0, thn_post(&self->v, d, 3, NULL));
+	ASSERT_EQ(1, thn_cq_wait(&self->v, cqe, 1, THN_WAIT_MS));
+	EXPECT_EQ(9, cqe[0].cookie);
+	EXPECT_EQ(2, cqe[0].desc_index);
+	EXPECT_EQ(0, thn_ct(&self->v, 7));
+	EXPECT_EQ(~0ULL, thn_ct(&self->v, 8));
+}
+
+/* SIGNAL entries of a chain carry the descriptor index; FINAL on the last. */
+TEST_F(trig, signal_entries_per_descriptor)
+{
+	struct th_nic_desc d[4];
+	struct th_nic_cqe cqe[4];
+
+	d[0] = thn_nop();
+	d[0].flags |= TH_NIC_DF_SIGNAL;
+	d[1] = thn_ct_op(TH_NIC_OP_CT_INC, 2, 1);
+	d[2] = thn_notify(0xabc);
+	d[3] = thn_nop();
+	thn_comp_ct(&d[3], 4);
+	thn_link(d, 4);
+	thn_trigger(&d[0], 1, 1, 0x55);
+	ASSERT_EQ(0, thn_post(&self->v, d, 4, NULL));
+	ASSERT_EQ(0, thn_ct_inc(&self->v, 1, 1));
+	ASSERT_EQ(2, thn_cq_wait(&self->v, cqe, 2, THN_WAIT_MS));
+	EXPECT_EQ(0x55, cqe[0].cookie);
+	EXPECT_EQ(0, cqe[0].desc_index);
+	EXPECT_EQ(TH_NIC_OP_NOP, cqe[0].opcode);
+	EXPECT_EQ(0, cqe[0].flags);
+	EXPECT_EQ(0, cqe[0].imm);
+	EXPECT_EQ(0x55, cqe[1].cookie);
+	EXPECT_EQ(2, cqe[1].desc_index);
+	EXPECT_EQ(0xabc, cqe[1].imm);
+	/* not FINAL: descriptor 3 came after it and could still have failed */
+	EXPECT_EQ(0, cqe[1].flags);
+	EXPECT_EQ(1, thn_ct(&self->v, 2));
+	EXPECT_EQ(1, thn_ct(&self->v, 4));
+	EXPECT_EQ(0, cq_quiet(&self->v));
+
+	/* ending with the NOTIFY: its entry is the FINAL one */
+	thn_link(d, 3);
+	d[2].flags &= ~TH_NIC_DF_LINK;
+	d[0].threshold = 2;
+	ASSERT_EQ(0, thn_post(&self->v, d, 3, NULL));
+	EXPECT_EQ(0, cq_quiet(&self->v));
+	ASSERT_EQ(0, thn_ct_inc(&self->v, 1, 1));
+	ASSERT_EQ(2, thn_cq_wait(&self->v, cqe, 2, THN_WAIT_MS));
+	EXPECT_EQ(0, cqe[0].flags);
+	EXPECT_EQ(2, cqe[1].desc_index);
+	EXPECT_EQ(TH_NIC_CQE_F_FINAL, cqe[1].flags);
+	EXPECT_EQ(2, thn_ct(&self->v, 2));
+}
+
+TEST_F(trig, ct_set_and_inc_ioctls)
+{
+	struct th_nic_cqe cqe[4];
+	unsigned int i;
+
+	ASSERT_EQ(0, thn_ct_set(&self->v, 20, 1000, 0));
+	EXPECT_EQ(1000, thn_ct(&self->v, 20));
+	ASSERT_EQ(0, thn_ct_inc(&self->v, 20, -1));
+	EXPECT_EQ(999, thn_ct(&self->v, 20));
+	ASSERT_EQ(0, thn_ct_inc(&self->v, 20, 1ULL << 40));
+	EXPECT_EQ(999 + (1ULL << 40), thn_ct(&self->v, 20));
+	ASSERT_EQ(0, thn_ct_set(&self->v, 20, 0, 0));
+	EXPECT_EQ(0, thn_ct(&self->v, 20));
+	/* CT_SET fires what it reaches before returning */
+	ASSERT_EQ(0, thn_post_notify(&self->v, 20, 50, 1));
+	ASSERT_EQ(0, thn_ct_set(&self->v, 20, 49, 0));
+	EXPECT_EQ(0, cq_quiet(&self->v));
+	ASSERT_EQ(0, thn_ct_set(&self->v, 20, 50, 0));
+	ASSERT_EQ(1, thn_cq_wait(&self->v, cqe, 1, THN_WAIT_MS));
+	/* the failure value: CT_INC with FAILURE, cleared by CT_SET */
+	ASSERT_EQ(0, thn_ct_fail_inc(&self->v, 21, 2));
+	EXPECT_EQ(2, thn_ct_fail(&self->v, 21));
+	EXPECT_EQ(0, thn_ct(&self->v, 21));
+	ASSERT_EQ(0, thn_ct_set(&self->v, 21, 3, 0));
+	EXPECT_EQ(0, thn_ct_fail(&self->v, 21));
+	EXPECT_EQ(3, thn_ct(&self->v, 21));
+	ASSERT_EQ(0, thn_ct_set(&self->v, 21, 4, 5));
+	EXPECT_EQ(5, thn_ct_fail(&self->v, 21));
+	EXPECT_EQ(4, thn_ct(&self->v, 21));
+	/* every counter is independent */
+	for (i = 0; i < THN_DEF_COUNTERS; i++)
+		ASSERT_EQ(0, thn_ct_inc(&self->v, i, i + 1));
+	for (i = 0; i < THN_DEF_COUNTERS; i++) {
+		__u64 base = i == 20 ? 50 : i == 21 ? 4 : 0;
+
+		ASSERT_EQ(base + i + 1, thn_ct(&self->v, i));
+	}
+}
+
+TEST_F(trig, failure_value_fails_waiting_chains)
+{
+	struct th_nic_cqe cqe[8];
+	__u32 i;
+
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, thn_post_notify(&self->v, 4, 10 + i, i));
+	ASSERT_EQ(0, thn_ct_fail_inc(&self->v, 4, 1));
+	ASSERT_EQ(3, thn_cq_wait(&self->v, cqe, 3, THN_WAIT_MS));
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(i, cqe[i].cookie);
+		EXPECT_EQ(-EIO, cqe[i].status);
+		EXPECT_EQ(TH_NIC_CQE_F_FINAL, cqe[i].flags);
+	}
+	/* posting on a failed counter fails at once */
+	ASSERT_EQ(0, thn_post_notify(&self->v, 4, 1, 9));
+	ASSERT_EQ(1, thn_cq_wait(&self->v, cqe, 1, THN_WAIT_MS));
+	EXPECT_EQ(-EIO, cqe[0].status);
+	/* a reset clears it */
+	ASSERT_EQ(0, thn_ct_set(&self->v, 4, 0, 0));
+	ASSERT_EQ(0, thn_post_notify(&self->v, 4, 1, 10));
+	EXPECT_EQ(0, cq_quiet(&self->v));
+	ASSERT_EQ(0, thn_ct_inc(&self->v, 4, 1));
+	ASSERT_EQ(1, thn_cq_wait(&self->v, cqe, 1, THN_WAIT_MS));
+	EXPECT_EQ(0, cqe[0].status);
+	/* CT_SET with a failure value fails waiters too */
+	ASSERT_EQ(0, thn_post_notify(&self->v, 4, 100, 11));
+	ASSERT_EQ(0, thn_ct_set(&self->v, 4, 0, 1));
+	ASSERT_EQ(1, thn_cq_wait(&self->v, cqe, 1, THN_WAIT_MS));
+	EXPECT_EQ(11, cqe[0].cookie);
+	EXPECT_EQ(-EIO, cqe[0].status);
+}
+
+TEST_F(trig, ct_wait_reached_timeout_failure)
+{
+	struct th_nic_ct_wait w;
+	__u64 t0, dt;
+
+	ASSERT_EQ(0, thn_ct_set(&self->v, 6, 5, 0));
+	EXPECT_EQ(0, thn_ct_wait(&self->v, 6, 5, 0, &w));
+	EXPECT_EQ(5, w.success);
+	EXPECT_EQ(0, w.failure);
+	EXPECT_EQ(0, thn_ct_wait(&self->v, 6, 3, 1000000, &w));
+	/* timeout 0 tests without sleeping */
+	EXPECT_EQ(-ETIMEDOUT, thn_ct_wait(&self->v, 6, 6, 0, &w));
+	EXPECT_EQ(5, w.success);
+	/* a 50 ms wait lasts about that long */
+	t0 = thn_now_ns();
+	EXPECT_EQ(-ETIMEDOUT, thn_ct_wait(&self->v, 6, 6, 50000000, &w));
+	dt = thn_now_ns() - t0;
+	EXPECT_LE(50000000ULL, dt);
+	EXPECT_GT(5000000000ULL, dt);
+	/* a failure value ends the wait with -EIO, reached or not */
+	ASSERT_EQ(0, thn_ct_fail_inc(&self->v, 6, 1));
+	EXPECT_EQ(-EIO, thn_ct_wait(&self->v, 6, 100, 1000000000ULL, &w));
+	EXPECT_EQ(1, w.failure);
+	EXPECT_EQ(5, w.success);
+	EXPECT_EQ(-EIO, thn_ct_wait(&self->v, 6, 1, 0, &w));
+}
+
+struct delayed {
+	struct thn_vport *v;
+	__u32 ct;
+	unsigned int us;
+	bool fail;
+};
+
+static void *delayed_inc(void *arg)
+{
+	struct delayed *d = arg;
+
+	thn_sleep_us(d->us);
+	if (d->fail)
+		thn_ct_fail_inc(d->v, d->ct, 1);
+	else
+		thn_ct_inc(d->v, d->ct, 1);
+	return NULL;
+}
+
+/* A sleeping CT_WAIT is woken by an increment from elsewhere. */
+TEST_F(trig, ct_wait_wakes_on_increment_and_on_failure)
+{
+	struct delayed d = { &self->v, 30, 50000, false };
+	struct th_nic_ct_wait w;
+	pthread_t th;
+	__u64 t0, dt;
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, delayed_inc, &d));
+	t0 = thn_now_ns();
+	EXPECT_EQ(0, thn_ct_wait(&self->v, 30, 1, 10000000000ULL, &w));
+	dt = thn_now_ns() - t0;
+	pthread_join(th, NULL);
+	EXPECT_EQ(1, w.success);
+	EXPECT_GT(5000000000ULL, dt)
+		TH_LOG("woke after %llu ns", (unsigned long long)dt);
+
+	d.fail = true;
+	ASSERT_EQ(0, pthread_create(&th, NULL, delayed_inc, &d));
+	EXPECT_EQ(-EIO, thn_ct_wait(&self->v, 30, 2, 10000000000ULL, &w));
+	pthread_join(th, NULL);
+	EXPECT_EQ(1, w.failure);
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+static void *signal_later(void *arg)
+{
+	thn_sleep_us(50000);
+	pthread_kill(*(pthread_t *)arg, SIGUSR1);
+	return NULL;
+}
+
+/* A signal interrupts CT_WAIT: -EINTR (no SA_RESTART). */
+TEST_F(trig, ct_wait_is_interruptible)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	pthread_t self_th = pthread_self(), th;
+	__u64 t0;
+	int ret;
+
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	ASSERT_EQ(0, pthread_create(&th, NULL, signal_later, &self_th));
+	t0 = thn_now_ns();
+	ret = thn_ct_wait(&self->v, 31, 1, 20000000000ULL, NULL);
+	pthread_join(th, NULL);
+	EXPECT_EQ(-EINTR, ret);
+	EXPECT_GT(10000000000ULL, thn_now_ns() - t0);
+}
+
+TEST_F(trig, poll_reports_cq_entries)
+{
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	struct delayed d = { &self->v, 40, 50000, false };
+	pthread_t th;
+
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	ASSERT_EQ(0, thn_post_notify(&self->v, 40, 1, 1));
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	/* poll sleeps until the chain fires from another thread */
+	ASSERT_EQ(0, pthread_create(&th, NULL, delayed_inc, &d));
+	EXPECT_EQ(1, poll(&pfd, 1, 10000));
+	EXPECT_TRUE(pfd.revents & POLLIN);
+	pthread_join(th, NULL);
+	EXPECT_EQ(1, thn_cq_pending(&self->v));
+	/* still readable until the head moves */
+	EXPECT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_EQ(1, thn_cq_drain(&self->v, NULL, 4));
+	pfd.revents = 0;
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	EXPECT_EQ(0, pfd.revents);
+}
+
+/* poll covers every vport of the fd. */
+TEST_F(trig, poll_sees_any_vport_of_the_fd)
+{
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	struct thn_vport w;
+
+	ASSERT_EQ(0, thn_vport_open(self->fd, 16, 16, &w));
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	ASSERT_EQ(0, thn_post_notify(&w, 0, 0, 5));
+	EXPECT_EQ(1, poll(&pfd, 1, 5000));
+	EXPECT_EQ(1, thn_cq_drain(&w, NULL, 4));
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+}
+
+TEST_F(trig, cancel_by_cookie_and_all)
+{
+	struct th_nic_desc d;
+	struct th_nic_cqe cqe[8];
+	__u32 n = 0, i;
+
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, thn_post_notify(&self->v, 2, 5, i % 2 ? 7 : 8));
+	d = thn_notify(0);
+	thn_comp_ct(&d, 11);
+	thn_trigger(&d, 3, 1, 7);
+	ASSERT_EQ(0, thn_post(&self->v, &d, 1, NULL));
+
+	ASSERT_EQ(0, thn_cancel(&self->v, true, 7, &n));
+	EXPECT_EQ(3, n);
+	ASSERT_EQ(3, thn_cq_wait(&self->v, cqe, 3, THN_WAIT_MS));
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(7, cqe[i].cookie);
+		EXPECT_EQ(-ECANCELED, cqe[i].status);
+		EXPECT_EQ(TH_NIC_CQE_F_FINAL, cqe[i].flags);
+	}
+	EXPECT_EQ(1, thn_ct_fail(&self->v, 11));
+	ASSERT_EQ(0, thn_cancel(&self->v, true, 12345, &n));
+	EXPECT_EQ(0, n);
+	ASSERT_EQ(0, thn_cancel(&self->v, false, 0, &n));
+	EXPECT_EQ(2, n);
+	ASSERT_EQ(2, thn_cq_wait(&self->v, cqe, 2, THN_WAIT_MS));
+	EXPECT_EQ(8, cqe[0].cookie);
+	EXPECT_EQ(8, cqe[1].cookie);
+	/* cancelled chains are gone: the counter reaching 5 fires nothing */
+	ASSERT_EQ(0, thn_ct_inc(&self->v, 2, 5));
+	EXPECT_EQ(0, cq_quiet(&self->v));
+}
+
+struct hammer {
+	struct thn_vport *v;
+	unsigned int n;
+	int errors;
+};
+
+static void *hammer_inc(void *arg)
+{
+	struct hammer *h = arg;
+	unsigned int i;
+
+	for (i = 0; i < h->n; i++)
+		if (thn_ct_inc(h->v, 50, 1))
+			h->errors++;
+	return NULL;
+}
+
+/*
+ * Increments from several threads at once: none is lost, and the chains
+ * waiting on the counter each fire exactly once, in threshold order.
+ */
+TEST_F(trig, concurrent_increments_are_exact)
+{
+	enum { THREADS = 4, PER = 2000, CHAINS = 100 };
+	struct hammer h[THREADS];
+	struct th_nic_cqe cqe[CHAINS];
+	pthread_t th[THREADS];
+	unsigned int i;
+
+	for (i = 0; i < CHAINS; i++)
+		ASSERT_EQ(0, thn_post_notify(&self->v, 50,
+					     (i + 1) * (THREADS * PER / CHAINS),
+					     i));
+	for (i = 0; i < THREADS; i++) {
+		h[i].v = &self->v;
+		h[i].n = PER;
+		h[i].errors = 0;
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, hammer_inc, &h[i]));
+	}
+	for (i = 0; i < THREADS; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(0, h[i].errors);
+	}
+	EXPECT_EQ(THREADS * PER, thn_ct(&self->v, 50));
+	ASSERT_EQ(CHAINS, thn_cq_wait(&self->v, cqe, CHAINS, THN_WAIT_MS));
+	for (i = 0; i < CHAINS; i++) {
+		EXPECT_EQ(i, cqe[i].cookie);
+		EXPECT_EQ(0, cqe[i].status);
+	}
+	EXPECT_EQ(0, cq_quiet(&self->v));
+}
+
+TEST_HARNESS_MAIN
