@@ -49,6 +49,7 @@ include driver/trigger/engine.mk
 -include lib/libthverbs/sched/sched.mk
 include lib/libthverbs/libthverbs.mk
 include selftests/host/host.mk
+include selftests/host/thctl/thctl-tests.mk
 include tools/tools.mk
 include driver/module.mk
 include selftests/th_nic/selftests.mk
@@ -92,6 +93,7 @@ check: deps
 	@rm -rf $(LOGS); mkdir -p $(LOGS)
 	@$(MAKE) --no-print-directory all tests
 	-@$(MAKE) --no-print-directory hostcheck
+	-@$(MAKE) --no-print-directory thctl-check
 	-@$(MAKE) --no-print-directory lint
 	-@$(MAKE) --no-print-directory vmtest
 	@$(TOP)/scripts/test-summary.sh $(LOGS)/*.tap | tee $(LOGS)/summary.txt; \

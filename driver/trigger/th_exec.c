@@ -199,7 +199,11 @@ static int th_exec_desc(struct th_eng_ctx *ctx, struct th_eng_vport *vp,
 	return -EINVAL;
 }
 
-/* Descriptor @i of @chain succeeded: its completion counter and CQ entry. */
+/*
+ * Descriptor @i of @chain succeeded: its CQ entry first, then its
+ * completion counter, so that whoever sees the counter move finds the
+ * entry already in the CQ.
+ */
 static void th_exec_desc_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 			      u32 i)
 {
@@ -207,25 +211,25 @@ static void th_exec_desc_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain
 	struct th_eng_vport *vp = chain->vp;
 	struct th_nic_cqe cqe;
 
+	if (th_desc_writes_cqe(d)) {
+		memset(&cqe, 0, sizeof(cqe));
+		cqe.cookie = chain->cookie;
+		if (d->opcode == TH_NIC_OP_NOTIFY)
+			cqe.imm = d->notify.imm;
+		cqe.desc_index = i;
+		cqe.opcode = d->opcode;
+		/* final only if nothing after it can still fail and write again */
+		cqe.flags = i + 1 == chain->ndesc ? TH_NIC_CQE_F_FINAL : 0;
+		cqe.vport = vp->index;
+		th_lock(&vp->lock);
+		th_cq_write_locked(vp, &cqe);
+		chain->credits--;
+		vp->cq_reserved--;
+		vp->eng->ops->wake(vp);
+		th_unlock(&vp->lock);
+	}
 	if (d->flags & TH_NIC_DF_COMP_CT)
 		th_eng_ct_update(vp, d->comp_ct, TH_ENG_CT_INC, 1, 0, ctx);
-	if (!th_desc_writes_cqe(d))
-		return;
-	memset(&cqe, 0, sizeof(cqe));
-	cqe.cookie = chain->cookie;
-	if (d->opcode == TH_NIC_OP_NOTIFY)
-		cqe.imm = d->notify.imm;
-	cqe.desc_index = i;
-	cqe.opcode = d->opcode;
-	/* final only if nothing after it can still fail and write again */
-	cqe.flags = i + 1 == chain->ndesc ? TH_NIC_CQE_F_FINAL : 0;
-	cqe.vport = vp->index;
-	th_lock(&vp->lock);
-	th_cq_write_locked(vp, &cqe);
-	chain->credits--;
-	vp->cq_reserved--;
-	vp->eng->ops->wake(vp);
-	th_unlock(&vp->lock);
 }
 
 void th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)

@@ -32,3 +32,16 @@ vm-payload: $(VM_THCTL)
 $(VM_THCTL): $(THCTL_OBJS) $(LIBTHVERBS_A)
 	@mkdir -p $(dir $@)
 	$(CC) -static -pthread -o $@ $(THCTL_OBJS) $(LIBTHVERBS_A) -lm
+
+# The chain-file examples and their golden digests (made with inproc): the
+# VM replays them on the kernel provider, so both must give bit-identical
+# buffers.  The tree layout is kept so the script finds its examples.
+VM_THCTL_TESTS	:= $(B)/vm/payload/thctl
+vm-payload: $(VM_THCTL_TESTS)/.copied
+$(VM_THCTL_TESTS)/.copied: selftests/host/thctl/test_thctl.sh \
+		$(wildcard tools/thctl/examples/*)
+	@mkdir -p $(VM_THCTL_TESTS)/selftests/host/thctl $(VM_THCTL_TESTS)/tools/thctl
+	@cp selftests/host/thctl/test_thctl.sh $(VM_THCTL_TESTS)/selftests/host/thctl/
+	@rm -rf $(VM_THCTL_TESTS)/tools/thctl/examples
+	@cp -r tools/thctl/examples $(VM_THCTL_TESTS)/tools/thctl/
+	@touch $@

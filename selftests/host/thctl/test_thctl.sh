@@ -1,0 +1,290 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# test_thctl.sh - runs thctl on the example chain files and on each kind of
+# bad input, checking outputs, exit codes and that every refusal is one
+# clear line; prints TAP.
+#
+# Environment:
+#   THCTL            the binary (default: build/bin/thctl under the tree)
+#   TH_PROVIDER      inproc (default here) or kernel (in the VM, module
+#                    loaded); every test runs on either
+#   THCTL_TEST_MODE  all (default) or digest: only compare the buffers'
+#                    digests of every example with the golden
+#                    tools/thctl/examples/*.digest (generated with inproc),
+#                    so equal digests on the kernel provider mean
+#                    bit-identical buffers on both providers
+set -u
+TOP=$(cd "$(dirname "$0")/../../.." && pwd)
+THCTL=${THCTL:-$TOP/build/bin/thctl}
+EX=$TOP/tools/thctl/examples
+export TH_PROVIDER=${TH_PROVIDER:-inproc}
+MODE=${THCTL_TEST_MODE:-all}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() {
+	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"
+	shift
+	for l in "$@"; do echo "#   $l"; done
+}
+
+# run NAME: runs "$@" after the name, keeping stdout, stderr and status
+run() {
+	"$THCTL" "$@" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+}
+
+# expect_refusal NAME RC REGEX ARGS...: exit status RC, nothing on stdout,
+# exactly one line on stderr, matching REGEX
+expect_refusal() {
+	local name=$1 want=$2 re=$3
+	shift 3
+	run "$@"
+	local lines
+	lines=$(wc -l < "$TMP/err")
+	if [ "$rc" -eq "$want" ] && [ "$lines" -eq 1 ] && [ ! -s "$TMP/out" ] &&
+	   grep -qE "$re" "$TMP/err"; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc (want $want), $lines stderr line(s), want /$re/:" \
+			"$(cat "$TMP/err")" "stdout: $(head -c 300 "$TMP/out")"
+	fi
+}
+
+echo "TAP version 13"
+echo "# thctl at $THCTL, provider $TH_PROVIDER, mode $MODE"
+if [ ! -x "$THCTL" ]; then
+	echo "1..0 # SKIP $THCTL not built"
+	exit 4
+fi
+
+# ---- bit-identical buffers: digests against the inproc goldens ----------
+for f in "$EX"/*.chain; do
+	b=$(basename "$f" .chain)
+	[ -f "$EX/$b.digest" ] || continue
+	run post -q --print-digest "$f"
+	if [ "$rc" -eq 0 ] && diff -u "$EX/$b.digest" "$TMP/out" > "$TMP/diff"; then
+		ok "digest $b: buffers bit-identical to the inproc golden"
+	else
+		not_ok "digest $b: buffers bit-identical to the inproc golden" \
+			"exit $rc: $(cat "$TMP/err")" "$(cat "$TMP/diff")"
+	fi
+done
+if [ "$MODE" = digest ]; then
+	echo "1..$n"
+	[ "$failed" -eq 0 ]
+	exit
+fi
+
+# ---- help and the command table ---------------------------------------------
+for cmd in devices info counters post; do
+	run "$cmd" --help
+	if [ "$rc" -eq 0 ] && grep -q "^usage: thctl $cmd" "$TMP/out" &&
+	   grep -q "Exit status" "$TMP/out"; then
+		ok "$cmd --help: usage and exit codes"
+	else
+		not_ok "$cmd --help: usage and exit codes" "exit $rc"
+	fi
+done
+run
+if [ "$rc" -eq 2 ] && grep -q "post" "$TMP/err" && grep -q "devices" "$TMP/err"; then
+	ok "thctl without a command lists the commands, exit 2"
+else
+	not_ok "thctl without a command lists the commands, exit 2" "exit $rc"
+fi
+
+# ---- devices, info, counters ----------------------------------------------
+run devices
+if [ "$rc" -eq 0 ] && grep -qE "^th_nic0 +node 0 +provider $TH_PROVIDER" "$TMP/out"; then
+	ok "devices lists node 0 of $TH_PROVIDER"
+else
+	not_ok "devices lists node 0 of $TH_PROVIDER" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+if [ "$TH_PROVIDER" = inproc ]; then
+	TH_INPROC_NODES=3 "$THCTL" devices > "$TMP/out" 2>&1
+	if [ "$(wc -l < "$TMP/out")" -eq 3 ]; then
+		ok "devices: TH_INPROC_NODES=3 gives 3 nodes"
+	else
+		not_ok "devices: TH_INPROC_NODES=3 gives 3 nodes" "$(cat "$TMP/out")"
+	fi
+fi
+run info 0
+if [ "$rc" -eq 0 ] && grep -qE "^max_counters +[0-9]+" "$TMP/out" &&
+   grep -qE "^abi_version +1$" "$TMP/out"; then
+	ok "info 0: ABI version and limits"
+else
+	not_ok "info 0: ABI version and limits" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+expect_refusal "info: unknown node, exit 2" 2 "unknown node 99999" info 99999
+expect_refusal "info: node not a number, exit 2" 2 "expected a node number" info x
+run counters 0 0
+if [ "$rc" -eq 0 ] && grep -q "not readable from this process" "$TMP/out"; then
+	ok "counters 0 0: says what it can and cannot show"
+else
+	not_ok "counters 0 0: says what it can and cannot show" "exit $rc" "$(cat "$TMP/err")"
+fi
+expect_refusal "counters: counter out of range, exit 2" 2 \
+	"unknown counter 99999" counters --cts 0-99999 0 0
+expect_refusal "counters: vport out of range, exit 2" 2 "unknown vport" \
+	counters 0 99999
+expect_refusal "counters: unknown node, exit 2" 2 "unknown node" counters 99999 0
+expect_refusal "post: unknown provider, exit 2" 2 "unknown provider 'nic9'" \
+	post --provider nic9 "$EX/first_chain.chain"
+
+# ---- the examples --------------------------------------------------------------
+for f in "$EX"/*.chain; do
+	b=$(basename "$f" .chain)
+	run post "$f"
+	cp "$TMP/out" "$TMP/first"
+	if [ "$rc" -ne 0 ] || [ -s "$TMP/err" ]; then
+		not_ok "post $b: exit 0, no message" "exit $rc" "$(cat "$TMP/err")"
+		continue
+	fi
+	ok "post $b: exit 0, no message"
+	run post "$f"
+	if cmp -s "$TMP/out" "$TMP/first"; then
+		ok "post $b: the same output on a second run"
+	else
+		not_ok "post $b: the same output on a second run" \
+			"$(diff "$TMP/first" "$TMP/out")"
+	fi
+done
+run post "$EX/put_reduce.chain"
+if grep -qE '^  \[0\] 0.5 1.75 3 4.25 5.5 6.75 8 9.25$' "$TMP/out" &&
+   grep -q "chain c2 cookie 8 desc 1 notify status 0 imm 5" "$TMP/out"; then
+	ok "put_reduce: b = b + a on node 1, and its notify"
+else
+	not_ok "put_reduce: b = b + a on node 1, and its notify" "$(cat "$TMP/out")"
+fi
+run post "$EX/reduce_tree.chain"
+if grep -q "ct1 success 2 failure 0" "$TMP/out" &&
+   grep -q "chain root cookie 100 desc 2 notify status 0 imm 42" "$TMP/out"; then
+	ok "reduce_tree: both children arrived at the root, which notified"
+else
+	not_ok "reduce_tree: both children arrived at the root, which notified" "$(cat "$TMP/out")"
+fi
+
+# ---- bad input: one clear line, non-zero exit, nothing posted ---------------
+cat > "$TMP/malformed.chain" <<'EOF'
+buffer a node=0 size=64
+mr ka buffer=a
+chain c1 node=0 trigger=ct0=1
+  nop
+EOF
+expect_refusal "malformed file: FILE:LINE:COL: expected ..., exit 2" 2 \
+	"malformed.chain:3:25: expected ctN>=THRESHOLD, got 'ct0=1'$" \
+	post "$TMP/malformed.chain"
+
+cat > "$TMP/node.chain" <<'EOF'
+buffer a node=0 size=64
+buffer b node=99999 size=64
+EOF
+expect_refusal "unknown node: line:col, exit 2" 2 \
+	"node.chain:2:15: unknown node 99999: the fabric has [0-9]+ nodes" \
+	post "$TMP/node.chain"
+
+cat > "$TMP/len.chain" <<'EOF'
+# c1 is posted first and waits; c2's put reaches past its MR
+buffer a node=0 size=64
+buffer b node=1 size=64
+mr ka buffer=a len=32
+mr kb buffer=b
+chain c1 node=0 trigger=ct0>=1
+  put src=ka dst=kb len=32 ct=1
+chain c2 node=0 trigger=ct0>=1
+  notify
+  put src=ka:16 dst=kb len=32 ct=1
+start node=0 ct=0
+EOF
+expect_refusal "length beyond MR: line:col before posting, exit 2" 2 \
+	"len.chain:10:28: length beyond MR 'ka': bytes 16..48, but the MR has 32 bytes$" \
+	post "$TMP/len.chain"
+expect_refusal "length beyond MR, left to the NIC: refused at the doorbell, exit 1" 1 \
+	"len.chain:8: chain c2 refused: invalid argument.*, descriptor 1 \\(line 10\\)$" \
+	post --no-precheck "$TMP/len.chain"
+run post --no-precheck -v "$TMP/len.chain"
+if [ "$rc" -eq 1 ] &&
+   grep -q "teardown: 1 chain(s) posted, 1 still pending cancelled, 2 vport(s) destroyed" "$TMP/err" &&
+   ! grep -q "^thctl post: node 0: posted chain c2" "$TMP/err"; then
+	ok "length beyond MR: the chain posted before it is cancelled, vports destroyed"
+else
+	not_ok "length beyond MR: the chain posted before it is cancelled, vports destroyed" \
+		"exit $rc" "$(cat "$TMP/err")"
+fi
+
+cat > "$TMP/ct.chain" <<'EOF'
+buffer a node=0 size=64
+mr ka buffer=a
+chain c1 node=0
+  ct_inc ct=99999
+EOF
+expect_refusal "counter out of range: line:col, exit 2" 2 \
+	"ct.chain:4:13: counter 99999 out of range: a vport has [0-9]+ counters" \
+	post "$TMP/ct.chain"
+
+cat > "$TMP/timeout.chain" <<'EOF'
+buffer a node=0 size=8
+mr ka buffer=a
+chain never node=0 trigger=ct0>=5
+  nop comp=1
+expect node=0 ct=1 >= 1 timeout=20ms
+EOF
+expect_refusal "expect not met: FILE:LINE and the counter, exit 1" 1 \
+	"timeout.chain:5: expect node 0 ct1 >= 1: timed out \\(success 0, failure 0\\)$" \
+	post "$TMP/timeout.chain"
+
+cat > "$TMP/access.chain" <<'EOF'
+buffer a node=0 size=8
+buffer b node=1 size=8
+mr ka buffer=a
+mr kb buffer=b access=lw                # no remote write
+chain c1 node=0
+  put src=ka dst=kb len=8 comp=1
+expect node=0 ct=1 >= 1
+EOF
+expect_refusal "access denied at run time: the expect reports the failure, exit 1" 1 \
+	"access.chain:7: expect node 0 ct1 >= 1: the counter this waited on reported a failure \\(success 0, failure 1\\)$" \
+	post "$TMP/access.chain"
+
+expect_refusal "missing file, exit 2" 2 "thctl post: $TMP/none.chain: No such file" \
+	post "$TMP/none.chain"
+run post
+if [ "$rc" -eq 2 ] && head -n 1 "$TMP/err" | grep -q "^usage: thctl post" &&
+   [ ! -s "$TMP/out" ]; then
+	ok "post without a file: usage on stderr, exit 2"
+else
+	not_ok "post without a file: usage on stderr, exit 2" "exit $rc"
+fi
+
+# ---- the tutorial's program: compiles against the library, runs, is the
+# one printed in Documentation/tutorial.rst -----------------------------------
+LIB=$TOP/build/lib
+if ! command -v "${CC:-cc}" > /dev/null || [ ! -e "$LIB/libthverbs.so" ]; then
+	n=$((n + 1)); echo "ok $n first_chain.c builds and runs # SKIP no compiler or libthverbs.so"
+elif "${CC:-cc}" -Wall -Wextra -Werror -I "$TOP/include/uapi" \
+	-I "$TOP/lib/libthverbs/include" "$EX/first_chain.c" -L"$LIB" -lthverbs \
+	-o "$TMP/first_chain" 2> "$TMP/err" &&
+     LD_LIBRARY_PATH=$LIB "$TMP/first_chain" > "$TMP/out" 2>> "$TMP/err" &&
+     grep -q "node 1 received: 1.5 2.5 3.5 4.5 5.5 6.5 7.5 8.5" "$TMP/out"; then
+	ok "first_chain.c builds against libthverbs.so and runs"
+else
+	not_ok "first_chain.c builds against libthverbs.so and runs" "$(cat "$TMP/err")"
+fi
+if command -v python3 > /dev/null; then
+	if python3 - "$EX/first_chain.c" "$TOP/Documentation/tutorial.rst" <<'PY'
+import sys
+src = open(sys.argv[1]).read().splitlines()
+want = "\n".join(("    " + l) if l.strip() else "" for l in src)
+sys.exit(0 if want in open(sys.argv[2]).read() else 1)
+PY
+	then
+		ok "tutorial.rst shows first_chain.c as it is"
+	else
+		not_ok "tutorial.rst shows first_chain.c as it is"
+	fi
+fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
