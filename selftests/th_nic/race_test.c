@@ -103,7 +103,7 @@ struct user {
 	struct thn_vport v;	/* a copy: same fd and index */
 	volatile bool stop;
 	int first_err;		/* what the calls got after the destroy */
-	__u64 calls;
+	volatile __u64 calls;
 };
 
 static void *use_loop(void *arg)
@@ -153,7 +153,14 @@ TEST(destroy_while_in_use)
 		}
 		thn_sleep_us(5000);
 		ASSERT_EQ(0, thn_vport_destroy_id(fd, v.id));
-		thn_sleep_us(5000);
+		/* each thread makes a few calls after the destroy */
+		for (i = 0; i < THREADS; i++) {
+			__u64 seen = u[i].calls, deadline;
+
+			deadline = thn_now_ns() + THN_WAIT_MS * 1000000ULL;
+			while (u[i].calls < seen + 3 && thn_now_ns() < deadline)
+				thn_sleep_us(1000);
+		}
 		for (i = 0; i < THREADS; i++) {
 			u[i].stop = true;
 			pthread_join(th[i], NULL);
