@@ -72,6 +72,7 @@ struct th_coll {
 	uint32_t esize;
 	uint32_t seg;		/* elements per segment */
 	uint32_t nseg;
+	uint32_t window;	/* segments in flight per child: slot sets */
 	uint64_t round;		/* rounds posted (k of the next start) */
 	struct th_chain *c;
 };
@@ -92,10 +93,41 @@ static uint32_t th_coll_seg_count(const struct th_coll *cl, uint32_t s)
 	return cl->attr.count - first < cl->seg ? cl->attr.count - first : cl->seg;
 }
 
-/* Scratch: the partial result (tmp), then one slot per child. */
-static uint64_t th_coll_slot_off(const struct th_coll *cl, unsigned int j)
+/*
+ * Scratch is bounded by the segment size, not the message: the partial
+ * result (tmp) and each child's slot hold @window segments, segment s in
+ * set s % window.  A child sends segment s + window only after its parent
+ * has reduced segment s (the parent's credit, a zero-byte PUT).
+ */
+static uint64_t th_coll_seg_bytes(const struct th_coll *cl)
 {
-	return (1 + (uint64_t)j) * (cl->bytes ? cl->bytes : cl->esize);
+	return cl->bytes ? (uint64_t)cl->seg * cl->esize : cl->esize;
+}
+
+static uint64_t th_coll_tmp_off(const struct th_coll *cl, uint32_t s)
+{
+	return (s % cl->window) * th_coll_seg_bytes(cl);
+}
+
+static uint64_t th_coll_slot_off(const struct th_coll *cl, unsigned int j,
+				 uint32_t s)
+{
+	return ((1 + (uint64_t)j) * cl->window + s % cl->window) *
+	       th_coll_seg_bytes(cl);
+}
+
+static uint64_t th_coll_scratch_bytes(const struct th_coll *cl,
+				      const struct th_coll_rank *rk)
+{
+	return (1 + (uint64_t)rk->nchild) * cl->window * th_coll_seg_bytes(cl);
+}
+
+/* Contributions segment s waits for in round k: children, own start, credit. */
+static uint64_t th_coll_up_threshold(const struct th_coll *cl,
+				     const struct th_coll_rank *rk, uint32_t s,
+				     uint64_t k)
+{
+	return (rk->nchild + 1 + (rk->parent >= 0 && s >= cl->window)) * k;
 }
 
 static struct th_remote th_coll_remote(const struct th_coll *cl,
@@ -134,7 +166,7 @@ static int th_coll_reduce(struct th_coll *cl, struct th_coll_rank *rk,
 	off[0] = so;
 	for (i = 0; i < n; i++) {
 		src[i + 1] = rk->scratch_mr;
-		off[i + 1] = th_coll_slot_off(cl, i) + so;
+		off[i + 1] = th_coll_slot_off(cl, i, s);
 	}
 	ret = th_chain_reduce(cl->c, cl->attr.op, cl->attr.dtype, count, dst,
 			      doff, n + 1, src, off, false, 0);
@@ -143,7 +175,7 @@ static int th_coll_reduce(struct th_coll *cl, struct th_coll_rank *rk,
 		n = n < TH_COLL_PASS ? n : TH_COLL_PASS;
 		for (i = 0; i < n; i++) {
 			src[i] = rk->scratch_mr;
-			off[i] = th_coll_slot_off(cl, done + i) + so;
+			off[i] = th_coll_slot_off(cl, done + i, s);
 		}
 		ret = th_chain_reduce(cl->c, cl->attr.op, cl->attr.dtype, count,
 				      dst, doff, n, src, off, true, 0);
@@ -207,8 +239,9 @@ static int th_coll_start_fan(struct th_coll *cl, struct th_coll_rank *rk,
 static int th_coll_post_up(struct th_coll *cl, struct th_coll_rank *rk,
 			   uint32_t s, uint64_t k)
 {
-	uint64_t so = th_coll_seg_off(cl, s);
+	uint64_t so = th_coll_seg_off(cl, s), to_off = th_coll_tmp_off(cl, s);
 	uint64_t len = (uint64_t)th_coll_seg_count(cl, s) * cl->esize;
+	uint64_t thr = th_coll_up_threshold(cl, rk, s, k);
 	bool root = rk->parent < 0;
 	struct th_remote to;
 	int ret = 0;
@@ -216,27 +249,31 @@ static int th_coll_post_up(struct th_coll *cl, struct th_coll_rank *rk,
 	th_chain_reset(cl->c);
 	if (rk->nchild)
 		ret = th_coll_reduce(cl, rk, s, root ? rk->recv_mr : rk->scratch_mr,
-				     so);
+				     root ? so : to_off);
 	else if (root)
 		ret = th_chain_copy(cl->c, rk->send_mr, so, rk->recv_mr, so, len, 0);
 	if (!ret && !root) {
 		to = th_coll_remote(cl, rk->parent,
 				    cl->peers[rk->parent].scratch_key,
-				    th_coll_slot_off(cl, rk->slot_at_parent) + so);
+				    th_coll_slot_off(cl, rk->slot_at_parent, s));
 		ret = th_chain_put(cl->c, rk->nchild ? rk->scratch_mr : rk->send_mr,
-				   so, &to, len, TH_COLL_CT_U(s), 0);
+				   rk->nchild ? to_off : so, &to, len,
+				   TH_COLL_CT_U(s), 0);
 	} else if (!ret) {
 		/* the root: Reduce is done here, Allreduce goes down */
 		ret = th_chain_ct_inc(cl->c, cl->attr.kind == TH_COLL_REDUCE ?
 				      TH_COLL_CT_F : TH_COLL_CT_B(s), 1, 0);
 	}
 	if (!ret)
-		ret = th_coll_post(rk, cl->c, TH_COLL_CT_U(s),
-				   (uint64_t)(rk->nchild + 1) * k, 0);
+		ret = th_coll_post(rk, cl->c, TH_COLL_CT_U(s), thr, 0);
+	/* the slots of segment s are free: children may send s + window */
+	if (!ret && rk->nchild && s + cl->window < cl->nseg)
+		ret = th_coll_fan_out(cl, rk, TH_COLL_CT_U(s), thr,
+				      rk->scratch_mr, 0, 0, false, 0,
+				      TH_COLL_CT_U(s + cl->window), false);
 	/* Reduce: the credit that lets each child complete (zero bytes) */
 	if (!ret && cl->attr.kind == TH_COLL_REDUCE && rk->nchild)
-		ret = th_coll_fan_out(cl, rk, TH_COLL_CT_U(s),
-				      (uint64_t)(rk->nchild + 1) * k,
+		ret = th_coll_fan_out(cl, rk, TH_COLL_CT_U(s), thr,
 				      rk->scratch_mr, 0, 0, false, 0,
 				      TH_COLL_CT_F, false);
 	return ret;
@@ -373,6 +410,8 @@ static struct th_coll *th_coll_alloc(const struct th_coll_attr *attr,
 	if (attr->count && (attr->count + cl->seg - 1) / cl->seg > TH_COLL_MAX_SEG)
 		cl->seg = (attr->count + TH_COLL_MAX_SEG - 1) / TH_COLL_MAX_SEG;
 	cl->nseg = attr->count ? (attr->count + cl->seg - 1) / cl->seg : 1;
+	/* two slot sets used alternately: segment s + 1 climbs while s reduces */
+	cl->window = cl->nseg < 2 ? cl->nseg : 2;
 	cl->local = calloc(nlocal, sizeof(*cl->local));
 	cl->peers = calloc(n, sizeof(*cl->peers));
 	cl->c = th_chain_create();
@@ -421,13 +460,13 @@ static int th_coll_rank_init(struct th_coll *cl, struct th_coll_rank *rk,
 		return -ENOMEM;
 	th_tree_children(cl->n, cl->attr.root, cl->attr.radix, rank, rk->child,
 			 nchild);
-	rk->scratch = calloc(1 + rk->nchild, cl->bytes ? cl->bytes : cl->esize);
+	rk->scratch = calloc(1, th_coll_scratch_bytes(cl, rk));
 	if (!rk->scratch)
 		return -ENOMEM;
 	rk->send_mr = th_coll_reg(vp, &rk->send, &rk->own_send, cl->bytes);
 	rk->recv_mr = th_coll_reg(vp, &rk->recv, &rk->own_recv, cl->bytes);
-	rk->scratch_mr = th_reg_mr(vp, rk->scratch, (1 + rk->nchild) *
-				   (cl->bytes ? cl->bytes : cl->esize),
+	rk->scratch_mr = th_reg_mr(vp, rk->scratch,
+				   th_coll_scratch_bytes(cl, rk),
 				   TH_NIC_ACCESS_ALL);
 	if (!rk->send_mr || !rk->recv_mr || !rk->scratch_mr)
 		return -errno;
