@@ -6,7 +6,7 @@ IPF_SRCS	:= $(sort $(wildcard lib/libthverbs/inproc/*.c))
 IPF_OBJS	:= $(IPF_SRCS:%.c=$(O)/%.o)
 IPF_SAN_OBJS	:= $(IPF_SRCS:%.c=$(S)/%.o)
 VERBS_SRCS	:= $(sort $(wildcard lib/libthverbs/verbs/*.c lib/libthverbs/providers/*.c \
-		     lib/libthverbs/coll/*.c))
+		     lib/libthverbs/coll/*.c lib/libthverbs/boot/*.c))
 VERBS_OBJS	:= $(VERBS_SRCS:%.c=$(O)/%.o)
 VERBS_SAN_OBJS	:= $(VERBS_SRCS:%.c=$(S)/%.o)
 CPPFLAGS	+= -I$(TOP)/lib/libthverbs/inproc -I$(TOP)/lib/libthverbs/verbs

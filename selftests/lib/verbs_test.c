@@ -76,6 +76,9 @@ TEST_F(verbs, devices_and_query)
 {
 	struct th_nic_query q;
 
+	/* a context with vports cannot be closed */
+	EXPECT_EQ(-EBUSY, th_close_device(self->ctx[0]));
+
 	TH_LOG("provider %s, %d nodes", th_device_provider(self->devs[0]),
 	       self->ndev);
 	EXPECT_EQ(0, strcmp("th_nic1", th_device_name(self->devs[1])));
@@ -188,6 +191,18 @@ TEST_F(verbs, refused_chain_installs_nothing_and_names_the_descriptor)
 	EXPECT_EQ(-EINVAL, th_post_chain(self->vp[0], self->c));
 	ASSERT_EQ(0, th_post_error(self->vp[0], &bad));
 	EXPECT_EQ(1, bad);
+	/* a trigger set before the descriptors, and one set twice */
+	th_chain_reset(self->c);
+	ASSERT_EQ(0, th_chain_trigger(self->c, 3, 1, 0xdead));
+	ASSERT_EQ(0, th_chain_notify(self->c, 9, 0));
+	ASSERT_EQ(0, th_chain_trigger(self->c, 3, 2, 0xbeef));
+	ASSERT_EQ(0, th_post_chain(self->vp[0], self->c));
+	EXPECT_EQ(-ENOENT, th_post_error(self->vp[0], &bad));
+	ASSERT_EQ(0, th_ct_inc(self->vp[0], 3, 1));
+	EXPECT_EQ(0, th_poll_cq(self->vp[0], cqe, 2));
+	ASSERT_EQ(0, th_ct_inc(self->vp[0], 3, 1));
+	ASSERT_EQ(1, th_poll_cq(self->vp[0], cqe, 2));
+	EXPECT_EQ(0xbeef, cqe[0].cookie);
 	EXPECT_EQ(0, th_poll_cq(self->vp[0], cqe, 2));
 	EXPECT_EQ(0, memcmp(before, self->buf[1], sizeof(before)));
 	/* the SQ was rewound: the next chain goes through */
@@ -214,7 +229,7 @@ TEST_F(verbs, builder_refuses_what_cannot_be_encoded)
 	EXPECT_EQ(-EINVAL, th_chain_write_inline(self->c, self->mr[0], 0,
 						 offs, 33, 0));
 	th_chain_reset(self->c);
-	EXPECT_EQ(-EINVAL, th_chain_trigger(self->c, 0, 1, 1));	/* empty */
+	EXPECT_EQ(-EINVAL, th_chain_comp_ct(self->c, 1));	/* no descriptor */
 	th_chain_reset(self->c);
 	for (i = 0; i < 17; i++)
 		ASSERT_EQ(0, th_chain_nop(self->c, 0));

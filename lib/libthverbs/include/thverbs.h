@@ -43,6 +43,7 @@ const char *th_device_provider(const struct th_device *dev);
 uint32_t th_device_node(const struct th_device *dev);
 
 struct th_context *th_open_device(struct th_device *dev);
+/* -EBUSY while vports of @ctx exist. */
 int th_close_device(struct th_context *ctx);
 
 /* The node's identity and limits: the QUERY ioctl's answer. */
@@ -105,7 +106,10 @@ void th_chain_destroy(struct th_chain *c);
 void th_chain_reset(struct th_chain *c);
 unsigned int th_chain_length(const struct th_chain *c);
 
-/* Fire when counter @ct reaches @threshold (0: at once); @cookie names it. */
+/*
+ * Fire when counter @ct reaches @threshold (0: at once); @cookie names it.
+ * May be called at any time before the post; the last call wins.
+ */
 int th_chain_trigger(struct th_chain *c, uint16_t ct, uint64_t threshold,
 		     uint64_t cookie);
 /* Add 1 to local counter @ct when the last added descriptor completes. */
@@ -154,7 +158,10 @@ int th_chain_nop(struct th_chain *c, unsigned int flags);
  * no room for its completions yet (poll and retry).
  */
 int th_post_chain(struct th_vport *vp, struct th_chain *c);
-/* After an -EINVAL from th_post_chain(): the offending descriptor. */
+/*
+ * After an -EINVAL from th_post_chain(): the offending descriptor.
+ * -ENOENT when the last post on @vp was not refused as malformed.
+ */
 int th_post_error(const struct th_vport *vp, unsigned int *desc_index);
 
 /* Take up to @max completion entries; returns how many. */

@@ -26,6 +26,9 @@ TH_EXPORT void th_chain_reset(struct th_chain *c)
 	memset(c->d, 0, sizeof(c->d[0]) * c->n);
 	c->n = 0;
 	c->err = 0;
+	c->trig_ct = 0;
+	c->threshold = 0;
+	c->cookie = 0;
 }
 
 TH_EXPORT unsigned int th_chain_length(const struct th_chain *c)
@@ -64,14 +67,13 @@ static int th_chain_bad(struct th_chain *c, int err)
 	return err;
 }
 
+/* Kept aside and written into the first descriptor when posted. */
 TH_EXPORT int th_chain_trigger(struct th_chain *c, uint16_t ct,
 			       uint64_t threshold, uint64_t cookie)
 {
-	if (!c->n)
-		return th_chain_bad(c, -EINVAL);	/* add a descriptor first */
-	c->d[0].trig_ct = ct;
-	c->d[0].threshold = threshold;
-	c->d[0].cookie = cookie;
+	c->trig_ct = ct;
+	c->threshold = threshold;
+	c->cookie = cookie;
 	return 0;
 }
 

@@ -111,6 +111,8 @@ TH_EXPORT int th_close_device(struct th_context *ctx)
 {
 	if (!ctx)
 		return -EINVAL;
+	if (ctx->nvports)
+		return -EBUSY;	/* destroy its vports first */
 	ctx->dev.ops->close(ctx);
 	free(ctx);
 	return 0;

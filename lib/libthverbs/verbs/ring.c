@@ -52,9 +52,13 @@ TH_EXPORT int th_post_chain(struct th_vport *vp, struct th_chain *c)
 	tail = *vp->sq_tail;
 	for (i = 0; i < c->n; i++)
 		vp->sq_slots[(tail + i) & vp->sq_mask] = c->d[i];
+	vp->sq_slots[tail & vp->sq_mask].trig_ct = c->trig_ct;
+	vp->sq_slots[tail & vp->sq_mask].threshold = c->threshold;
+	vp->sq_slots[tail & vp->sq_mask].cookie = c->cookie;
 	__atomic_store_n(vp->sq_tail, tail + c->n, __ATOMIC_RELEASE);
 	db.vport = vp->index;
 	ret = vp->ctx->dev.ops->doorbell(vp, &db);
+	vp->refused = ret == -EINVAL;
 	if (ret) {
 		vp->bad_desc = db.bad_desc;
 		head = __atomic_load_n(vp->sq_head, __ATOMIC_ACQUIRE);
@@ -66,6 +70,8 @@ TH_EXPORT int th_post_chain(struct th_vport *vp, struct th_chain *c)
 
 TH_EXPORT int th_post_error(const struct th_vport *vp, unsigned int *desc_index)
 {
+	if (!vp->refused)
+		return -ENOENT;	/* the last post was not refused as malformed */
 	*desc_index = vp->bad_desc;
 	return 0;
 }

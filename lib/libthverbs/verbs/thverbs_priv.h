@@ -52,6 +52,7 @@ struct th_context {
 	int fd;			/* kernel: the node's file */
 	void *priv;
 	struct th_nic_query attr;
+	unsigned int nvports;	/* close is refused while any exists */
 };
 
 struct th_vport {
@@ -68,6 +69,7 @@ struct th_vport {
 	/* serialises posting (one chain in the SQ at a time) and CQ polling */
 	pthread_mutex_t lock;
 	uint32_t bad_desc;
+	bool refused;		/* the last post was refused with -EINVAL */
 	void *priv;
 };
 
@@ -81,6 +83,10 @@ struct th_mr {
 struct th_chain {
 	uint32_t n;
 	int err;		/* first builder error, reported at post */
+	/* the trigger, applied to the first descriptor when posted */
+	uint16_t trig_ct;
+	uint64_t threshold;
+	uint64_t cookie;
 	struct th_nic_desc d[TH_CHAIN_CAP];
 };
 

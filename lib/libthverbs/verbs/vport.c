@@ -27,6 +27,7 @@ TH_EXPORT struct th_vport *th_create_vport(struct th_context *ctx,
 		return NULL;
 	}
 	vp->index = vp->info.vport;
+	ctx->nvports++;
 	pthread_mutex_init(&vp->lock, NULL);
 	th_ring_attach(vp);
 	return vp;
@@ -41,6 +42,7 @@ TH_EXPORT int th_destroy_vport(struct th_vport *vp)
 	ret = vp->ctx->dev.ops->vport_destroy(vp);
 	if (ret)
 		return ret;
+	vp->ctx->nvports--;
 	pthread_mutex_destroy(&vp->lock);
 	free(vp);
 	return 0;

@@ -83,9 +83,8 @@ int main(void)
 	th_chain_put(chain, src_mr, 0, &dst, COUNT * sizeof(double),
 		     CT_ARRIVED, 0);
 	th_chain_notify(chain, 42, 0);
-	th_chain_nop(chain, 0);
 	th_chain_comp_ct(chain, CT_DONE);
-	th_chain_trigger(chain, CT_GO, 1, 0xf1);	/* after the descriptors */
+	th_chain_trigger(chain, CT_GO, 1, 0xf1);
 
 	/* 4. Post it: the NIC checks every descriptor, then it waits. */
 	ret = th_post_chain(vp[0], chain);

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * boot.c - the client side of thrun's bootstrap rendezvous: join the job
+ * over the launcher's UNIX socket, then allgather and barrier rounds.
+ * Every wait is a poll() against a deadline, so no call outlives the
+ * launcher, an abort or TH_BOOT_TIMEOUT.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "thverbs_priv.h"
+#include "th_boot.h"
+#include "boot_proto.h"
+
+#define TH_BOOT_DEFAULT_TIMEOUT_S	300.0
+/* How long fini waits to hand its BYE to the socket. */
+#define TH_BOOT_BYE_MS			100
+#define TH_BOOT_CONNECT_RETRY_MS	10
+
+struct th_boot {
+	int fd;			/* -1 for a local (--single) handle */
+	int rank;
+	int size;
+	int err;		/* sticky: the negative errno of the first failure */
+	int64_t timeout_ms;	/* per call; -1 waits as long as the launcher lives */
+};
+
+static int64_t th_boot_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t th_boot_deadline(const struct th_boot *b)
+{
+	return b->timeout_ms < 0 ? -1 : th_boot_now_ms() + b->timeout_ms;
+}
+
+/* Milliseconds left for poll(), -1 for none, -ETIMEDOUT once it passed. */
+static int th_boot_left(int64_t deadline)
+{
+	int64_t left;
+
+	if (deadline < 0)
+		return -1;
+	left = deadline - th_boot_now_ms();
+	if (left <= 0)
+		return -ETIMEDOUT;
+	return left > INT_MAX ? INT_MAX : (int)left;
+}
+
+static int th_boot_wait(int fd, short events, int64_t deadline, short *revents)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	int left, n;
+
+	for (;;) {
+		left = th_boot_left(deadline);
+		if (left == -ETIMEDOUT)
+			return -ETIMEDOUT;
+		n = poll(&pfd, 1, left);
+		if (n > 0) {
+			*revents = pfd.revents;
+			return 0;
+		}
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static int th_boot_recv_all(int fd, void *buf, size_t len, int64_t deadline)
+{
+	char *p = buf;
+	short rev;
+	ssize_t n;
+	int ret;
+
+	while (len) {
+		n = recv(fd, p, len, MSG_DONTWAIT);
+		if (n > 0) {
+			p += n;
+			len -= n;
+			continue;
+		}
+		if (n == 0)
+			return -ECONNRESET;	/* the launcher is gone */
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return errno == EPIPE ? -ECONNRESET : -errno;
+		ret = th_boot_wait(fd, POLLIN, deadline, &rev);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Read one header; an ABORT turns into its error.  The launcher sends
+ * nothing unasked except ABORT, so this is also how a blocked send learns
+ * why the launcher stopped reading.
+ */
+static int th_boot_recv_msg(int fd, struct th_boot_msg *m, int64_t deadline)
+{
+	int ret = th_boot_recv_all(fd, m, sizeof(*m), deadline);
+
+	if (ret)
+		return ret;
+	if (m->magic != TH_BOOT_MAGIC)
+		return -EPROTO;
+	if (m->type == TH_BOOT_ABORT)
+		return m->err > 0 ? -m->err : -ECONNRESET;
+	return 0;
+}
+
+static int th_boot_send_all(int fd, const void *buf, size_t len,
+			    int64_t deadline)
+{
+	const char *p = buf;
+	struct th_boot_msg m;
+	short rev;
+	ssize_t n;
+	int ret;
+
+	while (len) {
+		n = send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n > 0) {
+			p += n;
+			len -= n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+			/* the launcher closed after saying why: read it */
+			if (!th_boot_recv_all(fd, &m, sizeof(m),
+					      th_boot_now_ms()) &&
+			    m.magic == TH_BOOT_MAGIC &&
+			    m.type == TH_BOOT_ABORT && m.err > 0)
+				return -m.err;
+			return -ECONNRESET;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			return -errno;
+		ret = th_boot_wait(fd, POLLOUT | POLLIN, deadline, &rev);
+		if (ret)
+			return ret;
+		if (rev & (POLLIN | POLLHUP | POLLERR)) {
+			/* the launcher talks while we send: only to abort */
+			ret = th_boot_recv_msg(fd, &m, deadline);
+			return ret ? ret : -EPROTO;
+		}
+	}
+	return 0;
+}
+
+static int th_boot_fail(struct th_boot *b, int err)
+{
+	if (!b->err)
+		b->err = err;
+	return b->err;
+}
+
+static int th_boot_env_int(const char *name, long min, long max, int *out)
+{
+	const char *s = getenv(name);
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -ENOENT;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+static int th_boot_env_timeout(int64_t *ms)
+{
+	const char *s = getenv("TH_BOOT_TIMEOUT");
+	double v = TH_BOOT_DEFAULT_TIMEOUT_S;
+	char *end;
+
+	if (s && *s) {
+		v = strtod(s, &end);
+		if (*end || !isfinite(v) || v < 0 || v > 1e9)
+			return -EINVAL;
+	}
+	*ms = v == 0 ? -1 : (int64_t)ceil(v * 1000);
+	return 0;
+}
+
+static int th_boot_connect(struct th_boot *b, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int64_t deadline = th_boot_deadline(b);
+	struct th_boot_msg m = {
+		.magic = TH_BOOT_MAGIC,
+		.type = TH_BOOT_HELLO,
+		.rank = b->rank,
+		.size = b->size,
+	};
+	int ret;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+
+	b->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (b->fd < 0)
+		return -errno;
+	/* a non-blocking UNIX connect fails with EAGAIN while the backlog is full */
+	while (connect(b->fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		if (errno != EAGAIN && errno != EINTR)
+			return -errno;
+		if (th_boot_left(deadline) == -ETIMEDOUT)
+			return -ETIMEDOUT;
+		poll(NULL, 0, TH_BOOT_CONNECT_RETRY_MS);
+	}
+
+	ret = th_boot_send_all(b->fd, &m, sizeof(m), deadline);
+	if (ret)
+		return ret;
+	ret = th_boot_recv_msg(b->fd, &m, deadline);
+	if (ret)
+		return ret;
+	if (m.type != TH_BOOT_WELCOME || m.len)
+		return -EPROTO;
+	return 0;
+}
+
+TH_EXPORT struct th_boot *th_boot_init(void)
+{
+	const char *path = getenv("TH_BOOT");
+	const char *single = getenv("TH_SINGLE");
+	struct th_boot *b;
+	int ret;
+
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->fd = -1;
+
+	if (single && !strcmp(single, "1")) {
+		b->size = 1;
+		return b;
+	}
+	if (!path || !*path) {
+		ret = -ENOENT;
+		goto err_free;
+	}
+	ret = th_boot_env_int("TH_SIZE", 1, TH_BOOT_MAX_RANKS, &b->size);
+	if (!ret)
+		ret = th_boot_env_int("TH_RANK", 0, b->size - 1, &b->rank);
+	if (!ret)
+		ret = th_boot_env_timeout(&b->timeout_ms);
+	if (ret) {
+		ret = -EINVAL;	/* TH_BOOT without a rank is malformed too */
+		goto err_free;
+	}
+	ret = th_boot_connect(b, path);
+	if (ret)
+		goto err_close;
+	return b;
+
+err_close:
+	if (b->fd >= 0)
+		close(b->fd);
+err_free:
+	free(b);
+	errno = -ret;
+	return NULL;
+}
+
+TH_EXPORT int th_boot_rank(const struct th_boot *b)
+{
+	return b->rank;
+}
+
+TH_EXPORT int th_boot_size(const struct th_boot *b)
+{
+	return b->size;
+}
+
+TH_EXPORT int th_boot_allgather(struct th_boot *b, const void *mine,
+				void *all, size_t len)
+{
+	struct th_boot_msg m = {
+		.magic = TH_BOOT_MAGIC,
+		.type = TH_BOOT_GATHER,
+		.rank = b->rank,
+		.len = len,
+	};
+	size_t total;
+	int64_t deadline;
+	int ret;
+
+	if (b->err)
+		return b->err;
+	if (len && (!mine || !all))
+		return -EINVAL;
+	if (len > TH_BOOT_MAX_GATHER / b->size)
+		return -EMSGSIZE;
+	total = len * b->size;
+	if (b->fd < 0) {
+		if (len)
+			memmove(all, mine, len);
+		return 0;
+	}
+
+	deadline = th_boot_deadline(b);
+	ret = th_boot_send_all(b->fd, &m, sizeof(m), deadline);
+	if (!ret && len)
+		ret = th_boot_send_all(b->fd, mine, len, deadline);
+	if (!ret)
+		ret = th_boot_recv_msg(b->fd, &m, deadline);
+	if (!ret && (m.type != TH_BOOT_RESULT || m.len != total))
+		ret = -EPROTO;
+	if (!ret && total)
+		ret = th_boot_recv_all(b->fd, all, total, deadline);
+	if (ret)
+		return th_boot_fail(b, ret);
+	return 0;
+}
+
+TH_EXPORT int th_boot_barrier(struct th_boot *b)
+{
+	return th_boot_allgather(b, NULL, NULL, 0);
+}
+
+TH_EXPORT void th_boot_fini(struct th_boot *b)
+{
+	struct th_boot_msg m = {
+		.magic = TH_BOOT_MAGIC,
+		.type = TH_BOOT_BYE,
+	};
+
+	if (!b)
+		return;
+	if (b->fd >= 0) {
+		m.rank = b->rank;
+		/* best effort: the launcher also learns from our exit */
+		if (!b->err)
+			th_boot_send_all(b->fd, &m, sizeof(m),
+					 th_boot_now_ms() + TH_BOOT_BYE_MS);
+		close(b->fd);
+	}
+	free(b);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * boot_proto.h - the wire format between thrun and th_boot clients over
+ * the job's UNIX stream socket: fixed headers, optionally followed by a
+ * payload.  Both ends run on one host from one build, so fields are in
+ * host byte order.  Documentation/thrun.rst describes the exchange.
+ */
+#ifndef TH_BOOT_PROTO_H
+#define TH_BOOT_PROTO_H
+
+#include <stdint.h>
+
+#define TH_BOOT_MAGIC		0x74686230u	/* "thb0" */
+
+enum th_boot_msg_type {
+	TH_BOOT_HELLO = 1,	/* rank -> thrun: rank, size */
+	TH_BOOT_WELCOME,	/* thrun -> rank: joined */
+	TH_BOOT_GATHER,		/* rank -> thrun: len bytes follow */
+	TH_BOOT_RESULT,		/* thrun -> rank: seq, len = size * per-rank len */
+	TH_BOOT_BYE,		/* rank -> thrun: leaving cleanly */
+	TH_BOOT_ABORT,		/* thrun -> rank: err; the job is over */
+};
+
+/**
+ * struct th_boot_msg - every message's header
+ * @magic: TH_BOOT_MAGIC
+ * @type: enum th_boot_msg_type
+ * @rank: the sender's rank (rank -> thrun), the addressee's (thrun -> rank)
+ * @size: HELLO: the job size the rank was started with
+ * @seq: RESULT: the launcher's round number, from 0
+ * @err: ABORT: a positive errno, what the rank's call returns negated
+ * @len: bytes of payload that follow the header
+ */
+struct th_boot_msg {
+	uint32_t magic;
+	uint32_t type;
+	uint32_t rank;
+	uint32_t size;
+	uint32_t seq;
+	int32_t err;
+	uint64_t len;
+};
+
+_Static_assert(sizeof(struct th_boot_msg) == 32, "wire header is 32 bytes");
+
+#endif /* TH_BOOT_PROTO_H */

@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * p2p.c - host-driven Allreduce baselines (th_p2p.h): the k-nomial tree of
+ * th_coll and MPICH's recursive doubling, with the host waiting on
+ * counters, reducing on the CPU and posting a one-descriptor PUT per
+ * message at the moment it is sent.
+ *
+ * Counters of a rank's vport (never reset after create: round k waits for
+ * k times the per-round increments, so a fast peer's next round cannot be
+ * mistaken for this one):
+ *   R        tree: children's contributions arrived (nchild per round)
+ *   B        tree: the result arrived from the parent (1 per round)
+ *   PRE      recdbl: the extra even neighbour's send arrived
+ *   RES      recdbl: the result arrived from the odd neighbour
+ *   SENT     this rank's own PUTs completed (a source may be reused)
+ *   STEP(s)  recdbl: the partner's partial result of step s arrived
+ *
+ * Round to round safety with one process per rank:
+ *   tree    a child's next PUT follows its next run, which follows the
+ *           result coming down, which follows the parent's reduction of
+ *           its slot; the parent's next PUT into the child's recv follows
+ *           the child's next contribution.
+ *   recdbl  a partner reaches round k + 1's step s only after finishing
+ *           round k, which needed this rank's step-s data of round k, sent
+ *           after this rank finished round k - 1: two slot sets, by round
+ *           parity, suffice.  PRE is consumed before RES is sent, and RES
+ *           lands in recv after the even rank's next PUT.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "th_alu.h"
+#include "th_p2p.h"
+#include "thverbs_priv.h"
+
+#define TH_P2P_CT_R		216
+#define TH_P2P_CT_B		217
+#define TH_P2P_CT_PRE		218
+#define TH_P2P_CT_RES		219
+#define TH_P2P_CT_SENT		220
+#define TH_P2P_CT_STEP(s)	(224 + (s))
+#define TH_P2P_MAX_STEPS	32
+#define TH_P2P_NEED_CTS		256
+#define TH_P2P_PASS		(TH_NIC_MAX_OPERANDS - 1)
+
+/* What a rank publishes so that others can address it. */
+struct th_p2p_peer {
+	uint32_t node;
+	uint32_t vport;
+	uint32_t recv_key;
+	uint32_t scratch_key;
+};
+
+struct th_p2p_rank {
+	unsigned int rank;
+	struct th_vport *vp;
+	void *send, *recv;
+	uint8_t *scratch;
+	void *own_send, *own_recv;	/* when the caller gave none */
+	struct th_mr *send_mr, *recv_mr, *scratch_mr;
+	uint64_t sent;			/* PUTs posted: SENT's target */
+	/* tree */
+	int parent;
+	unsigned int slot_at_parent;
+	unsigned int nchild;
+	unsigned int *child;
+	unsigned int depth;
+	/* recursive doubling: rank in the power-of-two group, or -1 */
+	int newrank;
+};
+
+struct th_p2p {
+	struct th_coll_attr attr;
+	enum th_p2p_algo algo;
+	unsigned int n;
+	unsigned int nlocal;
+	struct th_p2p_rank *local;
+	unsigned int *up_order;		/* local ranks, deepest first */
+	struct th_p2p_peer *peers;
+	uint64_t bytes;			/* per rank */
+	uint64_t slot_bytes;		/* bytes, at least one element */
+	uint32_t esize;
+	/* recursive doubling */
+	unsigned int pof2, rem, nsteps;
+	uint64_t round;			/* rounds run, including this one */
+	uint64_t deadline;
+	struct th_chain *c;
+};
+
+static uint64_t th_p2p_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* ---- scratch layout ------------------------------------------------------- */
+
+/* tree: the partial result, then one slot per child */
+static uint64_t th_p2p_tree_slot(const struct th_p2p *p, unsigned int j)
+{
+	return (1 + (uint64_t)j) * p->slot_bytes;
+}
+
+/* recdbl: the PRE slot, then two slots (by round parity) per step */
+static uint64_t th_p2p_step_slot(const struct th_p2p *p, unsigned int s,
+				 uint64_t round)
+{
+	return (1 + 2 * (uint64_t)s + (round & 1)) * p->slot_bytes;
+}
+
+static uint64_t th_p2p_scratch_bytes(const struct th_p2p *p,
+				     const struct th_p2p_rank *rk)
+{
+	if (p->algo == TH_P2P_TREE)
+		return th_p2p_tree_slot(p, rk->nchild);
+	return th_p2p_step_slot(p, p->nsteps, 0);
+}
+
+/* ---- the host's moves ------------------------------------------------------ */
+
+static int th_p2p_wait(struct th_p2p *p, struct th_p2p_rank *rk, uint16_t ct,
+		       uint64_t threshold)
+{
+	uint64_t now = th_p2p_now_ns();
+
+	if (now >= p->deadline)
+		return -ETIMEDOUT;
+	return th_ct_wait(rk->vp, ct, threshold, p->deadline - now);
+}
+
+/* A one-descriptor chain, posted now: PUT @len bytes to @to, raising @rct. */
+static int th_p2p_put(struct th_p2p *p, struct th_p2p_rank *rk,
+		      const struct th_mr *src, uint64_t soff, unsigned int to,
+		      uint32_t key, uint64_t doff, uint16_t rct)
+{
+	struct th_remote dst = {
+		.node = p->peers[to].node, .vport = p->peers[to].vport,
+		.key = key, .off = doff,
+	};
+	int ret;
+
+	th_chain_reset(p->c);
+	ret = th_chain_put(p->c, src, soff, &dst, p->bytes, rct, 0);
+	if (!ret)
+		ret = th_chain_comp_ct(p->c, TH_P2P_CT_SENT);
+	if (!ret)
+		ret = th_post_chain(rk->vp, p->c);
+	if (!ret)
+		rk->sent++;
+	return ret;
+}
+
+/* Every PUT this rank posted has read its source. */
+static int th_p2p_drain(struct th_p2p *p, struct th_p2p_rank *rk)
+{
+	return th_p2p_wait(p, rk, TH_P2P_CT_SENT, rk->sent);
+}
+
+/* dst = src[0] op ... op src[n-1] on the CPU, at most 7 operands a pass. */
+static void th_p2p_reduce(struct th_p2p *p, void *dst, const void **src,
+			  unsigned int nsrc)
+{
+	unsigned int done, k;
+
+	if (!p->attr.count)
+		return;
+	k = nsrc < TH_NIC_MAX_OPERANDS ? nsrc : TH_NIC_MAX_OPERANDS;
+	th_alu_reduce(p->attr.op, p->attr.dtype, dst, src, k, false,
+		      p->attr.count);
+	for (done = k; done < nsrc; done += k) {
+		k = nsrc - done < TH_P2P_PASS ? nsrc - done : TH_P2P_PASS;
+		th_alu_reduce(p->attr.op, p->attr.dtype, dst, src + done, k,
+			      true, p->attr.count);
+	}
+}
+
+/* ---- k-nomial tree ---------------------------------------------------------- */
+
+/* Wait for the children, reduce in tree order, send up (or keep: root). */
+static int th_p2p_tree_up(struct th_p2p *p, struct th_p2p_rank *rk)
+{
+	const void **src;
+	unsigned int j;
+	bool root = rk->parent < 0;
+	void *dst = root ? rk->recv : rk->scratch;
+	int ret;
+
+	if (!rk->nchild && root) {
+		memcpy(rk->recv, rk->send, p->bytes);
+		return 0;
+	}
+	if (!rk->nchild)
+		return th_p2p_put(p, rk, rk->send_mr, 0, rk->parent,
+				  p->peers[rk->parent].scratch_key,
+				  th_p2p_tree_slot(p, rk->slot_at_parent),
+				  TH_P2P_CT_R);
+	ret = th_p2p_wait(p, rk, TH_P2P_CT_R, rk->nchild * p->round);
+	if (ret)
+		return ret;
+	src = malloc((1 + rk->nchild) * sizeof(*src));
+	if (!src)
+		return -ENOMEM;
+	src[0] = rk->send;
+	for (j = 0; j < rk->nchild; j++)
+		src[1 + j] = rk->scratch + th_p2p_tree_slot(p, j);
+	th_p2p_reduce(p, dst, src, 1 + rk->nchild);
+	free(src);
+	if (root)
+		return 0;
+	return th_p2p_put(p, rk, rk->scratch_mr, 0, rk->parent,
+			  p->peers[rk->parent].scratch_key,
+			  th_p2p_tree_slot(p, rk->slot_at_parent), TH_P2P_CT_R);
+}
+
+/* Wait for the result (root: have it), forward it to every child. */
+static int th_p2p_tree_down(struct th_p2p *p, struct th_p2p_rank *rk)
+{
+	unsigned int j;
+	int ret = 0;
+
+	if (rk->parent >= 0)
+		ret = th_p2p_wait(p, rk, TH_P2P_CT_B, p->round);
+	for (j = 0; !ret && j < rk->nchild; j++)
+		ret = th_p2p_put(p, rk, rk->recv_mr, 0, rk->child[j],
+				 p->peers[rk->child[j]].recv_key, 0,
+				 TH_P2P_CT_B);
+	return ret;
+}
+
+static int th_p2p_tree_run(struct th_p2p *p)
+{
+	unsigned int i;
+	int ret = 0;
+
+	/* bottom-up, then top-down: every wait is for work already posted */
+	for (i = 0; !ret && i < p->nlocal; i++)
+		ret = th_p2p_tree_up(p, &p->local[p->up_order[i]]);
+	for (i = p->nlocal; !ret && i > 0; i--)
+		ret = th_p2p_tree_down(p, &p->local[p->up_order[i - 1]]);
+	return ret;
+}
+
+/* ---- recursive doubling ------------------------------------------------------- */
+
+static unsigned int th_p2p_rd_real(const struct th_p2p *p, unsigned int newrank)
+{
+	return newrank < p->rem ? 2 * newrank + 1 : newrank + p->rem;
+}
+
+/* recv = (lower ranks' part) op (higher ranks' part) */
+static void th_p2p_rd_combine(struct th_p2p *p, struct th_p2p_rank *rk,
+			      const void *theirs, bool theirs_lower)
+{
+	const void *src[2];
+
+	src[0] = theirs_lower ? theirs : rk->recv;
+	src[1] = theirs_lower ? rk->recv : theirs;
+	th_p2p_reduce(p, rk->recv, src, 2);
+}
+
+static int th_p2p_rd_step(struct th_p2p *p, unsigned int s, bool post)
+{
+	unsigned int i, partner;
+	uint64_t slot = th_p2p_step_slot(p, s, p->round);
+	int ret = 0;
+
+	for (i = 0; !ret && i < p->nlocal; i++) {
+		struct th_p2p_rank *rk = &p->local[i];
+
+		if (rk->newrank < 0)
+			continue;
+		partner = th_p2p_rd_real(p, rk->newrank ^ (1u << s));
+		if (post) {
+			ret = th_p2p_put(p, rk, rk->recv_mr, 0, partner,
+					 p->peers[partner].scratch_key, slot,
+					 TH_P2P_CT_STEP(s));
+			continue;
+		}
+		/* recv is about to change: our PUT must have read it */
+		ret = th_p2p_drain(p, rk);
+		if (!ret)
+			ret = th_p2p_wait(p, rk, TH_P2P_CT_STEP(s), p->round);
+		if (!ret)
+			th_p2p_rd_combine(p, rk, rk->scratch + slot,
+					  partner < rk->rank);
+	}
+	return ret;
+}
+
+/*
+ * Each phase runs on every local rank before the next phase starts, so
+ * one process driving all ranks never waits for a PUT not yet posted.
+ */
+static int th_p2p_rd_run(struct th_p2p *p)
+{
+	unsigned int i, s;
+	int ret = 0;
+
+	for (i = 0; !ret && i < p->nlocal; i++) {
+		struct th_p2p_rank *rk = &p->local[i];
+
+		/* the previous round's PUTs out of recv are long done */
+		memcpy(rk->recv, rk->send, p->bytes);
+		if (rk->rank < 2 * p->rem && !(rk->rank & 1))
+			ret = th_p2p_put(p, rk, rk->send_mr, 0, rk->rank + 1,
+					 p->peers[rk->rank + 1].scratch_key, 0,
+					 TH_P2P_CT_PRE);
+	}
+	for (i = 0; !ret && i < p->nlocal; i++) {
+		struct th_p2p_rank *rk = &p->local[i];
+
+		if (rk->rank < 2 * p->rem && (rk->rank & 1)) {
+			ret = th_p2p_wait(p, rk, TH_P2P_CT_PRE, p->round);
+			if (!ret)
+				th_p2p_rd_combine(p, rk, rk->scratch, true);
+		}
+	}
+	for (s = 0; !ret && s < p->nsteps; s++) {
+		ret = th_p2p_rd_step(p, s, true);
+		if (!ret)
+			ret = th_p2p_rd_step(p, s, false);
+	}
+	for (i = 0; !ret && i < p->nlocal; i++) {
+		struct th_p2p_rank *rk = &p->local[i];
+
+		if (rk->rank < 2 * p->rem && (rk->rank & 1))
+			ret = th_p2p_put(p, rk, rk->recv_mr, 0, rk->rank - 1,
+					 p->peers[rk->rank - 1].recv_key, 0,
+					 TH_P2P_CT_RES);
+	}
+	for (i = 0; !ret && i < p->nlocal; i++) {
+		struct th_p2p_rank *rk = &p->local[i];
+
+		if (rk->rank < 2 * p->rem && !(rk->rank & 1))
+			ret = th_p2p_wait(p, rk, TH_P2P_CT_RES, p->round);
+	}
+	return ret;
+}
+
+/* ---- setup ------------------------------------------------------------------ */
+
+static int th_p2p_check(const struct th_coll_attr *a, unsigned int n,
+			enum th_p2p_algo algo)
+{
+	if (!a || !n || a->root >= n || a->radix == 1 || algo >= TH_P2P_ALGO_MAX)
+		return -EINVAL;
+	if (a->kind != TH_COLL_ALLREDUCE)
+		return -EOPNOTSUPP;
+	if (!th_alu_op_valid(a->op, a->dtype))
+		return -EINVAL;
+	return 0;
+}
+
+static struct th_p2p *th_p2p_alloc(const struct th_coll_attr *attr,
+				   enum th_p2p_algo algo, unsigned int n,
+				   unsigned int nlocal)
+{
+	struct th_p2p *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->attr = *attr;
+	if (!p->attr.radix)
+		p->attr.radix = 4;
+	p->algo = algo;
+	p->n = n;
+	p->nlocal = nlocal;
+	p->esize = th_alu_dtype_size(attr->dtype);
+	p->bytes = (uint64_t)attr->count * p->esize;
+	p->slot_bytes = p->bytes ? p->bytes : p->esize;
+	for (p->pof2 = 1; 2 * p->pof2 <= n; p->pof2 *= 2)
+		p->nsteps++;
+	p->rem = n - p->pof2;
+	p->local = calloc(nlocal, sizeof(*p->local));
+	p->up_order = calloc(nlocal, sizeof(*p->up_order));
+	p->peers = calloc(n, sizeof(*p->peers));
+	p->c = th_chain_create();
+	if (!p->local || !p->up_order || !p->peers || !p->c) {
+		th_chain_destroy(p->c);
+		free(p->peers);
+		free(p->up_order);
+		free(p->local);
+		free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return p;
+}
+
+static struct th_mr *th_p2p_reg(struct th_vport *vp, void **buf, void **own,
+				uint64_t bytes)
+{
+	if (!*buf || !bytes) {
+		*own = calloc(1, bytes ? bytes : 8);
+		if (!*own)
+			return NULL;
+		*buf = *own;
+	}
+	return th_reg_mr(vp, *buf, bytes ? bytes : 8, TH_NIC_ACCESS_ALL);
+}
+
+/* The tree: parent, children, this rank's slot at its parent, depth. */
+static int th_p2p_tree_init(struct th_p2p *p, struct th_p2p_rank *rk)
+{
+	unsigned int n = p->n, root = p->attr.root, k = p->attr.radix;
+	unsigned int *sib, j;
+	int nchild, parent, v, nsib;
+
+	nchild = th_tree_children(n, root, k, rk->rank, NULL, 0);
+	parent = th_tree_parent(n, root, k, rk->rank);
+	if (nchild < 0 || (parent < 0 && parent != -ENOENT))
+		return nchild < 0 ? nchild : parent;
+	rk->nchild = nchild;
+	rk->parent = parent < 0 ? -1 : parent;
+	rk->child = calloc(nchild + 1, sizeof(*rk->child));
+	if (!rk->child)
+		return -ENOMEM;
+	th_tree_children(n, root, k, rk->rank, rk->child, nchild);
+	for (v = rk->parent; v >= 0; v = th_tree_parent(n, root, k, v))
+		rk->depth++;
+	if (rk->parent < 0)
+		return 0;
+	nsib = th_tree_children(n, root, k, rk->parent, NULL, 0);
+	sib = calloc(nsib + 1, sizeof(*sib));
+	if (!sib)
+		return -ENOMEM;
+	th_tree_children(n, root, k, rk->parent, sib, nsib);
+	for (j = 0; j < (unsigned int)nsib; j++)
+		if (sib[j] == rk->rank)
+			rk->slot_at_parent = j;
+	free(sib);
+	return 0;
+}
+
+static int th_p2p_rank_init(struct th_p2p *p, struct th_p2p_rank *rk,
+			    unsigned int rank, struct th_vport *vp,
+			    void *send, void *recv)
+{
+	static const uint16_t cts[] = { TH_P2P_CT_R, TH_P2P_CT_B, TH_P2P_CT_PRE,
+					TH_P2P_CT_RES, TH_P2P_CT_SENT };
+	uint64_t sbytes;
+	unsigned int i;
+	int ret;
+
+	rk->rank = rank;
+	rk->vp = vp;
+	rk->send = send;
+	rk->recv = recv;
+	rk->parent = -1;
+	if (!vp || vp->info.ct_count < TH_P2P_NEED_CTS)
+		return -EINVAL;
+	if (p->algo == TH_P2P_TREE) {
+		ret = th_p2p_tree_init(p, rk);
+		if (ret)
+			return ret;
+	} else if (rank < 2 * p->rem) {
+		rk->newrank = rank & 1 ? (int)(rank / 2) : -1;
+	} else {
+		rk->newrank = rank - p->rem;
+	}
+	sbytes = th_p2p_scratch_bytes(p, rk);
+	rk->scratch = calloc(1, sbytes);
+	if (!rk->scratch)
+		return -ENOMEM;
+	rk->send_mr = th_p2p_reg(vp, &rk->send, &rk->own_send, p->bytes);
+	rk->recv_mr = th_p2p_reg(vp, &rk->recv, &rk->own_recv, p->bytes);
+	rk->scratch_mr = th_reg_mr(vp, rk->scratch, sbytes, TH_NIC_ACCESS_ALL);
+	if (!rk->send_mr || !rk->recv_mr || !rk->scratch_mr)
+		return errno ? -errno : -ENOMEM;
+	/* before anyone learns our keys, so no PUT can be counted twice */
+	for (i = 0; i < sizeof(cts) / sizeof(cts[0]); i++) {
+		ret = th_ct_set(vp, cts[i], 0, 0);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < p->nsteps; i++) {
+		ret = th_ct_set(vp, TH_P2P_CT_STEP(i), 0, 0);
+		if (ret)
+			return ret;
+	}
+	p->peers[rank] = (struct th_p2p_peer){
+		.node = th_vport_node(vp), .vport = th_vport_index(vp),
+		.recv_key = th_mr_key(rk->recv_mr),
+		.scratch_key = th_mr_key(rk->scratch_mr),
+	};
+	return 0;
+}
+
+/* Local ranks, deepest first (insertion sort: stable, n is small). */
+static void th_p2p_order(struct th_p2p *p)
+{
+	unsigned int i, j, v;
+
+	for (i = 0; i < p->nlocal; i++) {
+		v = i;
+		for (j = i; j > 0 &&
+		     p->local[p->up_order[j - 1]].depth < p->local[v].depth; j--)
+			p->up_order[j] = p->up_order[j - 1];
+		p->up_order[j] = v;
+	}
+}
+
+TH_EXPORT void th_p2p_destroy(struct th_p2p *p)
+{
+	unsigned int i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nlocal; i++) {
+		struct th_p2p_rank *rk = &p->local[i];
+
+		if (rk->send_mr)
+			th_dereg_mr(rk->send_mr);
+		if (rk->recv_mr)
+			th_dereg_mr(rk->recv_mr);
+		if (rk->scratch_mr)
+			th_dereg_mr(rk->scratch_mr);
+		free(rk->own_send);
+		free(rk->own_recv);
+		free(rk->scratch);
+		free(rk->child);
+	}
+	th_chain_destroy(p->c);
+	free(p->peers);
+	free(p->up_order);
+	free(p->local);
+	free(p);
+}
+
+static struct th_p2p *th_p2p_fail(struct th_p2p *p, int err)
+{
+	th_p2p_destroy(p);
+	errno = -err;
+	return NULL;
+}
+
+TH_EXPORT struct th_p2p *
+th_p2p_create_local_algo(struct th_vport *const *vps, unsigned int n,
+			 const struct th_coll_attr *attr, enum th_p2p_algo algo,
+			 void *const *send, void *const *recv)
+{
+	struct th_p2p *p;
+	unsigned int r;
+	int ret = th_p2p_check(attr, n, algo);
+
+	if (!ret && !vps)
+		ret = -EINVAL;
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	p = th_p2p_alloc(attr, algo, n, n);
+	if (!p)
+		return NULL;
+	for (r = 0; r < n; r++) {
+		ret = th_p2p_rank_init(p, &p->local[r], r, vps[r],
+				       send ? send[r] : NULL,
+				       recv ? recv[r] : NULL);
+		if (ret)
+			return th_p2p_fail(p, ret);
+	}
+	th_p2p_order(p);
+	return p;
+}
+
+TH_EXPORT struct th_p2p *th_p2p_create_local(struct th_vport *const *vps,
+					     unsigned int n,
+					     const struct th_coll_attr *attr,
+					     void *const *send,
+					     void *const *recv)
+{
+	return th_p2p_create_local_algo(vps, n, attr, TH_P2P_TREE, send, recv);
+}
+
+TH_EXPORT struct th_p2p *th_p2p_create(struct th_vport *vp, unsigned int rank,
+				       unsigned int size,
+				       th_coll_allgather_fn allgather,
+				       void *arg,
+				       const struct th_coll_attr *attr,
+				       enum th_p2p_algo algo, void *send,
+				       void *recv)
+{
+	struct th_p2p_peer mine;
+	struct th_p2p *p;
+	int ret = th_p2p_check(attr, size, algo);
+
+	if (!ret && (rank >= size || !allgather))
+		ret = -EINVAL;
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	p = th_p2p_alloc(attr, algo, size, 1);
+	if (!p)
+		return NULL;
+	ret = th_p2p_rank_init(p, &p->local[0], rank, vp, send, recv);
+	if (!ret) {
+		mine = p->peers[rank];
+		ret = allgather(arg, &mine, p->peers, sizeof(mine));
+	}
+	if (ret)
+		return th_p2p_fail(p, ret);
+	th_p2p_order(p);
+	return p;
+}
+
+TH_EXPORT int th_p2p_run(struct th_p2p *p, uint64_t timeout_ns)
+{
+	unsigned int i;
+	int ret;
+
+	if (!p)
+		return -EINVAL;
+	p->deadline = th_p2p_now_ns() + timeout_ns;
+	p->round++;
+	ret = p->algo == TH_P2P_TREE ? th_p2p_tree_run(p) : th_p2p_rd_run(p);
+	for (i = 0; !ret && i < p->nlocal; i++)
+		ret = th_p2p_drain(p, &p->local[i]);
+	return ret;
+}
+
+TH_EXPORT const char *th_p2p_algo_name(enum th_p2p_algo algo)
+{
+	switch (algo) {
+	case TH_P2P_TREE:
+		return "p2p-tree";
+	case TH_P2P_RECDBL:
+		return "recdbl";
+	default:
+		return NULL;
+	}
+}
