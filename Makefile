@@ -54,6 +54,7 @@ include tools/tools.mk
 include driver/module.mk
 include selftests/th_nic/selftests.mk
 include selftests/lib/lib-tests.mk
+include selftests/host/boot/boot-tests.mk
 include scripts/vm/vm.mk
 include Documentation/docs.mk
 

@@ -45,3 +45,15 @@ $(VM_THCTL_TESTS)/.copied: selftests/host/thctl/test_thctl.sh \
 	@rm -rf $(VM_THCTL_TESTS)/tools/thctl/examples
 	@cp -r tools/thctl/examples $(VM_THCTL_TESTS)/tools/thctl/
 	@touch $@
+
+# thrun and a rank program: the MPI-like model (one process per node,
+# addresses exchanged through the bootstrap) on the kernel provider.
+VM_THRUN	:= $(B)/vm/payload/bin/thrun
+VM_COLL_RANK	:= $(B)/vm/payload/bin/coll_rank
+vm-payload: $(VM_THRUN) $(VM_COLL_RANK)
+$(VM_THRUN): $(BIN)/thrun
+	@mkdir -p $(dir $@)
+	$(CC) -static -O2 -g $(CPPFLAGS) -pthread -o $@ $(TOP)/tools/thrun/thrun.c $(LDLIBS)
+$(VM_COLL_RANK): $(TOP)/selftests/lib/coll_rank.c $(LIBTHVERBS_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(VM_TEST_CFLAGS) -o $@ $< $(LIBTHVERBS_A) -lm

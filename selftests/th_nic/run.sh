@@ -26,7 +26,9 @@ check "module parameters visible in sysfs" \
 for t in "$here"/*_test; do
 	[ -x "$t" ] || continue
 	echo "# running $(basename "$t")"
+	start=$(date +%s)
 	"$t" || rc=1
+	echo "# $(basename "$t") took $(( $(date +%s) - start )) s"
 done
 
 # The tools, end to end on the kernel provider.
@@ -35,6 +37,24 @@ if [ -x "$here/bin/thctl" ]; then
 		"$here/bin/thctl" demo --provider kernel -q -n 16 -k 4 -c 1000
 	check "thctl demo: 16-node offloaded allreduce (radix 2)" \
 		"$here/bin/thctl" demo --provider kernel -q -n 16 -k 2 -c 7
+fi
+
+# One process per node through thrun: an allreduce job, then the same job
+# with rank 5 killed in round 1, which thrun must report (not hang).
+if [ -x "$here/bin/thrun" ] && [ -x "$here/bin/coll_rank" ]; then
+	check "thrun -n 16: offloaded allreduce, 4-nomial, 3 rounds" \
+		"$here/bin/thrun" -n 16 --timeout 120 "$here/bin/coll_rank" 3 4
+	check "thrun -n 8: offloaded allreduce, binomial, 3 rounds" \
+		"$here/bin/thrun" -n 8 --timeout 120 "$here/bin/coll_rank" 3 2
+	out=$(COLL_KILL_RANK=5 "$here/bin/thrun" -n 16 --timeout 120 \
+		"$here/bin/coll_rank" 3 4 2>&1)
+	st=$?
+	echo "$out" | sed 's/^/# /'
+	# the others see the failure through the NIC (often before thrun sees
+	# the death); none may time out
+	check "thrun: a rank killed mid-job makes the others fail, not hang" \
+		sh -c "[ $st -eq 1 ] && echo \"\$1\" | grep -q 'reported a failure' &&
+			! echo \"\$1\" | grep -q 'timed out'" _ "$out"
 fi
 
 # Chain files give bit-identical buffers on both providers: the digests

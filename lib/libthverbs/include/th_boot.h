@@ -27,9 +27,10 @@ struct th_boot;
 
 /*
  * Join the job thrun started (environment TH_BOOT, TH_RANK, TH_SIZE).
- * NULL + errno: ENOENT when not under thrun, EINVAL on a malformed
- * environment, ECONNREFUSED/ECONNRESET/ETIMEDOUT when the launcher cannot
- * be reached or refuses the rank.  Under "thrun --single" (TH_SINGLE=1)
+ * NULL + errno: ENOENT when not under thrun (or its socket is gone),
+ * EINVAL on a malformed environment, ECONNREFUSED/ECONNRESET/ETIMEDOUT
+ * when the launcher cannot be reached, refuses the rank or already ended
+ * the job.  Under "thrun --single" (TH_SINGLE=1)
  * the handle is local: rank 0 of 1 process, and the calls below complete
  * at once.
  */

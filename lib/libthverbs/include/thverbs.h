@@ -18,6 +18,8 @@
 
 #include <linux/th_nic.h>
 
+#include "th_boot.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

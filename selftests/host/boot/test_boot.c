@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * test_boot.c - thrun and the bootstrap rendezvous: allgather and barrier
+ * across real processes, every failure path (a rank exits 1, is killed
+ * mid-rendezvous, never arrives, the job times out) ending the job
+ * promptly with one clear line, --single, usage; and the client alone
+ * against a fake launcher that vanishes, stalls or aborts.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "th_boot.h"
+#include "boot/boot_proto.h"
+
+#ifndef TH_THRUN
+#error "TH_THRUN: the path of thrun, from boot-tests.mk"
+#endif
+#ifndef TH_BOOT_RANK
+#error "TH_BOOT_RANK: the path of boot_rank, from boot-tests.mk"
+#endif
+
+/* Every thrun run must end within this, whatever goes wrong. */
+#define RUN_LIMIT_MS	20000
+#define OUT_CAP		(1 << 20)
+
+struct run {
+	int status;		/* thrun's exit status, -1 if it did not end */
+	long ms;		/* wall time */
+	char *out;		/* thrun's and the ranks' stdout + stderr */
+};
+
+static long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Run thrun with a NULL-terminated argument list; bounded by RUN_LIMIT_MS. */
+static void thrun(struct run *r, ...)
+{
+	const char *argv[32] = { TH_THRUN };
+	long start = mono_ms(), left;
+	size_t len = 0;
+	int p[2], argc = 1, st;
+	struct pollfd pfd;
+	va_list ap;
+	ssize_t n;
+	pid_t pid;
+
+	va_start(ap, r);
+	while (argc < 31 && (argv[argc] = va_arg(ap, const char *)))
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+
+	r->status = -1;
+	r->out = calloc(1, OUT_CAP + 1);
+	if (!r->out || pipe2(p, O_CLOEXEC))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], STDOUT_FILENO);
+		dup2(p[1], STDERR_FILENO);
+		execv(TH_THRUN, (char **)argv);
+		_exit(126);
+	}
+	close(p[1]);
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	/* until every writer (thrun and its ranks) closed the pipe */
+	for (;;) {
+		left = RUN_LIMIT_MS - (mono_ms() - start);
+		if (left <= 0 || poll(&pfd, 1, left) <= 0)
+			break;
+		n = read(p[0], r->out + len, OUT_CAP - len);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(p[0]);
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		if (mono_ms() - start > RUN_LIMIT_MS) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			r->ms = mono_ms() - start;
+			return;
+		}
+		poll(NULL, 0, 2);
+	}
+	r->ms = mono_ms() - start;
+	if (WIFEXITED(st))
+		r->status = WEXITSTATUS(st);
+}
+
+static int count_lines(const char *out, const char *needle)
+{
+	int n = 0;
+
+	for (; (out = strstr(out, needle)); out++)
+		n++;
+	return n;
+}
+
+static bool matches(const char *out, const char *pattern)
+{
+	regex_t re;
+	bool m;
+
+	if (regcomp(&re, pattern, REG_EXTENDED | REG_NEWLINE | REG_NOSUB))
+		return false;
+	m = !regexec(&re, out, 0, NULL, 0);
+	regfree(&re);
+	return m;
+}
+
+static int count_matches(const char *out, const char *pattern)
+{
+	regmatch_t m;
+	regex_t re;
+	int n = 0;
+
+	if (regcomp(&re, pattern, REG_EXTENDED | REG_NEWLINE))
+		return -1;
+	while (!regexec(&re, out, 1, &m, 0)) {
+		n++;
+		out += m.rm_eo ? m.rm_eo : 1;
+	}
+	regfree(&re);
+	return n;
+}
+
+/* Lines from thrun itself: exactly one when a job fails. */
+static int thrun_lines(const char *out)
+{
+	return count_matches(out, "^thrun: ");
+}
+
+/* ---- outside thrun ---------------------------------------------------- */
+
+TEST(init_outside_thrun_is_enoent)
+{
+	unsetenv("TH_BOOT");
+	unsetenv("TH_SINGLE");
+	errno = 0;
+	ASSERT_EQ(NULL, th_boot_init());
+	ASSERT_EQ(ENOENT, errno);
+	th_boot_fini(NULL);
+}
+
+TEST(init_malformed_env_is_einval)
+{
+	unsetenv("TH_SINGLE");
+	setenv("TH_BOOT", "/nonexistent/boot.sock", 1);
+	setenv("TH_SIZE", "4", 1);
+	setenv("TH_RANK", "4", 1);	/* out of range */
+	errno = 0;
+	ASSERT_EQ(NULL, th_boot_init());
+	ASSERT_EQ(EINVAL, errno);
+	setenv("TH_RANK", "1x", 1);
+	errno = 0;
+	ASSERT_EQ(NULL, th_boot_init());
+	ASSERT_EQ(EINVAL, errno);
+	/* well formed, but nobody listens */
+	setenv("TH_RANK", "1", 1);
+	errno = 0;
+	ASSERT_EQ(NULL, th_boot_init());
+	ASSERT_EQ(ENOENT, errno);
+	unsetenv("TH_BOOT");
+}
+
+/* ---- the client against a fake launcher -------------------------------- */
+
+enum fake_mode { FAKE_VANISH, FAKE_STALL, FAKE_ABORT };
+
+struct fake {
+	int lfd;
+	enum fake_mode mode;
+	int release[2];		/* STALL holds the connection until this */
+	char dir[64], path[108];
+	pthread_t thread;
+};
+
+static void *fake_launcher(void *arg)
+{
+	struct fake *f = arg;
+	struct th_boot_msg m;
+	char c;
+	int fd;
+
+	fd = accept(f->lfd, NULL, NULL);
+	if (fd < 0)
+		return NULL;
+	if (recv(fd, &m, sizeof(m), MSG_WAITALL) != sizeof(m) ||
+	    m.type != TH_BOOT_HELLO)
+		goto out;
+	memset(&m, 0, sizeof(m));
+	m.magic = TH_BOOT_MAGIC;
+	m.type = TH_BOOT_WELCOME;
+	if (send(fd, &m, sizeof(m), MSG_NOSIGNAL) != sizeof(m))
+		goto out;
+	/* the rank's barrier */
+	if (recv(fd, &m, sizeof(m), MSG_WAITALL) != sizeof(m))
+		goto out;
+	if (f->mode == FAKE_ABORT) {
+		m.type = TH_BOOT_ABORT;
+		m.err = ETIMEDOUT;
+		send(fd, &m, sizeof(m), MSG_NOSIGNAL);
+	} else if (f->mode == FAKE_STALL) {
+		if (read(f->release[0], &c, 1) < 0)
+			goto out;
+	}
+out:
+	close(fd);
+	return NULL;
+}
+
+FIXTURE(fake) {
+	struct fake f;
+	struct th_boot *b;
+};
+
+FIXTURE_VARIANT(fake) {
+	enum fake_mode mode;
+	int err;
+};
+
+FIXTURE_VARIANT_ADD(fake, vanish) { .mode = FAKE_VANISH, .err = -ECONNRESET };
+FIXTURE_VARIANT_ADD(fake, stall) { .mode = FAKE_STALL, .err = -ETIMEDOUT };
+FIXTURE_VARIANT_ADD(fake, abort) { .mode = FAKE_ABORT, .err = -ETIMEDOUT };
+
+FIXTURE_SETUP(fake)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	self->f.mode = variant->mode;
+	strcpy(self->f.dir, "/tmp/test_boot.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->f.dir));
+	snprintf(self->f.path, sizeof(self->f.path), "%s/s", self->f.dir);
+	strcpy(sa.sun_path, self->f.path);
+	self->f.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, self->f.lfd);
+	ASSERT_EQ(0, bind(self->f.lfd, (struct sockaddr *)&sa, sizeof(sa)));
+	ASSERT_EQ(0, listen(self->f.lfd, 4));
+	ASSERT_EQ(0, pipe2(self->f.release, O_CLOEXEC));
+	ASSERT_EQ(0, pthread_create(&self->f.thread, NULL, fake_launcher,
+				    &self->f));
+	unsetenv("TH_SINGLE");
+	setenv("TH_BOOT", self->f.path, 1);
+	setenv("TH_RANK", "0", 1);
+	setenv("TH_SIZE", "2", 1);
+	setenv("TH_BOOT_TIMEOUT", "0.2", 1);
+}
+
+FIXTURE_TEARDOWN(fake)
+{
+	th_boot_fini(self->b);
+	if (write(self->f.release[1], "x", 1) < 0)
+		TH_LOG("cannot release the fake launcher");
+	pthread_join(self->f.thread, NULL);
+	close(self->f.release[0]);
+	close(self->f.release[1]);
+	close(self->f.lfd);
+	unlink(self->f.path);
+	rmdir(self->f.dir);
+	unsetenv("TH_BOOT");
+	unsetenv("TH_BOOT_TIMEOUT");
+}
+
+TEST_F(fake, barrier_fails_promptly_and_stays_failed)
+{
+	char all[2];
+	long start;
+
+	self->b = th_boot_init();
+	ASSERT_NE(NULL, self->b);
+	ASSERT_EQ(0, th_boot_rank(self->b));
+	ASSERT_EQ(2, th_boot_size(self->b));
+	start = mono_ms();
+	ASSERT_EQ(variant->err, th_boot_barrier(self->b));
+	/* 0.2 s client timeout; the others are immediate */
+	EXPECT_GT(2000, mono_ms() - start);
+	start = mono_ms();
+	ASSERT_EQ(variant->err, th_boot_barrier(self->b));
+	ASSERT_EQ(variant->err, th_boot_allgather(self->b, "x", all, 1));
+	EXPECT_GT(100, mono_ms() - start);
+}
+
+/* ---- thrun: the rendezvous works -------------------------------------- */
+
+FIXTURE(gather) {
+	struct run r;
+};
+
+FIXTURE_VARIANT(gather) {
+	const char *n;
+	int ranks;
+};
+
+FIXTURE_VARIANT_ADD(gather, n1) { .n = "1", .ranks = 1 };
+FIXTURE_VARIANT_ADD(gather, n2) { .n = "2", .ranks = 2 };
+FIXTURE_VARIANT_ADD(gather, n5) { .n = "5", .ranks = 5 };
+FIXTURE_VARIANT_ADD(gather, n16) { .n = "16", .ranks = 16 };
+
+FIXTURE_SETUP(gather)
+{
+	memset(&self->r, 0, sizeof(self->r));
+}
+
+FIXTURE_TEARDOWN(gather)
+{
+	free(self->r.out);
+}
+
+TEST_F(gather, allgather_data_checked)
+{
+	char want[64];
+
+	thrun(&self->r, "-n", variant->n, "--timeout", "15", TH_BOOT_RANK,
+	      "allgather", NULL);
+	TH_LOG("%s", self->r.out);
+	ASSERT_EQ(0, self->r.status);
+	snprintf(want, sizeof(want), "/%d: allgather ok", variant->ranks);
+	ASSERT_EQ(variant->ranks, count_lines(self->r.out, want));
+	ASSERT_EQ(0, thrun_lines(self->r.out));
+}
+
+TEST(barrier_orders_phases)
+{
+	char file[] = "/tmp/test_boot_barrier.XXXXXX";
+	struct run r;
+	int fd;
+
+	fd = mkstemp(file);
+	ASSERT_LE(0, fd);
+	close(fd);
+	thrun(&r, "-n", "6", "--timeout", "15", TH_BOOT_RANK, "barrier", file,
+	      "8", NULL);
+	unlink(file);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(6, count_lines(r.out, "/6: barrier ok"));
+	free(r.out);
+}
+
+TEST(env_of_ranks)
+{
+	struct run r;
+	char want[256];
+	int i;
+
+	unsetenv("TH_BOOT_TIMEOUT");
+	thrun(&r, "-n", "3", "--provider", "kernel", "--timeout", "15",
+	      TH_BOOT_RANK, "env", NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(0, r.status);
+	for (i = 0; i < 3; i++) {
+		snprintf(want, sizeof(want),
+			 "rank=%d size=3 single=unset provider=kernel boot=set boot_rank=%d boot_size=3 gather=2,42 ret=0\n",
+			 i, i);
+		EXPECT_EQ(1, count_lines(r.out, want));
+	}
+	free(r.out);
+}
+
+TEST(single_drives_all_nodes)
+{
+	struct run r;
+
+	thrun(&r, "--single", "-n", "7", "--provider", "inproc",
+	      TH_BOOT_RANK, "env", NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(1, count_lines(r.out,
+		  "boot_rank env rank=0 size=7 single=1 provider=inproc boot=unset boot_rank=0 boot_size=1 gather=0,42 ret=0\n"));
+	EXPECT_EQ(1, count_lines(r.out, "boot_rank env"));
+	free(r.out);
+}
+
+/* ---- thrun: failures end the job ------------------------------------- */
+
+/* @blocked ranks reported @err from their rendezvous instead of hanging. */
+static int blocked_errors(const char *out, int err)
+{
+	char pat[96];
+
+	snprintf(pat, sizeof(pat), "^boot_rank [0-9]+: [a-z]+: %d ", -err);
+	return count_matches(out, pat);
+}
+
+TEST(rank_exits_1)
+{
+	struct run r;
+
+	thrun(&r, "-n", "4", "--timeout", "15", TH_BOOT_RANK, "fail", "3",
+	      NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(1, r.status);
+	EXPECT_TRUE(matches(r.out,
+		    "^thrun: rank 3 \\(pid [0-9]+\\) exited with status 1$"));
+	EXPECT_EQ(1, thrun_lines(r.out));
+	EXPECT_EQ(3, blocked_errors(r.out, ECONNRESET));
+	EXPECT_EQ(0, count_lines(r.out, "not sticky"));
+	EXPECT_GT(5000, r.ms);
+	free(r.out);
+}
+
+TEST(rank_sigkilled_mid_rendezvous)
+{
+	struct run r;
+
+	thrun(&r, "-n", "4", "--timeout", "15", TH_BOOT_RANK, "kill", "2",
+	      NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(1, r.status);
+	EXPECT_TRUE(matches(r.out,
+		    "^thrun: rank 2 \\(pid [0-9]+\\) killed by signal 9$"));
+	EXPECT_EQ(1, thrun_lines(r.out));
+	EXPECT_EQ(3, blocked_errors(r.out, ECONNRESET));
+	EXPECT_GT(5000, r.ms);
+	free(r.out);
+}
+
+TEST(rank_exits_0_without_joining)
+{
+	struct run r;
+
+	thrun(&r, "-n", "3", "--timeout", "15", TH_BOOT_RANK, "early", NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(1, r.status);
+	EXPECT_TRUE(matches(r.out,
+		    "^thrun: rank 2 \\(pid [0-9]+\\) exited without joining rendezvous round 0$"));
+	/*
+	 * Rank 0 or 1 opened the round; the other may still be starting
+	 * and die of the SIGTERM before it could ignore it.  Nobody hangs.
+	 */
+	EXPECT_LE(1, blocked_errors(r.out, ECONNRESET));
+	EXPECT_EQ(0, count_lines(r.out, "succeeded"));
+	EXPECT_EQ(1, thrun_lines(r.out));
+	EXPECT_GT(5000, r.ms);
+	free(r.out);
+}
+
+TEST(connection_dropped_without_bye)
+{
+	struct run r;
+
+	thrun(&r, "-n", "3", "--timeout", "15", TH_BOOT_RANK, "drop", NULL);
+	TH_LOG("%s (%ld ms)", r.out, r.ms);
+	EXPECT_EQ(1, r.status);
+	EXPECT_TRUE(matches(r.out,
+		    "^thrun: rank 0 \\(pid [0-9]+\\) closed its rendezvous connection and kept running$"));
+	EXPECT_EQ(1, thrun_lines(r.out));
+	EXPECT_EQ(2, blocked_errors(r.out, ECONNRESET));
+	EXPECT_GT(5000, r.ms);
+	free(r.out);
+}
+
+TEST(mismatched_lengths)
+{
+	struct run r;
+
+	thrun(&r, "-n", "3", "--timeout", "15", TH_BOOT_RANK, "mismatch",
+	      NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(1, r.status);
+	EXPECT_TRUE(matches(r.out, "^thrun: rendezvous round 1: rank [0-9]+ gave"));
+	EXPECT_EQ(3, blocked_errors(r.out, EPROTO));
+	free(r.out);
+}
+
+TEST(timeout_releases_blocked_ranks)
+{
+	struct run r;
+
+	thrun(&r, "-n", "3", "--timeout", "1", "--grace", "0.5", TH_BOOT_RANK,
+	      "hang", NULL);
+	TH_LOG("%s (%ld ms)", r.out, r.ms);
+	EXPECT_EQ(1, r.status);
+	EXPECT_TRUE(matches(r.out, "^thrun: timed out after 1 s$"));
+	EXPECT_EQ(1, thrun_lines(r.out));
+	EXPECT_EQ(2, blocked_errors(r.out, ETIMEDOUT));
+	EXPECT_LE(1000, r.ms);
+	/* rank 0 dies of SIGTERM: no need to wait for the grace period */
+	EXPECT_GT(1000 + 500 + 1000, r.ms);
+	free(r.out);
+}
+
+TEST(timeout_sigkills_after_grace)
+{
+	struct run r;
+
+	thrun(&r, "-n", "2", "--timeout", "0.5", "--grace", "0.3",
+	      TH_BOOT_RANK, "stubborn", NULL);
+	TH_LOG("%s (%ld ms)", r.out, r.ms);
+	EXPECT_EQ(1, r.status);
+	EXPECT_TRUE(matches(r.out, "^thrun: timed out after 0.5 s$"));
+	EXPECT_EQ(1, thrun_lines(r.out));
+	EXPECT_EQ(1, blocked_errors(r.out, ETIMEDOUT));
+	EXPECT_LE(500 + 300, r.ms);
+	EXPECT_GT(500 + 300 + 1000, r.ms);
+	free(r.out);
+}
+
+TEST(exec_failure)
+{
+	struct run r;
+
+	thrun(&r, "-n", "3", "/nonexistent/prog", NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(1, r.status);
+	EXPECT_TRUE(matches(r.out,
+		    "^thrun: cannot run '/nonexistent/prog': No such file or directory$"));
+	EXPECT_EQ(1, thrun_lines(r.out));
+	free(r.out);
+}
+
+/* ---- usage ------------------------------------------------------------ */
+
+TEST(usage)
+{
+	struct run r;
+
+	thrun(&r, "--help", NULL);
+	EXPECT_EQ(0, r.status);
+	EXPECT_TRUE(matches(r.out, "^usage: thrun -n N"));
+	EXPECT_TRUE(matches(r.out, "inproc"));
+	free(r.out);
+
+	thrun(&r, NULL);
+	EXPECT_EQ(2, r.status);
+	free(r.out);
+	thrun(&r, "-n", "0", "true", NULL);
+	EXPECT_EQ(2, r.status);
+	free(r.out);
+	thrun(&r, "-n", "2", "--provider", "rdma", "true", NULL);
+	EXPECT_EQ(2, r.status);
+	free(r.out);
+	thrun(&r, "-n", "2", "--timeout", "soon", "true", NULL);
+	EXPECT_EQ(2, r.status);
+	free(r.out);
+	thrun(&r, "-n", "2", NULL);
+	EXPECT_EQ(2, r.status);
+	free(r.out);
+
+	/* and a plain program: no rendezvous needed */
+	thrun(&r, "-n", "3", "--", "true", NULL);
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(0, thrun_lines(r.out));
+	free(r.out);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * coll_rank.c - one rank of an offloaded Allreduce job started by thrun
+ * (`thrun -n N coll_rank [ROUNDS] [RADIX]`): addresses are exchanged through
+ * the bootstrap, every round's result is checked against the tree-order
+ * reference, and a nonzero exit says what went wrong.  With
+ * COLL_KILL_RANK=r in the environment, rank r kills itself in round 1, and
+ * the others must see the collective fail (exit 2), never hang (exit 3).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "thverbs.h"
+
+#define COUNT 2048
+
+static unsigned int g_size, g_radix;
+
+static double input(unsigned int rank, unsigned int round, unsigned int i)
+{
+	return (double)((rank * 5 + round * 11 + i) % 64) / 4;
+}
+
+static void ref_tree(unsigned int v, unsigned int round, double *out)
+{
+	unsigned int kids[64], n, j, i;
+	double *sub = malloc(sizeof(double) * COUNT);
+
+	for (i = 0; i < COUNT; i++)
+		out[i] = input(v, round, i);
+	n = th_tree_children(g_size, 0, g_radix, v, kids, 64);
+	for (j = 0; j < n; j++) {
+		ref_tree(kids[j], round, sub);
+		for (i = 0; i < COUNT; i++)
+			out[i] += sub[i];
+	}
+	free(sub);
+}
+
+static int boot_allgather(void *arg, const void *mine, void *all, size_t len)
+{
+	return th_boot_allgather(arg, mine, all, len);
+}
+
+int main(int argc, char **argv)
+{
+	static double send[COUNT], recv[COUNT], want[COUNT];
+	unsigned int rounds = argc > 1 ? atoi(argv[1]) : 3, round, i;
+	const char *kill_env = getenv("COLL_KILL_RANK");
+	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
+				  .dtype = TH_NIC_DT_FLOAT64, .count = COUNT,
+				  .segment = 512 };
+	struct th_device **devs;
+	struct th_context *ctx;
+	struct th_vport *vp;
+	struct th_coll *coll;
+	struct th_boot *boot;
+	int rank, ndev, ret;
+
+	boot = th_boot_init();
+	if (!boot) {
+		fprintf(stderr, "coll_rank: not under thrun: %s\n", strerror(errno));
+		return 1;
+	}
+	rank = th_boot_rank(boot);
+	g_size = th_boot_size(boot);
+	g_radix = a.radix = argc > 2 ? atoi(argv[2]) : 4;
+	devs = th_get_device_list(NULL, &ndev);
+	ctx = devs ? th_open_device(devs[rank % ndev]) : NULL;
+	vp = ctx ? th_create_vport(ctx, NULL) : NULL;
+	coll = vp ? th_coll_create(vp, rank, g_size, boot_allgather, boot, &a,
+				   send, recv) : NULL;
+	if (!coll) {
+		fprintf(stderr, "coll_rank %d: setup: %s\n", rank, strerror(errno));
+		return 1;
+	}
+	for (round = 0; round < rounds; round++) {
+		for (i = 0; i < COUNT; i++)
+			send[i] = input(rank, round, i);
+		if (th_boot_barrier(boot))
+			return 2;	/* a peer is gone: thrun ends the job */
+		if (kill_env && atoi(kill_env) == rank && round == 1)
+			raise(SIGKILL);
+		ret = th_coll_start(coll);
+		if (!ret)
+			ret = th_coll_wait(coll, 20000000000ULL);
+		if (ret) {
+			fprintf(stderr, "coll_rank %d: round %u: %s\n", rank, round,
+				th_strerror(ret));
+			return ret == -ETIMEDOUT ? 3 : 2;
+		}
+		ref_tree(0, round, want);
+		if (memcmp(want, recv, sizeof(want))) {
+			fprintf(stderr, "coll_rank %d: round %u: wrong result\n",
+				rank, round);
+			return 1;
+		}
+	}
+	th_coll_destroy(coll);
+	th_destroy_vport(vp);
+	th_close_device(ctx);
+	th_free_device_list(devs);
+	th_boot_fini(boot);
+	return 0;
+}

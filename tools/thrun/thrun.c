@@ -1,0 +1,994 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * thrun.c - start a th_nic job: N processes, one per node, joined by the
+ * bootstrap rendezvous (lib/libthverbs/boot) that this launcher serves
+ * over a UNIX socket; or one process driving all N nodes (--single).
+ * A rank that fails, or the job's timeout, ends the whole job.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "th_boot.h"
+#include "boot/boot_proto.h"
+
+#define THRUN_DEFAULT_GRACE_S	2.0
+/* A rank that drops its connection without BYE must exit within this. */
+#define THRUN_DROP_GRACE_MS	1000
+/* After SIGKILL, how long to wait for the kernel before giving up. */
+#define THRUN_REAP_MIN_MS	1000
+/* Output queue per connection: WELCOME or RESULT, then ABORT. */
+#define THRUN_OUTQ		4
+#define THRUN_EXTRA_CONNS	16
+
+enum { EXIT_OK, EXIT_FAILED, EXIT_USAGE };
+
+enum job_state {
+	JOB_RUNNING,
+	JOB_ABORTING,		/* ABORT sent, SIGTERM sent, SIGKILL at kill_at */
+	JOB_KILLING,		/* SIGKILL sent; give up at giveup_at */
+};
+
+/* A result shared by every rank's output queue, freed by the last one. */
+struct rbuf {
+	unsigned int refs;
+	size_t len;
+	unsigned char data[];
+};
+
+struct out_item {
+	struct th_boot_msg hdr;
+	struct rbuf *data;	/* NULL for header-only messages */
+	size_t off;		/* bytes of header + data already sent */
+};
+
+struct conn {
+	int fd;			/* -1: free slot */
+	int rank;		/* -1 until HELLO */
+	bool closing;		/* close once the output queue drained */
+	/* input: a header, then for GATHER its payload into the round */
+	struct th_boot_msg in;
+	size_t in_got;
+	bool in_payload;
+	size_t pay_got;
+	/* output */
+	struct out_item q[THRUN_OUTQ];
+	unsigned int qhead, qlen;
+};
+
+struct rank {
+	pid_t pid;
+	bool exited;
+	int conn;		/* index into job.conns, or -1 */
+	bool contributed;	/* to the open round */
+	int64_t dropped_at;	/* EOF without BYE, ms; 0: not dropped */
+};
+
+struct round {
+	bool open;
+	uint32_t seq;
+	uint64_t len;		/* per rank */
+	unsigned int count;	/* ranks whose payload arrived */
+	struct rbuf *buf;
+};
+
+static struct job {
+	int nodes;		/* -n: TH_SIZE */
+	int nranks;		/* processes: nodes, or 1 under --single */
+	bool single;
+	const char *provider;
+	double timeout_s;	/* 0: none */
+	double grace_s;
+	char **argv;
+
+	enum job_state state;
+	int err;		/* positive errno sent in ABORT */
+	int64_t deadline;	/* job timeout, ms; 0: none */
+	int64_t kill_at, giveup_at;
+	int live;		/* ranks not yet reaped */
+
+	char dir[80];		/* $TMPDIR (at most 64 bytes) /thrun.XXXXXX */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int lfd;
+	int sigr, sigw;		/* self-pipe: signal numbers as bytes */
+
+	struct rank *ranks;
+	struct conn *conns;
+	int nconns;
+	struct pollfd *pfd;	/* sized for the self-pipe, listener, conns */
+	int *pidx;		/* pfd[i] serves conns[pidx[i]]; -1: listener */
+	struct round round;
+} job = { .lfd = -1, .sigr = -1, .sigw = -1 };
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: thrun -n N [--provider kernel|inproc|auto] [--timeout SECONDS]\n"
+"             [--grace SECONDS] [--single] [--] prog [args...]\n"
+"\n"
+"Start N processes of prog, one per th_nic node, with TH_RANK (0..N-1),\n"
+"TH_SIZE (N), TH_BOOT (the rendezvous socket) and TH_PROVIDER (when given)\n"
+"in their environment.  They meet through th_boot_init(),\n"
+"th_boot_allgather() and th_boot_barrier() (th_boot.h) to exchange\n"
+"addresses and keys.  Output passes through; only rank 0 reads stdin.\n"
+"\n"
+"  -n, --np N            number of ranks (nodes), 1..%d\n"
+"  -p, --provider P      kernel, inproc or auto: exported as TH_PROVIDER\n"
+"  -t, --timeout S       end the job after S seconds (default: none)\n"
+"  -g, --grace S         SIGTERM to SIGKILL delay when ending a job (%g)\n"
+"  -s, --single          run prog once, as rank 0 with TH_SIZE=N and\n"
+"                        TH_SINGLE=1: one process drives all N nodes\n"
+"  -h, --help            this text\n"
+"\n"
+"When a rank exits non-zero or is killed, or the timeout passes, thrun\n"
+"says so in one line, fails every rendezvous call in progress, sends\n"
+"SIGTERM to the other ranks, SIGKILL after the grace period, and exits 1.\n"
+"Exit status: 0 every rank exited 0; 1 a rank failed or timeout; 2 usage.\n"
+"\n"
+"Providers: with \"kernel\" each process opens its node's /dev/th_nic*\n"
+"and the nodes share the module's fabric.  An \"inproc\" fabric is private\n"
+"to each process, so an inproc job of several processes has N separate\n"
+"fabrics: useful to test the bootstrap, not to run collectives across\n"
+"ranks.  Use --single for the inproc provider.\n",
+		TH_BOOT_MAX_RANKS, THRUN_DEFAULT_GRACE_S);
+}
+
+static void th_msg(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static void th_msg(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* one write: the line does not interleave with the ranks' output */
+	dprintf(STDERR_FILENO, "thrun: %s\n", line);
+}
+
+/* ---- the rendezvous connections ------------------------------------- */
+
+static void rbuf_put(struct rbuf *rb)
+{
+	if (rb && !--rb->refs)
+		free(rb);
+}
+
+static void conn_close(int ci)
+{
+	struct conn *c = &job.conns[ci];
+
+	while (c->qlen) {
+		rbuf_put(c->q[c->qhead].data);
+		c->qhead = (c->qhead + 1) % THRUN_OUTQ;
+		c->qlen--;
+	}
+	if (c->rank >= 0 && job.ranks[c->rank].conn == ci)
+		job.ranks[c->rank].conn = -1;
+	close(c->fd);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	c->rank = -1;
+}
+
+static void conn_queue(struct conn *c, uint32_t type, int err,
+		       struct rbuf *data)
+{
+	struct out_item *o;
+
+	if (c->qlen == THRUN_OUTQ) {	/* cannot happen: one request at a time */
+		c->closing = true;
+		return;
+	}
+	o = &c->q[(c->qhead + c->qlen++) % THRUN_OUTQ];
+	memset(o, 0, sizeof(*o));
+	o->hdr.magic = TH_BOOT_MAGIC;
+	o->hdr.type = type;
+	o->hdr.rank = c->rank < 0 ? 0 : c->rank;
+	o->hdr.seq = job.round.seq;
+	o->hdr.err = err;
+	if (data) {
+		o->hdr.len = data->len;
+		o->data = data;
+		data->refs++;
+	}
+}
+
+/* Send what the socket takes; false when the connection is dead. */
+static bool conn_flush(struct conn *c)
+{
+	while (c->qlen) {
+		struct out_item *o = &c->q[c->qhead];
+		size_t hl = sizeof(o->hdr);
+		size_t total = hl + (o->data ? o->data->len : 0);
+		const void *p;
+		size_t n;
+		ssize_t w;
+
+		if (o->off < hl) {
+			p = (const char *)&o->hdr + o->off;
+			n = hl - o->off;
+		} else {
+			p = o->data->data + (o->off - hl);
+			n = total - o->off;
+		}
+		w = send(c->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == EINTR)
+				return true;
+			return false;
+		}
+		o->off += w;
+		if (o->off == total) {
+			rbuf_put(o->data);
+			c->qhead = (c->qhead + 1) % THRUN_OUTQ;
+			c->qlen--;
+		}
+	}
+	return true;
+}
+
+/*
+ * End the job: one line saying why, ABORT to every connection (after
+ * what it is already receiving), SIGTERM to every live rank.  Only the
+ * first failure speaks; what follows from it is silent.
+ */
+static void job_fail(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void job_fail(int err, const char *fmt, ...)
+{
+	char line[448];
+	va_list ap;
+	int i;
+
+	if (job.state != JOB_RUNNING)
+		return;
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(line, sizeof(line), fmt, ap);
+		va_end(ap);
+		th_msg("%s", line);
+	}
+	job.state = JOB_ABORTING;
+	job.err = err;
+	for (i = 0; i < job.nconns; i++) {
+		struct conn *c = &job.conns[i];
+
+		if (c->fd < 0)
+			continue;
+		conn_queue(c, TH_BOOT_ABORT, err, NULL);
+		c->closing = true;
+	}
+	for (i = 0; i < job.nranks; i++)
+		if (!job.ranks[i].exited && job.ranks[i].pid > 0)
+			kill(job.ranks[i].pid, SIGTERM);
+	job.kill_at = now_ms() + (int64_t)(job.grace_s * 1000);
+}
+
+/* A rank that can no longer join: fail if others wait for it. */
+static void round_check_gone(void)
+{
+	int i;
+
+	if (!job.round.open)
+		return;
+	for (i = 0; i < job.nranks; i++) {
+		struct rank *r = &job.ranks[i];
+
+		if (r->exited && !r->contributed)
+			job_fail(ECONNRESET,
+				 "rank %d (pid %d) exited without joining rendezvous round %u",
+				 i, (int)r->pid, job.round.seq);
+	}
+}
+
+static void round_complete(void)
+{
+	struct round *rd = &job.round;
+	int i;
+
+	for (i = 0; i < job.nranks; i++) {
+		struct rank *r = &job.ranks[i];
+
+		r->contributed = false;
+		if (r->conn >= 0)
+			conn_queue(&job.conns[r->conn], TH_BOOT_RESULT, 0,
+				   rd->buf);
+	}
+	rbuf_put(rd->buf);
+	rd->buf = NULL;
+	rd->open = false;
+	rd->count = 0;
+	rd->seq++;
+}
+
+/* A GATHER header arrived: join or open the round.  false: drop conn. */
+static bool round_join(struct conn *c)
+{
+	struct round *rd = &job.round;
+	struct rank *r = &job.ranks[c->rank];
+	uint64_t len = c->in.len;
+
+	if (r->contributed) {
+		job_fail(EPROTO, "rank %d: two contributions to rendezvous round %u",
+			 c->rank, rd->seq);
+		return false;
+	}
+	if (!rd->open) {
+		if (len > TH_BOOT_MAX_GATHER / job.nranks) {
+			job_fail(EMSGSIZE,
+				 "rank %d: rendezvous round %u of %llu bytes per rank is too large",
+				 c->rank, rd->seq, (unsigned long long)len);
+			return false;
+		}
+		rd->buf = malloc(sizeof(*rd->buf) + len * job.nranks);
+		if (!rd->buf) {
+			job_fail(ENOMEM, "out of memory for rendezvous round %u",
+				 rd->seq);
+			return false;
+		}
+		rd->buf->refs = 1;
+		rd->buf->len = len * job.nranks;
+		rd->len = len;
+		rd->open = true;
+		round_check_gone();
+		if (job.state != JOB_RUNNING)
+			return false;
+	} else if (len != rd->len) {
+		job_fail(EPROTO,
+			 "rendezvous round %u: rank %d gave %llu bytes where others gave %llu",
+			 rd->seq, c->rank, (unsigned long long)len,
+			 (unsigned long long)rd->len);
+		return false;
+	}
+	c->in_payload = true;
+	c->pay_got = 0;
+	return true;
+}
+
+static void round_contributed(struct conn *c)
+{
+	job.ranks[c->rank].contributed = true;
+	c->in_payload = false;
+	c->in_got = 0;
+	if (++job.round.count == (unsigned int)job.nranks)
+		round_complete();
+}
+
+static void conn_hello(struct conn *c)
+{
+	uint32_t rank = c->in.rank;
+
+	if (c->rank >= 0 || c->in.size != (uint32_t)job.nranks ||
+	    rank >= (uint32_t)job.nranks) {
+		conn_queue(c, TH_BOOT_ABORT, EINVAL, NULL);
+		c->closing = true;
+		return;
+	}
+	if (job.ranks[rank].conn >= 0) {
+		conn_queue(c, TH_BOOT_ABORT, EBUSY, NULL);
+		c->closing = true;
+		return;
+	}
+	c->rank = rank;
+	job.ranks[rank].conn = c - job.conns;
+	job.ranks[rank].dropped_at = 0;
+	conn_queue(c, TH_BOOT_WELCOME, 0, NULL);
+}
+
+/* A complete header: false to drop the connection. */
+static bool conn_header(struct conn *c)
+{
+	struct th_boot_msg *m = &c->in;
+
+	c->in_got = 0;
+	if (m->magic != TH_BOOT_MAGIC)
+		goto bad;
+	switch (m->type) {
+	case TH_BOOT_HELLO:
+		conn_hello(c);
+		return true;
+	case TH_BOOT_GATHER:
+		if (c->rank < 0 || m->rank != (uint32_t)c->rank)
+			goto bad;
+		if (!round_join(c))
+			return job.state != JOB_RUNNING; /* ABORT is queued */
+		if (!m->len)
+			round_contributed(c);
+		return true;
+	case TH_BOOT_BYE:
+		if (c->rank < 0)
+			goto bad;
+		job.ranks[c->rank].conn = -1;
+		c->rank = -1;
+		c->closing = true;
+		return true;
+	}
+bad:
+	if (c->rank < 0)
+		return false;
+	job_fail(EPROTO, "rank %d: rendezvous protocol error", c->rank);
+	return true;	/* to deliver the ABORT */
+}
+
+/* Readable: false to drop the connection (EOF, error or protocol). */
+static bool conn_read(struct conn *c)
+{
+	for (;;) {
+		void *p;
+		size_t n;
+		ssize_t got;
+
+		if (c->in_payload) {
+			p = job.round.buf->data + c->rank * job.round.len +
+			    c->pay_got;
+			n = job.round.len - c->pay_got;
+		} else {
+			p = (char *)&c->in + c->in_got;
+			n = sizeof(c->in) - c->in_got;
+		}
+		got = recv(c->fd, p, n, MSG_DONTWAIT);
+		if (got == 0)
+			return false;
+		if (got < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ||
+			       errno == EINTR;
+		if (c->in_payload) {
+			c->pay_got += got;
+			if (c->pay_got == job.round.len)
+				round_contributed(c);
+		} else {
+			c->in_got += got;
+			if (c->in_got == sizeof(c->in) && !conn_header(c))
+				return false;
+		}
+		if (job.state != JOB_RUNNING || c->closing)
+			return true;
+	}
+}
+
+static void conn_drop(int ci)
+{
+	struct conn *c = &job.conns[ci];
+
+	if (c->rank >= 0 && !job.ranks[c->rank].exited)
+		job.ranks[c->rank].dropped_at = now_ms();
+	conn_close(ci);
+}
+
+static void conn_accept(void)
+{
+	int fd, i;
+
+	for (;;) {
+		fd = accept4(job.lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			return;
+		for (i = 0; i < job.nconns && job.conns[i].fd >= 0; i++)
+			;
+		if (i == job.nconns) {
+			close(fd);	/* more than the job can hold */
+			continue;
+		}
+		job.conns[i].fd = fd;
+		if (job.state != JOB_RUNNING) {
+			/* a late joiner learns why the job ended */
+			conn_queue(&job.conns[i], TH_BOOT_ABORT, job.err, NULL);
+			job.conns[i].closing = true;
+		}
+	}
+}
+
+/* ---- the ranks -------------------------------------------------------- */
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char b = sig;
+
+	/* a full pipe already holds a wakeup: the result does not matter */
+	(void)!write(job.sigw, &b, 1);
+	errno = saved;
+}
+
+static void rank_exited(int i, int status)
+{
+	struct rank *r = &job.ranks[i];
+
+	r->exited = true;
+	job.live--;
+	if (WIFSIGNALED(status))
+		job_fail(ECONNRESET, "rank %d (pid %d) killed by signal %d",
+			 i, (int)r->pid, WTERMSIG(status));
+	else if (WEXITSTATUS(status))
+		job_fail(ECONNRESET, "rank %d (pid %d) exited with status %d",
+			 i, (int)r->pid, WEXITSTATUS(status));
+	else
+		round_check_gone();
+}
+
+static void reap(void)
+{
+	int status, i;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (i = 0; i < job.nranks; i++)
+			if (job.ranks[i].pid == pid && !job.ranks[i].exited)
+				break;
+		if (i < job.nranks)
+			rank_exited(i, status);
+	}
+}
+
+static void set_env_int(const char *name, long v)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "%ld", v);
+	setenv(name, s, 1);
+}
+
+/* In the child, between fork and exec: never returns. */
+static void rank_exec(int rank, pid_t parent, int errw)
+{
+	sigset_t none;
+	int err, sig, fd;
+
+	for (sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);	/* fails harmlessly for KILL, STOP */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* if thrun dies, so does the job */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(EXIT_FAILED);
+
+	set_env_int("TH_RANK", rank);
+	set_env_int("TH_SIZE", job.nodes);
+	if (job.single) {
+		setenv("TH_SINGLE", "1", 1);
+		unsetenv("TH_BOOT");
+	} else {
+		unsetenv("TH_SINGLE");
+		setenv("TH_BOOT", job.path, 1);
+	}
+	if (job.provider)
+		setenv("TH_PROVIDER", job.provider, 1);
+	if (rank > 0) {
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			dup2(fd, STDIN_FILENO);
+	}
+	execvp(job.argv[0], job.argv);
+	err = errno;
+	/* if even this fails, the parent sees a plain exit 127 */
+	(void)!write(errw, &err, sizeof(err));
+	_exit(127);
+}
+
+/* Ranks from @first on never ran: nothing to wait for or signal. */
+static void ranks_not_started(int first)
+{
+	for (; first < job.nranks; first++)
+		job.ranks[first].exited = true;
+}
+
+/* Start every rank; false (after a message) when prog cannot run. */
+static bool ranks_start(void)
+{
+	pid_t parent = getpid();
+	sigset_t all, old;
+	int i, p[2], err;
+	ssize_t n;
+
+	sigfillset(&all);
+	for (i = 0; i < job.nranks; i++) {
+		if (pipe2(p, O_CLOEXEC)) {
+			ranks_not_started(i);
+			job_fail(errno, "pipe: %s", strerror(errno));
+			return false;
+		}
+		sigprocmask(SIG_BLOCK, &all, &old);
+		job.ranks[i].pid = fork();
+		if (job.ranks[i].pid == 0) {
+			close(p[0]);
+			rank_exec(i, parent, p[1]);
+		}
+		err = errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		close(p[1]);
+		if (job.ranks[i].pid < 0) {
+			close(p[0]);
+			ranks_not_started(i);
+			job_fail(err, "fork: %s", strerror(err));
+			return false;
+		}
+		job.live++;
+		/* EOF on exec; errno when exec failed */
+		do {
+			n = read(p[0], &err, sizeof(err));
+		} while (n < 0 && errno == EINTR);
+		close(p[0]);
+		if (n == sizeof(err)) {
+			ranks_not_started(i + 1);
+			job_fail(err, "cannot run '%s': %s", job.argv[0],
+				 strerror(err));
+			return false;
+		}
+	}
+	return true;
+}
+
+/* ---- setup and the event loop ----------------------------------------- */
+
+static int socket_open(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *tmp = getenv("TMPDIR");
+	int backlog = job.nranks + THRUN_EXTRA_CONNS;
+
+	if (!tmp || !*tmp || strlen(tmp) > 64)
+		tmp = "/tmp";
+	snprintf(job.dir, sizeof(job.dir), "%s/thrun.XXXXXX", tmp);
+	if (!mkdtemp(job.dir)) {
+		job.dir[0] = '\0';
+		return -errno;
+	}
+	snprintf(job.path, sizeof(job.path), "%s/boot.sock", job.dir);
+	strcpy(sa.sun_path, job.path);
+
+	job.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (job.lfd < 0)
+		return -errno;
+	if (bind(job.lfd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(job.lfd, backlog))
+		return -errno;
+	return 0;
+}
+
+static void cleanup(void)
+{
+	int i;
+
+	for (i = 0; job.conns && i < job.nconns; i++)
+		if (job.conns[i].fd >= 0)
+			conn_close(i);
+	rbuf_put(job.round.buf);
+	if (job.lfd >= 0)
+		close(job.lfd);
+	if (job.path[0])
+		unlink(job.path);
+	if (job.dir[0])
+		rmdir(job.dir);
+	free(job.conns);
+	free(job.ranks);
+	free(job.pfd);
+	free(job.pidx);
+}
+
+static int loop_timeout(void)
+{
+	int64_t now = now_ms(), next = -1, t;
+	int i;
+
+	if (job.state == JOB_RUNNING && job.deadline)
+		next = job.deadline;
+	if (job.state == JOB_ABORTING)
+		next = job.kill_at;
+	if (job.state == JOB_KILLING)
+		next = job.giveup_at;
+	for (i = 0; job.state == JOB_RUNNING && i < job.nranks; i++) {
+		t = job.ranks[i].dropped_at;
+		if (t && !job.ranks[i].exited &&
+		    (next < 0 || t + THRUN_DROP_GRACE_MS < next))
+			next = t + THRUN_DROP_GRACE_MS;
+	}
+	if (next < 0)
+		return -1;
+	return next <= now ? 0 : (int)(next - now > INT_MAX ? INT_MAX :
+				       next - now);
+}
+
+static void loop_timers(void)
+{
+	int64_t now = now_ms();
+	int i;
+
+	if (job.state == JOB_RUNNING && job.deadline && now >= job.deadline)
+		job_fail(ETIMEDOUT, "timed out after %g s", job.timeout_s);
+	for (i = 0; job.state == JOB_RUNNING && i < job.nranks; i++) {
+		struct rank *r = &job.ranks[i];
+
+		if (r->dropped_at && !r->exited &&
+		    now >= r->dropped_at + THRUN_DROP_GRACE_MS)
+			job_fail(ECONNRESET,
+				 "rank %d (pid %d) closed its rendezvous connection and kept running",
+				 i, (int)r->pid);
+	}
+	if (job.state == JOB_ABORTING && now >= job.kill_at) {
+		for (i = 0; i < job.nranks; i++)
+			if (!job.ranks[i].exited && job.ranks[i].pid > 0)
+				kill(job.ranks[i].pid, SIGKILL);
+		job.state = JOB_KILLING;
+		job.giveup_at = now + fmax(job.grace_s * 1000,
+					   THRUN_REAP_MIN_MS);
+	}
+}
+
+static void loop_signals(void)
+{
+	unsigned char sigs[64];
+	ssize_t n, i;
+
+	while ((n = read(job.sigr, sigs, sizeof(sigs))) > 0) {
+		for (i = 0; i < n; i++) {
+			if (sigs[i] == SIGCHLD)
+				continue;
+			if (job.state == JOB_RUNNING)
+				job_fail(EINTR, "interrupted by signal %d (%s)",
+					 sigs[i], strsignal(sigs[i]));
+			else if (job.state == JOB_ABORTING)
+				job.kill_at = 0;	/* asked twice: kill now */
+		}
+	}
+	reap();
+}
+
+static void loop_event(int ci, short rev)
+{
+	struct conn *c;
+	bool ok = true;
+
+	if (ci < 0) {
+		conn_accept();
+		return;
+	}
+	c = &job.conns[ci];
+	if (c->fd < 0)
+		return;
+	if (rev & POLLIN)
+		ok = conn_read(c);
+	if (ok && (rev & POLLERR))
+		ok = false;
+	if (ok && c->qlen)
+		ok = conn_flush(c);
+	if (!ok)
+		conn_drop(ci);
+	else if (c->closing && !c->qlen)
+		conn_close(ci);
+	else if ((rev & POLLHUP) && !(rev & POLLIN))
+		conn_drop(ci);	/* hung up with nothing left to read */
+}
+
+static bool loop_gave_up(void)
+{
+	int i;
+
+	if (job.state != JOB_KILLING || now_ms() < job.giveup_at)
+		return false;
+	for (i = 0; i < job.nranks; i++)
+		if (!job.ranks[i].exited)
+			th_msg("rank %d (pid %d) did not exit after SIGKILL",
+			       i, (int)job.ranks[i].pid);
+	return true;
+}
+
+static void loop(void)
+{
+	struct pollfd *pfd = job.pfd;
+	int *idx = job.pidx;
+	int n, i, np;
+
+	while (job.live > 0 && !loop_gave_up()) {
+		np = 0;
+		pfd[np].fd = job.sigr;
+		pfd[np++].events = POLLIN;
+		if (job.lfd >= 0) {
+			idx[np] = -1;
+			pfd[np].fd = job.lfd;
+			pfd[np++].events = POLLIN;
+		}
+		for (i = 0; i < job.nconns; i++) {
+			struct conn *c = &job.conns[i];
+
+			if (c->fd < 0)
+				continue;
+			idx[np] = i;
+			pfd[np].fd = c->fd;
+			/* once aborting, only deliver the ABORT */
+			pfd[np].events = job.state == JOB_RUNNING &&
+					 !c->closing ? POLLIN : 0;
+			if (c->qlen)
+				pfd[np].events |= POLLOUT;
+			np++;
+		}
+		n = poll(pfd, np, loop_timeout());
+		if (n < 0 && errno != EINTR) {
+			th_msg("poll: %s", strerror(errno));
+			break;
+		}
+		loop_signals();
+		for (i = 1; n > 0 && i < np; i++)
+			if (pfd[i].revents)
+				loop_event(idx[i], pfd[i].revents);
+		loop_timers();
+	}
+}
+
+static bool parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 1e7)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int parse_args(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "np", required_argument, NULL, 'n' },
+		{ "provider", required_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "grace", required_argument, NULL, 'g' },
+		{ "single", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	char *end;
+	long v;
+	int o;
+
+	job.grace_s = THRUN_DEFAULT_GRACE_S;
+	while ((o = getopt_long(argc, argv, "+n:p:t:g:sh", opts, NULL)) != -1) {
+		switch (o) {
+		case 'n':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < 1 ||
+			    v > TH_BOOT_MAX_RANKS) {
+				fprintf(stderr, "thrun: -n wants 1..%d, not '%s'\n",
+					TH_BOOT_MAX_RANKS, optarg);
+				return -1;
+			}
+			job.nodes = v;
+			break;
+		case 'p':
+			if (strcmp(optarg, "kernel") && strcmp(optarg, "inproc") &&
+			    strcmp(optarg, "auto")) {
+				fprintf(stderr, "thrun: unknown provider '%s'\n",
+					optarg);
+				return -1;
+			}
+			job.provider = optarg;
+			break;
+		case 't':
+		case 'g':
+			if (!parse_seconds(optarg, o == 't' ? &job.timeout_s :
+							       &job.grace_s)) {
+				fprintf(stderr, "thrun: bad number of seconds '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 's':
+			job.single = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(EXIT_OK);
+		default:
+			return -1;
+		}
+	}
+	if (!job.nodes || optind == argc) {
+		fprintf(stderr, "thrun: %s\n", !job.nodes ? "-n N is required" :
+			"no program to run");
+		return -1;
+	}
+	job.argv = argv + optind;
+	return 0;
+}
+
+static int setup(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	int fds[2], i, ret;
+	char s[32];
+
+	job.nranks = job.single ? 1 : job.nodes;
+	job.ranks = calloc(job.nranks, sizeof(*job.ranks));
+	job.nconns = job.single ? 0 : job.nranks + THRUN_EXTRA_CONNS;
+	job.conns = calloc(job.nconns + 1, sizeof(*job.conns));
+	job.pfd = calloc(job.nconns + 2, sizeof(*job.pfd));
+	job.pidx = calloc(job.nconns + 2, sizeof(*job.pidx));
+	if (!job.ranks || !job.conns || !job.pfd || !job.pidx)
+		return -ENOMEM;
+	for (i = 0; i < job.nranks; i++)
+		job.ranks[i].conn = -1;
+	for (i = 0; i < job.nconns; i++) {
+		job.conns[i].fd = -1;
+		job.conns[i].rank = -1;
+	}
+
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	job.sigr = fds[0];
+	job.sigw = fds[1];
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (!job.single) {
+		ret = socket_open();
+		if (ret)
+			return ret;
+	}
+	/* the ranks' own bound on a rendezvous outlasts the job's */
+	if (job.timeout_s > 0 && !getenv("TH_BOOT_TIMEOUT")) {
+		snprintf(s, sizeof(s), "%g",
+			 ceil(job.timeout_s + 2 * job.grace_s + 1));
+		setenv("TH_BOOT_TIMEOUT", s, 1);
+	}
+	if (job.timeout_s > 0)
+		job.deadline = now_ms() + (int64_t)ceil(job.timeout_s * 1000);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int ret;
+
+	if (parse_args(argc, argv)) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	ret = setup();
+	if (ret) {
+		th_msg("cannot set up the job: %s", strerror(-ret));
+		cleanup();
+		return EXIT_FAILED;
+	}
+	ranks_start();
+	loop();
+	ret = job.state == JOB_RUNNING ? EXIT_OK : EXIT_FAILED;
+	cleanup();
+	return ret;
+}
