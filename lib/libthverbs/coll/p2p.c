@@ -41,7 +41,6 @@
 #define TH_P2P_CT_RES		219
 #define TH_P2P_CT_SENT		220
 #define TH_P2P_CT_STEP(s)	(224 + (s))
-#define TH_P2P_MAX_STEPS	32
 #define TH_P2P_NEED_CTS		256
 #define TH_P2P_PASS		(TH_NIC_MAX_OPERANDS - 1)
 
