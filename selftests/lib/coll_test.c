@@ -293,6 +293,53 @@ TEST(reduce_and_bcast)
 	}
 }
 
+/* One handle after another on the same vports: counters and CQ start clean. */
+TEST(handles_one_after_another_on_the_same_vports)
+{
+	enum { N = 5, COUNT = 100 };
+	static int64_t send[N][COUNT], recv[N][COUNT];
+	void *sp[N], *rp[N];
+	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
+				  .dtype = TH_NIC_DT_INT64, .count = COUNT,
+				  .radix = 2 };
+	struct world w = { 0 };
+	struct th_coll *coll;
+	unsigned int h, r, i, round;
+
+	ASSERT_EQ(0, world_open(&w, N));
+	for (r = 0; r < N; r++) {
+		sp[r] = send[r];
+		rp[r] = recv[r];
+	}
+	for (h = 0; h < 3; h++) {
+		a.kind = h == 1 ? TH_COLL_BCAST : TH_COLL_ALLREDUCE;
+		a.root = h;
+		coll = th_coll_create_local(w.vp, N, &a, sp, rp);
+		ASSERT_NE(NULL, coll) TH_LOG("handle %u: %s", h, strerror(errno));
+		for (round = 0; round < 2; round++) {
+			for (r = 0; r < N; r++)
+				for (i = 0; i < COUNT; i++) {
+					send[r][i] = r * 1000 + i + h + round;
+					recv[r][i] = -1;
+				}
+			ASSERT_EQ(0, th_coll_start(coll));
+			ASSERT_EQ(0, th_coll_wait(coll, 10000000000ULL))
+				TH_LOG("handle %u round %u", h, round);
+			for (r = 0; r < N; r++)
+				for (i = 0; i < COUNT; i++) {
+					int64_t want = h == 1 ? send[a.root][i] :
+						(int64_t)(N * (N - 1) / 2) * 1000 +
+						N * (int64_t)(i + h + round);
+
+					ASSERT_EQ(want, recv[r][i])
+						TH_LOG("handle %u round %u rank %u", h, round, r);
+				}
+		}
+		th_coll_destroy(coll);
+	}
+	world_close(&w, N);
+}
+
 TEST(bad_attributes_are_refused)
 {
 	struct world w = { 0 };

@@ -407,9 +407,13 @@ static struct th_coll *th_coll_alloc(const struct th_coll_attr *attr,
 		seg_bytes = TH_COLL_DEF_SEG_BYTES;
 		cl->seg = seg_bytes / cl->esize;
 	}
-	if (attr->count && (attr->count + cl->seg - 1) / cl->seg > TH_COLL_MAX_SEG)
-		cl->seg = (attr->count + TH_COLL_MAX_SEG - 1) / TH_COLL_MAX_SEG;
-	cl->nseg = attr->count ? (attr->count + cl->seg - 1) / cl->seg : 1;
+	if (!cl->seg || cl->seg > attr->count)
+		cl->seg = attr->count ? attr->count : 1;
+	if (((uint64_t)attr->count + cl->seg - 1) / cl->seg > TH_COLL_MAX_SEG)
+		cl->seg = ((uint64_t)attr->count + TH_COLL_MAX_SEG - 1) /
+			  TH_COLL_MAX_SEG;
+	cl->nseg = attr->count ?
+		   ((uint64_t)attr->count + cl->seg - 1) / cl->seg : 1;
 	/* two slot sets used alternately: segment s + 1 climbs while s reduces */
 	cl->window = cl->nseg < 2 ? cl->nseg : 2;
 	cl->local = calloc(nlocal, sizeof(*cl->local));
@@ -480,19 +484,19 @@ static int th_coll_rank_init(struct th_coll *cl, struct th_coll_rank *rk,
 }
 
 /* Which of its parent's slots a rank fills: its index among the children. */
-static void th_coll_find_slot(struct th_coll *cl, struct th_coll_rank *rk)
+static int th_coll_find_slot(struct th_coll *cl, struct th_coll_rank *rk)
 {
 	unsigned int kids[256], *child = kids, j;
 	int n;
 
 	if (rk->parent < 0)
-		return;
+		return 0;
 	n = th_tree_children(cl->n, cl->attr.root, cl->attr.radix, rk->parent,
 			     NULL, 0);
 	if (n > 256)
 		child = calloc(n, sizeof(*child));
 	if (!child)
-		return;
+		return -ENOMEM;
 	th_tree_children(cl->n, cl->attr.root, cl->attr.radix, rk->parent,
 			 child, n);
 	for (j = 0; j < (unsigned int)n; j++)
@@ -500,6 +504,29 @@ static void th_coll_find_slot(struct th_coll *cl, struct th_coll_rank *rk)
 			rk->slot_at_parent = j;
 	if (child != kids)
 		free(child);
+	return 0;
+}
+
+/*
+ * A handle starts from zeroed counters and an empty CQ on its vports, so
+ * that a vport may serve one handle after another (not two at once).
+ */
+static int th_coll_reset(struct th_coll *cl, struct th_coll_rank *rk)
+{
+	struct th_nic_cqe cqe[16];
+	uint32_t s;
+	int ret = 0;
+
+	while (th_poll_cq(rk->vp, cqe, 16) > 0)
+		;
+	for (s = TH_COLL_CT_S; !ret && s <= TH_COLL_CT_Y; s++)
+		ret = th_ct_set(rk->vp, s, 0, 0);
+	for (s = 0; !ret && s < cl->nseg; s++) {
+		ret = th_ct_set(rk->vp, TH_COLL_CT_U(s), 0, 0);
+		if (!ret)
+			ret = th_ct_set(rk->vp, TH_COLL_CT_B(s), 0, 0);
+	}
+	return ret;
 }
 
 static int th_coll_post_all(struct th_coll *cl)
@@ -522,8 +549,14 @@ TH_EXPORT void th_coll_destroy(struct th_coll *cl)
 	for (i = 0; i < cl->nlocal; i++) {
 		struct th_coll_rank *rk = &cl->local[i];
 
-		if (rk->vp)
+		if (rk->vp) {
+			struct th_nic_cqe cqe[16];
+
+			/* the next round, posted ahead, and its cancel entries */
 			th_cancel_all(rk->vp);
+			while (th_poll_cq(rk->vp, cqe, 16) > 0)
+				;
+		}
 		if (rk->send_mr)
 			th_dereg_mr(rk->send_mr);
 		if (rk->recv_mr)
@@ -569,12 +602,15 @@ TH_EXPORT struct th_coll *th_coll_create_local(struct th_vport *const *vps,
 		ret = th_coll_rank_init(cl, &cl->local[r], r, vps[r],
 					send ? send[r] : NULL,
 					recv ? recv[r] : NULL);
+		if (!ret)
+			ret = th_coll_reset(cl, &cl->local[r]);
 		if (ret)
 			return th_coll_fail(cl, ret);
 	}
-	for (r = 0; r < n; r++)
-		th_coll_find_slot(cl, &cl->local[r]);
-	ret = th_coll_post_all(cl);
+	for (r = 0; !ret && r < n; r++)
+		ret = th_coll_find_slot(cl, &cl->local[r]);
+	if (!ret)
+		ret = th_coll_post_all(cl);
 	return ret ? th_coll_fail(cl, ret) : cl;
 }
 
@@ -587,6 +623,7 @@ TH_EXPORT struct th_coll *th_coll_create(struct th_vport *vp, unsigned int rank,
 {
 	struct th_coll_peer mine;
 	struct th_coll *cl;
+	unsigned int r;
 	int ret = th_coll_check(attr, size);
 
 	if (!ret && (rank >= size || !allgather))
@@ -599,17 +636,26 @@ TH_EXPORT struct th_coll *th_coll_create(struct th_vport *vp, unsigned int rank,
 	if (!cl)
 		return NULL;
 	ret = th_coll_rank_init(cl, &cl->local[0], rank, vp, send, recv);
-	if (!ret) {
-		mine = cl->peers[rank];
-		ret = allgather(arg, &mine, cl->peers, sizeof(mine));
-	}
-	if (!ret) {
-		th_coll_find_slot(cl, &cl->local[0]);
-		ret = th_coll_post_all(cl);
-	}
-	/* everyone's round-1 chains are posted before anyone may start */
 	if (!ret)
-		ret = allgather(arg, &mine, cl->peers, sizeof(mine));
+		ret = th_coll_reset(cl, &cl->local[0]);
+	/*
+	 * Every rank takes part in both exchanges, even after a local
+	 * failure (it sends a zeroed entry), so that no peer is left waiting
+	 * in the rendezvous; the failure is reported after them.
+	 */
+	mine = ret ? (struct th_coll_peer){ 0 } : cl->peers[rank];
+	if (allgather(arg, &mine, cl->peers, sizeof(mine)) && !ret)
+		ret = -ECONNRESET;
+	for (r = 0; !ret && r < size; r++)
+		if (!cl->peers[r].scratch_key)	/* that rank failed to set up */
+			ret = -ECONNRESET;
+	if (!ret)
+		ret = th_coll_find_slot(cl, &cl->local[0]);
+	if (!ret)
+		ret = th_coll_post_all(cl);
+	/* everyone's round-1 chains are posted before anyone may start */
+	if (allgather(arg, &mine, cl->peers, sizeof(mine)) && !ret)
+		ret = -ECONNRESET;
 	return ret ? th_coll_fail(cl, ret) : cl;
 }
 

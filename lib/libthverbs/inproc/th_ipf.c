@@ -446,7 +446,12 @@ int th_ipf_ct_wait(struct th_ipf_vport *vp, u32 idx, u64 threshold,
 		deadline.tv_sec++;
 		deadline.tv_nsec -= 1000000000L;
 	}
+	/* a reference keeps @vp until we return, even if destroyed meanwhile */
+	pthread_mutex_lock(&vp->fabric->lock);
+	vp->refs++;
+	pthread_mutex_unlock(&vp->fabric->lock);
 	reached = th_ipf_wait(vp->fabric, th_ipf_ct_reached, &w, &deadline);
+	th_ipf_vport_put(vp->fabric, &vp->ev);
 	*success = w.success;
 	*failure = w.failure;
 	if (w.ret)
