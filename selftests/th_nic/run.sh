@@ -68,10 +68,20 @@ fi
 if [ -x "$here/bench/thbench" ]; then
 	echo "# thbench post --provider kernel"
 	"$here/bench/thbench" post --provider kernel --iters 2000 2>&1 | sed 's/^/# /'
+	echo "# thbench allreduce --provider kernel (N = 16)"
+	"$here/bench/thbench" allreduce --provider kernel --nodes 16 \
+		--sizes 8,65536 --radix 2,4 --reps 100 --no-mpi --no-plot \
+		--out /tmp/bench 2>&1 | sed 's/^/# /'
 fi
 
 check "rmmod when no node is open" rmmod th_nic
 check "module gone after rmmod" sh -c "! grep -q '^th_nic ' /proc/modules"
+
+# A large fabric: 1024 nodes, each a device udev and sysfs can see.
+check "insmod nodes=1024" insmod "$mod" nodes=1024
+check "1024 device nodes and sysfs entries" sh -c \
+	"[ \$(ls /dev/th_nic* | wc -l) -eq 1024 ] && [ -e /sys/class/th_nic/th_nic1023/dev ]"
+check "rmmod of the 1024-node fabric" rmmod th_nic
 
 echo "# th_nic selftests: $([ $rc -eq 0 ] && echo PASS || echo FAIL)"
 exit $rc
