@@ -13,56 +13,10 @@
 
 #include "kselftest_harness.h"
 #include "thverbs.h"
+#include "lib_world.h"
 
-#define MAX_RANKS 64
+#define MAX_RANKS WORLD_MAX_RANKS
 
-struct world {
-	struct th_device **devs;
-	int ndev;
-	struct th_context **ctx;
-	struct th_vport *vp[MAX_RANKS];
-};
-
-static int world_open(struct world *w, unsigned int n)
-{
-	unsigned int r;
-
-	w->devs = th_get_device_list(NULL, &w->ndev);
-	if (!w->devs)
-		return -errno;
-	w->ctx = calloc(w->ndev, sizeof(*w->ctx));
-	if (!w->ctx)
-		return -ENOMEM;
-	for (r = 0; r < n; r++) {
-		unsigned int node = r % w->ndev;
-
-		if (!w->ctx[node])
-			w->ctx[node] = th_open_device(w->devs[node]);
-		if (!w->ctx[node])
-			return -errno;
-		w->vp[r] = th_create_vport(w->ctx[node], NULL);
-		if (!w->vp[r])
-			return -errno;
-	}
-	return 0;
-}
-
-static void world_close(struct world *w, unsigned int n)
-{
-	unsigned int r;
-	int i;
-
-	for (r = 0; r < n; r++)
-		if (w->vp[r])
-			th_destroy_vport(w->vp[r]);
-	for (i = 0; w->ctx && i < w->ndev; i++)
-		if (w->ctx[i])
-			th_close_device(w->ctx[i]);
-	free(w->ctx);
-	th_free_device_list(w->devs);
-}
-
-static const unsigned int esize[TH_NIC_DT_MAX] = { 1, 2, 4, 8, 1, 2, 4, 8, 4, 8 };
 
 /* a = a op b for one element, the ALU's rules (no NaNs are generated). */
 #define REF_INT(T, UT)							\
@@ -118,7 +72,7 @@ static const ref_fn ref_op[TH_NIC_DT_MAX] = {
 static void ref_tree(const struct th_coll_attr *a, unsigned int n,
 		     unsigned int v, uint8_t *const *send, uint8_t *out)
 {
-	unsigned int kids[MAX_RANKS], nk, j, i, es = esize[a->dtype];
+	unsigned int kids[MAX_RANKS], nk, j, i, es = world_esize[a->dtype];
 	uint8_t *sub = malloc((size_t)a->count * es + 1);
 
 	memcpy(out, send[v], (size_t)a->count * es);
@@ -163,7 +117,7 @@ static int run_coll(struct __test_metadata *_metadata,
 {
 	struct world w = { 0 };
 	uint8_t *send[MAX_RANKS], *recv[MAX_RANKS], *want;
-	size_t bytes = (size_t)a->count * esize[a->dtype];
+	size_t bytes = (size_t)a->count * world_esize[a->dtype];
 	struct th_coll *coll = NULL;
 	unsigned int r, round;
 	int ret, bad = 0;

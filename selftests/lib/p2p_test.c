@@ -17,58 +17,11 @@
 #include "kselftest_harness.h"
 #include "th_p2p.h"
 #include "thverbs.h"
+#include "lib_world.h"
 
-#define MAX_RANKS 64
+#define MAX_RANKS WORLD_MAX_RANKS
 #define TIMEOUT_NS 20000000000ULL
 
-struct world {
-	struct th_device **devs;
-	int ndev;
-	struct th_context **ctx;
-	struct th_vport *vp[MAX_RANKS];
-};
-
-/* Ranks beyond the node count share nodes through more vports. */
-static int world_open(struct world *w, unsigned int n)
-{
-	unsigned int r;
-
-	w->devs = th_get_device_list(NULL, &w->ndev);
-	if (!w->devs)
-		return -errno;
-	w->ctx = calloc(w->ndev, sizeof(*w->ctx));
-	if (!w->ctx)
-		return -ENOMEM;
-	for (r = 0; r < n; r++) {
-		unsigned int node = r % w->ndev;
-
-		if (!w->ctx[node])
-			w->ctx[node] = th_open_device(w->devs[node]);
-		if (!w->ctx[node])
-			return -errno;
-		w->vp[r] = th_create_vport(w->ctx[node], NULL);
-		if (!w->vp[r])
-			return -errno;
-	}
-	return 0;
-}
-
-static void world_close(struct world *w, unsigned int n)
-{
-	unsigned int r;
-	int i;
-
-	for (r = 0; r < n; r++)
-		if (w->vp[r])
-			th_destroy_vport(w->vp[r]);
-	for (i = 0; w->ctx && i < w->ndev; i++)
-		if (w->ctx[i])
-			th_close_device(w->ctx[i]);
-	free(w->ctx);
-	th_free_device_list(w->devs);
-}
-
-static const unsigned int esize[TH_NIC_DT_MAX] = { 1, 2, 4, 8, 1, 2, 4, 8, 4, 8 };
 
 /*
  * Floats: with @exact, small integers and quarters (+ 1/1024ths), whose
@@ -113,7 +66,7 @@ static int run_cmp(struct __test_metadata *_metadata,
 		   unsigned int n, unsigned int rounds)
 {
 	uint8_t *send[MAX_RANKS], *want[MAX_RANKS], *got[MAX_RANKS];
-	size_t bytes = (size_t)a->count * esize[a->dtype];
+	size_t bytes = (size_t)a->count * world_esize[a->dtype];
 	struct th_coll *coll = NULL;
 	struct th_p2p *p2p = NULL;
 	struct world w = { 0 };
@@ -324,7 +277,7 @@ static void *mt_rank_main(void *arg)
 {
 	struct mt_rank *me = arg;
 	struct mt_shared *sh = me->sh;
-	size_t bytes = (size_t)sh->attr->count * esize[sh->attr->dtype];
+	size_t bytes = (size_t)sh->attr->count * world_esize[sh->attr->dtype];
 	unsigned int r = me->rank, round;
 	struct th_p2p *p;
 
@@ -355,7 +308,7 @@ static int run_threads(struct __test_metadata *_metadata,
 		       const struct th_coll_attr *a, enum th_p2p_algo algo,
 		       unsigned int n)
 {
-	size_t bytes = (size_t)a->count * esize[a->dtype];
+	size_t bytes = (size_t)a->count * world_esize[a->dtype];
 	struct mt_rank rank[MAX_RANKS];
 	pthread_t tid[MAX_RANKS];
 	struct mt_shared *sh = calloc(1, sizeof(*sh));
