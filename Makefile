@@ -35,7 +35,7 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	    -fno-omit-frame-pointer
 # Host tests include kselftest_harness.h, extracted from linux-source-6.1;
 # as a system header, so its own warnings do not fail -Werror builds.
-TESTCPPFLAGS := -isystem $(KSFT) -I$(TOP)/selftests/host/lib
+TESTCPPFLAGS := -isystem $(KSFT) -I$(TOP)/selftests/host/lib -I$(TOP)/selftests/common
 
 .DEFAULT_GOAL := all
 .PHONY: all run check hostcheck lint vmtest bench docs clean deps ksrc tests

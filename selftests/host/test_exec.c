@@ -48,13 +48,13 @@ TEST_F(exec, put_delivery_triggers_the_next_hop)
 	struct th_nic_cqe cqe[2];
 	int j;
 
-	d[0] = th_t_put(self->key[1], 0, 2, 0, self->key[2], 8 * 32, 8 * 8);
+	d[0] = thn_put(self->key[1], 0, 2, 0, self->key[2], 8 * 32, 8 * 8);
 	d[0].flags |= TH_NIC_DF_REMOTE_CT | TH_NIC_DF_SIGNAL;
 	d[0].xfer.remote_ct = 4;
-	th_t_trigger(&d[0], 4, 1, 11);
+	thn_trigger(&d[0], 4, 1, 11);
 	ASSERT_EQ(0, th_t_post(self->vp[1], d, 1, NULL));
 
-	d[0] = th_t_put(self->key[0], 0, 1, 0, self->key[1], 0, 8 * 8);
+	d[0] = thn_put(self->key[0], 0, 1, 0, self->key[1], 0, 8 * 8);
 	d[0].flags |= TH_NIC_DF_REMOTE_CT | TH_NIC_DF_COMP_CT;
 	d[0].xfer.remote_ct = 4;
 	d[0].comp_ct = 1;
@@ -80,10 +80,10 @@ TEST_F(exec, get_copy_and_inline)
 	static const char word[] = "triggered";
 	int j;
 
-	d[0] = th_t_get(self->key[0], 0, 2, 0, self->key[2], 0, 8 * 4);
-	d[1] = th_t_copy(self->key[0], 0, self->key[0], 8 * 2, 8 * 4);
-	d[2] = th_t_inline(self->key[0], 8 * 60, word, sizeof(word));
-	th_t_link(d, 3);
+	d[0] = thn_get(self->key[0], 0, 2, 0, self->key[2], 0, 8 * 4);
+	d[1] = thn_copy(self->key[0], 0, self->key[0], 8 * 2, 8 * 4);
+	d[2] = thn_inline(self->key[0], 8 * 60, word, sizeof(word));
+	thn_link(d, 3);
 	ASSERT_EQ(0, th_t_post(self->vp[0], d, 3, NULL));
 	/* GET brought 200..203, COPY moved them (overlapping) two slots up */
 	EXPECT_EQ(200, self->buf[0][0]);
@@ -93,7 +93,7 @@ TEST_F(exec, get_copy_and_inline)
 	EXPECT_EQ(0, memcmp(&self->buf[0][60], word, sizeof(word)));
 
 	/* remote inline with its control packet */
-	d[0] = th_t_inline(self->key[1], 0, "ab", 2);
+	d[0] = thn_inline(self->key[1], 0, "ab", 2);
 	d[0].flags |= TH_NIC_DF_REMOTE | TH_NIC_DF_REMOTE_CT;
 	d[0].wr_inline.node = 1;
 	d[0].wr_inline.remote_ct = 6;
@@ -112,7 +112,7 @@ TEST_F(exec, reduce_over_put_slots)
 
 	/* nodes 1 and 2 put 8 doubles each into node 0 slots 16.. and 24.. */
 	for (j = 1; j < NODES; j++) {
-		d[0] = th_t_put(self->key[j], 0, 0, 0, self->key[0],
+		d[0] = thn_put(self->key[j], 0, 0, 0, self->key[0],
 				8 * (8 + 8 * j), 8 * 8);
 		d[0].flags |= TH_NIC_DF_REMOTE_CT;
 		d[0].xfer.remote_ct = 2;
@@ -120,13 +120,13 @@ TEST_F(exec, reduce_over_put_slots)
 	}
 	EXPECT_EQ(2, th_t_ct(self->vp[0], 2));
 	/* dst 40.. = own 8.. + slot 16.. + slot 24.. */
-	d[0] = th_t_reduce(TH_NIC_ALU_SUM, TH_NIC_DT_FLOAT64, 8, self->key[0],
+	d[0] = thn_reduce(TH_NIC_ALU_SUM, TH_NIC_DT_FLOAT64, 8, self->key[0],
 			   8 * 40, 3, k, o);
 	d[0].reduce.rflags = TH_NIC_RF_STRIDED;
 	d[0].reduce.src_key[0] = self->key[0];
 	d[0].reduce.src_off[0] = 8 * 8;		/* own data at 8.. */
 	d[0].reduce.src_off[1] = 8 * 8;		/* then 16.., 24.. */
-	th_t_trigger(&d[0], 2, 2, 0);
+	thn_trigger(&d[0], 2, 2, 0);
 	ASSERT_EQ(0, th_t_post(self->vp[0], d, 1, NULL));
 	for (j = 0; j < 8; j++) {
 		/* 8.. (own) + 16.. (node 1's 100..) + 24.. (node 2's 200..) */
@@ -162,11 +162,11 @@ TEST_F(exec, run_time_errors_leave_memory_untouched)
 					   sizeof(self->buf[1]),
 					   rows[i].access_peer, &self->key[1]));
 		memcpy(before, self->buf[1], sizeof(before));
-		d = th_t_put(self->key[0], 0, 1, rows[i].vport,
+		d = thn_put(self->key[0], 0, 1, rows[i].vport,
 			     self->key[1] ^ rows[i].rkey_xor, rows[i].roff, 64);
 		d.flags |= TH_NIC_DF_REMOTE_CT;
 		d.xfer.remote_ct = 1;
-		th_t_trigger(&d, 0, 0, i);
+		thn_trigger(&d, 0, 0, i);
 		ASSERT_EQ(0, th_t_post(self->vp[0], &d, 1, NULL));
 		ASSERT_EQ(1, th_t_cq_drain(self->vp[0], cqe, 2));
 		EXPECT_EQ(rows[i].status, cqe[0].status) TH_LOG("%s", rows[i].what);
@@ -182,8 +182,8 @@ TEST_F(exec, deregistered_between_post_and_fire)
 	struct th_nic_cqe cqe[2];
 	double before[64];
 
-	d = th_t_copy(self->key[0], 0, self->key[0], 8 * 8, 64);
-	th_t_trigger(&d, 3, 1, 5);
+	d = thn_copy(self->key[0], 0, self->key[0], 8 * 8, 64);
+	thn_trigger(&d, 3, 1, 5);
 	ASSERT_EQ(0, th_t_post(self->vp[0], &d, 1, NULL));
 	ASSERT_EQ(0, th_ipf_mr_dereg(self->vp[0], self->key[0]));
 	memcpy(before, self->buf[0], sizeof(before));
@@ -203,7 +203,7 @@ TEST_F(exec, get_needs_remote_read)
 	ASSERT_EQ(0, th_ipf_mr_reg(self->vp[2], self->buf[2], sizeof(self->buf[2]),
 				   TH_NIC_ACCESS_REMOTE_WRITE, &self->key[2]));
 	memcpy(before, self->buf[0], sizeof(before));
-	d = th_t_get(self->key[0], 0, 2, 0, self->key[2], 0, 64);
+	d = thn_get(self->key[0], 0, 2, 0, self->key[2], 0, 64);
 	ASSERT_EQ(0, th_t_post(self->vp[0], &d, 1, NULL));
 	ASSERT_EQ(1, th_t_cq_drain(self->vp[0], cqe, 2));
 	EXPECT_EQ(-EACCES, cqe[0].status);

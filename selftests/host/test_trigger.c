@@ -36,9 +36,9 @@ FIXTURE_TEARDOWN(trig)
 /* Post a one-NOTIFY chain waiting for @ct >= @thr. */
 static int post_notify(struct th_ipf_vport *vp, u16 ct, u64 thr, u64 cookie)
 {
-	struct th_nic_desc d = th_t_notify(cookie * 10);
+	struct th_nic_desc d = thn_notify(cookie * 10);
 
-	th_t_trigger(&d, ct, thr, cookie);
+	thn_trigger(&d, ct, thr, cookie);
 	return th_t_post(vp, &d, 1, NULL);
 }
 
@@ -107,8 +107,8 @@ TEST_F(trig, chains_advance_counters_that_fire_chains)
 
 	/* B waits for counter 7 >= 2; A, fired by counter 1, adds 2 to it */
 	ASSERT_EQ(0, post_notify(self->vp, 7, 2, 2));
-	d[0] = th_t_ct_op(TH_NIC_OP_CT_INC, 7, 2);
-	th_t_trigger(&d[0], 1, 1, 1);
+	d[0] = thn_ct_op(TH_NIC_OP_CT_INC, 7, 2);
+	thn_trigger(&d[0], 1, 1, 1);
 	ASSERT_EQ(0, th_t_post(self->vp, d, 1, NULL));
 	EXPECT_EQ(0, th_t_cq_drain(self->vp, cqe, 4));
 	ASSERT_EQ(0, inc(self->vp, 1, 1));
@@ -116,9 +116,9 @@ TEST_F(trig, chains_advance_counters_that_fire_chains)
 	EXPECT_EQ(2, cqe[0].cookie);
 	EXPECT_EQ(2, th_t_ct(self->vp, 7));
 	/* CT_SET re-arms a round: a set below the threshold fires nothing */
-	d[0] = th_t_ct_op(TH_NIC_OP_CT_SET, 7, 0);
-	d[1] = th_t_notify(0);
-	th_t_link(d, 2);
+	d[0] = thn_ct_op(TH_NIC_OP_CT_SET, 7, 0);
+	d[1] = thn_notify(0);
+	thn_link(d, 2);
 	ASSERT_EQ(0, th_t_post(self->vp, d, 2, NULL));
 	EXPECT_EQ(0, th_t_ct(self->vp, 7));
 	ASSERT_EQ(1, th_t_cq_drain(self->vp, cqe, 4));
@@ -160,14 +160,14 @@ TEST_F(trig, a_failed_chain_fails_the_counters_it_names)
 
 	ASSERT_EQ(0, th_ipf_mr_reg(self->vp, buf, sizeof(buf), 0, &key));
 	/* PUT to a key the peer never registered: -EACCES when it runs */
-	d[0] = th_t_put(key, 0, 1, self->peer->ev.index, 0x1234, 0, 8);
+	d[0] = thn_put(key, 0, 1, self->peer->ev.index, 0x1234, 0, 8);
 	d[0].flags |= TH_NIC_DF_COMP_CT | TH_NIC_DF_REMOTE_CT;
 	d[0].comp_ct = 9;
 	d[0].xfer.remote_ct = 3;
-	d[1] = th_t_ct_op(TH_NIC_OP_CT_INC, 10, 1);
-	d[2] = th_t_notify(5);
-	th_t_link(d, 3);
-	th_t_trigger(&d[0], 0, 0, 99);
+	d[1] = thn_ct_op(TH_NIC_OP_CT_INC, 10, 1);
+	d[2] = thn_notify(5);
+	thn_link(d, 3);
+	thn_trigger(&d[0], 0, 0, 99);
 	ASSERT_EQ(0, th_t_post(self->vp, d, 3, NULL));
 	ASSERT_EQ(1, th_t_cq_drain(self->vp, cqe, 4));
 	EXPECT_EQ(99, cqe[0].cookie);
@@ -189,9 +189,9 @@ TEST_F(trig, only_the_last_entry_is_final)
 	u32 key;
 
 	ASSERT_EQ(0, th_ipf_mr_reg(self->vp, buf, sizeof(buf), 0, &key));
-	d[0] = th_t_notify(1);
-	d[1] = th_t_put(key, 0, 1, 9, 0x77, 0, 8);	/* no such vport */
-	th_t_link(d, 2);
+	d[0] = thn_notify(1);
+	d[1] = thn_put(key, 0, 1, 9, 0x77, 0, 8);	/* no such vport */
+	thn_link(d, 2);
 	ASSERT_EQ(0, th_t_post(self->vp, d, 2, NULL));
 	ASSERT_EQ(2, th_t_cq_drain(self->vp, cqe, 4));
 	EXPECT_EQ(0, cqe[0].status);
@@ -200,11 +200,11 @@ TEST_F(trig, only_the_last_entry_is_final)
 	EXPECT_EQ(1, cqe[1].desc_index);
 	EXPECT_EQ(TH_NIC_CQE_F_FINAL, cqe[1].flags);
 	/* signalled descriptors before the last are not final either */
-	d[0] = th_t_notify(1);
-	d[1] = th_t_ct_op(TH_NIC_OP_CT_INC, 3, 1);
+	d[0] = thn_notify(1);
+	d[1] = thn_ct_op(TH_NIC_OP_CT_INC, 3, 1);
 	d[1].flags |= TH_NIC_DF_SIGNAL;
-	d[2] = th_t_notify(2);
-	th_t_link(d, 3);
+	d[2] = thn_notify(2);
+	thn_link(d, 3);
 	ASSERT_EQ(0, th_t_post(self->vp, d, 3, NULL));
 	ASSERT_EQ(3, th_t_cq_drain(self->vp, cqe, 4));
 	EXPECT_EQ(0, cqe[0].flags);
@@ -221,10 +221,10 @@ TEST_F(trig, cancel_by_cookie_and_all)
 
 	for (i = 0; i < 4; i++)
 		ASSERT_EQ(0, post_notify(self->vp, 2, 5, i % 2 ? 7 : 8));
-	d = th_t_notify(0);
+	d = thn_notify(0);
 	d.flags |= TH_NIC_DF_COMP_CT;
 	d.comp_ct = 11;
-	th_t_trigger(&d, 3, 1, 7);
+	thn_trigger(&d, 3, 1, 7);
 	ASSERT_EQ(0, th_t_post(self->vp, &d, 1, NULL));
 
 	ASSERT_EQ(0, th_ipf_cancel(self->vp, true, 7, &n));
@@ -258,10 +258,10 @@ TEST_F(trig, destroying_a_vport_cancels_and_fails_its_peers)
 				   TH_NIC_ACCESS_REMOTE_WRITE, &dkey));
 	/* the peer waits for our put on its counter 2 */
 	ASSERT_EQ(0, post_notify(self->peer, 2, 1, 55));
-	d = th_t_put(skey, 0, 1, self->peer->ev.index, dkey, 0, 8);
+	d = thn_put(skey, 0, 1, self->peer->ev.index, dkey, 0, 8);
 	d.flags |= TH_NIC_DF_REMOTE_CT;
 	d.xfer.remote_ct = 2;
-	th_t_trigger(&d, 0, 1, 1);
+	thn_trigger(&d, 0, 1, 1);
 	ASSERT_EQ(0, th_t_post(self->vp, &d, 1, NULL));
 	th_ipf_vport_destroy(self->vp);
 	self->vp = NULL;
@@ -303,8 +303,8 @@ TEST_F(trig, cq_never_overflows)
 	EXPECT_EQ(6, cqe[1].cookie);
 	/* a chain that needs more entries than the CQ has: -ENOSPC */
 	for (i = 0; i < 8; i++)
-		d[i] = th_t_notify(i);
-	th_t_link(d, 8);
+		d[i] = thn_notify(i);
+	thn_link(d, 8);
 	ASSERT_EQ(-ENOSPC, th_t_post(small, d, 8, &res));
 	EXPECT_EQ(0, res.chains);
 }
@@ -371,15 +371,15 @@ TEST_F(trig, cascade_past_the_budget_is_deferred_not_lost)
 				   TH_NIC_ACCESS_REMOTE_WRITE, &key));
 	for (i = 0; i < N; i++) {
 		/* peer chain i fires on the i-th delivery */
-		d = th_t_ct_op(TH_NIC_OP_CT_INC, 1, 1);
-		th_t_trigger(&d, 0, i + 1, i);
+		d = thn_ct_op(TH_NIC_OP_CT_INC, 1, 1);
+		thn_trigger(&d, 0, i + 1, i);
 		ASSERT_EQ(0, th_t_post(self->peer, &d, 1, NULL));
 		/* our chain i delivers once we start */
-		d = th_t_inline(key, 0, "x", 1);
+		d = thn_inline(key, 0, "x", 1);
 		d.flags |= TH_NIC_DF_REMOTE | TH_NIC_DF_REMOTE_CT;
 		d.wr_inline.node = 1;
 		d.wr_inline.vport = self->peer->ev.index;
-		th_t_trigger(&d, 0, 1, i);
+		thn_trigger(&d, 0, 1, i);
 		ASSERT_EQ(0, th_t_post(self->vp, &d, 1, NULL));
 	}
 	ASSERT_EQ(0, th_ipf_ct_update(self->vp, 0, TH_ENG_CT_INC, 1, 0));

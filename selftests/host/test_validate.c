@@ -65,25 +65,25 @@ FIXTURE_TEARDOWN(validate)
 
 static u32 put1(const struct vctx *c, struct th_nic_desc *d)
 {
-	d[0] = th_t_put(c->rw, 0, 1, 0, c->peer_rw, 0, 64);
+	d[0] = thn_put(c->rw, 0, 1, 0, c->peer_rw, 0, 64);
 	return 1;
 }
 
 static u32 get1(const struct vctx *c, struct th_nic_desc *d)
 {
-	d[0] = th_t_get(c->rw, 0, 1, 0, c->peer_rw, 0, 64);
+	d[0] = thn_get(c->rw, 0, 1, 0, c->peer_rw, 0, 64);
 	return 1;
 }
 
 static u32 copy1(const struct vctx *c, struct th_nic_desc *d)
 {
-	d[0] = th_t_copy(c->ro, 0, c->rw, 0, 64);
+	d[0] = thn_copy(c->ro, 0, c->rw, 0, 64);
 	return 1;
 }
 
 static u32 inline1(const struct vctx *c, struct th_nic_desc *d)
 {
-	d[0] = th_t_inline(c->rw, 8, "abcd", 4);
+	d[0] = thn_inline(c->rw, 8, "abcd", 4);
 	return 1;
 }
 
@@ -92,7 +92,7 @@ static u32 reduce1(const struct vctx *c, struct th_nic_desc *d)
 	u32 k[3] = { c->ro, c->ro, c->rw };
 	u64 o[3] = { 0, 256, 512 };
 
-	d[0] = th_t_reduce(TH_NIC_ALU_SUM, TH_NIC_DT_FLOAT64, 16, c->rw, 1024,
+	d[0] = thn_reduce(TH_NIC_ALU_SUM, TH_NIC_DT_FLOAT64, 16, c->rw, 1024,
 			   3, k, o);
 	return 1;
 }
@@ -115,8 +115,8 @@ static u32 strided1(const struct vctx *c, struct th_nic_desc *d)
 static u32 two_chain(const struct vctx *c, struct th_nic_desc *d)
 {
 	put1(c, &d[0]);
-	d[1] = th_t_notify(7);
-	th_t_link(d, 2);
+	d[1] = thn_notify(7);
+	thn_link(d, 2);
 	return 2;
 }
 
@@ -146,7 +146,7 @@ static u32 bad_flag(const struct vctx *c, struct th_nic_desc *d)
 static u32 bad_trig_ct(const struct vctx *c, struct th_nic_desc *d)
 {
 	put1(c, d);
-	th_t_trigger(&d[0], TH_ENG_DEF_COUNTERS, 1, 0);
+	thn_trigger(&d[0], TH_ENG_DEF_COUNTERS, 1, 0);
 	return 1;
 }
 
@@ -220,8 +220,8 @@ static u32 bad_too_long(const struct vctx *c, struct th_nic_desc *d)
 
 	(void)c;
 	for (i = 0; i < TH_ENG_DEF_CHAIN + 1; i++)
-		d[i] = th_t_notify(i);
-	th_t_link(d, TH_ENG_DEF_CHAIN + 1);
+		d[i] = thn_notify(i);
+	thn_link(d, TH_ENG_DEF_CHAIN + 1);
 	return TH_ENG_DEF_CHAIN + 1;
 }
 
@@ -230,10 +230,10 @@ static u32 bad_in_middle(const struct vctx *c, struct th_nic_desc *d)
 	u32 i;
 
 	for (i = 0; i < 5; i++)
-		d[i] = th_t_notify(i);
+		d[i] = thn_notify(i);
 	d[3].notify.rsvd[0] = 1;
 	(void)c;
-	th_t_link(d, 5);
+	thn_link(d, 5);
 	return 5;
 }
 
@@ -458,7 +458,7 @@ static u32 seven_sources(const struct vctx *c, struct th_nic_desc *d)
 		k[i] = c->ro;
 		o[i] = i * 128;
 	}
-	d[0] = th_t_reduce(TH_NIC_ALU_MAX, TH_NIC_DT_INT32, 32, c->rw, 0, 7, k, o);
+	d[0] = thn_reduce(TH_NIC_ALU_MAX, TH_NIC_DT_INT32, 32, c->rw, 0, 7, k, o);
 	return 1;
 }
 
@@ -568,14 +568,14 @@ static u32 bad_strided_wrap(const struct vctx *c, struct th_nic_desc *d)
 static u32 bad_ct_range(const struct vctx *c, struct th_nic_desc *d)
 {
 	(void)c;
-	d[0] = th_t_ct_op(TH_NIC_OP_CT_INC, TH_ENG_DEF_COUNTERS, 1);
+	d[0] = thn_ct_op(TH_NIC_OP_CT_INC, TH_ENG_DEF_COUNTERS, 1);
 	return 1;
 }
 
 static u32 bad_ct_rsvd(const struct vctx *c, struct th_nic_desc *d)
 {
 	(void)c;
-	d[0] = th_t_ct_op(TH_NIC_OP_CT_SET, 1, 1);
+	d[0] = thn_ct_op(TH_NIC_OP_CT_SET, 1, 1);
 	d[0].ct.rsvd1 = 1;
 	return 1;
 }
@@ -583,7 +583,7 @@ static u32 bad_ct_rsvd(const struct vctx *c, struct th_nic_desc *d)
 static u32 bad_notify_rsvd(const struct vctx *c, struct th_nic_desc *d)
 {
 	(void)c;
-	d[0] = th_t_notify(1);
+	d[0] = thn_notify(1);
 	d[0].notify.rsvd[11] = 1;
 	return 1;
 }
@@ -618,14 +618,14 @@ static u32 ok_inline32(const struct vctx *c, struct th_nic_desc *d)
 	u8 data[TH_NIC_INLINE_MAX];
 
 	memset(data, 0x77, sizeof(data));
-	d[0] = th_t_inline(c->rw, TH_T_BUF - TH_NIC_INLINE_MAX, data,
+	d[0] = thn_inline(c->rw, TH_T_BUF - TH_NIC_INLINE_MAX, data,
 			   TH_NIC_INLINE_MAX);
 	return 1;
 }
 
 static u32 ok_inline_remote(const struct vctx *c, struct th_nic_desc *d)
 {
-	d[0] = th_t_inline(c->peer_rw, 0, "xy", 2);
+	d[0] = thn_inline(c->peer_rw, 0, "xy", 2);
 	d[0].flags |= TH_NIC_DF_REMOTE | TH_NIC_DF_REMOTE_CT;
 	d[0].wr_inline.node = 1;
 	d[0].wr_inline.remote_ct = TH_ENG_DEF_COUNTERS - 1;
@@ -638,8 +638,8 @@ static u32 ok_max_chain(const struct vctx *c, struct th_nic_desc *d)
 
 	(void)c;
 	for (i = 0; i < TH_ENG_DEF_CHAIN; i++)
-		d[i] = th_t_notify(i);
-	th_t_link(d, TH_ENG_DEF_CHAIN);
+		d[i] = thn_notify(i);
+	thn_link(d, TH_ENG_DEF_CHAIN);
 	return TH_ENG_DEF_CHAIN;
 }
 
@@ -653,7 +653,7 @@ static u32 ok_far_address(const struct vctx *c, struct th_nic_desc *d)
 static u32 ok_pending_last_ct(const struct vctx *c, struct th_nic_desc *d)
 {
 	put1(c, d);
-	th_t_trigger(&d[0], TH_ENG_DEF_COUNTERS - 1, ~0ULL, 42);
+	thn_trigger(&d[0], TH_ENG_DEF_COUNTERS - 1, ~0ULL, 42);
 	return 1;
 }
 
@@ -667,10 +667,10 @@ static u32 ok_every_op(const struct vctx *c, struct th_nic_desc *d)
 	copy1(c, &d[n++]);
 	inline1(c, &d[n++]);
 	reduce1(c, &d[n++]);
-	d[n++] = th_t_ct_op(TH_NIC_OP_CT_INC, 5, -3);
-	d[n++] = th_t_ct_op(TH_NIC_OP_CT_SET, 5, 9);
-	d[n++] = th_t_notify(1);
-	th_t_link(d, n);
+	d[n++] = thn_ct_op(TH_NIC_OP_CT_INC, 5, -3);
+	d[n++] = thn_ct_op(TH_NIC_OP_CT_SET, 5, 9);
+	d[n++] = thn_notify(1);
+	thn_link(d, n);
 	return n;
 }
 
@@ -825,9 +825,9 @@ TEST_F(sq, good_chains_before_a_bad_one_stay_posted)
 	struct th_eng_db_result res;
 	u32 head = th_t_sq_head(self->vp);
 
-	d[0] = th_t_notify(1);
-	d[1] = th_t_notify(2);
-	d[2] = th_t_notify(3);
+	d[0] = thn_notify(1);
+	d[1] = thn_notify(2);
+	d[2] = thn_notify(3);
 	d[2].rsvd0 = 1;
 	ASSERT_EQ(-EINVAL, th_t_post(self->vp, d, 3, &res));
 	EXPECT_EQ(2, res.chains);
@@ -846,7 +846,7 @@ TEST_F(sq, tail_is_clamped_to_ring)
 	u32 i;
 
 	for (i = 0; i < self->vp->sq_entries; i++)
-		slots[i] = th_t_notify(i);
+		slots[i] = thn_notify(i);
 	__atomic_store_n(tail, 0x7fffffffU, __ATOMIC_RELEASE);
 	/* each NOTIFY needs 2 CQ credits: half the ring fits, then -EAGAIN */
 	ASSERT_EQ(-EAGAIN, th_ipf_doorbell(self->vp, &res));
