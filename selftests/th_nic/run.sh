@@ -72,6 +72,12 @@ if [ -x "$here/bench/thbench" ]; then
 	"$here/bench/thbench" allreduce --provider kernel --nodes 16 \
 		--sizes 8,65536 --radix 2,4 --reps 100 --no-mpi --no-plot \
 		--out /tmp/bench 2>&1 | sed 's/^/# /'
+	if [ -x "$here/bin/thrun" ]; then
+		echo "# thrun -n 16 thbench allreduce-mp (one process per node)"
+		"$here/bin/thrun" -n 16 --timeout 300 "$here/bench/thbench" \
+			allreduce-mp --sizes 8,65536 --radix 2,4 --reps 30 2>&1 |
+			sed 's/^/# /'
+	fi
 fi
 
 check "rmmod when no node is open" rmmod th_nic

@@ -5,6 +5,7 @@
 
 /* Each returns the process exit status: 0 ok, 1 failure, 2 usage error. */
 int thbench_allreduce_main(int argc, char **argv);
+int thbench_allreduce_mp_main(int argc, char **argv);
 int thbench_alu_main(int argc, char **argv);
 int thbench_post_main(int argc, char **argv);
 int thbench_sched_main(int argc, char **argv);
