@@ -25,7 +25,7 @@ static void thbench_usage(FILE *f)
 
 	fprintf(f, "usage: thbench COMMAND [ARGS]\n\ncommands:\n");
 	for (i = 0; i < sizeof(thbench_cmds) / sizeof(thbench_cmds[0]); i++)
-		fprintf(f, "  %-8s %s\n", thbench_cmds[i].name, thbench_cmds[i].help);
+		fprintf(f, "  %-13s %s\n", thbench_cmds[i].name, thbench_cmds[i].help);
 	fprintf(f, "\n'thbench COMMAND --help' describes a command.\n"
 		   "Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
