@@ -708,7 +708,9 @@ static int th_coll_wait_rank(struct th_coll *cl, struct th_coll_rank *rk,
 
 TH_EXPORT int th_coll_wait(struct th_coll *cl, uint64_t timeout_ns)
 {
-	uint64_t deadline = th_coll_now_ns() + timeout_ns;
+	uint64_t now = th_coll_now_ns();
+	uint64_t deadline = timeout_ns > UINT64_MAX - now ? UINT64_MAX :
+			    now + timeout_ns;
 	unsigned int i;
 	int ret = 0;
 

@@ -126,9 +126,9 @@ static int th_p2p_wait(struct th_p2p *p, struct th_p2p_rank *rk, uint16_t ct,
 {
 	uint64_t now = th_p2p_now_ns();
 
-	if (now >= p->deadline)
-		return -ETIMEDOUT;
-	return th_ct_wait(rk->vp, ct, threshold, p->deadline - now);
+	/* past the deadline, still look once: a reached counter is no timeout */
+	return th_ct_wait(rk->vp, ct, threshold,
+			  p->deadline > now ? p->deadline - now : 0);
 }
 
 /* A one-descriptor chain, posted now: PUT @len bytes to @to, raising @rct. */
@@ -614,7 +614,10 @@ TH_EXPORT int th_p2p_run(struct th_p2p *p, uint64_t timeout_ns)
 
 	if (!p)
 		return -EINVAL;
-	p->deadline = th_p2p_now_ns() + timeout_ns;
+	p->deadline = th_p2p_now_ns();
+	/* a timeout too large to add means no deadline */
+	p->deadline = timeout_ns > UINT64_MAX - p->deadline ? UINT64_MAX :
+		      p->deadline + timeout_ns;
 	p->round++;
 	ret = p->algo == TH_P2P_TREE ? th_p2p_tree_run(p) : th_p2p_rd_run(p);
 	for (i = 0; !ret && i < p->nlocal; i++)
