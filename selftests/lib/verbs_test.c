@@ -213,6 +213,48 @@ TEST_F(verbs, refused_chain_installs_nothing_and_names_the_descriptor)
 	EXPECT_EQ(2, cqe[0].imm);
 }
 
+TEST_F(verbs, staged_chains_reach_the_nic_with_one_doorbell)
+{
+	struct th_vport_attr attr = { .sq_entries = 16, .cq_entries = 64 };
+	struct th_nic_cqe cqe[32];
+	struct th_vport *small;
+	unsigned int bad = 99, i;
+	int n;
+
+	small = th_create_vport(self->ctx[0], &attr);
+	ASSERT_NE(NULL, small);
+	/* 20 one-descriptor chains through a 16-slot SQ: staging rings when full */
+	for (i = 0; i < 20; i++) {
+		th_chain_reset(self->c);
+		ASSERT_EQ(0, th_chain_notify(self->c, i, 0));
+		ASSERT_EQ(0, th_stage_chain(small, self->c));
+	}
+	ASSERT_EQ(0, th_ring_doorbell(small));
+	n = th_poll_cq(small, cqe, 32);
+	ASSERT_EQ(20, n);
+	for (i = 0; i < 20; i++)
+		EXPECT_EQ(i, cqe[i].imm);
+	/* good, bad, good: the first is taken, the rest withdrawn */
+	th_chain_reset(self->c);
+	ASSERT_EQ(0, th_chain_notify(self->c, 100, 0));
+	ASSERT_EQ(0, th_stage_chain(small, self->c));
+	th_chain_reset(self->c);
+	ASSERT_EQ(0, th_chain_nop(self->c, 0));
+	ASSERT_EQ(0, th_chain_ct_inc(self->c, 300, 1, 0));	/* no counter 300 */
+	ASSERT_EQ(0, th_stage_chain(small, self->c));
+	th_chain_reset(self->c);
+	ASSERT_EQ(0, th_chain_notify(self->c, 102, 0));
+	ASSERT_EQ(0, th_stage_chain(small, self->c));
+	EXPECT_EQ(-EINVAL, th_ring_doorbell(small));
+	ASSERT_EQ(0, th_post_error(small, &bad));
+	EXPECT_EQ(1, bad);
+	ASSERT_EQ(1, th_poll_cq(small, cqe, 32));
+	EXPECT_EQ(100, cqe[0].imm);
+	EXPECT_EQ(0, th_ring_doorbell(small));		/* nothing left staged */
+	EXPECT_EQ(0, th_poll_cq(small, cqe, 32));
+	EXPECT_EQ(0, th_destroy_vport(small));
+}
+
 TEST_F(verbs, builder_refuses_what_cannot_be_encoded)
 {
 	const struct th_mr *srcs[8];

@@ -148,7 +148,8 @@ static int th_coll_post(struct th_coll_rank *rk, struct th_chain *c,
 {
 	int ret = th_chain_trigger(c, ct, threshold, cookie);
 
-	return ret ? ret : th_post_chain(rk->vp, c);
+	/* staged: a round's chains reach the NIC in one doorbell */
+	return ret ? ret : th_stage_chain(rk->vp, c);
 }
 
 /* dst = own send (+) slot[0] (+) ... slot[c-1], left to right, <= 7 a pass. */
@@ -363,7 +364,7 @@ static int th_coll_post_round(struct th_coll *cl, struct th_coll_rank *rk,
 			ret = th_coll_post(rk, cl->c, TH_COLL_CT_F,
 					   (uint64_t)cl->nseg * k, k);
 	}
-	return ret;
+	return ret ? ret : th_ring_doorbell(rk->vp);
 }
 
 /* ---- setup ---------------------------------------------------------------- */

@@ -161,6 +161,15 @@ int th_chain_nop(struct th_chain *c, unsigned int flags);
  */
 int th_post_chain(struct th_vport *vp, struct th_chain *c);
 /*
+ * Batched posting: th_stage_chain() copies @c into the SQ without telling
+ * the NIC; th_ring_doorbell() hands over everything staged in one call.
+ * Chains are taken in order up to the first one refused; it and those
+ * staged after it are withdrawn (th_post_error() names the descriptor).
+ * th_post_chain() is a stage and a ring.
+ */
+int th_stage_chain(struct th_vport *vp, struct th_chain *c);
+int th_ring_doorbell(struct th_vport *vp);
+/*
  * After an -EINVAL from th_post_chain(): the offending descriptor.
  * -ENOENT when the last post on @vp was not refused as malformed.
  */

@@ -32,31 +32,38 @@ void th_ring_attach(struct th_vport *vp)
 }
 
 /*
- * Only one chain is in the SQ at a time (under vp->lock), so a refused one
- * is withdrawn by moving the tail back to where the NIC's head stopped.
+ * Copy @c into the SQ at the tail, without ringing; vp->lock held.
+ * -EAGAIN when the SQ has no room for it until the NIC consumes.
  */
-TH_EXPORT int th_post_chain(struct th_vport *vp, struct th_chain *c)
+static int th_sq_stage_locked(struct th_vport *vp, const struct th_chain *c)
 {
-	struct th_nic_doorbell db = { .size = sizeof(db) };
-	uint32_t head, tail, i;
-	int ret;
+	uint32_t head = __atomic_load_n(vp->sq_head, __ATOMIC_ACQUIRE);
+	uint32_t tail = *vp->sq_tail, i;
 
-	if (c->err)
-		return c->err;
-	if (!c->n)
-		return -EINVAL;
-	if (c->n > vp->sq_entries)
-		return -ENOSPC;
-	pthread_mutex_lock(&vp->lock);
-	head = __atomic_load_n(vp->sq_head, __ATOMIC_ACQUIRE);
-	tail = *vp->sq_tail;
+	if (c->n > vp->sq_entries - (tail - head))
+		return -EAGAIN;
 	for (i = 0; i < c->n; i++)
 		vp->sq_slots[(tail + i) & vp->sq_mask] = c->d[i];
 	vp->sq_slots[tail & vp->sq_mask].trig_ct = c->trig_ct;
 	vp->sq_slots[tail & vp->sq_mask].threshold = c->threshold;
 	vp->sq_slots[tail & vp->sq_mask].cookie = c->cookie;
 	__atomic_store_n(vp->sq_tail, tail + c->n, __ATOMIC_RELEASE);
-	db.vport = vp->index;
+	return 0;
+}
+
+/*
+ * Ring the doorbell for everything staged; vp->lock held.  The NIC takes
+ * chains in order up to one it refuses; that one and any staged after it
+ * are withdrawn by moving the tail back to where the NIC's head stopped.
+ */
+static int th_sq_ring_locked(struct th_vport *vp)
+{
+	struct th_nic_doorbell db = { .size = sizeof(db), .vport = vp->index };
+	uint32_t head;
+	int ret;
+
+	if (*vp->sq_tail == __atomic_load_n(vp->sq_head, __ATOMIC_ACQUIRE))
+		return 0;	/* nothing staged */
 	ret = vp->ctx->dev.ops->doorbell(vp, &db);
 	vp->refused = ret == -EINVAL;
 	if (ret) {
@@ -64,6 +71,68 @@ TH_EXPORT int th_post_chain(struct th_vport *vp, struct th_chain *c)
 		head = __atomic_load_n(vp->sq_head, __ATOMIC_ACQUIRE);
 		__atomic_store_n(vp->sq_tail, head, __ATOMIC_RELEASE);
 	}
+	return ret;
+}
+
+static int th_chain_check(const struct th_vport *vp, const struct th_chain *c)
+{
+	if (c->err)
+		return c->err;
+	if (!c->n)
+		return -EINVAL;
+	return c->n > vp->sq_entries ? -ENOSPC : 0;
+}
+
+/* Stage @c, ringing first if the SQ is full of staged chains. */
+static int th_sq_stage_or_ring_locked(struct th_vport *vp,
+				      const struct th_chain *c)
+{
+	int ret = th_sq_stage_locked(vp, c);
+
+	if (ret == -EAGAIN) {
+		ret = th_sq_ring_locked(vp);
+		if (!ret)
+			ret = th_sq_stage_locked(vp, c);
+	}
+	return ret;
+}
+
+TH_EXPORT int th_post_chain(struct th_vport *vp, struct th_chain *c)
+{
+	int ret = th_chain_check(vp, c);
+
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&vp->lock);
+	ret = th_sq_stage_or_ring_locked(vp, c);
+	if (!ret)
+		ret = th_sq_ring_locked(vp);
+	pthread_mutex_unlock(&vp->lock);
+	return ret;
+}
+
+/*
+ * Many chains, one system call: stage them, then ring once.  A full SQ
+ * rings by itself (so an error of an earlier staged chain may surface here).
+ */
+TH_EXPORT int th_stage_chain(struct th_vport *vp, struct th_chain *c)
+{
+	int ret = th_chain_check(vp, c);
+
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&vp->lock);
+	ret = th_sq_stage_or_ring_locked(vp, c);
+	pthread_mutex_unlock(&vp->lock);
+	return ret;
+}
+
+TH_EXPORT int th_ring_doorbell(struct th_vport *vp)
+{
+	int ret;
+
+	pthread_mutex_lock(&vp->lock);
+	ret = th_sq_ring_locked(vp);
 	pthread_mutex_unlock(&vp->lock);
 	return ret;
 }
