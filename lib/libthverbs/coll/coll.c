@@ -73,7 +73,11 @@ struct th_coll {
 	uint32_t seg;		/* elements per segment */
 	uint32_t nseg;
 	uint32_t window;	/* segments in flight per child: slot sets */
-	uint64_t round;		/* rounds posted (k of the next start) */
+	uint64_t round;		/* rounds posted ahead */
+	uint64_t started;	/* rounds started: the one being waited for */
+	int broken;		/* a failed post-ahead: no further round */
+	th_coll_allgather_fn allgather;	/* one process per rank: the exchange */
+	void *allgather_arg;
 	struct th_chain *c;
 };
 
@@ -547,6 +551,17 @@ TH_EXPORT void th_coll_destroy(struct th_coll *cl)
 
 	if (!cl)
 		return;
+	/*
+	 * Cancelling the round posted ahead raises failure values at peers;
+	 * a peer still finishing the last round must not see them.  With one
+	 * process per rank, destruction is therefore collective: every rank
+	 * waits here until all have completed their rounds.
+	 */
+	if (cl->allgather && cl->started) {
+		struct th_coll_peer me = { 0 };
+
+		cl->allgather(cl->allgather_arg, &me, cl->peers, sizeof(me));
+	}
 	for (i = 0; i < cl->nlocal; i++) {
 		struct th_coll_rank *rk = &cl->local[i];
 
@@ -657,16 +672,31 @@ TH_EXPORT struct th_coll *th_coll_create(struct th_vport *vp, unsigned int rank,
 	/* everyone's round-1 chains are posted before anyone may start */
 	if (allgather(arg, &mine, cl->peers, sizeof(mine)) && !ret)
 		ret = -ECONNRESET;
+	cl->allgather = allgather;
+	cl->allgather_arg = arg;
 	return ret ? th_coll_fail(cl, ret) : cl;
 }
 
+/*
+ * Start the next round on every local rank, then post the round after it
+ * while the NIC works on this one: the host's bookkeeping overlaps the
+ * collective instead of following it.  Round k+1's thresholds cannot be
+ * met before round k+1 starts, so its chains wait (collectives.rst).
+ */
 TH_EXPORT int th_coll_start(struct th_coll *cl)
 {
 	unsigned int i;
 	int ret = 0;
 
+	if (cl->broken)
+		return cl->broken;
+	cl->started++;
 	for (i = 0; !ret && i < cl->nlocal; i++)
 		ret = th_ct_inc(cl->local[i].vp, TH_COLL_CT_S, 1);
+	if (!ret)
+		ret = th_coll_post_all(cl);
+	if (ret)
+		cl->broken = ret;
 	return ret;
 }
 
@@ -692,7 +722,7 @@ static int th_coll_wait_rank(struct th_coll *cl, struct th_coll_rank *rk,
 			return n;
 		if (n && cqe.status)
 			return cqe.status;
-		if (n && cqe.opcode == TH_NIC_OP_NOTIFY && cqe.imm == cl->round)
+		if (n && cqe.opcode == TH_NIC_OP_NOTIFY && cqe.imm == cl->started)
 			return 0;
 		if (n)
 			continue;
@@ -700,7 +730,7 @@ static int th_coll_wait_rank(struct th_coll *cl, struct th_coll_rank *rk,
 		if (now >= deadline)
 			return -ETIMEDOUT;
 		/* sleep until F moves (or fails), then look at the CQ again */
-		n = th_ct_wait(rk->vp, TH_COLL_CT_F, (uint64_t)cl->nseg * cl->round,
+		n = th_ct_wait(rk->vp, TH_COLL_CT_F, (uint64_t)cl->nseg * cl->started,
 			       deadline - now < 1000000 ? deadline - now : 1000000);
 		if (n && n != -ETIMEDOUT)
 			return n;
@@ -717,6 +747,5 @@ TH_EXPORT int th_coll_wait(struct th_coll *cl, uint64_t timeout_ns)
 
 	for (i = 0; !ret && i < cl->nlocal; i++)
 		ret = th_coll_wait_rank(cl, &cl->local[i], deadline);
-	/* post the next round ahead, so that start is one counter update */
-	return ret ? ret : th_coll_post_all(cl);
+	return ret;
 }

@@ -258,12 +258,19 @@ struct th_coll *th_coll_create(struct th_vport *vp, unsigned int rank,
 			       void *arg, const struct th_coll_attr *attr,
 			       void *send, void *recv);
 /*
- * Start a round on every rank this process drives: the chains were posted
- * ahead; this only tells the NIC the send buffers are ready.
+ * Start a round on every rank this process drives: its chains were posted
+ * ahead, so this tells the NIC the send buffers are ready; then post the
+ * next round's chains while the NIC works on this one.
  */
 int th_coll_start(struct th_coll *coll);
-/* Wait for the round's completion on every local rank, then post ahead. */
+/* Wait for the round's completion on every local rank. */
 int th_coll_wait(struct th_coll *coll, uint64_t timeout_ns);
+/*
+ * Cancel what was posted ahead and free.  With one process per rank it is
+ * collective: every rank calls it (it meets the others through the
+ * allgather hook), so that no rank's cancellation reaches a peer still
+ * finishing the last round.
+ */
 void th_coll_destroy(struct th_coll *coll);
 
 /* ---- errors ----------------------------------------------------------- */
