@@ -121,7 +121,8 @@ static int th_exec_inline(struct th_eng_ctx *ctx, struct th_eng_vport *vp,
 			th_eng_ct_update(target, w->remote_ct, TH_ENG_CT_INC, 1,
 					 0, ctx);
 	}
-	if (target != vp)
+	/* a remote target may be @vp itself: that reference is ours too */
+	if (d->flags & TH_NIC_DF_REMOTE)
 		ops->vport_put(vp->eng->fabric, target);
 	return ret;
 }

@@ -4,7 +4,9 @@
  * COPY, WRITE_INLINE and REDUCE across nodes, counters advanced on
  * delivery, and operations that fail at run time leaving memory untouched.
  */
+#include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "kselftest_harness.h"
 #include "th_test.h"
@@ -208,6 +210,112 @@ TEST_F(exec, get_needs_remote_read)
 	ASSERT_EQ(1, th_t_cq_drain(self->vp[0], cqe, 2));
 	EXPECT_EQ(-EACCES, cqe[0].status);
 	EXPECT_EQ(0, memcmp(before, self->buf[0], sizeof(before)));
+}
+
+/* How a chain on node 0 reaches its own vport through the fabric. */
+enum self_op { SELF_PUT, SELF_GET, SELF_INLINE, SELF_PUT_FIRES_REDUCE };
+
+FIXTURE(self_target) {
+	struct th_ipf *fab;
+	struct th_ipf_vport *vp;
+	u32 key;
+	double buf[64];
+};
+
+FIXTURE_VARIANT(self_target) {
+	enum self_op op;
+};
+
+FIXTURE_VARIANT_ADD(self_target, put) { SELF_PUT };
+FIXTURE_VARIANT_ADD(self_target, get) { SELF_GET };
+FIXTURE_VARIANT_ADD(self_target, inline_with_counter) { SELF_INLINE };
+FIXTURE_VARIANT_ADD(self_target, put_fires_reduce) { SELF_PUT_FIRES_REDUCE };
+
+FIXTURE_SETUP(self_target)
+{
+	struct th_eng_limits lim = th_t_limits(1);
+	int err = 0, j;
+
+	self->fab = th_ipf_create(&lim, &err);
+	ASSERT_NE(NULL, self->fab);
+	self->vp = th_ipf_vport_create(self->fab, 0, 0, 0, &err);
+	ASSERT_NE(NULL, self->vp);
+	for (j = 0; j < 64; j++)
+		self->buf[j] = j;
+	ASSERT_EQ(0, th_ipf_mr_reg(self->vp, self->buf, sizeof(self->buf),
+				   TH_NIC_ACCESS_ALL, &self->key));
+}
+
+FIXTURE_TEARDOWN(self_target)
+{
+	th_ipf_destroy(self->fab);
+}
+
+static void *destroy_vport(void *vp)
+{
+	th_ipf_vport_destroy(vp);
+	return NULL;
+}
+
+/*
+ * A remote operation whose target is the posting vport itself (a rank
+ * writing to its own address) takes a reference like any other and must
+ * drop it: afterwards the vport holds only the fabric table's reference,
+ * and destroying it finishes instead of waiting forever.
+ */
+TEST_F(self_target, releases_its_reference)
+{
+	struct th_nic_desc d[2];
+	struct th_nic_cqe cqe[2];
+	u32 k[1] = { 0 };
+	u64 o[1] = { 0 };
+	struct timespec until;
+	pthread_t t;
+	int j;
+
+	switch (variant->op) {
+	case SELF_PUT:
+		d[0] = thn_put(self->key, 0, 0, 0, self->key, 8 * 8, 64);
+		break;
+	case SELF_GET:
+		d[0] = thn_get(self->key, 8 * 8, 0, 0, self->key, 0, 64);
+		break;
+	case SELF_INLINE:
+		d[0] = thn_inline_remote(0, 0, self->key, 8 * 8, "self", 4);
+		d[0].flags |= TH_NIC_DF_REMOTE_CT;
+		d[0].wr_inline.remote_ct = 3;
+		break;
+	case SELF_PUT_FIRES_REDUCE:
+		/* the put lands in slots 8.., its control packet fires the reduce */
+		d[1] = thn_reduce(TH_NIC_ALU_SUM, TH_NIC_DT_FLOAT64, 8, self->key,
+				   8 * 16, 1, k, o);
+		d[1].reduce.src_key[0] = self->key;
+		d[1].reduce.src_off[0] = 8 * 8;
+		thn_trigger(&d[1], 3, 1, 0);
+		ASSERT_EQ(0, th_t_post(self->vp, &d[1], 1, NULL));
+		d[0] = thn_put_ct(self->key, 0, 0, 0, self->key, 8 * 8, 64, 3);
+		break;
+	}
+	d[0].flags |= TH_NIC_DF_SIGNAL;
+	thn_trigger(&d[0], 0, 0, 7);
+	ASSERT_EQ(0, th_t_post(self->vp, d, 1, NULL));
+	ASSERT_EQ(1, th_t_cq_drain(self->vp, cqe, 2));
+	EXPECT_EQ(0, cqe[0].status);
+	if (variant->op == SELF_PUT_FIRES_REDUCE)
+		for (j = 0; j < 8; j++)
+			EXPECT_EQ(j, self->buf[16 + j]);
+	if (variant->op == SELF_INLINE) {
+		EXPECT_EQ(0, memcmp(&self->buf[8], "self", 4));
+		EXPECT_EQ(1, th_t_ct(self->vp, 3));
+	}
+	EXPECT_EQ(1, self->vp->refs);
+
+	/* bounded: on a leak the destroyer would wait forever */
+	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_vport, self->vp));
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;
+	ASSERT_EQ(0, pthread_timedjoin_np(t, NULL, &until))
+		TH_LOG("vport destroy still waiting after 10 s: a reference leaked");
 }
 
 TEST_HARNESS_MAIN

@@ -339,6 +339,103 @@ TEST(ct_wait_ends_when_its_vport_is_destroyed)
 	close(fd);
 }
 
+/* The module's reference count, as /sys/module/th_nic/refcnt shows it. */
+static int module_refcnt(void)
+{
+	FILE *f = fopen("/sys/module/th_nic/refcnt", "r");
+	int n = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+/*
+ * The child's vport targets itself through the fabric: a PUT, a GET, a
+ * remote WRITE_INLINE with its control packet, and a PUT whose control
+ * packet fires a REDUCE.  Exits 0 when every chain completed correctly;
+ * the exit itself closes the node and must not wait for a leaked
+ * reference.
+ */
+static void run_self_targeted(void)
+{
+	__u32 k[1], key;
+	__u64 o[1] = { 8 * 8 };
+	struct th_nic_doorbell db;
+	struct th_nic_cqe cqe[8];
+	struct th_nic_desc d[5];
+	struct thn_vport v;
+	double *buf = thn_alloc(4096);
+	int fd = thn_open(NODE_A), j;
+
+	if (fd < 0 || !buf || thn_vport_open(fd, 0, 0, &v) ||
+	    thn_mr_reg(&v, buf, 4096, TH_NIC_ACCESS_ALL, &key))
+		_exit(2);
+	for (j = 0; j < 64; j++)
+		buf[j] = j;
+	k[0] = key;
+	d[0] = thn_reduce(TH_NIC_ALU_SUM, TH_NIC_DT_FLOAT64, 8, key, 8 * 16, 1,
+			  k, o);
+	thn_trigger(&d[0], 3, 1, 0);
+	d[1] = thn_put(key, 0, NODE_A, v.id, key, 8 * 24, 64);
+	d[2] = thn_get(key, 8 * 32, NODE_A, v.id, key, 0, 64);
+	d[3] = thn_inline_remote(NODE_A, v.id, key, 8 * 40, "self", 4);
+	d[3].flags |= TH_NIC_DF_REMOTE_CT;
+	d[3].wr_inline.remote_ct = 4;
+	d[4] = thn_put_ct(key, 0, NODE_A, v.id, key, 8 * 8, 64, 3);
+	for (j = 1; j < 5; j++) {
+		d[j].flags |= TH_NIC_DF_SIGNAL;
+		thn_trigger(&d[j], 0, 0, j);
+	}
+	if (thn_post(&v, d, 5, &db) || db.chains != 5)
+		_exit(3);
+	if (thn_cq_wait(&v, cqe, 4, THN_WAIT_MS) != 4)
+		_exit(4);
+	for (j = 0; j < 4; j++)
+		if (cqe[j].status)
+			_exit(5);
+	for (j = 0; j < 8; j++)
+		if (buf[16 + j] != j || buf[24 + j] != j || buf[32 + j] != j)
+			_exit(6);
+	if (memcmp(&buf[40], "self", 4) || thn_ct(&v, 4) != 1)
+		_exit(7);
+	_exit(0);	/* closes the node with no chain pending */
+}
+
+/*
+ * Finding F.1: a remote operation aimed at its own vport leaked a vport
+ * reference, so closing the node waited forever in D state (SIGKILL could
+ * not end it) and the module could never be unloaded.  The process must
+ * exit, and the module's reference count come back down.
+ */
+TEST(self_targeted_operations_let_the_process_exit)
+{
+	int before = module_refcnt(), status = 0, i;
+	pid_t pid, got = 0;
+
+	ASSERT_LE(0, before);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		run_self_targeted();
+	/* bounded: a process stuck in teardown never exits */
+	for (i = 0; i < 200 && got != pid; i++) {
+		got = waitpid(pid, &status, WNOHANG);
+		if (got != pid)
+			thn_sleep_us(100000);
+	}
+	if (got != pid) {
+		kill(pid, SIGKILL);
+		ASSERT_EQ(pid, got) TH_LOG("the process did not exit within 20 s");
+	}
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(before, module_refcnt());
+}
+
 /* rmmod fails while a node is open, and while only a mapping is left. */
 TEST(module_is_pinned_while_in_use)
 {
