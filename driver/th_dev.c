@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * th_dev.c - the character devices /dev/th_nic<N>: open and release of a
- * node, ioctl dispatch, QUERY, mmap of vport regions and poll(2).
+ * node, mmap of vport regions and poll(2); ioctls go to th_ioctl.c.
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -17,7 +17,7 @@ static int th_dev_open(struct inode *inode, struct file *file)
 	struct th_node *node = container_of(inode->i_cdev, struct th_node, cdev);
 	struct th_file *tf;
 
-	tf = kzalloc(sizeof(*tf), GFP_KERNEL);
+	tf = kzalloc(sizeof(*tf), TH_GFP_USER);
 	if (!tf)
 		return -ENOMEM;
 	tf->node = node;
@@ -39,49 +39,9 @@ static int th_dev_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static int th_dev_query(struct th_file *tf, void __user *arg)
-{
-	const struct th_eng_limits *lim = &tf->node->fab->eng.lim;
-	struct th_nic_query q;
-	u32 usize;
-	int ret;
-
-	if (get_user(usize, (u32 __user *)arg))
-		return -EFAULT;
-	if (usize < sizeof(q))
-		return -EINVAL;
-	ret = copy_struct_from_user(&q, sizeof(q), arg, usize);
-	if (ret)
-		return ret;
-	if (q.flags)
-		return -EINVAL;
-	memset(&q, 0, sizeof(q));
-	q.size = sizeof(q);
-	q.abi_version = TH_NIC_ABI_VERSION;
-	q.node_id = tf->node->id;
-	q.node_count = lim->nodes;
-	q.max_vports = lim->max_vports;
-	q.max_counters = lim->max_counters;
-	q.max_sq_entries = lim->max_sq_entries;
-	q.max_cq_entries = lim->max_cq_entries;
-	q.max_chain = lim->max_chain;
-	q.max_mrs = lim->max_mrs;
-	q.max_operands = TH_NIC_MAX_OPERANDS;
-	q.max_inline = TH_NIC_INLINE_MAX;
-	q.desc_size = TH_NIC_DESC_SIZE;
-	q.cqe_size = TH_NIC_CQE_SIZE;
-	q.max_mr_size = lim->max_mr_size;
-	q.features = TH_NIC_FEAT_REDUCE_STRIDED | TH_NIC_FEAT_FLOAT_ALU;
-	return copy_to_user(arg, &q, sizeof(q)) ? -EFAULT : 0;
-}
-
 static long th_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	struct th_file *tf = file->private_data;
-
-	if (cmd == TH_NIC_IOCTL_QUERY)
-		return th_dev_query(tf, (void __user *)arg);
-	return th_vport_ioctl(tf, cmd, (void __user *)arg);
+	return th_ioctl(file->private_data, cmd, (void __user *)arg);
 }
 
 /* The offset names a vport and one of its regions (TH_MMAP_OFFSET). */
@@ -99,7 +59,7 @@ static int th_dev_mmap(struct file *file, struct vm_area_struct *vma)
 	vp = th_vport_lookup(tf, index);
 	if (!vp)
 		return -EINVAL;
-	ret = th_region_mmap(vp->regions[region], vma);
+	ret = th_region_mmap(&vp->regions[region], vma);
 	th_vport_put(vp);
 	return ret;
 }

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * th_fabric.c - the in-kernel fabric: the table that turns a fabric address
- * (node, vport) into a vport, the engine's provider hooks, and the worker
- * that runs chains an execution context handed over.
+ * (node, vport) into a vport, the users the per-user limits count, and the
+ * engine's provider hooks.
  *
  * Where things run: a chain runs in the context that fired it (the
  * doorbell or counter ioctl of the process that posted or advanced it,
  * including deliveries from other nodes it cascades into), up to the
- * engine's budget; past it, on this fabric's workqueue.  Nothing here
+ * engine's budget of chains and bytes; past it, on the fabric's workqueue,
+ * from a work item of the chain's own vport that runs one budget per turn
+ * and queues itself again, so vports with work take turns.  Nothing here
  * sleeps with a spinlock held; see Documentation/locking.rst.
  */
 #include <linux/random.h>
@@ -52,41 +54,120 @@ static void th_fabric_wake(struct th_eng_vport *ev)
 	wake_up_all(&vp->owner->poll_wq);
 }
 
+static void th_fabric_wait(struct th_eng_vport *ev,
+			   bool (*done)(struct th_eng_vport *ev, void *arg),
+			   void *arg)
+{
+	wait_event(th_vport_from_ev(ev)->wq, done(ev, arg));
+}
+
+static bool th_fabric_vport_quiet(struct th_vport *vp)
+{
+	return !refcount_read(&vp->refs) && th_eng_vport_idle(&vp->ev);
+}
+
+/*
+ * Drop the fabric table's reference, then wait until no peer operation or
+ * ioctl holds the vport and none of its chains runs (deferred ones run
+ * and see it dead), and its work item is done.
+ */
+static void th_fabric_quiesce(struct th_eng_vport *ev)
+{
+	struct th_vport *vp = th_vport_from_ev(ev);
+
+	th_vport_put(vp);
+	wait_event(vp->wq, th_fabric_vport_quiet(vp));
+	flush_work(&vp->run_work);
+}
+
+/* Queue @chain on its vport and make sure the vport has a turn coming. */
 static void th_fabric_defer(void *fabric, struct th_eng_chain *chain)
 {
 	struct th_fabric *fab = fabric;
+	struct th_vport *vp = th_vport_from_ev(th_eng_chain_vport(chain));
 
-	spin_lock(&fab->defer_lock);
-	th_list_add_tail(&fab->deferred, th_eng_chain_node(chain));
-	spin_unlock(&fab->defer_lock);
-	queue_work(fab->wq, &fab->defer_work);
+	spin_lock(&vp->defer_lock);
+	th_list_add_tail(&vp->deferred, th_eng_chain_node(chain));
+	spin_unlock(&vp->defer_lock);
+	queue_work(fab->wq, &vp->run_work);
 }
 
-static void th_fabric_defer_work(struct work_struct *work)
+/*
+ * One turn of a vport: run what it had deferred for one context's budget.
+ * Chains that do not fit (and chains of other vports they fire) are
+ * deferred again, which queues their vports' work items at the tail.
+ */
+void th_fabric_run_work(struct work_struct *work)
 {
-	struct th_fabric *fab = container_of(work, struct th_fabric, defer_work);
+	struct th_vport *vp = container_of(work, struct th_vport, run_work);
 	struct th_eng_ctx ctx;
 
-	th_eng_ctx_init(&ctx, &fab->eng);
-	spin_lock(&fab->defer_lock);
-	th_list_splice_tail(&ctx.ready, &fab->deferred);
-	spin_unlock(&fab->defer_lock);
-	/* past its budget, this context defers again and the work requeues */
+	th_eng_ctx_init(&ctx, vp->ev.eng);
+	spin_lock(&vp->defer_lock);
+	th_list_splice_tail(&ctx.ready, &vp->deferred);
+	spin_unlock(&vp->defer_lock);
 	th_eng_ctx_run(&ctx);
 }
 
-static u32 th_fabric_random_u32(void *fabric)
+static void th_fabric_mr_free(void *fabric, void *priv)
 {
-	return get_random_u32();
+	th_umr_free(priv);
+}
+
+static u64 th_fabric_random_u64(void *fabric)
+{
+	return get_random_u64();
 }
 
 static const struct th_eng_ops th_fabric_ops = {
 	.vport_get	= th_fabric_vport_get,
 	.vport_put	= th_fabric_vport_put,
 	.wake		= th_fabric_wake,
+	.wait		= th_fabric_wait,
+	.quiesce	= th_fabric_quiesce,
 	.defer		= th_fabric_defer,
-	.random_u32	= th_fabric_random_u32,
+	.mr_free	= th_fabric_mr_free,
+	.random_u64	= th_fabric_random_u64,
 };
+
+/*
+ * The caller's user (effective uid: the identity its permissions are
+ * checked as), created on first use; one reference per vport it creates.
+ */
+struct th_user *th_fabric_user_get(struct th_fabric *fab)
+{
+	kuid_t uid = current_euid();
+	struct th_user *user;
+
+	mutex_lock(&fab->users_lock);
+	hash_for_each_possible(fab->users, user, link, __kuid_val(uid)) {
+		if (uid_eq(user->uid, uid)) {
+			user->refs++;
+			goto out;
+		}
+	}
+	user = kzalloc(sizeof(*user), TH_GFP_USER);
+	if (user) {
+		user->uid = uid;
+		user->refs = 1;
+		th_eng_user_init(&user->acct);
+		kref_init(&user->domain.ref);
+		hash_add(fab->users, &user->link, __kuid_val(uid));
+	}
+out:
+	mutex_unlock(&fab->users_lock);
+	return user;
+}
+
+void th_fabric_user_put(struct th_fabric *fab, struct th_user *user)
+{
+	mutex_lock(&fab->users_lock);
+	if (!--user->refs) {
+		hash_del(&user->link);
+		kfree(user);
+	}
+	mutex_unlock(&fab->users_lock);
+}
 
 struct th_fabric *th_fabric_create(const struct th_eng_limits *lim)
 {
@@ -108,7 +189,8 @@ struct th_fabric *th_fabric_create(const struct th_eng_limits *lim)
 			       sizeof(*fab->vports), GFP_KERNEL);
 	if (!fab->vports)
 		goto err_free_nodes;
-	fab->wq = alloc_workqueue("th_nic", WQ_UNBOUND, 0);
+	/* as many vports run at once as there are CPUs, no more */
+	fab->wq = alloc_workqueue("th_nic", WQ_UNBOUND, num_possible_cpus());
 	if (!fab->wq)
 		goto err_free_vports;
 	for (i = 0; i < lim->nodes; i++) {
@@ -116,9 +198,8 @@ struct th_fabric *th_fabric_create(const struct th_eng_limits *lim)
 		fab->nodes[i].id = i;
 		mutex_init(&fab->nodes[i].lock);
 	}
-	spin_lock_init(&fab->defer_lock);
-	th_list_init(&fab->deferred);
-	INIT_WORK(&fab->defer_work, th_fabric_defer_work);
+	mutex_init(&fab->users_lock);
+	hash_init(fab->users);
 	return fab;
 
 err_free_vports:
@@ -134,7 +215,8 @@ err_free_fab:
 void th_fabric_destroy(struct th_fabric *fab)
 {
 	destroy_workqueue(fab->wq);
-	WARN_ON(!th_list_empty(&fab->deferred));
+	WARN_ON(!hash_empty(fab->users));
+	mutex_destroy(&fab->users_lock);
 	kvfree(fab->vports);
 	kvfree(fab->nodes);
 	kfree(fab);

@@ -16,10 +16,23 @@ struct th_fabric *th_fabric_create(const struct th_eng_limits *lim);
 void th_fabric_destroy(struct th_fabric *fab);
 struct th_vport __rcu **th_fabric_slot(struct th_fabric *fab, u32 node,
 				       u32 index);
+struct th_user *th_fabric_user_get(struct th_fabric *fab);
+void th_fabric_user_put(struct th_fabric *fab, struct th_user *user);
+void th_fabric_run_work(struct work_struct *work);
 
 /* th_dev.c */
 int th_dev_register(struct th_fabric *fab);
 void th_dev_unregister(struct th_fabric *fab);
+
+/* th_domain.c */
+struct file *th_domain_create(struct th_nic_domain_create *req);
+void th_domain_publish(struct th_nic_domain_create *req, struct file *file,
+		       bool answered);
+struct th_domain *th_domain_from_fd(int fd);
+void th_domain_put(struct th_domain *dom);
+
+/* th_ioctl.c */
+long th_ioctl(struct th_file *tf, unsigned int cmd, void __user *arg);
 
 /* vport/th_vport.c */
 int th_vport_create(struct th_file *tf, struct th_nic_vport_create *req);
@@ -29,16 +42,12 @@ struct th_vport *th_vport_lookup(struct th_file *tf, u32 index);
 void th_vport_put(struct th_vport *vp);
 
 /* vport/th_region.c */
-struct th_region *th_region_alloc(size_t size, bool readonly);
-void th_region_put(struct th_region *r);
+int th_region_alloc(struct th_region *r, size_t bytes, bool readonly);
+void th_region_free(struct th_region *r);
 int th_region_mmap(struct th_region *r, struct vm_area_struct *vma);
 
 /* vport/th_umr.c */
 int th_umr_reg(struct th_vport *vp, struct th_nic_mr_reg *req);
-int th_umr_dereg(struct th_vport *vp, u32 key);
-void th_umr_release_all(struct th_vport *vp);
-
-/* vport/th_vport_ioctl.c */
-long th_vport_ioctl(struct th_file *tf, unsigned int cmd, void __user *arg);
+void th_umr_free(struct th_umr *umr);
 
 #endif /* TH_LOC_H */

@@ -42,6 +42,15 @@ static unsigned long long max_mr_size = TH_ENG_DEF_MR_SIZE;
 module_param(max_mr_size, ullong, 0444);
 MODULE_PARM_DESC(max_mr_size, "bytes per memory region");
 
+static unsigned int max_user_vports = TH_ENG_DEF_USER_VPORTS;
+module_param(max_user_vports, uint, 0444);
+MODULE_PARM_DESC(max_user_vports, "vports one user may hold on the fabric");
+
+static unsigned int max_user_chains = TH_ENG_DEF_USER_CHAINS;
+module_param(max_user_chains, uint, 0444);
+MODULE_PARM_DESC(max_user_chains,
+		 "accepted, uncompleted chains one user may have");
+
 static struct th_fabric *th_fabric;
 
 static int __init th_nic_init(void)
@@ -55,6 +64,8 @@ static int __init th_nic_init(void)
 		.max_chain	= max_chain,
 		.max_mrs	= max_mrs,
 		.max_mr_size	= max_mr_size,
+		.max_user_vports = max_user_vports,
+		.max_user_chains = max_user_chains,
 	};
 	struct th_fabric *fab;
 	int ret;

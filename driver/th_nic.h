@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * th_nic.h - th_nic.ko's private structures: the fabric, its nodes, an open
- * node file, a vport, a mappable region and a pinned memory region.
+ * th_nic.h - th_nic.ko's private structures: the fabric, its nodes, users
+ * and domains, an open node file, a vport, a mappable region and a pinned
+ * memory region.
  */
 #ifndef TH_NIC_PRIV_H
 #define TH_NIC_PRIV_H
 
 #include <linux/cdev.h>
 #include <linux/completion.h>
+#include <linux/cred.h>
 #include <linux/device.h>
+#include <linux/hashtable.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -38,16 +41,17 @@ enum th_region_id {
 	(((u64)(vport) << TH_MMAP_VPORT_SHIFT) | \
 	 ((u64)(region) << TH_MMAP_REGION_SHIFT))
 
+#define TH_USERS_HASH_BITS	6
+
 /**
  * struct th_fabric - every node of the module and what joins them
  * @eng: the trigger engine, with the module parameters as limits
  * @nodes: @eng.lim.nodes nodes
  * @vports: node * max_vports + index; published under the node's lock,
  *	looked up under RCU
- * @defer_lock: protects @deferred; taken in execution contexts, never sleeps
- * @deferred: fired chains a context handed over when out of budget
- * @defer_work: runs @deferred on @wq
- * @wq: the fabric's workqueue
+ * @users_lock: protects @users and every user's @refs
+ * @users: struct th_user by uid
+ * @wq: runs deferred chains: one work item per vport with work
  * @devt: first device number
  * @class: the device class (sysfs, udev)
  */
@@ -55,10 +59,9 @@ struct th_fabric {
 	struct th_eng eng;
 	struct th_node *nodes;
 	struct th_vport __rcu **vports;
-	/* protects deferred; taken from execution contexts, never sleeps */
-	spinlock_t defer_lock;
-	struct th_list deferred;
-	struct work_struct defer_work;
+	/* protects users and every user's refs; sleeps (allocation) */
+	struct mutex users_lock;
+	DECLARE_HASHTABLE(users, TH_USERS_HASH_BITS);
 	struct workqueue_struct *wq;
 	dev_t devt;
 	struct class *class;
@@ -82,6 +85,33 @@ struct th_node {
 };
 
 /**
+ * struct th_domain - a set of vports that may reach each other
+ * @ref: one per holder: the domain file, each vport in it
+ *
+ * Its address is the identity the engine compares.  A user's default
+ * domain is embedded in struct th_user instead.
+ */
+struct th_domain {
+	struct kref ref;
+};
+
+/**
+ * struct th_user - one (effective) user of the fabric
+ * @link: in th_fabric.users
+ * @uid: who
+ * @refs: vports created by this user that exist; freed at 0
+ * @acct: what the user holds, for the per-user limits
+ * @domain: the domain of the user's vports created without a domain fd
+ */
+struct th_user {
+	struct hlist_node link;
+	kuid_t uid;
+	unsigned int refs;
+	struct th_eng_user acct;
+	struct th_domain domain;
+};
+
+/**
  * struct th_file - one open file of a node; owns the vports created on it
  * @node: the node
  * @lock: protects @vports
@@ -98,13 +128,17 @@ struct th_file {
 
 /**
  * struct th_region - memory mapped to userspace: a ring or the counters
- * @ref: one for the vport, one per VMA; freed with the last
- * @mem: vmalloc_user() memory
- * @size: bytes, a page multiple
+ * @pages: its pages, allocated one by one and charged to the creator's
+ *	memory cgroup; a mapping takes its own page references, so the
+ *	memory outlives the vport until the last munmap
+ * @npages: how many
+ * @mem: their contiguous kernel mapping (vmap)
+ * @size: bytes, @npages pages
  * @readonly: refuse writable mappings (the counter page)
  */
 struct th_region {
-	struct kref ref;
+	struct page **pages;
+	unsigned long npages;
 	void *mem;
 	size_t size;
 	bool readonly;
@@ -115,31 +149,31 @@ struct th_region {
  * @ev: the engine's state
  * @owner: the file that created it
  * @file_link: in @owner->vports
+ * @user: the user that created it, charged for it
+ * @domain: the domain it joined by descriptor, or NULL for @user's own
  * @refs: one for the fabric table, one per user (ioctl, peer operation)
- * @released: completed when @refs drops to zero
  * @wq: CT_WAIT, deregistration and teardown waiters
- * @sq_mutex: serialises doorbells (the engine's rule)
+ * @defer_lock: protects @deferred; taken in execution contexts
+ * @deferred: chains an execution context handed over past its budget
+ * @run_work: runs @deferred on the fabric's workqueue, one budget per turn
  * @regions: SQ, CQ and counter memory
- * @sq_off: SQ layout
- * @cq_off: CQ layout
- * @sq_entries: SQ slots
- * @cq_entries: CQ entries
+ * @cfg: ring sizes and layouts
  * @rcu: frees the vport after concurrent RCU lookups are done
  */
 struct th_vport {
 	struct th_eng_vport ev;
 	struct th_file *owner;
 	struct list_head file_link;
+	struct th_user *user;
+	struct th_domain *domain;
 	refcount_t refs;
-	struct completion released;
 	wait_queue_head_t wq;
-	/* serialises doorbells: the engine's SQ head and scratch area */
-	struct mutex sq_mutex;
-	struct th_region *regions[TH_REGION_NR];
-	struct th_nic_ring_offsets sq_off;
-	struct th_nic_ring_offsets cq_off;
-	u32 sq_entries;
-	u32 cq_entries;
+	/* protects deferred; taken from execution contexts, never sleeps */
+	spinlock_t defer_lock;
+	struct th_list deferred;
+	struct work_struct run_work;
+	struct th_region regions[TH_REGION_NR];
+	struct th_eng_vport_config cfg;
 	struct rcu_head rcu;
 };
 
@@ -148,13 +182,16 @@ struct th_vport {
  * @pages: the pinned pages
  * @npages: how many
  * @vaddr: their kernel mapping (vmap)
- * @mm: the registering process's mm, for pinned_vm accounting
+ * @user: the user charged (locked_vm, RLIMIT_MEMLOCK), or NULL when it
+ *	had CAP_IPC_LOCK
+ * @mm: the registering process's mm, whose pinned_vm shows the pages
  * @writable: pinned for writing
  */
 struct th_umr {
 	struct page **pages;
 	unsigned long npages;
 	void *vaddr;
+	struct user_struct *user;
 	struct mm_struct *mm;
 	bool writable;
 };

@@ -23,7 +23,10 @@
 	TH_ABI_CHECK(__builtin_offsetof(struct th_nic_desc, cookie) == 16); \
 	TH_ABI_CHECK(__builtin_offsetof(struct th_nic_desc, xfer) == 24); \
 	TH_ABI_CHECK(__builtin_offsetof(struct th_nic_desc_reduce, dst_off) == 40); \
-	TH_ABI_CHECK(__builtin_offsetof(struct th_nic_desc_inline, data) == 24); \
+	TH_ABI_CHECK(__builtin_offsetof(struct th_nic_desc_inline, data) == 32); \
+	TH_ABI_CHECK(__builtin_offsetof(struct th_nic_desc_xfer, rkey) == 8); \
+	TH_ABI_CHECK(__builtin_offsetof(struct th_nic_desc_inline, rkey) == 8); \
+	TH_ABI_CHECK(__builtin_offsetof(struct th_nic_mr_reg, rkey) == 40); \
 	TH_ABI_CHECK(__builtin_offsetof(struct th_nic_cqe, status) == 16); \
 	TH_ABI_CHECK(sizeof(struct th_nic_ring_offsets) == 32);		\
 	TH_ABI_CHECK(sizeof(struct th_nic_query) == 112);		\
@@ -35,6 +38,7 @@
 	TH_ABI_CHECK(sizeof(struct th_nic_ct_wait) == 48);		\
 	TH_ABI_CHECK(sizeof(struct th_nic_ct_update) == 32);		\
 	TH_ABI_CHECK(sizeof(struct th_nic_cancel) == 24);		\
+	TH_ABI_CHECK(sizeof(struct th_nic_domain_create) == 16);	\
 } while (0)
 
 #endif /* TH_ABI_CHECK_H */

@@ -57,13 +57,14 @@ static __always_inline void th_alu_run(void *acc, unsigned int esize,
 	const unsigned int slice_elems = TH_ALU_SLICE / esize;
 	const u8 *first = accumulate ? dst : src[0];
 	unsigned int k0 = accumulate ? 0 : 1;
+	th_fpu_state_t fpu;
 	u64 done = 0;
 
 	while (done < count) {
 		u64 slice_end = count - done > slice_elems ?
 				done + slice_elems : count;
 
-		th_fpu_begin();
+		th_fpu_begin(&fpu);
 		while (done < slice_end) {
 			unsigned int n = slice_end - done > chunk_elems ?
 					 chunk_elems : slice_end - done;
@@ -85,7 +86,7 @@ static __always_inline void th_alu_run(void *acc, unsigned int esize,
 			memcpy((u8 *)dst + off, acc, (size_t)n * esize);
 			done += n;
 		}
-		th_fpu_end();
+		th_fpu_end(&fpu);
 		if (done < count)
 			th_cond_resched();
 	}

@@ -24,50 +24,84 @@ static void th_chain_arm_locked(struct th_eng_vport *vp,
 	th_list_insert_after(pos, &chain->node);
 }
 
+/* The errno each refusal reason gives at the doorbell. */
+static int th_refusal_errno(u32 reason)
+{
+	switch (reason) {
+	case TH_NIC_REFUSE_CQ_FULL:
+		return -EAGAIN;
+	case TH_NIC_REFUSE_CQ_SIZE:
+	case TH_NIC_REFUSE_USER_CHAINS:
+		return -ENOSPC;
+	case TH_NIC_REFUSE_NOMEM:
+		return -ENOMEM;
+	case TH_NIC_REFUSE_VPORT_ERROR:
+		return -ENOTCONN;
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * Charge one chain to @vp's user: refused once the user's accepted and
+ * uncompleted chains reach max_user_chains, whichever vports they are on.
+ */
+static bool th_user_charge_chain(struct th_eng_vport *vp)
+{
+	struct th_eng_user *user = vp->user;
+
+	if ((u32)th_atomic_inc_return(&user->chains) >
+	    vp->eng->lim.max_user_chains) {
+		th_atomic_dec(&user->chains);
+		return false;
+	}
+	return true;
+}
+
 /*
  * Accept one validated chain: reserve its CQ entries, then fire it at once
- * or leave it pending on its counter.  Nothing is installed on error.
+ * or leave it pending on its counter.  Returns a refusal reason; nothing
+ * is installed unless it is TH_NIC_REFUSE_NONE.
  */
-static int th_chain_post(struct th_eng_vport *vp, const struct th_nic_desc *descs,
+static u32 th_chain_post(struct th_eng_vport *vp, const struct th_nic_desc *descs,
 			 u32 n, struct th_eng_ctx *ctx)
 {
 	struct th_eng_chain *chain;
 	struct th_nic_ct *ct;
 	u32 credits = 1;	/* room for the one error or cancel entry */
-	u32 i;
-	int ret;
+	u32 i, reason;
 
+	if (!th_user_charge_chain(vp))
+		return TH_NIC_REFUSE_USER_CHAINS;
 	chain = th_zalloc(sizeof(*chain) + n * sizeof(*descs));
-	if (!chain)
-		return -ENOMEM;
+	if (!chain) {
+		th_atomic_dec(&vp->user->chains);
+		return TH_NIC_REFUSE_NOMEM;
+	}
 	memcpy(chain->descs, descs, n * sizeof(*descs));
 	chain->vp = vp;
 	chain->ndesc = n;
 	chain->threshold = descs[0].threshold;
 	chain->cookie = descs[0].cookie;
 	chain->trig_ct = descs[0].trig_ct;
-	chain->last_signal = n;
-	for (i = 0; i < n; i++) {
-		if (th_desc_writes_cqe(&descs[i])) {
+	for (i = 0; i < n; i++)
+		if (th_desc_writes_cqe(&descs[i]))
 			credits++;
-			chain->last_signal = i;
-		}
-	}
 	chain->credits = credits;
 	th_list_init(&chain->node);
 
 	th_lock(&vp->lock);
-	if (vp->dead) {
-		ret = -ECONNREFUSED;
+	if (vp->error) {
+		reason = TH_NIC_REFUSE_VPORT_ERROR;
 		goto err_unlock;
 	}
 	if (credits > vp->cq.entries) {
 		/* could never fit, however empty the CQ */
-		ret = -ENOSPC;
+		reason = TH_NIC_REFUSE_CQ_SIZE;
 		goto err_unlock;
 	}
 	if (th_cq_used_locked(vp) + vp->cq_reserved + credits > vp->cq.entries) {
-		ret = -EAGAIN;
+		reason = TH_NIC_REFUSE_CQ_FULL;
 		goto err_unlock;
 	}
 	vp->cq_reserved += credits;
@@ -81,33 +115,37 @@ static int th_chain_post(struct th_eng_vport *vp, const struct th_nic_desc *desc
 	else
 		th_chain_arm_locked(vp, chain);
 	th_unlock(&vp->lock);
-	return 0;
+	return TH_NIC_REFUSE_NONE;
 
 err_unlock:
 	th_unlock(&vp->lock);
+	th_atomic_dec(&vp->user->chains);
 	th_free(chain);
-	return ret;
+	return reason;
 }
 
 /*
- * Consume the SQ from the engine's head to the tail userspace published.
- * Each chain is copied out of the shared ring into vp->scratch first, and
- * only that copy is validated and used: userspace may rewrite the slots at
- * any time.  Stops at the first refused chain, which leaves the SQ head on
- * its first slot and installs nothing.  The caller serialises doorbells on
- * a vport (the scratch area and the SQ head are not locked) and runs @ctx
- * afterwards, outside its own locks.
+ * Consume the SQ from the engine's head to the tail userspace published,
+ * filling @db's (out) fields.  Each chain is copied out of the shared ring
+ * into vp->scratch first, and only that copy is validated and used:
+ * userspace may rewrite the slots at any time.  Stops at the first refused
+ * chain, which leaves the SQ head on its first slot and installs nothing.
+ * Doorbells on a vport are serialised by its sq_lock (the scratch area and
+ * the SQ head); the caller runs @ctx afterwards, outside it.
  */
 int th_eng_doorbell(struct th_eng_vport *vp, struct th_eng_ctx *ctx,
-		    struct th_eng_db_result *res)
+		    struct th_nic_doorbell *db)
 {
 	const struct th_nic_desc *slots = vp->sq.slots;
 	u32 max_chain = vp->eng->lim.max_chain;
-	u32 head = vp->sq.next;
-	u32 avail, n, bad = 0;
-	int ret = 0;
+	u32 head, avail, n, bad = 0, reason = TH_NIC_REFUSE_NONE;
 
-	memset(res, 0, sizeof(*res));
+	db->chains = 0;
+	db->descs = 0;
+	db->bad_index = 0;
+	db->bad_desc = 0;
+	th_mutex_lock(&vp->sq_lock);
+	head = vp->sq.next;
 	avail = th_load_acquire(vp->sq.tail) - head;
 	if (avail > vp->sq.entries)
 		avail = vp->sq.entries;
@@ -118,38 +156,40 @@ int th_eng_doorbell(struct th_eng_vport *vp, struct th_eng_ctx *ctx,
 			if (n == avail || n == max_chain) {
 				/* no end before the tail, or longer than allowed */
 				bad = n - 1;
-				ret = -EINVAL;
+				reason = TH_NIC_REFUSE_CHAIN;
 				break;
 			}
 			memcpy(&vp->scratch[n], &slots[(head + n) & vp->sq.mask],
 			       sizeof(*slots));
 		} while (vp->scratch[n++].flags & TH_NIC_DF_LINK);
 
-		if (!ret)
-			ret = th_eng_chain_validate(vp, vp->scratch, n, &bad);
-		if (!ret) {
-			ret = th_chain_post(vp, vp->scratch, n, ctx);
+		if (!reason)
+			reason = th_eng_chain_validate(vp, vp->scratch, n, &bad);
+		if (!reason) {
+			reason = th_chain_post(vp, vp->scratch, n, ctx);
 			bad = 0;
 		}
-		if (ret) {
-			res->bad_index = head;
-			res->bad_desc = bad;
+		if (reason) {
+			db->bad_index = head;
+			db->bad_desc = bad;
 			break;
 		}
 		head += n;
 		avail -= n;
-		res->chains++;
-		res->descs += n;
+		db->chains++;
+		db->descs += n;
 		vp->sq.next = head;
 		th_store_release(vp->sq.head, head);
 	}
+	th_mutex_unlock(&vp->sq_lock);
+	db->reason = reason;
 
 	th_lock(&vp->lock);
 	vp->stats.doorbells++;
-	if (ret)
+	if (reason)
 		vp->stats.chains_refused++;
 	th_unlock(&vp->lock);
-	return ret;
+	return reason ? th_refusal_errno(reason) : 0;
 }
 
 /*
@@ -184,30 +224,71 @@ int th_eng_cancel(struct th_eng_vport *vp, bool by_cookie, u64 cookie,
 	return 0;
 }
 
-static u16 th_desc_remote_ct(const struct th_nic_desc *d, u32 *node, u32 *vport)
+/*
+ * Move every pending chain of @vp to @ctx, to complete with @status
+ * without running (cancel of a destroyed vport, the error state).
+ */
+void th_chain_fail_pending_locked(struct th_eng_vport *vp,
+				  struct th_eng_ctx *ctx, int status)
+	__must_hold(&vp->lock)
 {
-	if (d->opcode == TH_NIC_OP_PUT) {
-		*node = d->xfer.node;
-		*vport = d->xfer.vport;
-		return d->xfer.remote_ct;
+	struct th_eng_chain *chain;
+	u32 i;
+
+	for (i = 0; i < vp->eng->lim.max_counters; i++) {
+		while (!th_list_empty(&vp->pending[i])) {
+			chain = th_eng_chain_from_node(vp->pending[i].next);
+			th_list_del(&chain->node);
+			th_ctx_fire_locked(ctx, chain, status);
+		}
 	}
-	*node = d->wr_inline.node;
-	*vport = d->wr_inline.vport;
-	return d->wr_inline.remote_ct;
+}
+
+/*
+ * The remote counter descriptor @d would have raised, if its access to the
+ * target was authorised: same domain, and a remote key granting the write
+ * over the whole range (ABI.md "Security model": failure values reach a
+ * peer only for an authorised access).  Returns the target, referenced,
+ * or NULL.
+ */
+static struct th_eng_vport *th_fail_target(struct th_eng_vport *vp,
+					   const struct th_nic_desc *d, u16 *ct)
+{
+	u32 node, vport;
+	u64 rkey, off, len;
+
+	if (d->opcode == TH_NIC_OP_PUT) {
+		node = d->xfer.node;
+		vport = d->xfer.vport;
+		rkey = d->xfer.rkey;
+		off = d->xfer.roff;
+		len = d->xfer.len;
+		*ct = d->xfer.remote_ct;
+	} else {
+		node = d->wr_inline.node;
+		vport = d->wr_inline.vport;
+		rkey = d->wr_inline.rkey;
+		off = d->wr_inline.off;
+		len = d->wr_inline.len;
+		*ct = d->wr_inline.remote_ct;
+	}
+	if (!th_remote_authorised(vp, node, vport, rkey, off, len))
+		return NULL;
+	return th_remote_get(vp, node, vport);
 }
 
 /*
  * Descriptors from @from on will not run: raise the failure value of every
- * counter they would have advanced, here and at their targets, so that
- * whoever waits on those counters fails instead of hanging.
+ * counter they would have advanced, here and, where authorised, at their
+ * targets, so that whoever waits on those counters fails instead of
+ * hanging.
  */
 static void th_chain_fail_counters(struct th_eng_ctx *ctx,
 				   struct th_eng_chain *chain, u32 from)
 {
 	struct th_eng_vport *vp = chain->vp;
-	const struct th_eng_ops *ops = vp->eng->ops;
 	struct th_eng_vport *peer;
-	u32 i, node, vport;
+	u32 i;
 	u16 ct;
 
 	for (i = from; i < chain->ndesc; i++) {
@@ -219,13 +300,11 @@ static void th_chain_fail_counters(struct th_eng_ctx *ctx,
 			th_eng_ct_update(vp, d->ct.ct, TH_ENG_CT_FAIL, 1, 0, ctx);
 		if (!(d->flags & TH_NIC_DF_REMOTE_CT))
 			continue;
-		ct = th_desc_remote_ct(d, &node, &vport);
-		peer = ops->vport_get(vp->eng->fabric, node, vport);
+		peer = th_fail_target(vp, d, &ct);
 		if (!peer)
 			continue;
-		if (ct < peer->eng->lim.max_counters)
-			th_eng_ct_update(peer, ct, TH_ENG_CT_FAIL, 1, 0, ctx);
-		ops->vport_put(vp->eng->fabric, peer);
+		th_eng_ct_update(peer, ct, TH_ENG_CT_FAIL, 1, 0, ctx);
+		th_remote_put(vp, peer);
 	}
 }
 
@@ -243,6 +322,7 @@ void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 
 	if (status)
 		th_chain_fail_counters(ctx, chain, at);
+	th_atomic_dec(&vp->user->chains);
 
 	th_lock(&vp->lock);
 	if (status) {

@@ -16,10 +16,13 @@
 #include <linux/string.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/mutex.h>
+#include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/overflow.h>
 #include <asm/barrier.h>
 
+/* Taken from execution contexts: never sleeps. */
 #define th_lock_t		spinlock_t
 #define th_lock_init(l)		spin_lock_init(l)
 #define th_lock_destroy(l)	do { } while (0)
@@ -27,8 +30,31 @@
 #define th_unlock(l)		spin_unlock(l)
 #define th_lockdep_assert_held(l) lockdep_assert_held(l)
 
-/* Chains are allocated at the doorbell, in process context only. */
-#define th_zalloc(sz)		kzalloc(sz, GFP_KERNEL)
+/* Serialises doorbells, which allocate: may sleep. */
+#define th_mutex_t		struct mutex
+#define th_mutex_init(m)	mutex_init(m)
+#define th_mutex_destroy(m)	mutex_destroy(m)
+#define th_mutex_lock(m)	mutex_lock(m)
+#define th_mutex_unlock(m)	mutex_unlock(m)
+
+/* Per-user tallies, updated from any context. */
+#define th_atomic_t		atomic_t
+#define th_atomic_set(a, v)	atomic_set(a, v)
+#define th_atomic_read(a)	atomic_read(a)
+#define th_atomic_inc_return(a)	atomic_inc_return(a)
+#define th_atomic_add_return(v, a) atomic_add_return(v, a)
+#define th_atomic_sub(v, a)	atomic_sub(v, a)
+#define th_atomic_dec(a)	atomic_dec(a)
+
+/*
+ * Everything the engine allocates is allocated on behalf of the calling
+ * process (vport creation, the doorbell), in process context: charge it to
+ * that process's memory cgroup, and when the cgroup (or the machine) has
+ * no room, fail the call with -ENOMEM instead of invoking the OOM killer
+ * or warning in the log (TH_GFP_USER, also used by the module).
+ */
+#define TH_GFP_USER	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+#define th_zalloc(sz)		kzalloc(sz, TH_GFP_USER)
 #define th_free(p)		kfree(p)
 
 /*
@@ -45,12 +71,19 @@
 /*
  * The ALU uses SSE registers: the kernel must save the user's FPU state
  * around it.  th_alu.c brackets bounded slices of work with these, so a
- * long reduction never holds preemption off for long.
+ * long reduction never holds preemption off for long.  kernel_fpu_begin()
+ * also loads the default MXCSR (round to nearest, no flush-to-zero), so
+ * results never depend on the interrupted task's floating-point mode.
  */
 #include <asm/fpu/api.h>
 #include <linux/sched.h>
-#define th_fpu_begin()		kernel_fpu_begin()
-#define th_fpu_end()		kernel_fpu_end()
+#define th_fpu_state_t		int
+#define th_fpu_begin(st)	((void)(st), kernel_fpu_begin())
+#define th_fpu_end(st)		((void)(st), kernel_fpu_end())
+/*
+ * Chains run in process context (a system call or the NIC's worker) with
+ * no spinlock held: long operations yield between slices.
+ */
 #define th_cond_resched()	cond_resched()
 
 #else /* userspace */
@@ -81,6 +114,24 @@ typedef __s64 s64;
 #define th_unlock(l)		pthread_mutex_unlock(l)
 #define th_lockdep_assert_held(l) do { } while (0)
 
+#define th_mutex_t		pthread_mutex_t
+#define th_mutex_init(m)	pthread_mutex_init(m, NULL)
+#define th_mutex_destroy(m)	pthread_mutex_destroy(m)
+#define th_mutex_lock(m)	pthread_mutex_lock(m)
+#define th_mutex_unlock(m)	pthread_mutex_unlock(m)
+
+struct th_atomic_u {
+	int v;
+};
+
+#define th_atomic_t		struct th_atomic_u
+#define th_atomic_set(a, n)	__atomic_store_n(&(a)->v, n, __ATOMIC_RELAXED)
+#define th_atomic_read(a)	__atomic_load_n(&(a)->v, __ATOMIC_RELAXED)
+#define th_atomic_inc_return(a)	__atomic_add_fetch(&(a)->v, 1, __ATOMIC_SEQ_CST)
+#define th_atomic_add_return(n, a) __atomic_add_fetch(&(a)->v, n, __ATOMIC_SEQ_CST)
+#define th_atomic_sub(n, a)	((void)__atomic_sub_fetch(&(a)->v, n, __ATOMIC_SEQ_CST))
+#define th_atomic_dec(a)	th_atomic_sub(1, a)
+
 #define th_zalloc(sz)		calloc(1, sz)
 #define th_free(p)		free(p)
 
@@ -91,8 +142,31 @@ typedef __s64 s64;
 
 #define th_unlikely(x)		__builtin_expect(!!(x), 0)
 
-#define th_fpu_begin()		do { } while (0)
-#define th_fpu_end()		do { } while (0)
+/*
+ * The ALU computes under the default floating-point environment whatever
+ * the calling thread set (rounding mode, flush-to-zero, denormals-are-
+ * zero), as the kernel's does, and leaves the caller's untouched: float
+ * results are then the same bits on both providers.  On x86-64 the SSE
+ * unit does all float arithmetic, so MXCSR is the whole environment.
+ */
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#define TH_MXCSR_DEFAULT	0x1f80
+#define th_fpu_state_t		unsigned int
+#define th_fpu_begin(st)	do {					\
+		*(st) = _mm_getcsr();					\
+		_mm_setcsr(TH_MXCSR_DEFAULT);				\
+	} while (0)
+#define th_fpu_end(st)		_mm_setcsr(*(st))
+#else
+#include <fenv.h>
+#define th_fpu_state_t		fenv_t
+#define th_fpu_begin(st)	do {					\
+		fegetenv(st);						\
+		fesetenv(FE_DFL_ENV);					\
+	} while (0)
+#define th_fpu_end(st)		fesetenv(st)
+#endif
 #define th_cond_resched()	do { } while (0)
 
 #ifndef check_add_overflow

@@ -12,12 +12,24 @@
 #define TH_RING_ENTRIES_OFF	132
 #define TH_RING_SLOTS_OFF	256
 
-/* Chains one context runs before handing the rest to the provider. */
-#define TH_ENG_DEF_BUDGET	1024
-
 static bool th_is_pow2(u32 v)
 {
 	return v && !(v & (v - 1));
+}
+
+/* The ABI's default limits (ABI.md "Limits"), for both providers. */
+void th_eng_limits_default(struct th_eng_limits *lim)
+{
+	lim->nodes = TH_ENG_DEF_NODES;
+	lim->max_vports = TH_ENG_DEF_VPORTS;
+	lim->max_counters = TH_ENG_DEF_COUNTERS;
+	lim->max_sq_entries = TH_ENG_DEF_SQ;
+	lim->max_cq_entries = TH_ENG_DEF_CQ;
+	lim->max_chain = TH_ENG_DEF_CHAIN;
+	lim->max_mrs = TH_ENG_DEF_MRS;
+	lim->max_mr_size = TH_ENG_DEF_MR_SIZE;
+	lim->max_user_vports = TH_ENG_DEF_USER_VPORTS;
+	lim->max_user_chains = TH_ENG_DEF_USER_CHAINS;
 }
 
 int th_eng_init(struct th_eng *eng, const struct th_eng_ops *ops, void *fabric,
@@ -31,12 +43,16 @@ int th_eng_init(struct th_eng *eng, const struct th_eng_ops *ops, void *fabric,
 	    !lim->max_chain || lim->max_chain > TH_ENG_MAX_CHAIN ||
 	    lim->max_chain > lim->max_sq_entries ||
 	    !lim->max_mrs || lim->max_mrs > TH_ENG_MAX_MRS ||
-	    !lim->max_mr_size)
+	    !lim->max_mr_size ||
+	    !lim->max_user_vports || lim->max_user_vports > TH_ENG_MAX_USER ||
+	    !lim->max_user_chains || lim->max_user_chains > TH_ENG_MAX_USER)
 		return -EINVAL;
 	eng->ops = ops;
 	eng->fabric = fabric;
 	eng->lim = *lim;
-	eng->budget = TH_ENG_DEF_BUDGET;
+	eng->budget_chains = TH_ENG_BUDGET_CHAINS;
+	eng->budget_bytes = TH_ENG_BUDGET_BYTES;
+	eng->slice = TH_ENG_SLICE;
 	return 0;
 }
 
@@ -86,31 +102,57 @@ static u32 th_bits_for(u32 n)
 	return bits;
 }
 
+void th_eng_user_init(struct th_eng_user *user)
+{
+	th_atomic_set(&user->vports, 0);
+	th_atomic_set(&user->chains, 0);
+}
+
 /*
- * @sq_mem and @cq_mem hold th_eng_ring_layout() bytes, zeroed; @cts holds
- * lim.max_counters counters, zeroed.  They stay the provider's.
+ * Charge one vport to @user: -ENOSPC once the user holds max_user_vports
+ * (whatever nodes they are on), so that one user cannot take every vport
+ * of the fabric.
+ */
+static int th_user_charge_vport(struct th_eng *eng, struct th_eng_user *user)
+{
+	if ((u32)th_atomic_inc_return(&user->vports) > eng->lim.max_user_vports) {
+		th_atomic_dec(&user->vports);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/*
+ * @cfg comes from th_eng_cmd_vport_config(); @sq_mem and @cq_mem hold its
+ * sq_bytes and cq_bytes, zeroed; @cts its ct_bytes, zeroed.  They stay the
+ * provider's, as do @domain and @user, which must outlive the vport.
  */
 int th_eng_vport_init(struct th_eng_vport *vp, struct th_eng *eng, u32 node,
-		      u32 index, void *sq_mem, u32 sq_entries, void *cq_mem,
-		      u32 cq_entries, struct th_nic_ct *cts)
+		      u32 index, const struct th_eng_vport_config *cfg,
+		      void *sq_mem, void *cq_mem, struct th_nic_ct *cts,
+		      const void *domain, struct th_eng_user *user)
 {
 	const struct th_eng_limits *lim = &eng->lim;
 	u32 i;
+	int ret;
 
-	if (node >= lim->nodes || index >= lim->max_vports ||
-	    !th_eng_ring_size_valid(sq_entries, lim->max_sq_entries) ||
-	    !th_eng_ring_size_valid(cq_entries, lim->max_cq_entries) ||
-	    sq_entries < lim->max_chain)
+	if (node >= lim->nodes || index >= lim->max_vports || !domain || !user)
 		return -EINVAL;
+	ret = th_user_charge_vport(eng, user);
+	if (ret)
+		return ret;
 
 	memset(vp, 0, sizeof(*vp));
 	vp->eng = eng;
 	vp->node = node;
 	vp->index = index;
+	vp->domain = domain;
+	vp->user = user;
 	vp->cts = cts;
+	ret = -ENOMEM;
 	vp->pending = th_zalloc(sizeof(*vp->pending) * lim->max_counters);
 	if (!vp->pending)
-		return -ENOMEM;
+		goto err_uncharge;
 	vp->mrs = th_zalloc(sizeof(*vp->mrs) * lim->max_mrs);
 	if (!vp->mrs)
 		goto err_free_pending;
@@ -120,38 +162,32 @@ int th_eng_vport_init(struct th_eng_vport *vp, struct th_eng *eng, u32 node,
 	for (i = 0; i < lim->max_counters; i++)
 		th_list_init(&vp->pending[i]);
 	vp->mr_key_shift = th_bits_for(lim->max_mrs);
-	th_ring_setup(&vp->sq, sq_mem, sq_entries);
-	th_ring_setup(&vp->cq, cq_mem, cq_entries);
+	th_ring_setup(&vp->sq, sq_mem, cfg->sq_entries);
+	th_ring_setup(&vp->cq, cq_mem, cfg->cq_entries);
 	th_lock_init(&vp->lock);
+	th_mutex_init(&vp->sq_lock);
 	return 0;
 
 err_free_mrs:
 	th_free(vp->mrs);
 err_free_pending:
 	th_free(vp->pending);
-	return -ENOMEM;
+err_uncharge:
+	th_atomic_dec(&user->vports);
+	return ret;
 }
 
 /*
  * Mark @vp dead and move its pending chains to @ctx as cancelled.  From
  * here on nothing fires on it and its MRs no longer resolve; chains already
- * running finish (their later descriptors are cancelled).  The caller runs
- * @ctx, then waits for th_eng_vport_idle().
+ * running stop at their next descriptor or slice.  The caller runs @ctx,
+ * then waits for th_eng_vport_idle().
  */
 void th_eng_vport_kill(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
 {
-	struct th_eng_chain *chain;
-	u32 i;
-
 	th_lock(&vp->lock);
 	vp->dead = true;
-	for (i = 0; i < vp->eng->lim.max_counters; i++) {
-		while (!th_list_empty(&vp->pending[i])) {
-			chain = th_eng_chain_from_node(vp->pending[i].next);
-			th_list_del(&chain->node);
-			th_ctx_fire_locked(ctx, chain, -ECANCELED);
-		}
-	}
+	th_chain_fail_pending_locked(vp, ctx, -ECANCELED);
 	/* CT_WAIT and poll waiters must see that the vport is gone */
 	vp->eng->ops->wake(vp);
 	th_unlock(&vp->lock);
@@ -166,18 +202,44 @@ bool th_eng_vport_idle(struct th_eng_vport *vp)
 	th_lock(&vp->lock);
 	idle = !vp->running;
 	for (i = 0; idle && i < vp->eng->lim.max_mrs; i++)
-		if (vp->mrs[i].key && vp->mrs[i].inflight)
+		if (vp->mrs[i].lkey && vp->mrs[i].inflight)
 			idle = false;
 	th_unlock(&vp->lock);
 	return idle;
 }
 
-/* Free the engine's state; the provider has released every MR first. */
-void th_eng_vport_fini(struct th_eng_vport *vp)
+/*
+ * Take @vp down once its provider unpublished it (no new peer finds it):
+ * cancel what is pending (peers waiting on its puts see failures), let the
+ * provider wait until no peer holds it and none of its chains runs,
+ * release its MRs, and free the engine's state.  The provider frees the
+ * memory it supplied afterwards.
+ */
+void th_eng_vport_destroy(struct th_eng_vport *vp)
 {
+	const struct th_eng_ops *ops = vp->eng->ops;
+	struct th_eng_ctx ctx;
+	void *priv;
+	u32 i;
+
+	th_eng_ctx_init(&ctx, vp->eng);
+	th_eng_vport_kill(vp, &ctx);
+	th_eng_ctx_run(&ctx);
+	ops->quiesce(vp);
+
+	for (i = 0; i < vp->eng->lim.max_mrs; i++) {
+		if (!vp->mrs[i].lkey)
+			continue;
+		priv = vp->mrs[i].priv;
+		vp->mrs[i].lkey = 0;
+		if (priv && ops->mr_free)
+			ops->mr_free(vp->eng->fabric, priv);
+	}
+	th_atomic_dec(&vp->user->vports);
 	th_free(vp->scratch);
 	th_free(vp->mrs);
 	th_free(vp->pending);
+	th_mutex_destroy(&vp->sq_lock);
 	th_lock_destroy(&vp->lock);
 }
 
@@ -186,6 +248,7 @@ void th_eng_ctx_init(struct th_eng_ctx *ctx, struct th_eng *eng)
 	ctx->eng = eng;
 	th_list_init(&ctx->ready);
 	ctx->ran = 0;
+	ctx->bytes = 0;
 }
 
 /* A provider's worker re-queues a deferred chain into its own context. */
@@ -204,28 +267,60 @@ struct th_list *th_eng_chain_node(struct th_eng_chain *chain)
 	return &chain->node;
 }
 
+/* The vport a chain was posted on: the queue a provider defers it to. */
+struct th_eng_vport *th_eng_chain_vport(struct th_eng_chain *chain)
+{
+	return chain->vp;
+}
+
+/* True once @ctx ran its share of chains or bytes. */
+bool th_ctx_out_of_budget(const struct th_eng_ctx *ctx)
+{
+	return ctx->ran >= ctx->eng->budget_chains ||
+	       ctx->bytes >= ctx->eng->budget_bytes;
+}
+
+static void th_ctx_defer(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
+{
+	struct th_eng_vport *vp = chain->vp;
+
+	th_lock(&vp->lock);
+	vp->stats.chains_deferred++;
+	th_unlock(&vp->lock);
+	ctx->eng->ops->defer(ctx->eng->fabric, chain);
+}
+
 static void th_ctx_run(struct th_eng_ctx *ctx, bool may_defer)
 {
-	const struct th_eng_ops *ops = ctx->eng->ops;
 	struct th_eng_chain *chain;
 
+	may_defer = may_defer && ctx->eng->ops->defer;
 	while (!th_list_empty(&ctx->ready)) {
 		chain = th_eng_chain_from_node(ctx->ready.next);
 		th_list_del(&chain->node);
-		if (may_defer && ops->defer && ctx->ran >= ctx->eng->budget) {
-			ops->defer(ctx->eng->fabric, chain);
+		if (may_defer && th_ctx_out_of_budget(ctx)) {
+			th_ctx_defer(ctx, chain);
 			continue;
 		}
 		ctx->ran++;
-		th_exec_chain(ctx, chain);
+		while (!th_exec_chain(ctx, chain)) {
+			/* stopped between two slices of a long operation */
+			if (may_defer) {
+				th_ctx_defer(ctx, chain);
+				break;
+			}
+			ctx->bytes = 0;
+			th_cond_resched();
+		}
 	}
 }
 
 /*
  * Run fired chains in order until none is left.  Chains they fire join the
  * tail of the same list, so a cascade through the fabric is a loop, not a
- * recursion.  Past the budget, chains go to the provider's deferral hook so
- * one caller never runs unbounded work.
+ * recursion.  Past the budget (chains and bytes), chains, and a long
+ * operation between two slices, go to the provider's deferral hook, so one
+ * caller never runs unbounded work.
  */
 void th_eng_ctx_run(struct th_eng_ctx *ctx)
 {

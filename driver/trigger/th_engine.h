@@ -3,17 +3,21 @@
  * th_engine.h - the trigger engine's interface to its providers: the kernel
  * module and the in-process provider of libthverbs.
  *
- * The engine owns counters, pending chains, descriptor validation and
- * execution, the MR key table and the ring protocol.  A provider owns the
- * memory behind rings, counters and MRs, the fabric's vport table, waiting
- * and waking, and the contexts chains run in.
+ * The engine owns the ABI: counters, pending chains, descriptor validation
+ * and execution, the MR key tables, domains and the error state, the
+ * per-user limits, the ring protocol, and the checks and answers of every
+ * control call (th_cmd.c).  A provider owns the memory behind rings,
+ * counters and MRs, the fabric's vport table, the identity of users and
+ * domains, waiting and waking, and the contexts chains run in.
  *
  * Locking: each vport has one spinlock-like lock (struct th_eng_vport.lock)
- * protecting its counters, pending chains, MR table and CQ producer state.
- * The engine never holds two vport locks at once.  It calls ops->wake and
- * ops->random_u32 with the lock held, and ops->vport_get/put and
- * ops->defer without it.  No engine function sleeps, except those that
- * allocate: th_eng_vport_init() and th_eng_doorbell().
+ * protecting its counters, pending chains, MR table and CQ producer state,
+ * and a sleeping lock serialising its doorbells (@sq_lock).  The engine
+ * never holds two vport locks at once.  It calls ops->wake with a vport
+ * lock held, and every other op without one.  Functions that allocate or
+ * wait sleep: th_eng_vport_init(), th_eng_cmd_doorbell(),
+ * th_eng_mr_dereg(), th_eng_vport_destroy(); chain execution yields
+ * between slices of long operations (th_cond_resched()) but never blocks.
  */
 #ifndef TH_ENGINE_H
 #define TH_ENGINE_H
@@ -35,6 +39,8 @@ struct th_eng_chain;
  * @max_chain: descriptors per chain
  * @max_mrs: MRs per vport
  * @max_mr_size: bytes per MR
+ * @max_user_vports: vports one user may hold on the fabric
+ * @max_user_chains: accepted, uncompleted chains one user may have
  */
 struct th_eng_limits {
 	u32 nodes;
@@ -45,6 +51,8 @@ struct th_eng_limits {
 	u32 max_chain;
 	u32 max_mrs;
 	u64 max_mr_size;
+	u32 max_user_vports;
+	u32 max_user_chains;
 };
 
 /* ABI defaults (ABI.md "Limits"). */
@@ -56,6 +64,13 @@ struct th_eng_limits {
 #define TH_ENG_DEF_CHAIN	16
 #define TH_ENG_DEF_MRS		64
 #define TH_ENG_DEF_MR_SIZE	0x40000000ULL	/* 1 GiB */
+/*
+ * Per user: a quarter of the default fabric's vports, and as many pending
+ * chains as 16 full CQs.  With the other defaults that bounds what one
+ * user makes the NIC hold to about 45 MiB of vports and 35 MiB of chains.
+ */
+#define TH_ENG_DEF_USER_VPORTS	256
+#define TH_ENG_DEF_USER_CHAINS	16384
 
 /* Hard ceilings the engine's data structures are sized for. */
 #define TH_ENG_MAX_NODES	65536
@@ -64,29 +79,68 @@ struct th_eng_limits {
 #define TH_ENG_MAX_RING		65536
 #define TH_ENG_MAX_CHAIN	256
 #define TH_ENG_MAX_MRS		4096
+#define TH_ENG_MAX_USER		0x40000000U	/* 2^30 */
+
+/*
+ * What one execution context runs before handing the rest to the NIC's
+ * own context: chains, and bytes moved or reduced.  A long operation runs
+ * in slices of at most TH_ENG_SLICE bytes, with a scheduling point after
+ * each.
+ */
+#define TH_ENG_BUDGET_CHAINS	1024
+#define TH_ENG_BUDGET_BYTES	(4ULL << 20)
+#define TH_ENG_SLICE		0x100000ULL	/* 1 MiB */
+
+/**
+ * struct th_eng_user - what one user holds on the fabric
+ * @vports: vports it created that are not destroyed yet
+ * @chains: its chains accepted and not yet completed
+ *
+ * The provider keeps one per user identity (a uid in the kernel; the
+ * process in-process) and hands it to th_eng_vport_init(); it must outlive
+ * the vports that name it.
+ */
+struct th_eng_user {
+	th_atomic_t vports;
+	th_atomic_t chains;
+};
 
 /**
  * struct th_eng_ops - what a provider supplies
  * @vport_get: find vport @vport on node @node and take a reference that
- *	keeps struct th_eng_vport allocated; NULL if there is none.  Called
- *	from execution contexts: must not sleep.
+ *	keeps struct th_eng_vport allocated; NULL if there is none.  The
+ *	engine checks the domain.  Called from execution contexts: must not
+ *	sleep.
  * @vport_put: drop that reference
  * @wake: counters changed, CQ entries were written, or something the
  *	provider may wait for (idle vport, unused MR) happened: wake waiters.
  *	Called with @vp's lock held, so that a waiter that sees the new state
  *	(under that lock) and frees @vp cannot race with the wake-up; must
  *	not sleep nor take a lock that is held around calls into the engine.
+ * @wait: sleep, not interruptibly, until @done(@vp, @arg) holds; re-check
+ *	it after every @wake of @vp.  @done takes @vp's lock.
+ * @quiesce: after th_eng_vport_kill(): drop the provider's own reference
+ *	to @vp and return once no peer operation holds one and
+ *	th_eng_vport_idle(@vp)
  * @defer: a context ran out of budget: run this fired chain later, in a
- *	context of the provider's (th_eng_ctx_add() + th_eng_ctx_run()).  May
- *	be NULL: the context then runs everything itself.
- * @random_u32: unpredictable bits for MR keys
+ *	context of the provider's, fairly between vports (queue it on
+ *	th_eng_chain_vport(@chain), run it with th_eng_ctx_add() and
+ *	th_eng_ctx_run()).  May be NULL: the context then runs everything
+ *	itself.
+ * @mr_free: release what the provider put behind an MR (its @priv), once
+ *	nothing uses the region any more; may be NULL
+ * @random_u64: unpredictable bits for MR keys
  */
 struct th_eng_ops {
 	struct th_eng_vport *(*vport_get)(void *fabric, u32 node, u32 vport);
 	void (*vport_put)(void *fabric, struct th_eng_vport *vp);
 	void (*wake)(struct th_eng_vport *vp);
+	void (*wait)(struct th_eng_vport *vp,
+		     bool (*done)(struct th_eng_vport *vp, void *arg), void *arg);
+	void (*quiesce)(struct th_eng_vport *vp);
 	void (*defer)(void *fabric, struct th_eng_chain *chain);
-	u32 (*random_u32)(void *fabric);
+	void (*mr_free)(void *fabric, void *priv);
+	u64 (*random_u64)(void *fabric);
 };
 
 /**
@@ -94,13 +148,17 @@ struct th_eng_ops {
  * @ops: provider hooks
  * @fabric: provider context passed back to @ops
  * @lim: limits
- * @budget: chains one context runs before deferring the rest
+ * @budget_chains: chains one context runs before deferring the rest
+ * @budget_bytes: bytes one context moves or reduces before deferring
+ * @slice: bytes of one operation between two scheduling points
  */
 struct th_eng {
 	const struct th_eng_ops *ops;
 	void *fabric;
 	struct th_eng_limits lim;
-	u32 budget;
+	u32 budget_chains;
+	u64 budget_bytes;
+	u64 slice;
 };
 
 /**
@@ -125,8 +183,10 @@ struct th_eng_ring {
 
 /**
  * struct th_eng_mr - one registered memory region
- * @key: its key, 0 if the slot is free
- * @last_key: the key the slot had before, never handed out again at once
+ * @lkey: its local key, 0 if the slot is free
+ * @rkey: its remote key
+ * @last_lkey: the local key the slot had before, never handed out again
+ *	at once
  * @access: enum th_nic_access
  * @uaddr: the address the owner registered (identity and alignment)
  * @len: bytes
@@ -136,8 +196,9 @@ struct th_eng_ring {
  * @priv: the provider's (pinned pages, mapping)
  */
 struct th_eng_mr {
-	u32 key;
-	u32 last_key;
+	u32 lkey;
+	u64 rkey;
+	u32 last_lkey;
 	u32 access;
 	u64 uaddr;
 	u64 len;
@@ -148,17 +209,20 @@ struct th_eng_mr {
 };
 
 /**
- * struct th_eng_stats - per-vport statistics, for QUERY-like reporting
+ * struct th_eng_stats - per-vport statistics
  * @doorbells: doorbell calls
  * @chains_posted: chains accepted
  * @chains_refused: chains refused at the doorbell
  * @chains_done: chains completed successfully
  * @chains_failed: chains completed with an execution or trigger error
  * @chains_cancelled: chains cancelled (CANCEL, vport destroyed)
+ * @chains_deferred: times a chain was handed to the NIC's own context
  * @descs_run: descriptors executed
  * @bytes_moved: bytes written by PUT, GET, COPY and WRITE_INLINE
  * @alu_bytes: operand bytes read by REDUCE
  * @cqes: completion entries written
+ * @violations: remote access violations (the vport entered the error
+ *	state at the first)
  */
 struct th_eng_stats {
 	u64 doorbells;
@@ -167,10 +231,12 @@ struct th_eng_stats {
 	u64 chains_done;
 	u64 chains_failed;
 	u64 chains_cancelled;
+	u64 chains_deferred;
 	u64 descs_run;
 	u64 bytes_moved;
 	u64 alu_bytes;
 	u64 cqes;
+	u64 violations;
 };
 
 /**
@@ -178,8 +244,14 @@ struct th_eng_stats {
  * @eng: the fabric's engine
  * @node: node index
  * @index: vport index on the node
- * @lock: protects everything below except @sq (see th_eng_doorbell())
+ * @domain: the domain it belongs to: an identity the provider keeps alive
+ *	while the vport exists; remote accesses need the same one on both
+ *	ends
+ * @user: the user it is charged to
+ * @lock: protects everything below except @sq and @scratch
  * @dead: killed: chains no longer fire, MRs no longer resolve
+ * @error: in the error state after a remote access violation: pending
+ *	chains failed, the doorbell refuses
  * @cts: the counter page, @eng->lim.max_counters entries
  * @pending: per counter, chains waiting on it, by threshold then seq
  * @mrs: MR slots, @eng->lim.max_mrs entries
@@ -187,7 +259,8 @@ struct th_eng_stats {
  * @mr_key_shift: bits of a key that hold the slot index
  * @cq: completion ring; the engine produces
  * @cq_reserved: CQ entries promised to chains accepted and not completed
- * @sq: submission ring; the engine consumes, serialised by the provider
+ * @sq_lock: serialises doorbells (the SQ head and @scratch)
+ * @sq: submission ring; the engine consumes under @sq_lock
  * @scratch: @eng->lim.max_chain descriptors the doorbell copies into
  * @running: chains fired and not yet completed
  * @seq: posting order
@@ -197,8 +270,11 @@ struct th_eng_vport {
 	struct th_eng *eng;
 	u32 node;
 	u32 index;
+	const void *domain;
+	struct th_eng_user *user;
 	th_lock_t lock;
 	bool dead;
+	bool error;
 	struct th_nic_ct *cts;
 	struct th_list *pending;
 	struct th_eng_mr *mrs;
@@ -206,6 +282,7 @@ struct th_eng_vport {
 	u32 mr_key_shift;
 	struct th_eng_ring cq;
 	u32 cq_reserved;
+	th_mutex_t sq_lock;
 	struct th_eng_ring sq;
 	struct th_nic_desc *scratch;
 	u32 running;
@@ -218,6 +295,7 @@ struct th_eng_vport {
  * @eng: the engine
  * @ready: chains in firing order
  * @ran: chains run so far
+ * @bytes: bytes moved or reduced so far
  *
  * A context lives on the stack of whoever runs chains (a doorbell, a
  * counter update, a provider worker).  Deliveries that fire further chains
@@ -227,46 +305,57 @@ struct th_eng_ctx {
 	struct th_eng *eng;
 	struct th_list ready;
 	u32 ran;
+	u64 bytes;
 };
 
 /**
- * struct th_eng_db_result - what one doorbell did
- * @chains: chains accepted
- * @descs: SQ slots consumed
- * @bad_index: free-running SQ index of the refused chain's first slot
- * @bad_desc: position of the offending descriptor in that chain
+ * struct th_eng_vport_config - a checked VPORT_CREATE request
+ * @sq_entries: SQ slots
+ * @cq_entries: CQ entries
+ * @sq_bytes: bytes of the SQ ring memory (th_eng_ring_layout())
+ * @cq_bytes: bytes of the CQ ring memory
+ * @ct_bytes: bytes of the counter array
+ * @sq_off: SQ layout
+ * @cq_off: CQ layout
  */
-struct th_eng_db_result {
-	u32 chains;
-	u32 descs;
-	u32 bad_index;
-	u32 bad_desc;
+struct th_eng_vport_config {
+	u32 sq_entries;
+	u32 cq_entries;
+	u64 sq_bytes;
+	u64 cq_bytes;
+	u64 ct_bytes;
+	struct th_nic_ring_offsets sq_off;
+	struct th_nic_ring_offsets cq_off;
 };
 
-/* th_engine.c: setup, rings, contexts */
+/* th_engine.c: setup, vport lifetime, rings, contexts */
+void th_eng_limits_default(struct th_eng_limits *lim);
 int th_eng_init(struct th_eng *eng, const struct th_eng_ops *ops, void *fabric,
 		const struct th_eng_limits *lim);
 u64 th_eng_ring_layout(u32 entries, u32 slot_size,
 		       struct th_nic_ring_offsets *off);
 bool th_eng_ring_size_valid(u32 entries, u32 max);
+void th_eng_user_init(struct th_eng_user *user);
 int th_eng_vport_init(struct th_eng_vport *vp, struct th_eng *eng, u32 node,
-		      u32 index, void *sq_mem, u32 sq_entries, void *cq_mem,
-		      u32 cq_entries, struct th_nic_ct *cts);
+		      u32 index, const struct th_eng_vport_config *cfg,
+		      void *sq_mem, void *cq_mem, struct th_nic_ct *cts,
+		      const void *domain, struct th_eng_user *user);
 void th_eng_vport_kill(struct th_eng_vport *vp, struct th_eng_ctx *ctx);
 bool th_eng_vport_idle(struct th_eng_vport *vp);
-void th_eng_vport_fini(struct th_eng_vport *vp);
+void th_eng_vport_destroy(struct th_eng_vport *vp);
 void th_eng_ctx_init(struct th_eng_ctx *ctx, struct th_eng *eng);
 void th_eng_ctx_add(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
 void th_eng_ctx_run(struct th_eng_ctx *ctx);
 void th_eng_ctx_run_all(struct th_eng_ctx *ctx);
 struct th_eng_chain *th_eng_chain_from_node(struct th_list *node);
 struct th_list *th_eng_chain_node(struct th_eng_chain *chain);
+struct th_eng_vport *th_eng_chain_vport(struct th_eng_chain *chain);
 bool th_eng_cq_ready(struct th_eng_vport *vp);
 void th_eng_stats_read(struct th_eng_vport *vp, struct th_eng_stats *st);
 
 /* th_chain.c: posting, cancelling */
 int th_eng_doorbell(struct th_eng_vport *vp, struct th_eng_ctx *ctx,
-		    struct th_eng_db_result *res);
+		    struct th_nic_doorbell *db);
 int th_eng_cancel(struct th_eng_vport *vp, bool by_cookie, u64 cookie,
 		  u32 *cancelled, struct th_eng_ctx *ctx);
 
@@ -282,16 +371,42 @@ int th_eng_ct_update(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
 int th_eng_ct_read(struct th_eng_vport *vp, u32 idx, u64 *success,
 		   u64 *failure);
 
-/* th_mr.c: the MR key table */
+/* th_mr.c: the MR key tables */
 int th_eng_mr_add(struct th_eng_vport *vp, u64 uaddr, u64 len, u32 access,
-		  void *kaddr, void *priv, u32 *key);
-int th_eng_mr_kill(struct th_eng_vport *vp, u32 key);
-bool th_eng_mr_busy(struct th_eng_vport *vp, u32 key);
-void *th_eng_mr_release(struct th_eng_vport *vp, u32 key);
-int th_eng_mr_check_new(struct th_eng *eng, u64 len, u32 access);
+		  void *kaddr, void *priv, u32 *lkey, u64 *rkey);
+int th_eng_mr_dereg(struct th_eng_vport *vp, u32 lkey);
 
 /* th_validate.c: the one place descriptors are checked */
-int th_eng_chain_validate(struct th_eng_vport *vp,
+u32 th_eng_chain_validate(struct th_eng_vport *vp,
 			  const struct th_nic_desc *descs, u32 n, u32 *bad);
+
+/*
+ * th_cmd.c: the control calls.  Each takes the ABI struct its host copied
+ * in, checks its flags and reserved fields, acts, and fills its (out)
+ * fields; the hosts only copy in and out and supply memory and waiting.
+ */
+void th_eng_cmd_query(struct th_eng *eng, u32 node, u64 features,
+		      struct th_nic_query *q);
+int th_eng_cmd_vport_config(struct th_eng *eng,
+			    const struct th_nic_vport_create *req,
+			    struct th_eng_vport_config *cfg);
+void th_eng_cmd_vport_describe(struct th_eng_vport *vp,
+			       const struct th_eng_vport_config *cfg,
+			       struct th_nic_vport_create *req);
+int th_eng_cmd_vport_destroy(const struct th_nic_vport_destroy *req);
+int th_eng_cmd_mr_check(struct th_eng *eng, const struct th_nic_mr_reg *req);
+int th_eng_cmd_mr_dereg(struct th_eng_vport *vp,
+			const struct th_nic_mr_dereg *req);
+int th_eng_cmd_doorbell(struct th_eng_vport *vp, struct th_nic_doorbell *req);
+int th_eng_cmd_ct_update(struct th_eng_vport *vp, bool set,
+			 const struct th_nic_ct_update *req);
+int th_eng_cmd_ct_wait_check(struct th_eng_vport *vp,
+			     const struct th_nic_ct_wait *req);
+bool th_eng_cmd_ct_reached(struct th_eng_vport *vp,
+			   const struct th_nic_ct_wait *req);
+int th_eng_cmd_ct_wait_result(struct th_eng_vport *vp,
+			      struct th_nic_ct_wait *req, bool interrupted);
+int th_eng_cmd_cancel(struct th_eng_vport *vp, struct th_nic_cancel *req);
+int th_eng_cmd_domain_create(const struct th_nic_domain_create *req);
 
 #endif /* TH_ENGINE_H */

@@ -8,6 +8,24 @@
 
 #include "th_engine.h"
 
+/* A reference on one MR range, held while an operation touches it. */
+struct th_mr_ref {
+	struct th_eng_vport *vp;
+	struct th_eng_mr *mr;
+	u8 *ptr;
+};
+
+/*
+ * What the descriptor in progress holds between two slices: its MR
+ * ranges (a REDUCE's destination first, then its sources; a transfer's
+ * destination, then its source) and the remote vport it reaches.
+ */
+struct th_exec_hold {
+	struct th_mr_ref ref[TH_NIC_MAX_OPERANDS + 1];
+	u32 nref;
+	struct th_eng_vport *peer;
+};
+
 /**
  * struct th_eng_chain - an accepted chain
  * @node: link in a pending list, a context's ready list, or a provider's
@@ -20,10 +38,11 @@
  * @status: set when it leaves the pending list: 0 to run, or the error it
  *	completes with without running
  * @credits: CQ entries still reserved for it
- * @last_signal: index of the last descriptor that writes a CQ entry on
- *	success, or @ndesc if none does
  * @ndesc: descriptors
- * @descs: the kernel's copy of the descriptors
+ * @pos: the descriptor running (or next to run)
+ * @done: bytes (REDUCE: elements) of descriptor @pos already done
+ * @hold: what descriptor @pos holds while it runs in slices
+ * @descs: the engine's copy of the descriptors
  */
 struct th_eng_chain {
 	struct th_list node;
@@ -34,15 +53,11 @@ struct th_eng_chain {
 	u32 trig_ct;
 	int status;
 	u32 credits;
-	u32 last_signal;
 	u32 ndesc;
+	u32 pos;
+	u64 done;
+	struct th_exec_hold hold;
 	struct th_nic_desc descs[];
-};
-
-/* A reference on one MR range, held while an operation touches it. */
-struct th_mr_ref {
-	struct th_eng_mr *mr;
-	u8 *ptr;
 };
 
 /* th_engine.c */
@@ -50,6 +65,7 @@ void th_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 			int status);
 void th_cq_write_locked(struct th_eng_vport *vp, const struct th_nic_cqe *cqe);
 u32 th_cq_used_locked(struct th_eng_vport *vp);
+bool th_ctx_out_of_budget(const struct th_eng_ctx *ctx);
 
 /* th_counter.c */
 void th_ct_fire_locked(struct th_eng_vport *vp, u32 idx,
@@ -59,14 +75,32 @@ void th_ct_fire_locked(struct th_eng_vport *vp, u32 idx,
 bool th_desc_writes_cqe(const struct th_nic_desc *d);
 void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 		       int status, u32 at);
+void th_chain_fail_pending_locked(struct th_eng_vport *vp,
+				  struct th_eng_ctx *ctx, int status);
 
-/* th_exec.c */
-void th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
+/*
+ * th_exec.c: run @chain for as long as @ctx's budget lasts; false if it
+ * stopped in the middle (the caller defers it), true once it completed.
+ */
+bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
+
+/* th_remote.c */
+struct th_eng_vport *th_remote_get(struct th_eng_vport *vp, u32 node,
+				   u32 vport);
+void th_remote_put(struct th_eng_vport *vp, struct th_eng_vport *peer);
+int th_remote_mr_get(struct th_eng_vport *vp, struct th_eng_vport *peer,
+		     u64 rkey, u32 access, u64 off, u64 len,
+		     struct th_mr_ref *ref, struct th_eng_ctx *ctx);
+bool th_remote_authorised(struct th_eng_vport *vp, u32 node, u32 vport,
+			  u64 rkey, u64 off, u64 len);
 
 /* th_mr.c */
-struct th_eng_mr *th_mr_lookup_locked(struct th_eng_vport *vp, u32 key);
-int th_mr_get(struct th_eng_vport *vp, u32 key, u32 access, u64 off, u64 len,
+struct th_eng_mr *th_mr_lookup_locked(struct th_eng_vport *vp, u32 lkey);
+struct th_eng_mr *th_mr_lookup_rkey_locked(struct th_eng_vport *vp, u64 rkey);
+int th_mr_get(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off, u64 len,
 	      struct th_mr_ref *ref);
-void th_mr_put(struct th_eng_vport *vp, struct th_mr_ref *ref);
+int th_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
+		      u32 access, u64 off, u64 len, struct th_mr_ref *ref);
+void th_mr_put(struct th_mr_ref *ref);
 
 #endif /* TH_ENGINE_INT_H */

@@ -1,191 +1,317 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * th_exec.c - running a fired chain: each descriptor against the MRs and
- * the fabric, in order, stopping at the first that fails.
+ * the fabric, in order, stopping at the first that fails.  Long transfers
+ * and reductions run in slices (struct th_eng.slice bytes): between two,
+ * the context may yield, stop on its budget and hand the chain to the
+ * provider, which resumes it where it stopped; what the descriptor holds
+ * (its MR ranges, its target vport) stays held meanwhile, exactly as if it
+ * had run in one go.
  */
 #include "th_engine_int.h"
 #include "th_alu.h"
 
-/* Per-chain tallies folded into the vport's statistics at completion. */
+/* Tallies folded into the vport's statistics when a call ends. */
 struct th_exec_tally {
 	u64 bytes_moved;
 	u64 alu_bytes;
 	u32 descs_run;
 };
 
-static int th_exec_put(struct th_eng_ctx *ctx, struct th_eng_vport *vp,
-		       const struct th_nic_desc *d, struct th_exec_tally *t)
+/* Why a chain must stop now: its vport destroyed, or in the error state. */
+static int th_exec_stopped(struct th_eng_vport *vp)
 {
-	const struct th_nic_desc_xfer *x = &d->xfer;
-	const struct th_eng_ops *ops = vp->eng->ops;
-	struct th_mr_ref src, dst;
-	struct th_eng_vport *peer;
-	int ret;
-
-	ret = th_mr_get(vp, x->lkey, 0, x->loff, x->len, &src);
-	if (ret)
-		return ret;
-	peer = ops->vport_get(vp->eng->fabric, x->node, x->vport);
-	if (!peer) {
-		th_mr_put(vp, &src);
-		return -ECONNREFUSED;
-	}
-	ret = th_mr_get(peer, x->rkey, TH_NIC_ACCESS_REMOTE_WRITE, x->roff,
-			x->len, &dst);
-	if (!ret) {
-		memmove(dst.ptr, src.ptr, x->len);
-		th_mr_put(peer, &dst);
-		t->bytes_moved += x->len;
-	}
-	th_mr_put(vp, &src);
-	/* the control packet: data first, then the counter */
-	if (!ret && (d->flags & TH_NIC_DF_REMOTE_CT))
-		th_eng_ct_update(peer, x->remote_ct, TH_ENG_CT_INC, 1, 0, ctx);
-	ops->vport_put(vp->eng->fabric, peer);
-	return ret;
+	if (th_read_once(vp->dead))
+		return -ECANCELED;
+	if (th_read_once(vp->error))
+		return -ENOTCONN;
+	return 0;
 }
 
-static int th_exec_get(struct th_eng_vport *vp, const struct th_nic_desc *d,
-		       struct th_exec_tally *t)
+/* Drop the MR ranges the descriptor in progress holds. */
+static void th_exec_release_refs(struct th_exec_hold *h)
 {
-	const struct th_nic_desc_xfer *x = &d->xfer;
-	const struct th_eng_ops *ops = vp->eng->ops;
-	struct th_mr_ref src, dst;
-	struct th_eng_vport *peer;
-	int ret;
+	u32 i;
 
-	ret = th_mr_get(vp, x->lkey, TH_NIC_ACCESS_LOCAL_WRITE, x->loff, x->len,
-			&dst);
-	if (ret)
-		return ret;
-	peer = ops->vport_get(vp->eng->fabric, x->node, x->vport);
-	if (!peer) {
-		th_mr_put(vp, &dst);
-		return -ECONNREFUSED;
+	for (i = 0; i < h->nref; i++) {
+		if (h->ref[i].mr) {
+			th_mr_put(&h->ref[i]);
+			h->ref[i].mr = NULL;
+		}
 	}
-	ret = th_mr_get(peer, x->rkey, TH_NIC_ACCESS_REMOTE_READ, x->roff,
-			x->len, &src);
-	if (!ret) {
-		memmove(dst.ptr, src.ptr, x->len);
-		th_mr_put(peer, &src);
-		t->bytes_moved += x->len;
-	}
-	ops->vport_put(vp->eng->fabric, peer);
-	th_mr_put(vp, &dst);
-	return ret;
+	h->nref = 0;
 }
 
-static int th_exec_copy(struct th_eng_vport *vp, const struct th_nic_desc *d,
-			struct th_exec_tally *t)
+/* ... and its target vport too. */
+static void th_exec_release(struct th_eng_chain *chain)
 {
+	struct th_exec_hold *h = &chain->hold;
+
+	th_exec_release_refs(h);
+	if (h->peer) {
+		th_remote_put(chain->vp, h->peer);
+		h->peer = NULL;
+	}
+}
+
+static void th_exec_hold_ref(struct th_exec_hold *h, u32 i)
+{
+	if (h->nref < i + 1)
+		h->nref = i + 1;
+}
+
+/*
+ * Between two slices: go on only while the context has budget, the
+ * chain's vport lives and is not in the error state, and the target (if
+ * any) is not being destroyed, which must not wait for a long transfer.
+ */
+static int th_exec_between_slices(struct th_eng_ctx *ctx,
+				  struct th_eng_chain *chain)
+{
+	int ret;
+
+	if (th_ctx_out_of_budget(ctx))
+		return -EINPROGRESS;
+	ret = th_exec_stopped(chain->vp);
+	if (ret)
+		return ret;
+	if (chain->hold.peer && th_read_once(chain->hold.peer->dead))
+		return -ECONNREFUSED;
+	th_cond_resched();
+	return 0;
+}
+
+/*
+ * Move @len bytes from ref[1] to ref[0] with memmove semantics, slice by
+ * slice from chain->done on.  Overlapping ranges where the destination
+ * lies above the source move from the top down, so no slice overwrites
+ * source bytes a later slice still reads.
+ */
+static int th_exec_move(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			u64 len, struct th_exec_tally *t)
+{
+	struct th_exec_hold *h = &chain->hold;
+	u8 *dst = h->ref[0].ptr;
+	const u8 *src = h->ref[1].ptr;
+	bool downward = (uintptr_t)dst > (uintptr_t)src &&
+			(uintptr_t)dst < (uintptr_t)src + len;
+	u64 n, off;
+	int ret;
+
+	while (chain->done < len) {
+		if (chain->done) {
+			ret = th_exec_between_slices(ctx, chain);
+			if (ret)
+				return ret;
+		}
+		n = len - chain->done;
+		if (n > ctx->eng->slice)
+			n = ctx->eng->slice;
+		off = downward ? len - chain->done - n : chain->done;
+		memmove(dst + off, src + off, n);
+		chain->done += n;
+		ctx->bytes += n;
+		t->bytes_moved += n;
+	}
+	return 0;
+}
+
+/*
+ * Resolve what a PUT, GET or COPY touches: ref[0] the destination, ref[1]
+ * the source, and for PUT and GET the target vport, which must be in the
+ * chain's domain.
+ */
+static int th_exec_transfer_acquire(struct th_eng_ctx *ctx,
+				    struct th_eng_chain *chain,
+				    const struct th_nic_desc *d)
+{
+	const struct th_nic_desc_xfer *x = &d->xfer;
 	const struct th_nic_desc_copy *c = &d->copy;
-	struct th_mr_ref src, dst;
+	struct th_eng_vport *vp = chain->vp;
+	struct th_exec_hold *h = &chain->hold;
 	int ret;
 
-	ret = th_mr_get(vp, c->src_key, 0, c->src_off, c->len, &src);
+	if (d->opcode == TH_NIC_OP_COPY) {
+		th_exec_hold_ref(h, 1);
+		ret = th_mr_get(vp, c->src_key, 0, c->src_off, c->len, &h->ref[1]);
+		if (ret)
+			return ret;
+		return th_mr_get(vp, c->dst_key, TH_NIC_ACCESS_LOCAL_WRITE,
+				 c->dst_off, c->len, &h->ref[0]);
+	}
+
+	th_exec_hold_ref(h, 1);
+	if (d->opcode == TH_NIC_OP_PUT)
+		ret = th_mr_get(vp, x->lkey, 0, x->loff, x->len, &h->ref[1]);
+	else
+		ret = th_mr_get(vp, x->lkey, TH_NIC_ACCESS_LOCAL_WRITE, x->loff,
+				x->len, &h->ref[0]);
 	if (ret)
 		return ret;
-	ret = th_mr_get(vp, c->dst_key, TH_NIC_ACCESS_LOCAL_WRITE, c->dst_off,
-			c->len, &dst);
-	if (!ret) {
-		memmove(dst.ptr, src.ptr, c->len);
-		th_mr_put(vp, &dst);
-		t->bytes_moved += c->len;
-	}
-	th_mr_put(vp, &src);
-	return ret;
+	h->peer = th_remote_get(vp, x->node, x->vport);
+	if (!h->peer)
+		return -ECONNREFUSED;
+	if (d->opcode == TH_NIC_OP_PUT)
+		return th_remote_mr_get(vp, h->peer, x->rkey,
+					TH_NIC_ACCESS_REMOTE_WRITE, x->roff,
+					x->len, &h->ref[0], ctx);
+	return th_remote_mr_get(vp, h->peer, x->rkey, TH_NIC_ACCESS_REMOTE_READ,
+				x->roff, x->len, &h->ref[1], ctx);
 }
 
-static int th_exec_inline(struct th_eng_ctx *ctx, struct th_eng_vport *vp,
+static int th_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			    const struct th_nic_desc *d,
+			    struct th_exec_tally *t)
+{
+	struct th_exec_hold *h = &chain->hold;
+	u64 len = d->opcode == TH_NIC_OP_COPY ? d->copy.len : d->xfer.len;
+	int ret;
+
+	if (!h->nref) {
+		ret = th_exec_transfer_acquire(ctx, chain, d);
+		if (ret)
+			return ret;
+	}
+	ret = th_exec_move(ctx, chain, len, t);
+	if (ret)
+		return ret;
+	th_exec_release_refs(h);
+	/* the control packet: data first, then the counter */
+	if (d->opcode == TH_NIC_OP_PUT && (d->flags & TH_NIC_DF_REMOTE_CT))
+		th_eng_ct_update(h->peer, d->xfer.remote_ct, TH_ENG_CT_INC, 1, 0,
+				 ctx);
+	th_exec_release(chain);
+	return 0;
+}
+
+static int th_exec_inline(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 			  const struct th_nic_desc *d, struct th_exec_tally *t)
 {
 	const struct th_nic_desc_inline *w = &d->wr_inline;
-	const struct th_eng_ops *ops = vp->eng->ops;
-	struct th_eng_vport *target = vp;
-	struct th_mr_ref dst;
-	u32 access = TH_NIC_ACCESS_LOCAL_WRITE;
+	struct th_eng_vport *vp = chain->vp;
+	struct th_exec_hold *h = &chain->hold;
 	int ret;
 
-	if (d->flags & TH_NIC_DF_REMOTE) {
-		target = ops->vport_get(vp->eng->fabric, w->node, w->vport);
-		if (!target)
+	th_exec_hold_ref(h, 0);
+	if (!(d->flags & TH_NIC_DF_REMOTE)) {
+		ret = th_mr_get(vp, w->lkey, TH_NIC_ACCESS_LOCAL_WRITE, w->off,
+				w->len, &h->ref[0]);
+	} else {
+		h->peer = th_remote_get(vp, w->node, w->vport);
+		if (!h->peer)
 			return -ECONNREFUSED;
-		access = TH_NIC_ACCESS_REMOTE_WRITE;
+		ret = th_remote_mr_get(vp, h->peer, w->rkey,
+				       TH_NIC_ACCESS_REMOTE_WRITE, w->off,
+				       w->len, &h->ref[0], ctx);
 	}
-	ret = th_mr_get(target, w->key, access, w->off, w->len, &dst);
-	if (!ret) {
-		memcpy(dst.ptr, w->data, w->len);
-		th_mr_put(target, &dst);
-		t->bytes_moved += w->len;
-		if (d->flags & TH_NIC_DF_REMOTE_CT)
-			th_eng_ct_update(target, w->remote_ct, TH_ENG_CT_INC, 1,
-					 0, ctx);
-	}
-	/* a remote target may be @vp itself: that reference is ours too */
-	if (d->flags & TH_NIC_DF_REMOTE)
-		ops->vport_put(vp->eng->fabric, target);
-	return ret;
+	if (ret)
+		return ret;
+	memcpy(h->ref[0].ptr, w->data, w->len);
+	t->bytes_moved += w->len;
+	th_exec_release_refs(h);
+	if (d->flags & TH_NIC_DF_REMOTE_CT)
+		th_eng_ct_update(h->peer, w->remote_ct, TH_ENG_CT_INC, 1, 0, ctx);
+	th_exec_release(chain);
+	return 0;
 }
 
-static int th_exec_reduce(struct th_eng_vport *vp, const struct th_nic_desc *d,
-			  struct th_exec_tally *t)
+/* ref[0] the destination, ref[1 + i] source i. */
+static int th_exec_reduce_acquire(struct th_eng_chain *chain,
+				  const struct th_nic_desc_reduce *r)
 {
-	const struct th_nic_desc_reduce *r = &d->reduce;
-	bool acc = r->rflags & TH_NIC_RF_ACCUMULATE;
-	struct th_mr_ref dst, src[TH_NIC_MAX_OPERANDS];
-	const void *ptr[TH_NIC_MAX_OPERANDS];
+	struct th_eng_vport *vp = chain->vp;
+	struct th_exec_hold *h = &chain->hold;
 	u64 bytes = (u64)r->count * th_alu_dtype_size(r->dtype);
-	u32 i, key, got = 0;
+	u32 i, lkey;
 	u64 off;
 	int ret;
 
+	th_exec_hold_ref(h, 0);
 	ret = th_mr_get(vp, r->dst_key, TH_NIC_ACCESS_LOCAL_WRITE, r->dst_off,
-			bytes, &dst);
+			bytes, &h->ref[0]);
 	if (ret)
 		return ret;
 	for (i = 0; i < r->nsrc; i++) {
 		if (r->rflags & TH_NIC_RF_STRIDED) {
-			key = r->src_key[0];
+			lkey = r->src_key[0];
 			if (check_mul_overflow((u64)i, (u64)r->src_off[1], &off) ||
-			    check_add_overflow(off, (u64)r->src_off[0], &off)) {
-				ret = -ERANGE;
-				break;
-			}
+			    check_add_overflow(off, (u64)r->src_off[0], &off))
+				return -ERANGE;
 		} else {
-			key = r->src_key[i];
+			lkey = r->src_key[i];
 			off = r->src_off[i];
 		}
-		ret = th_mr_get(vp, key, 0, off, bytes, &src[i]);
+		th_exec_hold_ref(h, 1 + i);
+		ret = th_mr_get(vp, lkey, 0, off, bytes, &h->ref[1 + i]);
 		if (ret)
-			break;
-		ptr[i] = src[i].ptr;
-		got++;
+			return ret;
 	}
-	if (!ret) {
-		th_alu_reduce(r->alu_op, r->dtype, dst.ptr, ptr, r->nsrc, acc,
-			      r->count);
-		t->alu_bytes += bytes * (r->nsrc + acc);
-	}
-	for (i = 0; i < got; i++)
-		th_mr_put(vp, &src[i]);
-	th_mr_put(vp, &dst);
-	return ret;
+	return 0;
 }
 
-static int th_exec_desc(struct th_eng_ctx *ctx, struct th_eng_vport *vp,
+/*
+ * Reduce elements chain->done ... count - 1, a slice at a time: each
+ * element's operands are still combined left to right in one ALU call,
+ * so slicing changes no result.
+ */
+static int th_exec_reduce(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			  const struct th_nic_desc *d, struct th_exec_tally *t)
+{
+	const struct th_nic_desc_reduce *r = &d->reduce;
+	struct th_exec_hold *h = &chain->hold;
+	bool acc = r->rflags & TH_NIC_RF_ACCUMULATE;
+	u32 esize = th_alu_dtype_size(r->dtype);
+	u64 per_elem = (u64)esize * (r->nsrc + acc);
+	u64 slice_elems = ctx->eng->slice / per_elem;
+	const void *src[TH_NIC_MAX_OPERANDS];
+	u64 n, off;
+	u32 i;
+	int ret;
+
+	if (!h->nref) {
+		ret = th_exec_reduce_acquire(chain, r);
+		if (ret)
+			return ret;
+	}
+	if (!slice_elems)
+		slice_elems = 1;
+	while (chain->done < r->count) {
+		if (chain->done) {
+			ret = th_exec_between_slices(ctx, chain);
+			if (ret)
+				return ret;
+		}
+		n = r->count - chain->done;
+		if (n > slice_elems)
+			n = slice_elems;
+		off = chain->done * esize;
+		for (i = 0; i < r->nsrc; i++)
+			src[i] = h->ref[1 + i].ptr + off;
+		th_alu_reduce(r->alu_op, r->dtype, h->ref[0].ptr + off, src,
+			      r->nsrc, acc, n);
+		chain->done += n;
+		ctx->bytes += n * per_elem;
+		t->alu_bytes += n * per_elem;
+	}
+	th_exec_release(chain);
+	return 0;
+}
+
+/* 0 when done, -EINPROGRESS when stopped between slices, or the error. */
+static int th_exec_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 			const struct th_nic_desc *d, struct th_exec_tally *t)
 {
+	struct th_eng_vport *vp = chain->vp;
+
 	switch (d->opcode) {
 	case TH_NIC_OP_PUT:
-		return th_exec_put(ctx, vp, d, t);
 	case TH_NIC_OP_GET:
-		return th_exec_get(vp, d, t);
 	case TH_NIC_OP_COPY:
-		return th_exec_copy(vp, d, t);
+		return th_exec_transfer(ctx, chain, d, t);
 	case TH_NIC_OP_WRITE_INLINE:
-		return th_exec_inline(ctx, vp, d, t);
+		return th_exec_inline(ctx, chain, d, t);
 	case TH_NIC_OP_REDUCE:
-		return th_exec_reduce(vp, d, t);
+		return th_exec_reduce(ctx, chain, d, t);
 	case TH_NIC_OP_CT_INC:
 		return th_eng_ct_update(vp, d->ct.ct, TH_ENG_CT_INC, d->ct.value,
 					0, ctx);
@@ -233,32 +359,43 @@ static void th_exec_desc_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain
 		th_eng_ct_update(vp, d->comp_ct, TH_ENG_CT_INC, 1, 0, ctx);
 }
 
-void th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
+static void th_exec_fold(struct th_eng_vport *vp, const struct th_exec_tally *t)
+{
+	th_lock(&vp->lock);
+	vp->stats.descs_run += t->descs_run;
+	vp->stats.bytes_moved += t->bytes_moved;
+	vp->stats.alu_bytes += t->alu_bytes;
+	th_unlock(&vp->lock);
+}
+
+bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 {
 	struct th_eng_vport *vp = chain->vp;
 	struct th_exec_tally t = { 0 };
-	u32 i;
 	int ret = chain->status;
+	u32 i = chain->pos;
 
-	for (i = 0; !ret && i < chain->ndesc; i++) {
-		/* a destroyed vport's chain stops where it is */
-		if (th_read_once(vp->dead)) {
-			ret = -ECANCELED;
-			break;
+	if (!ret) {
+		for (; i < chain->ndesc; i++) {
+			ret = th_exec_stopped(vp);
+			if (ret)
+				break;
+			ret = th_exec_desc(ctx, chain, &chain->descs[i], &t);
+			if (ret)
+				break;
+			chain->done = 0;
+			t.descs_run++;
+			th_exec_desc_done(ctx, chain, i);
 		}
-		ret = th_exec_desc(ctx, vp, &chain->descs[i], &t);
-		if (ret)
-			break;
-		t.descs_run++;
-		th_exec_desc_done(ctx, chain, i);
-	}
-	if (chain->status)
+	} else {
 		i = 0;
-
-	th_lock(&vp->lock);
-	vp->stats.descs_run += t.descs_run;
-	vp->stats.bytes_moved += t.bytes_moved;
-	vp->stats.alu_bytes += t.alu_bytes;
-	th_unlock(&vp->lock);
+	}
+	th_exec_fold(vp, &t);
+	if (ret == -EINPROGRESS) {
+		chain->pos = i;
+		return false;
+	}
+	th_exec_release(chain);
 	th_chain_complete(ctx, chain, ret, i);
+	return true;
 }

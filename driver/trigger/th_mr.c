@@ -1,49 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * th_mr.c - the MR key table of a vport: unguessable keys, access checks,
- * and the in-flight references that deregistration waits for.
+ * th_mr.c - the MR key tables of a vport: a local key that names a region
+ * in the vport's own descriptors, a remote key with at least 52 random bits
+ * that names it to peers, access checks, and the in-flight references that
+ * deregistration waits for.
  */
 #include "th_engine_int.h"
 
-/* Checks on a registration request that need no vport. */
-int th_eng_mr_check_new(struct th_eng *eng, u64 len, u32 access)
+static u32 th_mr_slot_mask(const struct th_eng_vport *vp)
 {
-	if (access & ~(u32)TH_NIC_ACCESS_ALL)
-		return -EINVAL;
-	if (!len || len > eng->lim.max_mr_size)
-		return -EINVAL;
-	return 0;
+	return (1U << vp->mr_key_shift) - 1;
 }
 
 /*
- * A key is a slot index in its low bits and random bits above them, never
- * 0 and never the key the slot had before: knowing one key tells nothing
- * about another, and a stale key cannot name a new region.
+ * Keys hold the slot index in their low bits and random bits above them,
+ * never 0.  A local key differs from the one its slot had before, so a
+ * stale key cannot name a new region; a remote key has 64 - shift >= 52
+ * random bits, so guessing one is hopeless (each wrong guess also puts the
+ * guesser's vport into the error state, th_remote.c).
  */
-static u32 th_mr_new_key(struct th_eng_vport *vp, u32 slot, u32 old)
+static void th_mr_new_keys(struct th_eng_vport *vp, u32 slot,
+			   struct th_eng_mr *mr)
 {
 	struct th_eng *eng = vp->eng;
-	u32 key;
+	u32 shift = vp->mr_key_shift;
+	u32 lkey;
+	u64 rkey;
 
 	do {
-		key = (eng->ops->random_u32(eng->fabric) << vp->mr_key_shift) | slot;
-	} while (!key || key == old);
-	return key;
+		lkey = ((u32)eng->ops->random_u64(eng->fabric) << shift) | slot;
+	} while (!lkey || lkey == mr->last_lkey);
+	do {
+		rkey = (eng->ops->random_u64(eng->fabric) << shift) | slot;
+	} while (!rkey || rkey == mr->rkey);
+	mr->lkey = lkey;
+	mr->rkey = rkey;
 }
 
 int th_eng_mr_add(struct th_eng_vport *vp, u64 uaddr, u64 len, u32 access,
-		  void *kaddr, void *priv, u32 *key)
+		  void *kaddr, void *priv, u32 *lkey, u64 *rkey)
 {
 	struct th_eng_mr *mr = NULL;
-	u64 end;
 	u32 i;
-	int ret;
-
-	ret = th_eng_mr_check_new(vp->eng, len, access);
-	if (ret)
-		return ret;
-	if (check_add_overflow(uaddr, len, &end))
-		return -EINVAL;
 
 	th_lock(&vp->lock);
 	if (vp->dead) {
@@ -51,7 +49,7 @@ int th_eng_mr_add(struct th_eng_vport *vp, u64 uaddr, u64 len, u32 access,
 		return -ECONNREFUSED;
 	}
 	for (i = 0; i < vp->eng->lim.max_mrs; i++) {
-		if (!vp->mrs[i].key && !vp->mrs[i].dying) {
+		if (!vp->mrs[i].lkey && !vp->mrs[i].dying) {
 			mr = &vp->mrs[i];
 			break;
 		}
@@ -60,7 +58,7 @@ int th_eng_mr_add(struct th_eng_vport *vp, u64 uaddr, u64 len, u32 access,
 		th_unlock(&vp->lock);
 		return -ENOSPC;
 	}
-	mr->key = th_mr_new_key(vp, i, mr->last_key);
+	th_mr_new_keys(vp, i, mr);
 	mr->access = access;
 	mr->uaddr = uaddr;
 	mr->len = len;
@@ -69,116 +67,145 @@ int th_eng_mr_add(struct th_eng_vport *vp, u64 uaddr, u64 len, u32 access,
 	mr->inflight = 0;
 	mr->dying = false;
 	vp->mr_count++;
-	*key = mr->key;
+	*lkey = mr->lkey;
+	*rkey = mr->rkey;
 	th_unlock(&vp->lock);
 	return 0;
 }
 
-struct th_eng_mr *th_mr_lookup_locked(struct th_eng_vport *vp, u32 key)
+struct th_eng_mr *th_mr_lookup_locked(struct th_eng_vport *vp, u32 lkey)
 	__must_hold(&vp->lock)
 {
-	u32 slot = key & ((1U << vp->mr_key_shift) - 1);
+	u32 slot = lkey & th_mr_slot_mask(vp);
 	struct th_eng_mr *mr;
 
-	if (!key || slot >= vp->eng->lim.max_mrs)
+	if (!lkey || slot >= vp->eng->lim.max_mrs)
 		return NULL;
 	mr = &vp->mrs[slot];
-	if (mr->key != key || mr->dying)
+	if (mr->lkey != lkey || mr->dying)
 		return NULL;
 	return mr;
 }
 
-/* First step of deregistration: the key stops resolving at once. */
-int th_eng_mr_kill(struct th_eng_vport *vp, u32 key)
+struct th_eng_mr *th_mr_lookup_rkey_locked(struct th_eng_vport *vp, u64 rkey)
+	__must_hold(&vp->lock)
 {
+	u32 slot = (u32)rkey & th_mr_slot_mask(vp);
 	struct th_eng_mr *mr;
 
-	th_lock(&vp->lock);
-	mr = th_mr_lookup_locked(vp, key);
-	if (mr)
-		mr->dying = true;
-	th_unlock(&vp->lock);
-	return mr ? 0 : -EINVAL;
+	if (!rkey || slot >= vp->eng->lim.max_mrs)
+		return NULL;
+	mr = &vp->mrs[slot];
+	if (!mr->lkey || mr->rkey != rkey || mr->dying)
+		return NULL;
+	return mr;
 }
 
-/* Second step: the provider waits (on ops->wake) until this is false. */
-bool th_eng_mr_busy(struct th_eng_vport *vp, u32 key)
-{
-	u32 slot = key & ((1U << vp->mr_key_shift) - 1);
-	bool busy;
+struct th_mr_dereg_wait {
+	u32 slot;
+	u32 lkey;
+};
 
-	if (slot >= vp->eng->lim.max_mrs)
-		return false;
+static bool th_mr_unused(struct th_eng_vport *vp, void *arg)
+{
+	struct th_mr_dereg_wait *w = arg;
+	bool unused;
+
 	th_lock(&vp->lock);
-	busy = vp->mrs[slot].key == key && vp->mrs[slot].inflight;
+	unused = !vp->mrs[w->slot].inflight;
 	th_unlock(&vp->lock);
-	return busy;
+	return unused;
 }
 
 /*
- * Last step: free the slot and hand back the provider's cookie to unpin.
- * Also used on a dead vport's MRs, which need no kill.
+ * Deregister: the keys stop resolving at once, operations in flight on the
+ * region finish, then the slot is freed and the provider releases what it
+ * put behind it.  -EINVAL for a key that names no region (or one another
+ * call is deregistering).
  */
-void *th_eng_mr_release(struct th_eng_vport *vp, u32 key)
+int th_eng_mr_dereg(struct th_eng_vport *vp, u32 lkey)
 {
-	u32 slot = key & ((1U << vp->mr_key_shift) - 1);
+	const struct th_eng_ops *ops = vp->eng->ops;
+	struct th_mr_dereg_wait w = { 0, lkey };
 	struct th_eng_mr *mr;
-	void *priv = NULL;
+	void *priv;
 
-	if (slot >= vp->eng->lim.max_mrs)
-		return NULL;
 	th_lock(&vp->lock);
-	mr = &vp->mrs[slot];
-	if (mr->key == key && key) {
-		priv = mr->priv;
-		mr->last_key = key;
-		mr->key = 0;
-		mr->dying = false;
-		mr->priv = NULL;
-		mr->kaddr = NULL;
-		vp->mr_count--;
+	mr = th_mr_lookup_locked(vp, lkey);
+	if (mr) {
+		mr->dying = true;
+		w.slot = mr - vp->mrs;
 	}
 	th_unlock(&vp->lock);
-	return priv;
+	if (!mr)
+		return -EINVAL;
+
+	ops->wait(vp, th_mr_unused, &w);
+
+	th_lock(&vp->lock);
+	priv = mr->priv;
+	mr->last_lkey = mr->lkey;
+	mr->lkey = 0;
+	mr->dying = false;
+	mr->priv = NULL;
+	mr->kaddr = NULL;
+	vp->mr_count--;
+	th_unlock(&vp->lock);
+	if (priv && ops->mr_free)
+		ops->mr_free(vp->eng->fabric, priv);
+	return 0;
 }
 
 /*
- * Resolve [@off, @off + @len) of MR @key on @vp for an operation needing
- * @access, and hold it until th_mr_put().  Errors are the completion
- * statuses of ABI.md: the vport is gone, the key is unknown or lacks the
- * access, or the range falls outside the region.
+ * Hold [@off, @off + @len) of @mr for an operation needing @access:
+ * -EACCES when the region lacks the access, -ERANGE when the range falls
+ * outside it.
  */
-int th_mr_get(struct th_eng_vport *vp, u32 key, u32 access, u64 off, u64 len,
+int th_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
+		      u32 access, u64 off, u64 len, struct th_mr_ref *ref)
+	__must_hold(&vp->lock)
+{
+	u64 end;
+
+	if ((mr->access & access) != access)
+		return -EACCES;
+	if (check_add_overflow(off, len, &end) || end > mr->len)
+		return -ERANGE;
+	mr->inflight++;
+	ref->vp = vp;
+	ref->mr = mr;
+	ref->ptr = mr->kaddr + off;
+	return 0;
+}
+
+/*
+ * Resolve a local range of @vp for one of its own operations, and hold it
+ * until th_mr_put().  Errors are the completion statuses of ABI.md: the
+ * vport is gone, the key is unknown (deregistered since the doorbell) or
+ * lacks the access, or the range falls outside the region.
+ */
+int th_mr_get(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off, u64 len,
 	      struct th_mr_ref *ref)
 {
 	struct th_eng_mr *mr;
-	u64 end;
-	int ret = 0;
+	int ret;
 
 	th_lock(&vp->lock);
 	if (vp->dead) {
 		ret = -ECONNREFUSED;
-		goto out;
+	} else {
+		mr = th_mr_lookup_locked(vp, lkey);
+		ret = mr ? th_mr_hold_locked(vp, mr, access, off, len, ref) :
+		      -EACCES;
 	}
-	mr = th_mr_lookup_locked(vp, key);
-	if (!mr || (mr->access & access) != access) {
-		ret = -EACCES;
-		goto out;
-	}
-	if (check_add_overflow(off, len, &end) || end > mr->len) {
-		ret = -ERANGE;
-		goto out;
-	}
-	mr->inflight++;
-	ref->mr = mr;
-	ref->ptr = mr->kaddr + off;
-out:
 	th_unlock(&vp->lock);
 	return ret;
 }
 
-void th_mr_put(struct th_eng_vport *vp, struct th_mr_ref *ref)
+void th_mr_put(struct th_mr_ref *ref)
 {
+	struct th_eng_vport *vp = ref->vp;
+
 	th_lock(&vp->lock);
 	if (!--ref->mr->inflight && (ref->mr->dying || vp->dead))
 		vp->eng->ops->wake(vp);

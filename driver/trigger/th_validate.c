@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * th_validate.c - the one place a descriptor chain is checked against
- * ABI.md "Errors and bad input", for every provider.  Everything here is
- * refused with -EINVAL at the doorbell; what can only be known when a chain
- * runs (remote keys, regions deregistered since) is checked in th_exec.c.
+ * ABI.md "Errors and bad input", for every provider.  Each rule answers
+ * with the reason the doorbell reports (enum th_nic_refusal; all of them
+ * -EINVAL); what can only be known when a chain runs (remote keys, domains,
+ * regions deregistered since) is checked in th_exec.c and th_remote.c.
  */
 #include "th_engine_int.h"
 #include "th_alu.h"
@@ -28,19 +29,33 @@ static bool th_range_ok(const struct th_eng_mr *mr, u64 off, u64 len)
 }
 
 /* A local MR named by a descriptor: it must exist and allow @access. */
-static const struct th_eng_mr *th_local_mr(struct th_eng_vport *vp, u32 key,
+static const struct th_eng_mr *th_local_mr(struct th_eng_vport *vp, u32 lkey,
 					   u32 access)
 	__must_hold(&vp->lock)
 {
-	const struct th_eng_mr *mr = th_mr_lookup_locked(vp, key);
+	const struct th_eng_mr *mr = th_mr_lookup_locked(vp, lkey);
 
 	if (!mr || (mr->access & access) != access)
 		return NULL;
 	return mr;
 }
 
-/* A remote target: a fabric address that can exist, and a range that
- * cannot wrap; the key itself is checked by the target when it runs.
+/* A local range: TH_NIC_REFUSE_LKEY, _RANGE, or none. */
+static u32 th_local_range(struct th_eng_vport *vp, u32 lkey, u32 access,
+			  u64 off, u64 len)
+	__must_hold(&vp->lock)
+{
+	const struct th_eng_mr *mr = th_local_mr(vp, lkey, access);
+
+	if (!mr)
+		return TH_NIC_REFUSE_LKEY;
+	return th_range_ok(mr, off, len) ? 0 : TH_NIC_REFUSE_RANGE;
+}
+
+/*
+ * A remote target: a fabric address that can exist, and a range that
+ * cannot wrap; the key and the domain are checked by the target when it
+ * runs.
  */
 static bool th_remote_ok(struct th_eng_vport *vp, u32 node, u32 vport,
 			 u64 off, u64 len)
@@ -52,76 +67,83 @@ static bool th_remote_ok(struct th_eng_vport *vp, u32 node, u32 vport,
 	       len <= lim->max_mr_size && !check_add_overflow(off, len, &end);
 }
 
-static int th_validate_xfer(struct th_eng_vport *vp, const struct th_nic_desc *d)
+/* TH_NIC_DF_REMOTE_CT and its counter: both or neither, and in range. */
+static u32 th_remote_ct_ok(struct th_eng_vport *vp, const struct th_nic_desc *d,
+			   u16 remote_ct, bool allowed)
+{
+	if (d->flags & TH_NIC_DF_REMOTE_CT) {
+		if (!allowed)
+			return TH_NIC_REFUSE_FLAGS;
+		if (remote_ct >= vp->eng->lim.max_counters)
+			return TH_NIC_REFUSE_COUNTER;
+	} else if (remote_ct) {
+		return TH_NIC_REFUSE_COUNTER;
+	}
+	return 0;
+}
+
+static u32 th_validate_xfer(struct th_eng_vport *vp, const struct th_nic_desc *d)
 	__must_hold(&vp->lock)
 {
 	const struct th_nic_desc_xfer *x = &d->xfer;
 	bool is_get = d->opcode == TH_NIC_OP_GET;
-	const struct th_eng_mr *mr;
+	u32 reason;
 
-	if (!th_all_zero(x->rsvd, sizeof(x->rsvd)))
-		return -EINVAL;
-	mr = th_local_mr(vp, x->lkey, is_get ? TH_NIC_ACCESS_LOCAL_WRITE : 0);
-	if (!mr || !th_range_ok(mr, x->loff, x->len))
-		return -EINVAL;
+	if (x->rsvd0 || !th_all_zero(x->rsvd, sizeof(x->rsvd)))
+		return TH_NIC_REFUSE_RESERVED;
+	reason = th_local_range(vp, x->lkey,
+				is_get ? TH_NIC_ACCESS_LOCAL_WRITE : 0,
+				x->loff, x->len);
+	if (reason)
+		return reason;
 	if (!th_remote_ok(vp, x->node, x->vport, x->roff, x->len))
-		return -EINVAL;
-	if (d->flags & TH_NIC_DF_REMOTE_CT) {
-		if (is_get || x->remote_ct >= vp->eng->lim.max_counters)
-			return -EINVAL;
-	} else if (x->remote_ct) {
-		return -EINVAL;
-	}
-	return 0;
+		return TH_NIC_REFUSE_ADDRESS;
+	return th_remote_ct_ok(vp, d, x->remote_ct, !is_get);
 }
 
-static int th_validate_copy(struct th_eng_vport *vp, const struct th_nic_desc *d)
+static u32 th_validate_copy(struct th_eng_vport *vp, const struct th_nic_desc *d)
 	__must_hold(&vp->lock)
 {
 	const struct th_nic_desc_copy *c = &d->copy;
-	const struct th_eng_mr *src, *dst;
+	u32 reason;
 
 	if (!th_all_zero(c->rsvd, sizeof(c->rsvd)))
-		return -EINVAL;
-	src = th_local_mr(vp, c->src_key, 0);
-	dst = th_local_mr(vp, c->dst_key, TH_NIC_ACCESS_LOCAL_WRITE);
-	if (!src || !dst || !th_range_ok(src, c->src_off, c->len) ||
-	    !th_range_ok(dst, c->dst_off, c->len))
-		return -EINVAL;
-	return 0;
+		return TH_NIC_REFUSE_RESERVED;
+	reason = th_local_range(vp, c->src_key, 0, c->src_off, c->len);
+	if (!reason)
+		reason = th_local_range(vp, c->dst_key, TH_NIC_ACCESS_LOCAL_WRITE,
+					c->dst_off, c->len);
+	return reason;
 }
 
-static int th_validate_inline(struct th_eng_vport *vp,
+static u32 th_validate_inline(struct th_eng_vport *vp,
 			      const struct th_nic_desc *d)
 	__must_hold(&vp->lock)
 {
 	const struct th_nic_desc_inline *w = &d->wr_inline;
-	const struct th_eng_mr *mr;
+	bool remote = d->flags & TH_NIC_DF_REMOTE;
+	u32 reason;
 
 	if (!th_all_zero(w->rsvd0, sizeof(w->rsvd0)) ||
 	    !th_all_zero(w->rsvd, sizeof(w->rsvd)))
-		return -EINVAL;
+		return TH_NIC_REFUSE_RESERVED;
 	if (!w->len || w->len > TH_NIC_INLINE_MAX ||
 	    !th_all_zero(w->data + w->len, TH_NIC_INLINE_MAX - w->len))
-		return -EINVAL;
-	if (d->flags & TH_NIC_DF_REMOTE) {
+		return TH_NIC_REFUSE_INLINE;
+	if (remote) {
+		if (w->lkey)
+			return TH_NIC_REFUSE_ADDRESS;
 		if (!th_remote_ok(vp, w->node, w->vport, w->off, w->len))
-			return -EINVAL;
+			return TH_NIC_REFUSE_ADDRESS;
 	} else {
-		if (w->node || w->vport)
-			return -EINVAL;
-		mr = th_local_mr(vp, w->key, TH_NIC_ACCESS_LOCAL_WRITE);
-		if (!mr || !th_range_ok(mr, w->off, w->len))
-			return -EINVAL;
+		if (w->node || w->vport || w->rkey)
+			return TH_NIC_REFUSE_ADDRESS;
+		reason = th_local_range(vp, w->lkey, TH_NIC_ACCESS_LOCAL_WRITE,
+					w->off, w->len);
+		if (reason)
+			return reason;
 	}
-	if (d->flags & TH_NIC_DF_REMOTE_CT) {
-		if (!(d->flags & TH_NIC_DF_REMOTE) ||
-		    w->remote_ct >= vp->eng->lim.max_counters)
-			return -EINVAL;
-	} else if (w->remote_ct) {
-		return -EINVAL;
-	}
-	return 0;
+	return th_remote_ct_ok(vp, d, w->remote_ct, remote);
 }
 
 /*
@@ -129,23 +151,27 @@ static int th_validate_inline(struct th_eng_vport *vp,
  * address space, and either exactly the destination or disjoint from it
  * (a shifted overlap would make the result depend on evaluation order).
  */
-static bool th_reduce_operand_ok(struct th_eng_vport *vp, u32 key, u64 off,
-				 u64 bytes, u32 esize, u64 dst_addr)
+static u32 th_reduce_operand_ok(struct th_eng_vport *vp, u32 lkey, u64 off,
+				u64 bytes, u32 esize, u64 dst_addr)
 	__must_hold(&vp->lock)
 {
-	const struct th_eng_mr *mr = th_local_mr(vp, key, 0);
+	const struct th_eng_mr *mr = th_local_mr(vp, lkey, 0);
 	u64 addr;
 
-	if (!mr || !th_range_ok(mr, off, bytes))
-		return false;
+	if (!mr)
+		return TH_NIC_REFUSE_LKEY;
+	if (!th_range_ok(mr, off, bytes))
+		return TH_NIC_REFUSE_RANGE;
 	addr = mr->uaddr + off;
 	if (addr & (esize - 1))
-		return false;
-	return addr == dst_addr || addr + bytes <= dst_addr ||
-	       dst_addr + bytes <= addr;
+		return TH_NIC_REFUSE_ALIGN;
+	if (addr == dst_addr || addr + bytes <= dst_addr ||
+	    dst_addr + bytes <= addr)
+		return 0;
+	return TH_NIC_REFUSE_OVERLAP;
 }
 
-static int th_validate_reduce(struct th_eng_vport *vp,
+static u32 th_validate_reduce(struct th_eng_vport *vp,
 			      const struct th_nic_desc *d)
 	__must_hold(&vp->lock)
 {
@@ -154,106 +180,113 @@ static int th_validate_reduce(struct th_eng_vport *vp,
 	u32 max_src = TH_NIC_MAX_OPERANDS;
 	const struct th_eng_mr *dst;
 	u64 bytes, dst_addr, off;
-	u32 esize, i, used_off, used_key;
+	u32 esize, i, used_off, used_key, reason;
 
 	if (!th_alu_op_valid(r->alu_op, r->dtype))
-		return -EINVAL;
+		return TH_NIC_REFUSE_ALU;
 	if (r->rflags & ~(u32)TH_NIC_RF_ALL)
-		return -EINVAL;
+		return TH_NIC_REFUSE_ALU;
 	if (r->rflags & TH_NIC_RF_ACCUMULATE)
 		max_src--;
 	if (!r->nsrc || r->nsrc > max_src)
-		return -EINVAL;
+		return TH_NIC_REFUSE_ALU;
 
 	/* fields past the operands in use must be zero */
 	used_key = strided ? 1 : r->nsrc;
 	used_off = strided ? 2 : r->nsrc;
 	for (i = used_key; i < TH_NIC_MAX_OPERANDS; i++)
 		if (r->src_key[i])
-			return -EINVAL;
+			return TH_NIC_REFUSE_RESERVED;
 	for (i = used_off; i < TH_NIC_MAX_OPERANDS; i++)
 		if (r->src_off[i])
-			return -EINVAL;
+			return TH_NIC_REFUSE_RESERVED;
 
 	esize = th_alu_dtype_size(r->dtype);
 	bytes = (u64)r->count * esize;
 	dst = th_local_mr(vp, r->dst_key, TH_NIC_ACCESS_LOCAL_WRITE);
-	if (!dst || !th_range_ok(dst, r->dst_off, bytes))
-		return -EINVAL;
+	if (!dst)
+		return TH_NIC_REFUSE_LKEY;
+	if (!th_range_ok(dst, r->dst_off, bytes))
+		return TH_NIC_REFUSE_RANGE;
 	dst_addr = dst->uaddr + r->dst_off;
 	if (dst_addr & (esize - 1))
-		return -EINVAL;
+		return TH_NIC_REFUSE_ALIGN;
 
 	for (i = 0; i < r->nsrc; i++) {
 		if (strided) {
 			if (check_mul_overflow((u64)i, (u64)r->src_off[1], &off) ||
 			    check_add_overflow(off, (u64)r->src_off[0], &off))
-				return -EINVAL;
-			if (!th_reduce_operand_ok(vp, r->src_key[0], off, bytes,
-						  esize, dst_addr))
-				return -EINVAL;
-		} else if (!th_reduce_operand_ok(vp, r->src_key[i], r->src_off[i],
-						 bytes, esize, dst_addr)) {
-			return -EINVAL;
+				return TH_NIC_REFUSE_RANGE;
+			reason = th_reduce_operand_ok(vp, r->src_key[0], off,
+						      bytes, esize, dst_addr);
+		} else {
+			reason = th_reduce_operand_ok(vp, r->src_key[i],
+						      r->src_off[i], bytes,
+						      esize, dst_addr);
 		}
+		if (reason)
+			return reason;
 	}
 	return 0;
 }
 
-static int th_validate_ct(struct th_eng_vport *vp, const struct th_nic_desc *d)
+static u32 th_validate_ct(struct th_eng_vport *vp, const struct th_nic_desc *d)
 {
 	const struct th_nic_desc_ct *c = &d->ct;
 
 	if (c->rsvd0 || c->rsvd1 || !th_all_zero(c->rsvd, sizeof(c->rsvd)))
-		return -EINVAL;
-	return c->ct < vp->eng->lim.max_counters ? 0 : -EINVAL;
+		return TH_NIC_REFUSE_RESERVED;
+	return c->ct < vp->eng->lim.max_counters ? 0 : TH_NIC_REFUSE_COUNTER;
 }
 
 /* Rules every descriptor follows, whatever its opcode. */
-static int th_validate_common(struct th_eng_vport *vp,
+static u32 th_validate_common(struct th_eng_vport *vp,
 			      const struct th_nic_desc *d, u32 pos, u32 n)
 {
 	const struct th_eng_limits *lim = &vp->eng->lim;
 	bool linked = d->flags & TH_NIC_DF_LINK;
 
-	if (d->opcode >= TH_NIC_OP_MAX || d->rsvd0)
-		return -EINVAL;
+	if (d->opcode >= TH_NIC_OP_MAX)
+		return TH_NIC_REFUSE_OPCODE;
+	if (d->rsvd0)
+		return TH_NIC_REFUSE_RESERVED;
 	if (d->flags & ~(u32)TH_NIC_DF_ALL)
-		return -EINVAL;
+		return TH_NIC_REFUSE_FLAGS;
 	/* every descriptor but the last links to the next */
 	if (linked != (pos + 1 < n))
-		return -EINVAL;
+		return TH_NIC_REFUSE_CHAIN;
 	if (pos == 0) {
 		if (d->trig_ct >= lim->max_counters)
-			return -EINVAL;
+			return TH_NIC_REFUSE_TRIGGER;
 	} else if (d->trig_ct || d->threshold || d->cookie) {
-		return -EINVAL;
+		return TH_NIC_REFUSE_TRIGGER;
 	}
 	if (d->flags & TH_NIC_DF_COMP_CT) {
 		if (d->comp_ct >= lim->max_counters)
-			return -EINVAL;
+			return TH_NIC_REFUSE_COUNTER;
 	} else if (d->comp_ct) {
-		return -EINVAL;
+		return TH_NIC_REFUSE_COUNTER;
 	}
 	if ((d->flags & TH_NIC_DF_REMOTE) && d->opcode != TH_NIC_OP_WRITE_INLINE)
-		return -EINVAL;
+		return TH_NIC_REFUSE_FLAGS;
 	if ((d->flags & TH_NIC_DF_REMOTE_CT) && d->opcode != TH_NIC_OP_PUT &&
 	    d->opcode != TH_NIC_OP_WRITE_INLINE)
-		return -EINVAL;
+		return TH_NIC_REFUSE_FLAGS;
 	return 0;
 }
 
-static int th_validate_desc(struct th_eng_vport *vp, const struct th_nic_desc *d,
+static u32 th_validate_desc(struct th_eng_vport *vp, const struct th_nic_desc *d,
 			    u32 pos, u32 n)
 	__must_hold(&vp->lock)
 {
-	int ret = th_validate_common(vp, d, pos, n);
+	u32 reason = th_validate_common(vp, d, pos, n);
 
-	if (ret)
-		return ret;
+	if (reason)
+		return reason;
 	switch (d->opcode) {
 	case TH_NIC_OP_NOP:
-		return th_all_zero(d->raw, sizeof(d->raw)) ? 0 : -EINVAL;
+		return th_all_zero(d->raw, sizeof(d->raw)) ?
+		       0 : TH_NIC_REFUSE_RESERVED;
 	case TH_NIC_OP_PUT:
 	case TH_NIC_OP_GET:
 		return th_validate_xfer(vp, d);
@@ -268,32 +301,32 @@ static int th_validate_desc(struct th_eng_vport *vp, const struct th_nic_desc *d
 		return th_validate_ct(vp, d);
 	case TH_NIC_OP_NOTIFY:
 		return th_all_zero(d->notify.rsvd, sizeof(d->notify.rsvd)) ?
-		       0 : -EINVAL;
+		       0 : TH_NIC_REFUSE_RESERVED;
 	}
-	return -EINVAL;
+	return TH_NIC_REFUSE_OPCODE;
 }
 
 /*
  * Check a whole chain of @n descriptors (already copied out of the SQ).
- * On -EINVAL, *@bad is the position of the first offending descriptor.
+ * Returns TH_NIC_REFUSE_NONE, or the reason for the first offending
+ * descriptor, whose position is then in *@bad.
  */
-int th_eng_chain_validate(struct th_eng_vport *vp,
+u32 th_eng_chain_validate(struct th_eng_vport *vp,
 			  const struct th_nic_desc *descs, u32 n, u32 *bad)
 {
-	int ret = 0;
-	u32 i;
+	u32 i, reason = TH_NIC_REFUSE_NONE;
 
 	*bad = 0;
 	if (!n || n > vp->eng->lim.max_chain)
-		return -EINVAL;
+		return TH_NIC_REFUSE_CHAIN;
 	th_lock(&vp->lock);
 	for (i = 0; i < n; i++) {
-		ret = th_validate_desc(vp, &descs[i], i, n);
-		if (ret) {
+		reason = th_validate_desc(vp, &descs[i], i, n);
+		if (reason) {
 			*bad = i;
 			break;
 		}
 	}
 	th_unlock(&vp->lock);
-	return ret;
+	return reason;
 }

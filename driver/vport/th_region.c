@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * th_region.c - memory a vport shares with userspace (SQ, CQ, counters):
- * allocated with vmalloc_user(), mapped with remap_vmalloc_range(), and
- * refcounted by every VMA so that it outlives neither its vport's users nor
- * its mappings.
+ * pages allocated one by one and charged to the creating process's memory
+ * cgroup, mapped contiguously for the kernel (vmap) and inserted into
+ * MAP_SHARED mappings of the node file.  A mapping holds its own
+ * references on the pages, so they outlive the vport until the last
+ * munmap, and the file the mapping holds keeps the module loaded.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -11,58 +13,61 @@
 
 #include "th_loc.h"
 
-struct th_region *th_region_alloc(size_t size, bool readonly)
+static void th_region_free_pages(struct th_region *r, unsigned long n)
 {
-	struct th_region *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	while (n--)
+		__free_page(r->pages[n]);
+	kvfree(r->pages);
+	r->pages = NULL;
+}
 
-	if (!r)
-		return NULL;
-	r->mem = vmalloc_user(size);
-	if (!r->mem) {
-		kfree(r);
-		return NULL;
-	}
-	kref_init(&r->ref);
-	r->size = size;
+/* @bytes rounded up to pages, zeroed; 0 or -ENOMEM. */
+int th_region_alloc(struct th_region *r, size_t bytes, bool readonly)
+{
+	unsigned long i;
+
+	r->npages = PAGE_ALIGN(bytes) >> PAGE_SHIFT;
+	r->size = r->npages << PAGE_SHIFT;
 	r->readonly = readonly;
-	return r;
+	r->pages = kvcalloc(r->npages, sizeof(*r->pages), TH_GFP_USER);
+	if (!r->pages)
+		return -ENOMEM;
+	for (i = 0; i < r->npages; i++) {
+		r->pages[i] = alloc_page(TH_GFP_USER | __GFP_ZERO);
+		if (!r->pages[i])
+			goto err_free;
+	}
+	r->mem = vmap(r->pages, r->npages, VM_MAP, PAGE_KERNEL);
+	if (!r->mem)
+		goto err_free;
+	return 0;
+
+err_free:
+	th_region_free_pages(r, i);
+	return -ENOMEM;
 }
 
-static void th_region_release(struct kref *ref)
+/* Drop the vport's hold; pages still mapped live until their munmap. */
+void th_region_free(struct th_region *r)
 {
-	struct th_region *r = container_of(ref, struct th_region, ref);
-
-	vfree(r->mem);
-	kfree(r);
+	if (!r->pages)
+		return;
+	vunmap(r->mem);
+	r->mem = NULL;
+	th_region_free_pages(r, r->npages);
 }
 
-void th_region_put(struct th_region *r)
-{
-	kref_put(&r->ref, th_region_release);
-}
-
-static void th_region_vm_open(struct vm_area_struct *vma)
-{
-	struct th_region *r = vma->vm_private_data;
-
-	kref_get(&r->ref);
-}
-
-static void th_region_vm_close(struct vm_area_struct *vma)
-{
-	th_region_put(vma->vm_private_data);
-}
-
-static const struct vm_operations_struct th_region_vm_ops = {
-	.open	= th_region_vm_open,
-	.close	= th_region_vm_close,
-};
-
+/*
+ * MAP_SHARED only: a private mapping would give userspace copy-on-write
+ * pages the NIC never sees.  The counter page only ever read-only.
+ */
 int th_region_mmap(struct th_region *r, struct vm_area_struct *vma)
 {
-	int ret;
+	unsigned long pages = vma_pages(vma);
 
-	if (vma->vm_end - vma->vm_start > r->size)
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (pages > r->npages)
 		return -EINVAL;
 	if (r->readonly) {
 		if (vma->vm_flags & VM_WRITE)
@@ -70,11 +75,6 @@ int th_region_mmap(struct th_region *r, struct vm_area_struct *vma)
 		/* and mprotect() may not make it writable later */
 		vma->vm_flags &= ~VM_MAYWRITE;
 	}
-	ret = remap_vmalloc_range(vma, r->mem, 0);
-	if (ret)
-		return ret;
-	vma->vm_private_data = r;
-	vma->vm_ops = &th_region_vm_ops;
-	th_region_vm_open(vma);
-	return 0;
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	return vm_insert_pages(vma, vma->vm_start, r->pages, &pages);
 }

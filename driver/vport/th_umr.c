@@ -1,47 +1,80 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * th_umr.c - memory registration: user pages pinned (FOLL_LONGTERM) and
- * mapped contiguously in the kernel (vmap) behind an engine MR key, with
- * pinned_vm accounting against RLIMIT_MEMLOCK, and deregistration that
- * waits for the operations using the region.
+ * mapped contiguously in the kernel (vmap) behind an engine MR, charged to
+ * the registering user against RLIMIT_MEMLOCK until they are unpinned,
+ * whichever process closes the vport (io_uring's rule: a short-lived child
+ * must not take the charge away with its mm).
  */
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
 #include "th_loc.h"
 
-static void th_umr_free(struct th_umr *umr, unsigned long pinned)
+/*
+ * Charge @npages to the caller's user, refusing past RLIMIT_MEMLOCK,
+ * unless it may lock memory anyway (CAP_IPC_LOCK).  The pages also show
+ * in the registering mm's pinned_vm, for the record.
+ */
+static int th_umr_charge(struct th_umr *umr)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct user_struct *user;
+	unsigned long cur, next;
+
+	if (!capable(CAP_IPC_LOCK)) {
+		user = current_user();
+		cur = atomic_long_read(&user->locked_vm);
+		do {
+			next = cur + umr->npages;
+			if (next > limit || next < cur)
+				return -ENOMEM;
+		} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, next));
+		umr->user = get_uid(user);
+	}
+	umr->mm = current->mm;
+	mmgrab(umr->mm);
+	atomic64_add(umr->npages, &umr->mm->pinned_vm);
+	return 0;
+}
+
+static void th_umr_uncharge(struct th_umr *umr)
+{
+	if (umr->user) {
+		atomic_long_sub(umr->npages, &umr->user->locked_vm);
+		free_uid(umr->user);
+	}
+	if (umr->mm) {
+		atomic64_sub(umr->npages, &umr->mm->pinned_vm);
+		mmdrop(umr->mm);
+	}
+}
+
+static void th_umr_release(struct th_umr *umr, unsigned long pinned)
 {
 	if (umr->vaddr)
 		vunmap(umr->vaddr);
 	if (pinned)
 		unpin_user_pages_dirty_lock(umr->pages, pinned, umr->writable);
-	atomic64_sub(umr->npages, &umr->mm->pinned_vm);
-	mmdrop(umr->mm);
+	th_umr_uncharge(umr);
 	kvfree(umr->pages);
 	kfree(umr);
 }
 
-/* Charge @npages to the caller's pinned_vm, as RDMA drivers do. */
-static int th_umr_charge(struct mm_struct *mm, unsigned long npages)
+/* The engine's MR is gone and nothing uses the pages: unpin, uncharge. */
+void th_umr_free(struct th_umr *umr)
 {
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	s64 now = atomic64_add_return(npages, &mm->pinned_vm);
-
-	if (now > limit && !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(npages, &mm->pinned_vm);
-		return -ENOMEM;
-	}
-	return 0;
+	th_umr_release(umr, umr->npages);
 }
 
-static int th_umr_pin(struct th_umr *umr, unsigned long start,
+static int th_umr_pin(struct th_umr *umr, unsigned long start, bool write,
 		      unsigned long *pinned)
 {
-	unsigned int gup = FOLL_LONGTERM | (umr->writable ? FOLL_WRITE : 0);
+	unsigned int gup = FOLL_LONGTERM | (write ? FOLL_WRITE : 0);
 	long got;
 
 	while (*pinned < umr->npages) {
@@ -61,89 +94,64 @@ int th_umr_reg(struct th_vport *vp, struct th_nic_mr_reg *req)
 {
 	struct th_umr *umr;
 	unsigned long start, pinned = 0;
-	u64 end;
-	u32 key;
+	u32 lkey;
+	u64 rkey;
 	int ret;
 
-	if (req->flags || req->rsvd0 || req->rsvd[0] || req->rsvd[1])
-		return -EINVAL;
-	ret = th_eng_mr_check_new(vp->ev.eng, req->length, req->access);
+	ret = th_eng_cmd_mr_check(vp->ev.eng, req);
 	if (ret)
 		return ret;
-	if (check_add_overflow(req->addr, req->length, &end))
-		return -EINVAL;
-	if (end > TASK_SIZE)
+	if (req->addr + req->length > TASK_SIZE)
 		return -EFAULT;		/* not user memory */
 
-	umr = kzalloc(sizeof(*umr), GFP_KERNEL);
+	umr = kzalloc(sizeof(*umr), TH_GFP_USER);
 	if (!umr)
 		return -ENOMEM;
 	start = req->addr & PAGE_MASK;
-	umr->npages = (PAGE_ALIGN(end) - start) >> PAGE_SHIFT;
+	umr->npages = (PAGE_ALIGN(req->addr + req->length) - start) >> PAGE_SHIFT;
 	umr->writable = req->access & (TH_NIC_ACCESS_LOCAL_WRITE |
 				       TH_NIC_ACCESS_REMOTE_WRITE);
-	umr->mm = current->mm;
-	mmgrab(umr->mm);
-	ret = th_umr_charge(umr->mm, umr->npages);
+	ret = th_umr_charge(umr);
 	if (ret) {
-		mmdrop(umr->mm);
 		kfree(umr);
 		return ret;
 	}
-	umr->pages = kvmalloc_array(umr->npages, sizeof(*umr->pages), GFP_KERNEL);
+	umr->pages = kvmalloc_array(umr->npages, sizeof(*umr->pages),
+				    TH_GFP_USER);
 	if (!umr->pages) {
 		ret = -ENOMEM;
-		goto err_free;
+		goto err_release;
 	}
-	ret = th_umr_pin(umr, start, &pinned);
+	/*
+	 * Pin for writing even a region the NIC will only read, where the
+	 * mapping allows it: a read-only pin of a page never written yet
+	 * would pin the shared zero page, and the owner's first write would
+	 * then go to a copy the NIC never sees.  A mapping that cannot be
+	 * written (a read-only file) cannot diverge: pin it for reading.
+	 */
+	ret = th_umr_pin(umr, start, true, &pinned);
+	if (ret == -EFAULT && !umr->writable) {
+		unpin_user_pages(umr->pages, pinned);
+		pinned = 0;
+		ret = th_umr_pin(umr, start, false, &pinned);
+	}
 	if (ret)
-		goto err_free;
+		goto err_release;
 	umr->vaddr = vmap(umr->pages, umr->npages, VM_MAP, PAGE_KERNEL);
 	if (!umr->vaddr) {
 		ret = -ENOMEM;
-		goto err_free;
+		goto err_release;
 	}
 	ret = th_eng_mr_add(&vp->ev, req->addr, req->length, req->access,
 			    (u8 *)umr->vaddr + offset_in_page(req->addr), umr,
-			    &key);
+			    &lkey, &rkey);
 	if (ret)
-		goto err_free;
-	req->key = key;
+		goto err_release;
+	req->lkey = lkey;
+	req->rkey = rkey;
 	return 0;
 
-err_free:
-	th_umr_free(umr, pinned);
+err_release:
+	th_umr_release(umr, pinned);
 	return ret;
-}
-
-/* Stop new lookups, wait for operations in flight, then unpin. */
-int th_umr_dereg(struct th_vport *vp, u32 key)
-{
-	struct th_umr *umr;
-	int ret;
-
-	ret = th_eng_mr_kill(&vp->ev, key);
-	if (ret)
-		return ret;
-	wait_event(vp->wq, !th_eng_mr_busy(&vp->ev, key));
-	umr = th_eng_mr_release(&vp->ev, key);
-	if (umr)
-		th_umr_free(umr, umr->npages);
-	return 0;
-}
-
-/* Teardown of an idle, dead vport: nothing uses its MRs any more. */
-void th_umr_release_all(struct th_vport *vp)
-{
-	u32 i, key;
-	struct th_umr *umr;
-
-	for (i = 0; i < vp->ev.eng->lim.max_mrs; i++) {
-		key = vp->ev.mrs[i].key;
-		if (!key)
-			continue;
-		umr = th_eng_mr_release(&vp->ev, key);
-		if (umr)
-			th_umr_free(umr, umr->npages);
-	}
 }

@@ -1,18 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * th_vport.c - vport lifetime: creation on an open file, publication on the
- * fabric, lookup by the owner, and teardown that cancels what is pending,
- * waits for what runs and for peers using it, then frees.
+ * th_vport.c - vport lifetime: creation on an open file in a domain,
+ * charged to its user, publication on the fabric, lookup by the owner,
+ * and teardown that cancels what is pending, waits for what runs and for
+ * peers using it, then frees.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
 
 #include "th_loc.h"
 
+/*
+ * Drop a reference.  The last one wakes the teardown waiting in
+ * th_fabric_quiesce(); the vport is freed after an RCU grace period
+ * (kfree_rcu), so the wake-up below never touches freed memory.
+ */
 void th_vport_put(struct th_vport *vp)
 {
+	rcu_read_lock();
 	if (refcount_dec_and_test(&vp->refs))
-		complete(&vp->released);
+		wake_up_all(&vp->wq);
+	rcu_read_unlock();
 }
 
 /* A vport of @tf by index, referenced; NULL if @tf has no such vport. */
@@ -37,46 +45,43 @@ static void th_vport_free_regions(struct th_vport *vp)
 	int i;
 
 	for (i = 0; i < TH_REGION_NR; i++)
-		if (vp->regions[i])
-			th_region_put(vp->regions[i]);
+		th_region_free(&vp->regions[i]);
 }
 
-static int th_vport_alloc_regions(struct th_vport *vp, const struct th_eng_limits *lim)
+static int th_vport_alloc_regions(struct th_vport *vp)
 {
-	size_t sq, cq, ct;
+	const struct th_eng_vport_config *cfg = &vp->cfg;
+	int ret;
 
-	sq = th_eng_ring_layout(vp->sq_entries, sizeof(struct th_nic_desc),
-				&vp->sq_off);
-	cq = th_eng_ring_layout(vp->cq_entries, sizeof(struct th_nic_cqe),
-				&vp->cq_off);
-	ct = (size_t)lim->max_counters * sizeof(struct th_nic_ct);
-	vp->regions[TH_REGION_SQ] = th_region_alloc(PAGE_ALIGN(sq), false);
-	vp->regions[TH_REGION_CQ] = th_region_alloc(PAGE_ALIGN(cq), false);
-	vp->regions[TH_REGION_CT] = th_region_alloc(PAGE_ALIGN(ct), true);
-	if (!vp->regions[TH_REGION_SQ] || !vp->regions[TH_REGION_CQ] ||
-	    !vp->regions[TH_REGION_CT]) {
+	ret = th_region_alloc(&vp->regions[TH_REGION_SQ], cfg->sq_bytes, false);
+	if (!ret)
+		ret = th_region_alloc(&vp->regions[TH_REGION_CQ], cfg->cq_bytes,
+				      false);
+	if (!ret)
+		ret = th_region_alloc(&vp->regions[TH_REGION_CT], cfg->ct_bytes,
+				      true);
+	if (ret)
 		th_vport_free_regions(vp);
-		return -ENOMEM;
-	}
-	return 0;
+	return ret;
 }
 
 static void th_vport_describe(struct th_vport *vp, struct th_nic_vport_create *req)
 {
 	u32 index = vp->ev.index;
 
-	req->vport = index;
-	req->sq_entries = vp->sq_entries;
-	req->cq_entries = vp->cq_entries;
-	req->ct_count = vp->ev.eng->lim.max_counters;
-	req->sq_off = vp->sq_off;
-	req->cq_off = vp->cq_off;
+	th_eng_cmd_vport_describe(&vp->ev, &vp->cfg, req);
 	req->sq_mmap_offset = TH_MMAP_OFFSET(index, TH_REGION_SQ);
 	req->cq_mmap_offset = TH_MMAP_OFFSET(index, TH_REGION_CQ);
 	req->ct_mmap_offset = TH_MMAP_OFFSET(index, TH_REGION_CT);
-	req->sq_mmap_size = vp->regions[TH_REGION_SQ]->size;
-	req->cq_mmap_size = vp->regions[TH_REGION_CQ]->size;
-	req->ct_mmap_size = vp->regions[TH_REGION_CT]->size;
+	req->sq_mmap_size = vp->regions[TH_REGION_SQ].size;
+	req->cq_mmap_size = vp->regions[TH_REGION_CQ].size;
+	req->ct_mmap_size = vp->regions[TH_REGION_CT].size;
+}
+
+/* The identity the engine compares: the joined domain or the user's own. */
+static const void *th_vport_domain_id(struct th_vport *vp)
+{
+	return vp->domain ? vp->domain : &vp->user->domain;
 }
 
 int th_vport_create(struct th_file *tf, struct th_nic_vport_create *req)
@@ -89,25 +94,32 @@ int th_vport_create(struct th_file *tf, struct th_nic_vport_create *req)
 	u32 i;
 	int ret;
 
-	vp = kzalloc(sizeof(*vp), GFP_KERNEL);
+	vp = kzalloc(sizeof(*vp), TH_GFP_USER);
 	if (!vp)
 		return -ENOMEM;
-	vp->sq_entries = req->sq_entries ? req->sq_entries : lim->max_sq_entries;
-	vp->cq_entries = req->cq_entries ? req->cq_entries : lim->max_cq_entries;
-	if (!th_eng_ring_size_valid(vp->sq_entries, lim->max_sq_entries) ||
-	    !th_eng_ring_size_valid(vp->cq_entries, lim->max_cq_entries) ||
-	    vp->sq_entries < lim->max_chain) {
-		ret = -EINVAL;
-		goto err_free_vp;
-	}
-	ret = th_vport_alloc_regions(vp, lim);
+	ret = th_eng_cmd_vport_config(&fab->eng, req, &vp->cfg);
 	if (ret)
 		goto err_free_vp;
+	if (req->flags & TH_NIC_VPORT_F_DOMAIN) {
+		vp->domain = th_domain_from_fd(req->domain_fd);
+		if (IS_ERR(vp->domain)) {
+			ret = PTR_ERR(vp->domain);
+			goto err_free_vp;
+		}
+	}
+	ret = -ENOMEM;
+	vp->user = th_fabric_user_get(fab);
+	if (!vp->user)
+		goto err_put_domain;
+	ret = th_vport_alloc_regions(vp);
+	if (ret)
+		goto err_put_user;
 	vp->owner = tf;
 	refcount_set(&vp->refs, 1);	/* the fabric table's */
-	init_completion(&vp->released);
 	init_waitqueue_head(&vp->wq);
-	mutex_init(&vp->sq_mutex);
+	spin_lock_init(&vp->defer_lock);
+	th_list_init(&vp->deferred);
+	INIT_WORK(&vp->run_work, th_fabric_run_work);
 
 	mutex_lock(&node->lock);
 	for (i = 0; i < lim->max_vports; i++) {
@@ -119,10 +131,11 @@ int th_vport_create(struct th_file *tf, struct th_nic_vport_create *req)
 		ret = -ENOSPC;
 		goto err_unlock;
 	}
-	ret = th_eng_vport_init(&vp->ev, &fab->eng, node->id, i,
-				vp->regions[TH_REGION_SQ]->mem, vp->sq_entries,
-				vp->regions[TH_REGION_CQ]->mem, vp->cq_entries,
-				vp->regions[TH_REGION_CT]->mem);
+	ret = th_eng_vport_init(&vp->ev, &fab->eng, node->id, i, &vp->cfg,
+				vp->regions[TH_REGION_SQ].mem,
+				vp->regions[TH_REGION_CQ].mem,
+				vp->regions[TH_REGION_CT].mem,
+				th_vport_domain_id(vp), &vp->user->acct);
 	if (ret)
 		goto err_unlock;
 	mutex_lock(&tf->lock);
@@ -138,40 +151,37 @@ int th_vport_create(struct th_file *tf, struct th_nic_vport_create *req)
 err_unlock:
 	mutex_unlock(&node->lock);
 	th_vport_free_regions(vp);
+err_put_user:
+	th_fabric_user_put(fab, vp->user);
+err_put_domain:
+	if (vp->domain)
+		th_domain_put(vp->domain);
 err_free_vp:
 	kfree(vp);
 	return ret;
 }
 
 /*
- * Take a vport that its owner no longer lists down: unpublish it, cancel
- * its pending chains (their peers see the failures), wait until no peer
- * holds it and none of its chains runs, release its MRs, and free it after
- * concurrent RCU lookups are done.  Its mappings keep their memory until
- * unmapped (struct th_region).
+ * Take a vport that its owner no longer lists down: unpublish it, then the
+ * engine's teardown (cancel what is pending, so peers see the failures;
+ * wait until no peer holds it and none of its chains runs; release its
+ * MRs), and free it after concurrent RCU lookups are done.  Its mappings
+ * keep their pages until unmapped (struct th_region).
  */
 static void th_vport_teardown(struct th_vport *vp)
 {
 	struct th_node *node = vp->owner->node;
 	struct th_fabric *fab = node->fab;
-	struct th_eng_ctx ctx;
 
 	mutex_lock(&node->lock);
 	RCU_INIT_POINTER(*th_fabric_slot(fab, node->id, vp->ev.index), NULL);
 	mutex_unlock(&node->lock);
 
-	th_eng_ctx_init(&ctx, &fab->eng);
-	th_eng_vport_kill(&vp->ev, &ctx);
-	th_eng_ctx_run(&ctx);
-
-	th_vport_put(vp);
-	wait_for_completion(&vp->released);
-	wait_event(vp->wq, th_eng_vport_idle(&vp->ev));
-
-	th_umr_release_all(vp);
-	th_eng_vport_fini(&vp->ev);
+	th_eng_vport_destroy(&vp->ev);
 	th_vport_free_regions(vp);
-	mutex_destroy(&vp->sq_mutex);
+	th_fabric_user_put(fab, vp->user);
+	if (vp->domain)
+		th_domain_put(vp->domain);
 	kfree_rcu(vp, rcu);
 }
 

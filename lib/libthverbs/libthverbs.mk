@@ -1,15 +1,17 @@
 # libthverbs.mk - the userspace library: the verbs API (verbs/), its two
-# providers (providers/), collectives (coll/), the in-process fabric (inproc/), the scheduler
-# (sched/, see sched.mk) and the trigger engine, as a shared library that
-# exports only th_* (libthverbs.map) and a static archive for static tools.
-IPF_SRCS	:= $(sort $(wildcard lib/libthverbs/inproc/*.c))
+# providers (providers/kernel/, providers/inproc/: the in-process fabric and
+# its provider), collectives (coll/), the scheduler (sched/, see sched.mk)
+# and the trigger engine, as a shared library that exports only th_*
+# (libthverbs.map) and a static archive for static tools.
+IPF_SRCS	:= $(sort $(wildcard lib/libthverbs/providers/inproc/*.c))
 IPF_OBJS	:= $(IPF_SRCS:%.c=$(O)/%.o)
 IPF_SAN_OBJS	:= $(IPF_SRCS:%.c=$(S)/%.o)
-VERBS_SRCS	:= $(sort $(wildcard lib/libthverbs/verbs/*.c lib/libthverbs/providers/*.c \
+VERBS_SRCS	:= $(sort $(wildcard lib/libthverbs/verbs/*.c \
+		     lib/libthverbs/providers/kernel/*.c \
 		     lib/libthverbs/coll/*.c lib/libthverbs/boot/*.c))
 VERBS_OBJS	:= $(VERBS_SRCS:%.c=$(O)/%.o)
 VERBS_SAN_OBJS	:= $(VERBS_SRCS:%.c=$(S)/%.o)
-CPPFLAGS	+= -I$(TOP)/lib/libthverbs/inproc -I$(TOP)/lib/libthverbs/verbs
+CPPFLAGS	+= -I$(TOP)/lib/libthverbs/providers/inproc -I$(TOP)/lib/libthverbs/verbs
 
 LIBTHVERBS_SO	:= $(B)/lib/libthverbs.so.1
 LIBTHVERBS_A	:= $(B)/lib/libthverbs.a

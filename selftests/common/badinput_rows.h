@@ -26,9 +26,10 @@
 
 /**
  * struct vctx - what a row's chain builder may use
- * @rw: key of a local MR with TH_NIC_ACCESS_ALL, BAD_BUF bytes
- * @ro: key of a local MR without access flags (local reads only)
- * @peer_rw: key of an MR with TH_NIC_ACCESS_ALL on the peer vport
+ * @rw: local key of a local MR with TH_NIC_ACCESS_ALL, BAD_BUF bytes
+ * @ro: local key of a local MR without access flags (local reads only)
+ * @peer_rw: remote key of an MR with TH_NIC_ACCESS_ALL on the peer vport
+ * @peer_lkey: the peer's local key of that MR (ours cannot use it)
  * @peer_node: the peer's node
  * @peer_vport: the peer's vport index
  * @nodes: node count of the fabric (the first invalid node)
@@ -36,7 +37,8 @@
 struct vctx {
 	__u32 rw;
 	__u32 ro;
-	__u32 peer_rw;
+	__u64 peer_rw;
+	__u32 peer_lkey;
 	__u32 peer_node;
 	__u32 peer_vport;
 	__u32 nodes;
@@ -245,7 +247,7 @@ static __u32 bad_put_lkey(const struct vctx *c, struct th_nic_desc *d)
 static __u32 bad_put_lkey_peer(const struct vctx *c, struct th_nic_desc *d)
 {
 	put1(c, d);
-	d[0].xfer.lkey = c->peer_rw;	/* another vport's key */
+	d[0].xfer.lkey = c->peer_lkey;	/* another vport's key */
 	return 1;
 }
 
@@ -307,10 +309,17 @@ static __u32 bad_put_roff_wrap(const struct vctx *c, struct th_nic_desc *d)
 	return 1;
 }
 
+static __u32 bad_put_rsvd0(const struct vctx *c, struct th_nic_desc *d)
+{
+	put1(c, d);
+	d[0].xfer.rsvd0 = 1;
+	return 1;
+}
+
 static __u32 bad_put_rsvd(const struct vctx *c, struct th_nic_desc *d)
 {
 	put1(c, d);
-	d[0].xfer.rsvd[7] = 1;
+	d[0].xfer.rsvd[6] = 1;
 	return 1;
 }
 
@@ -400,7 +409,7 @@ static __u32 bad_inline_local_node(const struct vctx *c, struct th_nic_desc *d)
 static __u32 bad_inline_ro(const struct vctx *c, struct th_nic_desc *d)
 {
 	inline1(c, d);
-	d[0].wr_inline.key = c->ro;
+	d[0].wr_inline.lkey = c->ro;
 	return 1;
 }
 
@@ -434,7 +443,23 @@ static __u32 bad_inline_rsvd(const struct vctx *c, struct th_nic_desc *d)
 static __u32 bad_inline_rsvd_tail(const struct vctx *c, struct th_nic_desc *d)
 {
 	inline1(c, d);
-	d[0].wr_inline.rsvd[5] = 1;
+	d[0].wr_inline.rsvd[4] = 1;
+	return 1;
+}
+
+/* A local inline write carries no remote key, a remote one no local key. */
+static __u32 bad_inline_local_rkey(const struct vctx *c, struct th_nic_desc *d)
+{
+	inline1(c, d);
+	d[0].wr_inline.rkey = c->peer_rw;
+	return 1;
+}
+
+static __u32 bad_inline_remote_lkey(const struct vctx *c, struct th_nic_desc *d)
+{
+	d[0] = thn_inline_remote(c->peer_node, c->peer_vport, c->peer_rw, 0,
+				 "x", 1);
+	d[0].wr_inline.lkey = c->rw;
 	return 1;
 }
 
@@ -568,7 +593,7 @@ static __u32 bad_reduce_count_wrap(const struct vctx *c, struct th_nic_desc *d)
 static __u32 bad_reduce_src_peer_key(const struct vctx *c, struct th_nic_desc *d)
 {
 	reduce1(c, d);
-	d[0].reduce.src_key[0] = c->peer_rw;
+	d[0].reduce.src_key[0] = c->peer_lkey;
 	return 1;
 }
 
@@ -603,7 +628,7 @@ static __u32 ok_reduce_dst_is_src(const struct vctx *c, struct th_nic_desc *d)
 static __u32 bad_strided_range(const struct vctx *c, struct th_nic_desc *d)
 {
 	strided1(c, d);
-	d[0].reduce.src_off[1] = 1300;	/* source 3 at 3900 + 128 > 4096 */
+	d[0].reduce.src_off[1] = 1328;	/* source 3 at 3984 + 128 > 4096 */
 	return 1;
 }
 

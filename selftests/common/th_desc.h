@@ -11,7 +11,7 @@
 #include <linux/th_nic.h>
 
 static inline struct th_nic_desc thn_xfer(__u8 op, __u32 lkey, __u64 loff,
-					  __u32 node, __u32 vport, __u32 rkey,
+					  __u32 node, __u32 vport, __u64 rkey,
 					  __u64 roff, __u64 len)
 {
 	struct th_nic_desc d;
@@ -30,7 +30,7 @@ static inline struct th_nic_desc thn_xfer(__u8 op, __u32 lkey, __u64 loff,
 
 /* PUT @len bytes of local @lkey+@loff to (node, vport, rkey, roff). */
 static inline struct th_nic_desc thn_put(__u32 lkey, __u64 loff, __u32 node,
-					 __u32 vport, __u32 rkey, __u64 roff,
+					 __u32 vport, __u64 rkey, __u64 roff,
 					 __u64 len)
 {
 	return thn_xfer(TH_NIC_OP_PUT, lkey, loff, node, vport, rkey, roff, len);
@@ -38,7 +38,7 @@ static inline struct th_nic_desc thn_put(__u32 lkey, __u64 loff, __u32 node,
 
 /* The same PUT, incrementing counter @rct at the target on delivery. */
 static inline struct th_nic_desc thn_put_ct(__u32 lkey, __u64 loff, __u32 node,
-					    __u32 vport, __u32 rkey, __u64 roff,
+					    __u32 vport, __u64 rkey, __u64 roff,
 					    __u64 len, __u16 rct)
 {
 	struct th_nic_desc d = thn_put(lkey, loff, node, vport, rkey, roff, len);
@@ -50,7 +50,7 @@ static inline struct th_nic_desc thn_put_ct(__u32 lkey, __u64 loff, __u32 node,
 
 /* GET @len bytes of (node, vport, rkey, roff) into local @lkey+@loff. */
 static inline struct th_nic_desc thn_get(__u32 lkey, __u64 loff, __u32 node,
-					 __u32 vport, __u32 rkey, __u64 roff,
+					 __u32 vport, __u64 rkey, __u64 roff,
 					 __u64 len)
 {
 	return thn_xfer(TH_NIC_OP_GET, lkey, loff, node, vport, rkey, roff, len);
@@ -72,14 +72,14 @@ static inline struct th_nic_desc thn_copy(__u32 skey, __u64 soff, __u32 dkey,
 }
 
 /* WRITE_INLINE into a local MR (see thn_inline_remote() for a peer's). */
-static inline struct th_nic_desc thn_inline(__u32 key, __u64 off,
+static inline struct th_nic_desc thn_inline(__u32 lkey, __u64 off,
 					    const void *data, __u8 len)
 {
 	struct th_nic_desc d;
 
 	memset(&d, 0, sizeof(d));
 	d.opcode = TH_NIC_OP_WRITE_INLINE;
-	d.wr_inline.key = key;
+	d.wr_inline.lkey = lkey;
 	d.wr_inline.off = off;
 	d.wr_inline.len = len;
 	memcpy(d.wr_inline.data, data,
@@ -88,14 +88,15 @@ static inline struct th_nic_desc thn_inline(__u32 key, __u64 off,
 }
 
 static inline struct th_nic_desc thn_inline_remote(__u32 node, __u32 vport,
-						   __u32 key, __u64 off,
+						   __u64 rkey, __u64 off,
 						   const void *data, __u8 len)
 {
-	struct th_nic_desc d = thn_inline(key, off, data, len);
+	struct th_nic_desc d = thn_inline(0, off, data, len);
 
 	d.flags |= TH_NIC_DF_REMOTE;
 	d.wr_inline.node = node;
 	d.wr_inline.vport = vport;
+	d.wr_inline.rkey = rkey;
 	return d;
 }
 

@@ -17,6 +17,7 @@ FIXTURE(exec) {
 	struct th_ipf *fab;
 	struct th_ipf_vport *vp[NODES];
 	u32 key[NODES];
+	u64 rkey[NODES];
 	double buf[NODES][64];
 };
 
@@ -28,13 +29,13 @@ FIXTURE_SETUP(exec)
 	self->fab = th_ipf_create(&lim, &err);
 	ASSERT_NE(NULL, self->fab);
 	for (i = 0; i < NODES; i++) {
-		self->vp[i] = th_ipf_vport_create(self->fab, i, 0, 0, &err);
+		self->vp[i] = th_t_vport(self->fab, i, 0, 0, &err);
 		ASSERT_NE(NULL, self->vp[i]);
 		for (j = 0; j < 64; j++)
 			self->buf[i][j] = i * 100 + j;
-		ASSERT_EQ(0, th_ipf_mr_reg(self->vp[i], self->buf[i],
-					   sizeof(self->buf[i]),
-					   TH_NIC_ACCESS_ALL, &self->key[i]));
+		ASSERT_EQ(0, th_t_mr_reg(self->vp[i], self->buf[i],
+					 sizeof(self->buf[i]), TH_NIC_ACCESS_ALL,
+					 &self->key[i], &self->rkey[i]));
 	}
 }
 
@@ -50,13 +51,13 @@ TEST_F(exec, put_delivery_triggers_the_next_hop)
 	struct th_nic_cqe cqe[2];
 	int j;
 
-	d[0] = thn_put(self->key[1], 0, 2, 0, self->key[2], 8 * 32, 8 * 8);
+	d[0] = thn_put(self->key[1], 0, 2, 0, self->rkey[2], 8 * 32, 8 * 8);
 	d[0].flags |= TH_NIC_DF_REMOTE_CT | TH_NIC_DF_SIGNAL;
 	d[0].xfer.remote_ct = 4;
 	thn_trigger(&d[0], 4, 1, 11);
 	ASSERT_EQ(0, th_t_post(self->vp[1], d, 1, NULL));
 
-	d[0] = thn_put(self->key[0], 0, 1, 0, self->key[1], 0, 8 * 8);
+	d[0] = thn_put(self->key[0], 0, 1, 0, self->rkey[1], 0, 8 * 8);
 	d[0].flags |= TH_NIC_DF_REMOTE_CT | TH_NIC_DF_COMP_CT;
 	d[0].xfer.remote_ct = 4;
 	d[0].comp_ct = 1;
@@ -82,7 +83,7 @@ TEST_F(exec, get_copy_and_inline)
 	static const char word[] = "triggered";
 	int j;
 
-	d[0] = thn_get(self->key[0], 0, 2, 0, self->key[2], 0, 8 * 4);
+	d[0] = thn_get(self->key[0], 0, 2, 0, self->rkey[2], 0, 8 * 4);
 	d[1] = thn_copy(self->key[0], 0, self->key[0], 8 * 2, 8 * 4);
 	d[2] = thn_inline(self->key[0], 8 * 60, word, sizeof(word));
 	thn_link(d, 3);
@@ -95,9 +96,8 @@ TEST_F(exec, get_copy_and_inline)
 	EXPECT_EQ(0, memcmp(&self->buf[0][60], word, sizeof(word)));
 
 	/* remote inline with its control packet */
-	d[0] = thn_inline(self->key[1], 0, "ab", 2);
-	d[0].flags |= TH_NIC_DF_REMOTE | TH_NIC_DF_REMOTE_CT;
-	d[0].wr_inline.node = 1;
+	d[0] = thn_inline_remote(1, 0, self->rkey[1], 0, "ab", 2);
+	d[0].flags |= TH_NIC_DF_REMOTE_CT;
 	d[0].wr_inline.remote_ct = 6;
 	ASSERT_EQ(0, th_t_post(self->vp[0], d, 1, NULL));
 	EXPECT_EQ(0, memcmp(self->buf[1], "ab", 2));
@@ -114,7 +114,7 @@ TEST_F(exec, reduce_over_put_slots)
 
 	/* nodes 1 and 2 put 8 doubles each into node 0 slots 16.. and 24.. */
 	for (j = 1; j < NODES; j++) {
-		d[0] = thn_put(self->key[j], 0, 0, 0, self->key[0],
+		d[0] = thn_put(self->key[j], 0, 0, 0, self->rkey[0],
 				8 * (8 + 8 * j), 8 * 8);
 		d[0].flags |= TH_NIC_DF_REMOTE_CT;
 		d[0].xfer.remote_ct = 2;
@@ -138,43 +138,67 @@ TEST_F(exec, reduce_over_put_slots)
 	}
 }
 
+/*
+ * Errors the target finds when a PUT runs: memory untouched, the counter
+ * not raised.  A key or range violation also puts the initiator into the
+ * error state (a vport that is merely gone does not): each row starts
+ * from a fresh initiator.
+ */
 TEST_F(exec, run_time_errors_leave_memory_untouched)
 {
 	static const struct {
 		const char *what;
-		u32 rkey_xor;
+		u64 rkey_xor;
 		u32 vport;
 		u64 roff;
 		u32 access_peer;	/* re-register the target with this */
 		int status;
+		bool violation;
 	} rows[] = {
-		{ "unknown remote key", 0x40, 0, 0, TH_NIC_ACCESS_ALL, -EACCES },
-		{ "no remote write", 0, 0, 0, TH_NIC_ACCESS_LOCAL_WRITE, -EACCES },
-		{ "remote vport gone", 0, 5, 0, TH_NIC_ACCESS_ALL, -ECONNREFUSED },
-		{ "past remote MR", 0, 0, 8 * 60, TH_NIC_ACCESS_ALL, -ERANGE },
+		{ "unknown remote key", 0x40, 0, 0, TH_NIC_ACCESS_ALL, -EACCES,
+		  true },
+		{ "wrong random bits", 1ULL << 40, 0, 0, TH_NIC_ACCESS_ALL,
+		  -EACCES, true },
+		{ "no remote write", 0, 0, 0, TH_NIC_ACCESS_LOCAL_WRITE, -EACCES,
+		  true },
+		{ "remote vport gone", 0, 5, 0, TH_NIC_ACCESS_ALL, -ECONNREFUSED,
+		  false },
+		{ "past remote MR", 0, 0, 8 * 60, TH_NIC_ACCESS_ALL, -ERANGE,
+		  true },
 	};
+	struct th_ipf_vport *from;
 	struct th_nic_desc d;
 	struct th_nic_cqe cqe[2];
-	double before[64];
+	double before[64], mine[8] = { 0 };
 	unsigned int i;
+	u32 lkey;
+	int err;
 
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		ASSERT_EQ(0, th_ipf_mr_dereg(self->vp[1], self->key[1]));
-		ASSERT_EQ(0, th_ipf_mr_reg(self->vp[1], self->buf[1],
-					   sizeof(self->buf[1]),
-					   rows[i].access_peer, &self->key[1]));
+		ASSERT_EQ(0, th_t_mr_dereg(self->vp[1], self->key[1]));
+		ASSERT_EQ(0, th_t_mr_reg(self->vp[1], self->buf[1],
+					 sizeof(self->buf[1]), rows[i].access_peer,
+					 &self->key[1], &self->rkey[1]));
+		from = th_t_vport(self->fab, 0, 0, 0, &err);
+		ASSERT_NE(NULL, from);
+		ASSERT_EQ(0, th_t_mr_reg(from, mine, sizeof(mine), 0, &lkey,
+					 NULL));
 		memcpy(before, self->buf[1], sizeof(before));
-		d = thn_put(self->key[0], 0, 1, rows[i].vport,
-			     self->key[1] ^ rows[i].rkey_xor, rows[i].roff, 64);
+		d = thn_put(lkey, 0, 1, rows[i].vport,
+			     self->rkey[1] ^ rows[i].rkey_xor, rows[i].roff, 64);
 		d.flags |= TH_NIC_DF_REMOTE_CT;
 		d.xfer.remote_ct = 1;
 		thn_trigger(&d, 0, 0, i);
-		ASSERT_EQ(0, th_t_post(self->vp[0], &d, 1, NULL));
-		ASSERT_EQ(1, th_t_cq_drain(self->vp[0], cqe, 2));
+		ASSERT_EQ(0, th_t_post(from, &d, 1, NULL));
+		ASSERT_EQ(1, th_t_cq_drain(from, cqe, 2));
 		EXPECT_EQ(rows[i].status, cqe[0].status) TH_LOG("%s", rows[i].what);
 		EXPECT_EQ(0, memcmp(before, self->buf[1], sizeof(before)))
 			TH_LOG("%s", rows[i].what);
 		EXPECT_EQ(0, th_t_ct(self->vp[1], 1)) TH_LOG("%s", rows[i].what);
+		EXPECT_EQ(0, th_t_ct_fail(self->vp[1], 1)) TH_LOG("%s", rows[i].what);
+		EXPECT_EQ(rows[i].violation, from->ev.error)
+			TH_LOG("%s", rows[i].what);
+		th_ipf_vport_destroy(from);
 	}
 }
 
@@ -187,9 +211,9 @@ TEST_F(exec, deregistered_between_post_and_fire)
 	d = thn_copy(self->key[0], 0, self->key[0], 8 * 8, 64);
 	thn_trigger(&d, 3, 1, 5);
 	ASSERT_EQ(0, th_t_post(self->vp[0], &d, 1, NULL));
-	ASSERT_EQ(0, th_ipf_mr_dereg(self->vp[0], self->key[0]));
+	ASSERT_EQ(0, th_t_mr_dereg(self->vp[0], self->key[0]));
 	memcpy(before, self->buf[0], sizeof(before));
-	ASSERT_EQ(0, th_ipf_ct_update(self->vp[0], 3, TH_ENG_CT_INC, 1, 0));
+	ASSERT_EQ(0, th_t_ct_update(self->vp[0], 3, TH_ENG_CT_INC, 1, 0));
 	ASSERT_EQ(1, th_t_cq_drain(self->vp[0], cqe, 2));
 	EXPECT_EQ(-EACCES, cqe[0].status);
 	EXPECT_EQ(0, memcmp(before, self->buf[0], sizeof(before)));
@@ -201,11 +225,12 @@ TEST_F(exec, get_needs_remote_read)
 	struct th_nic_cqe cqe[2];
 	double before[64];
 
-	ASSERT_EQ(0, th_ipf_mr_dereg(self->vp[2], self->key[2]));
-	ASSERT_EQ(0, th_ipf_mr_reg(self->vp[2], self->buf[2], sizeof(self->buf[2]),
-				   TH_NIC_ACCESS_REMOTE_WRITE, &self->key[2]));
+	ASSERT_EQ(0, th_t_mr_dereg(self->vp[2], self->key[2]));
+	ASSERT_EQ(0, th_t_mr_reg(self->vp[2], self->buf[2], sizeof(self->buf[2]),
+				 TH_NIC_ACCESS_REMOTE_WRITE, &self->key[2],
+				 &self->rkey[2]));
 	memcpy(before, self->buf[0], sizeof(before));
-	d = thn_get(self->key[0], 0, 2, 0, self->key[2], 0, 64);
+	d = thn_get(self->key[0], 0, 2, 0, self->rkey[2], 0, 64);
 	ASSERT_EQ(0, th_t_post(self->vp[0], &d, 1, NULL));
 	ASSERT_EQ(1, th_t_cq_drain(self->vp[0], cqe, 2));
 	EXPECT_EQ(-EACCES, cqe[0].status);
@@ -219,6 +244,7 @@ FIXTURE(self_target) {
 	struct th_ipf *fab;
 	struct th_ipf_vport *vp;
 	u32 key;
+	u64 rkey;
 	double buf[64];
 };
 
@@ -238,12 +264,12 @@ FIXTURE_SETUP(self_target)
 
 	self->fab = th_ipf_create(&lim, &err);
 	ASSERT_NE(NULL, self->fab);
-	self->vp = th_ipf_vport_create(self->fab, 0, 0, 0, &err);
+	self->vp = th_t_vport(self->fab, 0, 0, 0, &err);
 	ASSERT_NE(NULL, self->vp);
 	for (j = 0; j < 64; j++)
 		self->buf[j] = j;
-	ASSERT_EQ(0, th_ipf_mr_reg(self->vp, self->buf, sizeof(self->buf),
-				   TH_NIC_ACCESS_ALL, &self->key));
+	ASSERT_EQ(0, th_t_mr_reg(self->vp, self->buf, sizeof(self->buf),
+				 TH_NIC_ACCESS_ALL, &self->key, &self->rkey));
 }
 
 FIXTURE_TEARDOWN(self_target)
@@ -275,13 +301,13 @@ TEST_F(self_target, releases_its_reference)
 
 	switch (variant->op) {
 	case SELF_PUT:
-		d[0] = thn_put(self->key, 0, 0, 0, self->key, 8 * 8, 64);
+		d[0] = thn_put(self->key, 0, 0, 0, self->rkey, 8 * 8, 64);
 		break;
 	case SELF_GET:
-		d[0] = thn_get(self->key, 8 * 8, 0, 0, self->key, 0, 64);
+		d[0] = thn_get(self->key, 8 * 8, 0, 0, self->rkey, 0, 64);
 		break;
 	case SELF_INLINE:
-		d[0] = thn_inline_remote(0, 0, self->key, 8 * 8, "self", 4);
+		d[0] = thn_inline_remote(0, 0, self->rkey, 8 * 8, "self", 4);
 		d[0].flags |= TH_NIC_DF_REMOTE_CT;
 		d[0].wr_inline.remote_ct = 3;
 		break;
@@ -293,7 +319,7 @@ TEST_F(self_target, releases_its_reference)
 		d[1].reduce.src_off[0] = 8 * 8;
 		thn_trigger(&d[1], 3, 1, 0);
 		ASSERT_EQ(0, th_t_post(self->vp, &d[1], 1, NULL));
-		d[0] = thn_put_ct(self->key, 0, 0, 0, self->key, 8 * 8, 64, 3);
+		d[0] = thn_put_ct(self->key, 0, 0, 0, self->rkey, 8 * 8, 64, 3);
 		break;
 	}
 	d[0].flags |= TH_NIC_DF_SIGNAL;

@@ -22,9 +22,9 @@ FIXTURE_SETUP(trig)
 
 	self->fab = th_ipf_create(&lim, &err);
 	ASSERT_NE(NULL, self->fab);
-	self->vp = th_ipf_vport_create(self->fab, 0, 0, 0, &err);
+	self->vp = th_t_vport(self->fab, 0, 0, 0, &err);
 	ASSERT_NE(NULL, self->vp);
-	self->peer = th_ipf_vport_create(self->fab, 1, 0, 0, &err);
+	self->peer = th_t_vport(self->fab, 1, 0, 0, &err);
 	ASSERT_NE(NULL, self->peer);
 }
 
@@ -44,7 +44,7 @@ static int post_notify(struct th_ipf_vport *vp, u16 ct, u64 thr, u64 cookie)
 
 static int inc(struct th_ipf_vport *vp, u32 ct, s64 v)
 {
-	return th_ipf_ct_update(vp, ct, TH_ENG_CT_INC, (u64)v, 0);
+	return th_t_ct_update(vp, ct, TH_ENG_CT_INC, (u64)v, 0);
 }
 
 TEST_F(trig, fires_when_threshold_reached)
@@ -70,7 +70,7 @@ TEST_F(trig, fires_at_once_if_already_reached)
 {
 	struct th_nic_cqe cqe[2];
 
-	ASSERT_EQ(0, th_ipf_ct_update(self->vp, 9, TH_ENG_CT_SET, 5, 0));
+	ASSERT_EQ(0, th_t_ct_update(self->vp, 9, TH_ENG_CT_SET, 5, 0));
 	ASSERT_EQ(0, post_notify(self->vp, 9, 5, 1));
 	ASSERT_EQ(1, th_t_cq_drain(self->vp, cqe, 2));
 	EXPECT_EQ(1, cqe[0].cookie);
@@ -131,7 +131,7 @@ TEST_F(trig, failure_value_fails_waiting_chains)
 
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, post_notify(self->vp, 4, 10 + i, i));
-	ASSERT_EQ(0, th_ipf_ct_update(self->vp, 4, TH_ENG_CT_FAIL, 1, 0));
+	ASSERT_EQ(0, th_t_ct_update(self->vp, 4, TH_ENG_CT_FAIL, 1, 0));
 	ASSERT_EQ(3, th_t_cq_drain(self->vp, cqe, 8));
 	for (i = 0; i < 3; i++) {
 		EXPECT_EQ(i, cqe[i].cookie);
@@ -143,7 +143,7 @@ TEST_F(trig, failure_value_fails_waiting_chains)
 	ASSERT_EQ(1, th_t_cq_drain(self->vp, cqe, 8));
 	EXPECT_EQ(-EIO, cqe[0].status);
 	/* a reset clears it */
-	ASSERT_EQ(0, th_ipf_ct_update(self->vp, 4, TH_ENG_CT_SET, 0, 0));
+	ASSERT_EQ(0, th_t_ct_update(self->vp, 4, TH_ENG_CT_SET, 0, 0));
 	ASSERT_EQ(0, post_notify(self->vp, 4, 1, 10));
 	EXPECT_EQ(0, th_t_cq_drain(self->vp, cqe, 8));
 	ASSERT_EQ(0, inc(self->vp, 4, 1));
@@ -151,33 +151,79 @@ TEST_F(trig, failure_value_fails_waiting_chains)
 	EXPECT_EQ(0, cqe[0].status);
 }
 
+/*
+ * A chain that fails fails the counters its descriptors name: its own,
+ * and a peer's where the descriptor's remote key grants the write.
+ */
 TEST_F(trig, a_failed_chain_fails_the_counters_it_names)
 {
-	struct th_nic_desc d[3];
+	struct th_nic_desc d[4];
 	struct th_nic_cqe cqe[4];
-	u8 buf[64];
-	u32 key;
+	u8 buf[64], pbuf[64];
+	u32 key, pkey;
+	u64 prkey;
 
-	ASSERT_EQ(0, th_ipf_mr_reg(self->vp, buf, sizeof(buf), 0, &key));
-	/* PUT to a key the peer never registered: -EACCES when it runs */
-	d[0] = thn_put(key, 0, 1, self->peer->ev.index, 0x1234, 0, 8);
-	d[0].flags |= TH_NIC_DF_COMP_CT | TH_NIC_DF_REMOTE_CT;
-	d[0].comp_ct = 9;
-	d[0].xfer.remote_ct = 3;
-	d[1] = thn_ct_op(TH_NIC_OP_CT_INC, 10, 1);
-	d[2] = thn_notify(5);
-	thn_link(d, 3);
-	thn_trigger(&d[0], 0, 0, 99);
-	ASSERT_EQ(0, th_t_post(self->vp, d, 3, NULL));
+	ASSERT_EQ(0, th_t_mr_reg(self->vp, buf, sizeof(buf), 0, &key, NULL));
+	ASSERT_EQ(0, th_t_mr_reg(self->peer, pbuf, sizeof(pbuf),
+				 TH_NIC_ACCESS_REMOTE_WRITE, &pkey, &prkey));
+	/* a chain that never runs: its trigger counter fails */
+	d[0] = thn_notify(1);
+	d[1] = thn_put(key, 0, 1, self->peer->ev.index, prkey, 0, 8);
+	d[1].flags |= TH_NIC_DF_COMP_CT | TH_NIC_DF_REMOTE_CT;
+	d[1].comp_ct = 9;
+	d[1].xfer.remote_ct = 3;
+	d[2] = thn_ct_op(TH_NIC_OP_CT_INC, 10, 1);
+	d[3] = thn_notify(5);
+	thn_link(d, 4);
+	thn_trigger(&d[0], 4, 1, 99);
+	ASSERT_EQ(0, th_t_post(self->vp, d, 4, NULL));
+	/* the trigger counter fails: the chain never runs, and says so */
+	ASSERT_EQ(0, th_t_ct_update(self->vp, 4, TH_ENG_CT_FAIL, 1, 0));
 	ASSERT_EQ(1, th_t_cq_drain(self->vp, cqe, 4));
 	EXPECT_EQ(99, cqe[0].cookie);
-	EXPECT_EQ(-EACCES, cqe[0].status);
+	EXPECT_EQ(-EIO, cqe[0].status);
 	EXPECT_EQ(0, cqe[0].desc_index);
-	EXPECT_EQ(TH_NIC_OP_PUT, cqe[0].opcode);
 	EXPECT_EQ(1, th_t_ct_fail(self->vp, 9));	/* its completion counter */
 	EXPECT_EQ(1, th_t_ct_fail(self->vp, 10));	/* the skipped CT_INC's */
 	EXPECT_EQ(0, th_t_ct(self->vp, 10));
-	EXPECT_EQ(1, th_t_ct_fail(self->peer, 3));	/* the target's counter */
+	EXPECT_EQ(1, th_t_ct_fail(self->peer, 3));	/* an authorised target's */
+	EXPECT_EQ(0, th_t_ct(self->peer, 3));
+}
+
+/*
+ * Finding F.3: a descriptor whose remote key the target never granted
+ * raises no failure value there, whether it fails when it runs or is
+ * cancelled: no key, no way to poison a peer's counters.
+ */
+TEST_F(trig, an_unauthorised_descriptor_fails_no_peer_counter)
+{
+	struct th_nic_desc d[2];
+	struct th_nic_cqe cqe[4];
+	u8 buf[64], pbuf[64];
+	u32 key, pkey, n;
+	u64 prkey;
+
+	ASSERT_EQ(0, th_t_mr_reg(self->vp, buf, sizeof(buf), 0, &key, NULL));
+	ASSERT_EQ(0, th_t_mr_reg(self->peer, pbuf, sizeof(pbuf),
+				 TH_NIC_ACCESS_REMOTE_READ, &pkey, &prkey));
+	/* pending and cancelled: a guessed key, then a key without write */
+	d[0] = thn_put_ct(key, 0, 1, self->peer->ev.index, 0x1234, 0, 8, 3);
+	thn_trigger(&d[0], 5, 1, 1);
+	d[1] = thn_put_ct(key, 0, 1, self->peer->ev.index, prkey, 0, 8, 4);
+	thn_trigger(&d[1], 5, 1, 2);
+	ASSERT_EQ(0, th_t_post(self->vp, d, 2, NULL));
+	ASSERT_EQ(0, th_t_cancel(self->vp, false, 0, &n));
+	EXPECT_EQ(2, n);
+	EXPECT_EQ(2, th_t_cq_drain(self->vp, cqe, 4));
+	/* run: refused by the target */
+	d[0] = thn_put_ct(key, 0, 1, self->peer->ev.index, 0x1234, 0, 8, 6);
+	ASSERT_EQ(0, th_t_post(self->vp, d, 1, NULL));
+	ASSERT_EQ(1, th_t_cq_drain(self->vp, cqe, 4));
+	EXPECT_EQ(-EACCES, cqe[0].status);
+	for (n = 0; n < TH_ENG_DEF_COUNTERS; n++) {
+		ASSERT_EQ(0, th_t_ct_fail(self->peer, n));
+		ASSERT_EQ(0, th_t_ct(self->peer, n));
+	}
 }
 
 /* FINAL marks the one entry after which a chain writes nothing more. */
@@ -188,7 +234,7 @@ TEST_F(trig, only_the_last_entry_is_final)
 	u8 buf[8];
 	u32 key;
 
-	ASSERT_EQ(0, th_ipf_mr_reg(self->vp, buf, sizeof(buf), 0, &key));
+	ASSERT_EQ(0, th_t_mr_reg(self->vp, buf, sizeof(buf), 0, &key, NULL));
 	d[0] = thn_notify(1);
 	d[1] = thn_put(key, 0, 1, 9, 0x77, 0, 8);	/* no such vport */
 	thn_link(d, 2);
@@ -227,7 +273,7 @@ TEST_F(trig, cancel_by_cookie_and_all)
 	thn_trigger(&d, 3, 1, 7);
 	ASSERT_EQ(0, th_t_post(self->vp, &d, 1, NULL));
 
-	ASSERT_EQ(0, th_ipf_cancel(self->vp, true, 7, &n));
+	ASSERT_EQ(0, th_t_cancel(self->vp, true, 7, &n));
 	EXPECT_EQ(3, n);
 	ASSERT_EQ(3, th_t_cq_drain(self->vp, cqe, 8));
 	for (i = 0; i < 3; i++) {
@@ -235,9 +281,9 @@ TEST_F(trig, cancel_by_cookie_and_all)
 		EXPECT_EQ(-ECANCELED, cqe[i].status);
 	}
 	EXPECT_EQ(1, th_t_ct_fail(self->vp, 11));
-	ASSERT_EQ(0, th_ipf_cancel(self->vp, true, 12345, &n));
+	ASSERT_EQ(0, th_t_cancel(self->vp, true, 12345, &n));
 	EXPECT_EQ(0, n);
-	ASSERT_EQ(0, th_ipf_cancel(self->vp, false, 0, &n));
+	ASSERT_EQ(0, th_t_cancel(self->vp, false, 0, &n));
 	EXPECT_EQ(2, n);
 	ASSERT_EQ(2, th_t_cq_drain(self->vp, cqe, 8));
 	EXPECT_EQ(8, cqe[0].cookie);
@@ -252,13 +298,14 @@ TEST_F(trig, destroying_a_vport_cancels_and_fails_its_peers)
 	struct th_nic_cqe cqe[4];
 	u8 src[8], dst[8];
 	u32 skey, dkey;
+	u64 rkey;
 
-	ASSERT_EQ(0, th_ipf_mr_reg(self->vp, src, sizeof(src), 0, &skey));
-	ASSERT_EQ(0, th_ipf_mr_reg(self->peer, dst, sizeof(dst),
-				   TH_NIC_ACCESS_REMOTE_WRITE, &dkey));
+	ASSERT_EQ(0, th_t_mr_reg(self->vp, src, sizeof(src), 0, &skey, NULL));
+	ASSERT_EQ(0, th_t_mr_reg(self->peer, dst, sizeof(dst),
+				 TH_NIC_ACCESS_REMOTE_WRITE, &dkey, &rkey));
 	/* the peer waits for our put on its counter 2 */
 	ASSERT_EQ(0, post_notify(self->peer, 2, 1, 55));
-	d = thn_put(skey, 0, 1, self->peer->ev.index, dkey, 0, 8);
+	d = thn_put(skey, 0, 1, self->peer->ev.index, rkey, 0, 8);
 	d.flags |= TH_NIC_DF_REMOTE_CT;
 	d.xfer.remote_ct = 2;
 	thn_trigger(&d, 0, 1, 1);
@@ -276,10 +323,10 @@ TEST_F(trig, cq_never_overflows)
 	struct th_ipf_vport *small;
 	struct th_nic_desc d[TH_ENG_DEF_CHAIN];
 	struct th_nic_cqe cqe[16];
-	struct th_eng_db_result res;
+	struct th_nic_doorbell res;
 	int err, i;
 
-	small = th_ipf_vport_create(self->fab, 0, 16, 8, &err);
+	small = th_t_vport(self->fab, 0, 16, 8, &err);
 	ASSERT_NE(NULL, small);
 	/* each pending NOTIFY chain holds 2 entries: its NOTIFY and an error */
 	for (i = 0; i < 4; i++)
@@ -287,7 +334,7 @@ TEST_F(trig, cq_never_overflows)
 	ASSERT_EQ(-EAGAIN, post_notify(small, 0, 1, 4));
 	/* the refused slot is still in the SQ: ring again after making room */
 	ASSERT_EQ(0, inc(small, 0, 1));
-	ASSERT_EQ(0, th_ipf_doorbell(small, &res));
+	ASSERT_EQ(0, th_t_doorbell(small, &res));
 	EXPECT_EQ(1, res.chains);	/* chain 4 fired at once */
 	/* 5 entries written and unconsumed: one more pending chain fits */
 	ASSERT_EQ(0, post_notify(small, 0, 2, 5));
@@ -295,7 +342,7 @@ TEST_F(trig, cq_never_overflows)
 	ASSERT_EQ(5, th_t_cq_drain(small, cqe, 16));
 	for (i = 0; i < 5; i++)
 		EXPECT_EQ(i, cqe[i].cookie);
-	ASSERT_EQ(0, th_ipf_doorbell(small, &res));
+	ASSERT_EQ(0, th_t_doorbell(small, &res));
 	EXPECT_EQ(1, res.chains);
 	ASSERT_EQ(0, inc(small, 0, 1));
 	ASSERT_EQ(2, th_t_cq_drain(small, cqe, 16));
@@ -317,25 +364,25 @@ TEST_F(trig, limits_are_refused_not_capped)
 	int err = 0;
 
 	for (i = 0; i < TH_ENG_DEF_MRS; i++)
-		ASSERT_EQ(0, th_ipf_mr_reg(self->vp, buf, sizeof(buf), 0, &key));
-	EXPECT_EQ(-ENOSPC, th_ipf_mr_reg(self->vp, buf, sizeof(buf), 0, &key));
-	EXPECT_EQ(-EINVAL, th_ipf_mr_reg(self->peer, buf, 0, 0, &key));
-	EXPECT_EQ(-EINVAL, th_ipf_mr_reg(self->peer, buf, TH_ENG_DEF_MR_SIZE + 1,
-					 0, &key));
-	EXPECT_EQ(-EINVAL, th_ipf_mr_reg(self->peer, buf, 8, 1 << 3, &key));
-	EXPECT_EQ(-EINVAL, th_ipf_mr_dereg(self->peer, 0x999));
+		ASSERT_EQ(0, th_t_mr_reg(self->vp, buf, sizeof(buf), 0, &key, NULL));
+	EXPECT_EQ(-ENOSPC, th_t_mr_reg(self->vp, buf, sizeof(buf), 0, &key, NULL));
+	EXPECT_EQ(-EINVAL, th_t_mr_reg(self->peer, buf, 0, 0, &key, NULL));
+	EXPECT_EQ(-EINVAL, th_t_mr_reg(self->peer, buf, TH_ENG_DEF_MR_SIZE + 1,
+				       0, &key, NULL));
+	EXPECT_EQ(-EINVAL, th_t_mr_reg(self->peer, buf, 8, 1 << 3, &key, NULL));
+	EXPECT_EQ(-EINVAL, th_t_mr_dereg(self->peer, 0x999));
 	EXPECT_EQ(-EINVAL, inc(self->vp, TH_ENG_DEF_COUNTERS, 1));
-	EXPECT_EQ(NULL, th_ipf_vport_create(self->fab, 0, 24, 0, &err));
+	EXPECT_EQ(NULL, th_t_vport(self->fab, 0, 24, 0, &err));
 	EXPECT_EQ(-EINVAL, err);
-	EXPECT_EQ(NULL, th_ipf_vport_create(self->fab, 0, 0, 2048, &err));
+	EXPECT_EQ(NULL, th_t_vport(self->fab, 0, 0, 2048, &err));
 	EXPECT_EQ(-EINVAL, err);
-	EXPECT_EQ(NULL, th_ipf_vport_create(self->fab, 2, 0, 0, &err));
+	EXPECT_EQ(NULL, th_t_vport(self->fab, 2, 0, 0, &err));
 	EXPECT_EQ(-EINVAL, err);
 	for (i = 1; i < TH_ENG_DEF_VPORTS; i++) {
-		v[i] = th_ipf_vport_create(self->fab, 0, 16, 16, &err);
+		v[i] = th_t_vport(self->fab, 0, 16, 16, &err);
 		ASSERT_NE(NULL, v[i]);
 	}
-	EXPECT_EQ(NULL, th_ipf_vport_create(self->fab, 0, 16, 16, &err));
+	EXPECT_EQ(NULL, th_t_vport(self->fab, 0, 16, 16, &err));
 	EXPECT_EQ(-ENOSPC, err);
 }
 
@@ -343,15 +390,23 @@ TEST_F(trig, keys_are_unguessable_and_never_reused_at_once)
 {
 	static u8 buf[64];
 	u32 k1, k2, k3;
+	u64 r1, r2, r3;
 
-	ASSERT_EQ(0, th_ipf_mr_reg(self->vp, buf, sizeof(buf), 0, &k1));
-	ASSERT_EQ(0, th_ipf_mr_dereg(self->vp, k1));
-	ASSERT_EQ(0, th_ipf_mr_reg(self->vp, buf, sizeof(buf), 0, &k2));
+	ASSERT_EQ(0, th_t_mr_reg(self->vp, buf, sizeof(buf), 0, &k1, &r1));
+	ASSERT_EQ(0, th_t_mr_dereg(self->vp, k1));
+	ASSERT_EQ(0, th_t_mr_reg(self->vp, buf, sizeof(buf), 0, &k2, &r2));
 	EXPECT_NE(k1, k2);
-	ASSERT_EQ(0, th_ipf_mr_reg(self->vp, buf, sizeof(buf), 0, &k3));
+	EXPECT_NE(r1, r2);
+	ASSERT_EQ(0, th_t_mr_reg(self->vp, buf, sizeof(buf), 0, &k3, &r3));
 	/* beyond the slot bits, keys differ randomly, not by a step */
 	EXPECT_NE(k2 >> 6, k3 >> 6);
-	EXPECT_EQ(-EINVAL, th_ipf_mr_dereg(self->vp, k1));
+	EXPECT_NE(r2 >> 6, r3 >> 6);
+	/* the remote key is not the local key, nor derived from it */
+	EXPECT_NE((u64)k2, r2);
+	EXPECT_NE(k2 >> 6, (u32)(r2 >> 6));
+	/* 58 random bits with 64 MRs: the upper half is never all zero */
+	EXPECT_NE(0, (r2 >> 32) | (r3 >> 32));
+	EXPECT_EQ(-EINVAL, th_t_mr_dereg(self->vp, k1));
 }
 
 /*
@@ -364,26 +419,24 @@ TEST_F(trig, cascade_past_the_budget_is_deferred_not_lost)
 	struct th_nic_desc d;
 	struct th_eng_stats st;
 	static u8 flag[8];
-	u64 s, f;
+	u64 s, f, rkey;
 	u32 key, i;
 
-	ASSERT_EQ(0, th_ipf_mr_reg(self->peer, flag, sizeof(flag),
-				   TH_NIC_ACCESS_REMOTE_WRITE, &key));
+	ASSERT_EQ(0, th_t_mr_reg(self->peer, flag, sizeof(flag),
+				 TH_NIC_ACCESS_REMOTE_WRITE, &key, &rkey));
 	for (i = 0; i < N; i++) {
 		/* peer chain i fires on the i-th delivery */
 		d = thn_ct_op(TH_NIC_OP_CT_INC, 1, 1);
 		thn_trigger(&d, 0, i + 1, i);
 		ASSERT_EQ(0, th_t_post(self->peer, &d, 1, NULL));
 		/* our chain i delivers once we start */
-		d = thn_inline(key, 0, "x", 1);
-		d.flags |= TH_NIC_DF_REMOTE | TH_NIC_DF_REMOTE_CT;
-		d.wr_inline.node = 1;
-		d.wr_inline.vport = self->peer->ev.index;
+		d = thn_inline_remote(1, self->peer->ev.index, rkey, 0, "x", 1);
+		d.flags |= TH_NIC_DF_REMOTE_CT;
 		thn_trigger(&d, 0, 1, i);
 		ASSERT_EQ(0, th_t_post(self->vp, &d, 1, NULL));
 	}
-	ASSERT_EQ(0, th_ipf_ct_update(self->vp, 0, TH_ENG_CT_INC, 1, 0));
-	ASSERT_EQ(0, th_ipf_ct_wait(self->peer, 1, N, 5000000000ULL, &s, &f));
+	ASSERT_EQ(0, th_t_ct_update(self->vp, 0, TH_ENG_CT_INC, 1, 0));
+	ASSERT_EQ(0, th_t_ct_wait(self->peer, 1, N, 5000000000ULL, &s, &f));
 	EXPECT_EQ(N, s);
 	EXPECT_EQ(N, th_t_ct(self->peer, 0));
 	th_eng_stats_read(&self->peer->ev, &st);
@@ -421,16 +474,16 @@ TEST_F(trig, every_accepted_chain_completes_exactly_once)
 				ASSERT_EQ(-EAGAIN, ret);
 			/* CQ full: the refused slot stays in the SQ; make room */
 			if (ret) {
-				struct th_eng_db_result res;
+				struct th_nic_doorbell res;
 
-				ASSERT_EQ(0, th_ipf_cancel(self->vp, false, 0,
+				ASSERT_EQ(0, th_t_cancel(self->vp, false, 0,
 							   &cancelled));
 				n = th_t_cq_drain(self->vp, cqe, 64);
 				for (i = 0; i < n; i++) {
 					ASSERT_EQ(0, seen[cqe[i].cookie]++);
 					finals++;
 				}
-				ASSERT_EQ(0, th_ipf_doorbell(self->vp, &res));
+				ASSERT_EQ(0, th_t_doorbell(self->vp, &res));
 				ASSERT_EQ(1, res.chains);
 				accepted++;
 			}
@@ -438,13 +491,13 @@ TEST_F(trig, every_accepted_chain_completes_exactly_once)
 		} else if (what < 8) {
 			ASSERT_EQ(0, inc(self->vp, ct, rand_r(&seed) % 3));
 		} else if (what == 8) {
-			ASSERT_EQ(0, th_ipf_cancel(self->vp, true,
+			ASSERT_EQ(0, th_t_cancel(self->vp, true,
 						   rand_r(&seed) % (cookie + 1),
 						   &cancelled));
 		} else if (rand_r(&seed) % 8 == 0) {
-			ASSERT_EQ(0, th_ipf_ct_update(self->vp, ct, TH_ENG_CT_FAIL,
+			ASSERT_EQ(0, th_t_ct_update(self->vp, ct, TH_ENG_CT_FAIL,
 						      1, 0));
-			ASSERT_EQ(0, th_ipf_ct_update(self->vp, ct, TH_ENG_CT_SET,
+			ASSERT_EQ(0, th_t_ct_update(self->vp, ct, TH_ENG_CT_SET,
 						      0, 0));
 		}
 		n = th_t_cq_drain(self->vp, cqe, 64);
@@ -454,7 +507,7 @@ TEST_F(trig, every_accepted_chain_completes_exactly_once)
 			finals++;
 		}
 	}
-	ASSERT_EQ(0, th_ipf_cancel(self->vp, false, 0, &cancelled));
+	ASSERT_EQ(0, th_t_cancel(self->vp, false, 0, &cancelled));
 	while ((n = th_t_cq_drain(self->vp, cqe, 64))) {
 		for (i = 0; i < n; i++) {
 			ASSERT_EQ(0, seen[cqe[i].cookie]++);

@@ -67,7 +67,7 @@ static struct th_remote remote_of(struct th_vport *vp, struct th_mr *mr,
 {
 	struct th_remote r = {
 		.node = th_vport_node(vp), .vport = th_vport_index(vp),
-		.key = th_mr_key(mr), .off = off,
+		.rkey = th_mr_rkey(mr), .off = off,
 	};
 	return r;
 }
@@ -189,7 +189,7 @@ TEST_F(verbs, refused_chain_installs_nothing_and_names_the_descriptor)
 	ASSERT_EQ(0, th_chain_put(self->c, self->mr[0], 8, &dst,
 				  sizeof(self->buf[0]), 2, 0));
 	EXPECT_EQ(-EINVAL, th_post_chain(self->vp[0], self->c));
-	ASSERT_EQ(0, th_post_error(self->vp[0], &bad));
+	ASSERT_EQ(0, th_post_error(self->vp[0], &bad, NULL));
 	EXPECT_EQ(1, bad);
 	/* a trigger set before the descriptors, and one set twice */
 	th_chain_reset(self->c);
@@ -197,7 +197,7 @@ TEST_F(verbs, refused_chain_installs_nothing_and_names_the_descriptor)
 	ASSERT_EQ(0, th_chain_notify(self->c, 9, 0));
 	ASSERT_EQ(0, th_chain_trigger(self->c, 3, 2, 0xbeef));
 	ASSERT_EQ(0, th_post_chain(self->vp[0], self->c));
-	EXPECT_EQ(-ENOENT, th_post_error(self->vp[0], &bad));
+	EXPECT_EQ(-ENOENT, th_post_error(self->vp[0], &bad, NULL));
 	ASSERT_EQ(0, th_ct_inc(self->vp[0], 3, 1));
 	EXPECT_EQ(0, th_poll_cq(self->vp[0], cqe, 2));
 	ASSERT_EQ(0, th_ct_inc(self->vp[0], 3, 1));
@@ -246,7 +246,7 @@ TEST_F(verbs, staged_chains_reach_the_nic_with_one_doorbell)
 	ASSERT_EQ(0, th_chain_notify(self->c, 102, 0));
 	ASSERT_EQ(0, th_stage_chain(small, self->c));
 	EXPECT_EQ(-EINVAL, th_ring_doorbell(small));
-	ASSERT_EQ(0, th_post_error(small, &bad));
+	ASSERT_EQ(0, th_post_error(small, &bad, NULL));
 	EXPECT_EQ(1, bad);
 	ASSERT_EQ(1, th_poll_cq(small, cqe, 32));
 	EXPECT_EQ(100, cqe[0].imm);
@@ -338,12 +338,18 @@ TEST_F(verbs, cq_full_is_eagain_and_recovers)
 	EXPECT_EQ(EINVAL, errno);
 }
 
+/*
+ * A key the target does not grant fails the PUT when it runs, touches
+ * nothing, and puts the initiating vport into the error state: later posts
+ * are refused with -ENOTCONN until it is destroyed.
+ */
 TEST_F(verbs, deregistered_and_foreign_keys_fail_at_run_time)
 {
 	struct th_remote dst = remote_of(self->vp[1], self->mr[1], 0);
 	struct th_nic_cqe cqe;
 	struct th_mr *ro;
 	double before[128];
+	unsigned int reason = 0;
 
 	memcpy(before, self->buf[1], sizeof(before));
 	/* a region without remote write cannot be put into */
@@ -352,21 +358,28 @@ TEST_F(verbs, deregistered_and_foreign_keys_fail_at_run_time)
 	ro = th_reg_mr(self->vp[1], self->buf[1], sizeof(self->buf[1]),
 		       TH_NIC_ACCESS_LOCAL_WRITE);
 	ASSERT_NE(NULL, ro);
-	dst.key = th_mr_key(ro);
+	dst.rkey = th_mr_rkey(ro);
 	ASSERT_EQ(0, th_chain_put(self->c, self->mr[0], 0, &dst, 64, TH_NO_CT,
 				  0));
 	ASSERT_EQ(0, th_post_chain(self->vp[0], self->c));
 	ASSERT_EQ(1, th_poll_cq(self->vp[0], &cqe, 1));
 	EXPECT_EQ(-EACCES, cqe.status);
+	/* the violation put node 0's vport into the error state */
+	EXPECT_EQ(-ENOTCONN, th_post_chain(self->vp[0], self->c));
+	ASSERT_EQ(0, th_post_error(self->vp[0], NULL, &reason));
+	EXPECT_EQ(TH_NIC_REFUSE_VPORT_ERROR, reason);
 	ASSERT_EQ(0, th_dereg_mr(ro));
-	/* and a deregistered key is unknown */
-	ASSERT_EQ(0, th_post_chain(self->vp[0], self->c));
-	ASSERT_EQ(1, th_poll_cq(self->vp[0], &cqe, 1));
+	/* and a deregistered key is unknown, from node 2 */
+	th_chain_reset(self->c);
+	ASSERT_EQ(0, th_chain_put(self->c, self->mr[2], 0, &dst, 64, TH_NO_CT,
+				  0));
+	ASSERT_EQ(0, th_post_chain(self->vp[2], self->c));
+	ASSERT_EQ(1, th_poll_cq(self->vp[2], &cqe, 1));
 	EXPECT_EQ(-EACCES, cqe.status);
 	EXPECT_EQ(0, memcmp(before, self->buf[1], sizeof(before)));
-	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], self->buf[0], 0, 0));
+	EXPECT_EQ(NULL, th_reg_mr(self->vp[1], self->buf[0], 0, 0));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], self->buf[0], 8, 1 << 7));
+	EXPECT_EQ(NULL, th_reg_mr(self->vp[1], self->buf[0], 8, 1 << 7));
 	EXPECT_EQ(EINVAL, errno);
 }
 

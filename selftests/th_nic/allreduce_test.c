@@ -6,7 +6,6 @@
  * completions.  The result must be bit-identical on all 16 to the same
  * tree order evaluated here; the elapsed time is printed, never asserted.
  */
-#define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -84,8 +83,8 @@ static double subtree(const struct tree *t, int v, int i)
 
 struct peer {
 	__u32 vport;
-	__u32 recv_key;		/* remote write: the result lands here */
-	__u32 slot_key;		/* remote write: children's partials */
+	__u64 recv_key;		/* remote write: the result lands here */
+	__u64 slot_key;		/* remote write: children's partials */
 };
 
 struct shared {
@@ -176,7 +175,7 @@ static int run_rank(struct shared *sh, int me)
 	double *send = thn_alloc(BYTES), *recv = thn_alloc(BYTES);
 	double *slots = thn_alloc((size_t)MAXC * BYTES);
 	double *tmp = thn_alloc(BYTES);
-	__u32 send_key, recv_key, slot_key, tmp_key;
+	struct thn_key send_key, recv_key, slot_key, tmp_key;
 	struct pollfd pfd;
 	struct thn_vport v;
 	struct th_nic_cqe cqe;
@@ -197,16 +196,16 @@ static int run_rank(struct shared *sh, int me)
 	    thn_mr_reg(&v, tmp, BYTES, TH_NIC_ACCESS_LOCAL_WRITE, &tmp_key))
 		return fail(sh, me, 3, "MR_REG");
 	sh->peer[me].vport = v.id;
-	sh->peer[me].recv_key = recv_key;
-	sh->peer[me].slot_key = slot_key;
+	sh->peer[me].recv_key = recv_key.r;
+	sh->peer[me].slot_key = slot_key.r;
 	pthread_barrier_wait(&sh->bar);		/* every key published */
 
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	for (r = 0; r < ROUNDS; r++) {
 		memset(recv, 0, BYTES);
-		if (post_round(sh, me, &v, send_key, recv_key, slot_key,
-			       tmp_key, r))
+		if (post_round(sh, me, &v, send_key.l, recv_key.l, slot_key.l,
+			       tmp_key.l, r))
 			return fail(sh, me, 4, "posting the chains");
 		pthread_barrier_wait(&sh->bar);	/* every chain posted */
 		sh->start_ns[r][me] = thn_now_ns();

@@ -26,10 +26,13 @@ FIXTURE_VARIANT(bad) {
 	build_fn build;
 	int err;		/* expected doorbell result */
 	__u32 bad_desc;		/* expected offending position on -EINVAL */
+	__u32 reason;		/* expected enum th_nic_refusal */
 };
 
 FIXTURE_SETUP(bad)
 {
+	struct thn_key k;
+
 	self->fd = thn_open(NODE);
 	ASSERT_LE(0, self->fd);
 	self->peer_fd = thn_open(PEER);
@@ -46,10 +49,14 @@ FIXTURE_SETUP(bad)
 	memset(self->ro, 0x5a, BUF);
 	memset(self->peer_rw, 0x3c, BUF);
 	ASSERT_EQ(0, thn_mr_reg(&self->v, self->rw, BUF, TH_NIC_ACCESS_ALL,
-				&self->c.rw));
-	ASSERT_EQ(0, thn_mr_reg(&self->v, self->ro, BUF, 0, &self->c.ro));
+				&k));
+	self->c.rw = k.l;
+	ASSERT_EQ(0, thn_mr_reg(&self->v, self->ro, BUF, 0, &k));
+	self->c.ro = k.l;
 	ASSERT_EQ(0, thn_mr_reg(&self->peer, self->peer_rw, BUF,
-				TH_NIC_ACCESS_ALL, &self->c.peer_rw));
+				TH_NIC_ACCESS_ALL, &k));
+	self->c.peer_lkey = k.l;
+	self->c.peer_rw = k.r;
 	self->c.peer_vport = self->peer.id;
 	self->c.peer_node = PEER;
 	self->c.nodes = THN_NODES;
@@ -61,8 +68,9 @@ FIXTURE_TEARDOWN(bad)
 	close(self->peer_fd);
 }
 
-#define REFUSE(name, fn, at) \
-	FIXTURE_VARIANT_ADD(bad, name) { .build = fn, .err = -EINVAL, .bad_desc = at }
+#define REFUSE(name, fn, at, why) \
+	FIXTURE_VARIANT_ADD(bad, name) { \
+		.build = fn, .err = -EINVAL, .bad_desc = at, .reason = why }
 #define ACCEPT(name, fn) \
 	FIXTURE_VARIANT_ADD(bad, name) { .build = fn, .err = 0 }
 
@@ -80,7 +88,8 @@ static __u32 bad_second_chain_first_ok(const struct vctx *c,
 	return 2;
 }
 
-REFUSE(good_chain_then_bad_chain, bad_second_chain_first_ok, 0);
+REFUSE(good_chain_then_bad_chain, bad_second_chain_first_ok, 0,
+       TH_NIC_REFUSE_RESERVED);
 
 /* Every counter of @v, success and failure, is zero. */
 static bool counters_zero(struct thn_vport *v)
@@ -121,6 +130,7 @@ TEST_F(bad, doorbell)
 		EXPECT_EQ(1, db.descs);
 		EXPECT_EQ(head + 1, db.bad_index);
 		EXPECT_EQ(0, db.bad_desc);
+		EXPECT_EQ(variant->reason, db.reason);
 		EXPECT_EQ(head + 1, thn_sq_head(&self->v));
 		ASSERT_EQ(0, thn_cancel(&self->v, false, 0, &cancelled));
 		EXPECT_EQ(1, cancelled);
@@ -138,6 +148,7 @@ TEST_F(bad, doorbell)
 		EXPECT_EQ(0, db.descs);
 		EXPECT_EQ(head, db.bad_index);
 		EXPECT_EQ(variant->bad_desc, db.bad_desc);
+		EXPECT_EQ(variant->reason, db.reason);
 		/* ringing again refuses the same chain, consuming nothing */
 		EXPECT_EQ(-EINVAL, thn_doorbell(&self->v, &db));
 		EXPECT_EQ(head, db.bad_index);
@@ -160,6 +171,7 @@ TEST_F(bad, doorbell)
 		EXPECT_EQ(0x600d, cqe[0].cookie);
 	} else {
 		EXPECT_EQ(head + n, thn_sq_head(&self->v));
+		EXPECT_EQ(TH_NIC_REFUSE_NONE, db.reason);
 		EXPECT_EQ(1, db.chains);
 		EXPECT_EQ(n, db.descs);
 	}
@@ -169,7 +181,8 @@ TEST_F(bad, doorbell)
 
 struct ictx {
 	__u32 vport;		/* a vport of the fd */
-	__u32 key;		/* an MR on it */
+	__u32 lkey;		/* an MR on it */
+	int fd;			/* the node's descriptor */
 	void *mem;		/* a page to register */
 };
 
@@ -203,6 +216,23 @@ static void fill_create(const struct ictx *c, void *b)
 	s->cq_entries = 16;
 }
 
+/* VPORT_CREATE in the domain of a descriptor the row names. */
+static void fill_create_in_domain(const struct ictx *c, void *b)
+{
+	struct th_nic_vport_create *s = b;
+
+	fill_create(c, b);
+	s->flags = TH_NIC_VPORT_F_DOMAIN;
+	s->domain_fd = c->fd;
+}
+
+static void fill_domain(const struct ictx *c, void *b)
+{
+	(void)c;
+	((struct th_nic_domain_create *)b)->size =
+		sizeof(struct th_nic_domain_create);
+}
+
 static void fill_destroy(const struct ictx *c, void *b)
 {
 	struct th_nic_vport_destroy *s = b;
@@ -228,7 +258,7 @@ static void fill_dereg(const struct ictx *c, void *b)
 
 	s->size = sizeof(*s);
 	s->vport = c->vport;
-	s->key = c->key;
+	s->lkey = c->lkey;
 }
 
 static void fill_doorbell(const struct ictx *c, void *b)
@@ -276,16 +306,39 @@ static void fill_cancel(const struct ictx *c, void *b)
 		 false, -EINVAL), \
 	SIZE_ROW(pfx " size short", ioc, type, fn, -4, false, -EINVAL), \
 	SIZE_ROW(pfx " larger, non-zero tail", ioc, type, fn, 8, true, -E2BIG), \
+	SIZE_ROW(pfx " larger than a page", ioc, type, fn, \
+		 TH_NIC_IOCTL_MAX_SIZE + 1 - (int)sizeof(struct type), false, \
+		 -E2BIG), \
+	SIZE_ROW(pfx " size 4 GiB - 1", ioc, type, fn, \
+		 -1 - (int)sizeof(struct type), false, -E2BIG), \
 	ROW(pfx " flag 31", ioc, type, fn, flags, 4, 1U << 31, -EINVAL)
 
 static const struct iorow iorows[] = {
 	HEADER_ROWS("QUERY", TH_NIC_IOCTL_QUERY, th_nic_query, fill_query),
 	HEADER_ROWS("VPORT_CREATE", TH_NIC_IOCTL_VPORT_CREATE,
 		    th_nic_vport_create, fill_create),
+	ROW("VPORT_CREATE rsvd0", TH_NIC_IOCTL_VPORT_CREATE,
+	    th_nic_vport_create, fill_create, rsvd0, 4, 1, -EINVAL),
 	ROW("VPORT_CREATE rsvd[0]", TH_NIC_IOCTL_VPORT_CREATE,
-	    th_nic_vport_create, fill_create, rsvd[0], 8, 1, -EINVAL),
-	ROW("VPORT_CREATE rsvd[1]", TH_NIC_IOCTL_VPORT_CREATE,
-	    th_nic_vport_create, fill_create, rsvd[1], 8, 1ULL << 63, -EINVAL),
+	    th_nic_vport_create, fill_create, rsvd[0], 8, 1ULL << 63, -EINVAL),
+	ROW("VPORT_CREATE flag 1", TH_NIC_IOCTL_VPORT_CREATE,
+	    th_nic_vport_create, fill_create, flags, 4, 2, -EINVAL),
+	ROW("VPORT_CREATE domain_fd without its flag", TH_NIC_IOCTL_VPORT_CREATE,
+	    th_nic_vport_create, fill_create, domain_fd, 4, 1, -EINVAL),
+	ROW("VPORT_CREATE domain flag, fd not open", TH_NIC_IOCTL_VPORT_CREATE,
+	    th_nic_vport_create, fill_create_in_domain, domain_fd, 4, 1000,
+	    -EBADF),
+	/* the node's own descriptor: open, but no domain */
+	ROW("VPORT_CREATE domain flag, fd not a domain",
+	    TH_NIC_IOCTL_VPORT_CREATE, th_nic_vport_create,
+	    fill_create_in_domain, rsvd0, 4, 0, -EINVAL),
+	ROW("VPORT_CREATE domain flag, negative fd", TH_NIC_IOCTL_VPORT_CREATE,
+	    th_nic_vport_create, fill_create_in_domain, domain_fd, 4, -1,
+	    -EBADF),
+	HEADER_ROWS("DOMAIN_CREATE", TH_NIC_IOCTL_DOMAIN_CREATE,
+		    th_nic_domain_create, fill_domain),
+	ROW("DOMAIN_CREATE rsvd", TH_NIC_IOCTL_DOMAIN_CREATE,
+	    th_nic_domain_create, fill_domain, rsvd, 4, 1, -EINVAL),
 	HEADER_ROWS("VPORT_DESTROY", TH_NIC_IOCTL_VPORT_DESTROY,
 		    th_nic_vport_destroy, fill_destroy),
 	ROW("VPORT_DESTROY rsvd", TH_NIC_IOCTL_VPORT_DESTROY,
@@ -293,10 +346,10 @@ static const struct iorow iorows[] = {
 	ROW("VPORT_DESTROY unknown vport", TH_NIC_IOCTL_VPORT_DESTROY,
 	    th_nic_vport_destroy, fill_destroy, vport, 4, 0xffff, -EINVAL),
 	HEADER_ROWS("MR_REG", TH_NIC_IOCTL_MR_REG, th_nic_mr_reg, fill_reg),
+	ROW("MR_REG rsvd0", TH_NIC_IOCTL_MR_REG, th_nic_mr_reg, fill_reg,
+	    rsvd0, 4, 1, -EINVAL),
 	ROW("MR_REG rsvd[0]", TH_NIC_IOCTL_MR_REG, th_nic_mr_reg, fill_reg,
 	    rsvd[0], 8, 1, -EINVAL),
-	ROW("MR_REG rsvd[1]", TH_NIC_IOCTL_MR_REG, th_nic_mr_reg, fill_reg,
-	    rsvd[1], 8, 1, -EINVAL),
 	ROW("MR_REG unknown access", TH_NIC_IOCTL_MR_REG, th_nic_mr_reg,
 	    fill_reg, access, 4, 1 << 3, -EINVAL),
 	ROW("MR_REG access bit 31", TH_NIC_IOCTL_MR_REG, th_nic_mr_reg,
@@ -310,13 +363,11 @@ static const struct iorow iorows[] = {
 	HEADER_ROWS("MR_DEREG", TH_NIC_IOCTL_MR_DEREG, th_nic_mr_dereg,
 		    fill_dereg),
 	ROW("MR_DEREG unknown key", TH_NIC_IOCTL_MR_DEREG, th_nic_mr_dereg,
-	    fill_dereg, key, 4, 0x12345, -EINVAL),
+	    fill_dereg, lkey, 4, 0x12345, -EINVAL),
 	ROW("MR_DEREG key 0", TH_NIC_IOCTL_MR_DEREG, th_nic_mr_dereg,
-	    fill_dereg, key, 4, 0, -EINVAL),
+	    fill_dereg, lkey, 4, 0, -EINVAL),
 	HEADER_ROWS("DOORBELL", TH_NIC_IOCTL_DOORBELL, th_nic_doorbell,
 		    fill_doorbell),
-	ROW("DOORBELL rsvd", TH_NIC_IOCTL_DOORBELL, th_nic_doorbell,
-	    fill_doorbell, rsvd, 4, 1, -EINVAL),
 	ROW("DOORBELL unknown vport", TH_NIC_IOCTL_DOORBELL, th_nic_doorbell,
 	    fill_doorbell, vport, 4, THN_DEF_VPORTS - 1, -EINVAL),
 	HEADER_ROWS("CT_WAIT", TH_NIC_IOCTL_CT_WAIT, th_nic_ct_wait, fill_wait),
@@ -351,7 +402,9 @@ static const struct iorow iorows[] = {
 
 TEST(malformed_ioctl_structs_are_refused)
 {
-	__u64 buf[64];
+	__u64 buf[TH_NIC_IOCTL_MAX_SIZE / 8 + 8];
+	struct thn_key key;
+	int nfds;
 	struct thn_vport v;
 	struct ictx c;
 	unsigned int i;
@@ -361,10 +414,13 @@ TEST(malformed_ioctl_structs_are_refused)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, thn_vport_open(fd, 16, 16, &v));
 	c.vport = v.id;
+	c.fd = fd;
 	c.mem = thn_alloc(4096);
 	ASSERT_NE(NULL, c.mem);
-	ASSERT_EQ(0, thn_mr_reg(&v, c.mem, 4096, 0, &c.key));
+	ASSERT_EQ(0, thn_mr_reg(&v, c.mem, 4096, 0, &key));
+	c.lkey = key.l;
 	ASSERT_EQ(0, thn_post_notify(&v, 100, 1000, 5));	/* stays pending */
+	nfds = thn_count_fds();
 
 	for (i = 0; i < ARRAY_SIZE(iorows); i++) {
 		const struct iorow *r = &iorows[i];
@@ -380,12 +436,13 @@ TEST(malformed_ioctl_structs_are_refused)
 		ret = thn_ioctl(fd, r->cmd, buf);
 		EXPECT_EQ(r->err, ret) TH_LOG("%s", r->name);
 	}
-	/* nothing of the refused calls happened */
+	/* nothing of the refused calls happened: no descriptor either */
+	EXPECT_EQ(nfds, thn_count_fds());
 	EXPECT_EQ(0, thn_ct(&v, 100));
 	EXPECT_EQ(0, thn_ct_fail(&v, 100));
 	ASSERT_EQ(0, thn_cancel(&v, false, 0, &cancelled));
 	EXPECT_EQ(1, cancelled);
-	EXPECT_EQ(0, thn_mr_dereg(&v, c.key));
+	EXPECT_EQ(0, thn_mr_dereg(&v, c.lkey));
 	/* the larger struct with a zero tail is fine for every call */
 	memset(buf, 0, sizeof(buf));
 	fill_update(&c, buf);
@@ -407,7 +464,7 @@ TEST(mr_reg_bad_memory)
 {
 	struct thn_vport v;
 	__u8 *p;
-	__u32 key;
+	struct thn_key key;
 	int fd = thn_open(NODE), ret;
 	long page = sysconf(_SC_PAGESIZE);
 
@@ -439,7 +496,8 @@ TEST(mr_reg_bad_memory)
 TEST(mr_limit_and_dereg)
 {
 	struct thn_vport v;
-	__u32 keys[THN_DEF_MRS], key, i;
+	struct thn_key keys[THN_DEF_MRS], key;
+	__u32 i;
 	__u8 *p = thn_alloc(4096);
 	int fd = thn_open(NODE);
 
@@ -449,15 +507,16 @@ TEST(mr_limit_and_dereg)
 	for (i = 0; i < THN_DEF_MRS; i++)
 		ASSERT_EQ(0, thn_mr_reg(&v, p, 4096, 0, &keys[i]));
 	EXPECT_EQ(-ENOSPC, thn_mr_reg(&v, p, 4096, 0, &key));
-	ASSERT_EQ(0, thn_mr_dereg(&v, keys[7]));
-	EXPECT_EQ(-EINVAL, thn_mr_dereg(&v, keys[7]));
+	ASSERT_EQ(0, thn_mr_dereg(&v, keys[7].l));
+	EXPECT_EQ(-EINVAL, thn_mr_dereg(&v, keys[7].l));
 	ASSERT_EQ(0, thn_mr_reg(&v, p, 4096, 0, &key));
-	EXPECT_NE(keys[7], key);
+	EXPECT_NE(keys[7].l, key.l);
+	EXPECT_NE(keys[7].r, key.r);
 	EXPECT_EQ(-ENOSPC, thn_mr_reg(&v, p, 4096, 0, &key));
 	for (i = 0; i < THN_DEF_MRS; i++)
 		if (i != 7)
-			ASSERT_EQ(0, thn_mr_dereg(&v, keys[i]));
-	EXPECT_EQ(0, thn_mr_dereg(&v, key));
+			ASSERT_EQ(0, thn_mr_dereg(&v, keys[i].l));
+	EXPECT_EQ(0, thn_mr_dereg(&v, key.l));
 	close(fd);
 }
 

@@ -4,9 +4,10 @@
  * (each refused with -EINVAL naming its slot, or accepted and completed
  * exactly once), and SQ slots rewritten by another thread while the
  * doorbell reads them (the kernel must act on the copy it validated).
- * Memory next to the registered regions must never change.
+ * Memory next to the registered regions must never change.  A mutated
+ * remote key puts the vport into the error state: the fuzzer then takes
+ * a new one, as an attacker would have to.
  */
-#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -22,7 +23,7 @@
 struct area {
 	__u8 *base;
 	__u8 *mr;		/* base + PAGE */
-	__u32 key;
+	struct thn_key key;
 };
 
 static int area_init(struct thn_vport *v, struct area *a, __u32 access,
@@ -34,6 +35,12 @@ static int area_init(struct thn_vport *v, struct area *a, __u32 access,
 	memset(a->base, GUARD, 3 * PAGE);
 	a->mr = a->base + PAGE;
 	memset(a->mr, fill, PAGE);
+	return thn_mr_reg(v, a->mr, PAGE, access, &a->key);
+}
+
+/* The same area registered again on @v (a new vport): new keys. */
+static int area_rereg(struct thn_vport *v, struct area *a, __u32 access)
+{
 	return thn_mr_reg(v, a->mr, PAGE, access, &a->key);
 }
 
@@ -84,29 +91,29 @@ static __u64 rnd(__u64 *s)
 /* A valid descriptor of a random kind, touching the three areas. */
 static struct th_nic_desc template(FIXTURE_DATA(fz) *self, __u64 *s)
 {
-	__u32 k[3] = { self->ro.key, self->rw.key, self->rw.key };
+	__u32 k[3] = { self->ro.key.l, self->rw.key.l, self->rw.key.l };
 	__u64 o[3] = { 0, 1024, 2048 };
 	__u32 peer = self->peer.id;
 	__u64 r = rnd(s);
 
 	switch (r % 9) {
 	case 0:
-		return thn_put_ct(self->rw.key, r % 2048, PEER, peer,
-				  self->prw.key, (r >> 12) % 2048, 64, 1);
+		return thn_put_ct(self->rw.key.l, r % 2048, PEER, peer,
+				  self->prw.key.r, (r >> 12) % 2048, 64, 1);
 	case 1:
-		return thn_get(self->rw.key, r % 2048, PEER, peer,
-			       self->prw.key, (r >> 12) % 2048, 64);
+		return thn_get(self->rw.key.l, r % 2048, PEER, peer,
+			       self->prw.key.r, (r >> 12) % 2048, 64);
 	case 2:
-		return thn_copy(self->ro.key, r % 2048, self->rw.key,
+		return thn_copy(self->ro.key.l, r % 2048, self->rw.key.l,
 				(r >> 12) % 2048, 512);
 	case 3:
-		return thn_inline(self->rw.key, r % 4000, "fuzzing", 7);
+		return thn_inline(self->rw.key.l, r % 4000, "fuzzing", 7);
 	case 4:
-		return thn_inline_remote(PEER, peer, self->prw.key, r % 4000,
+		return thn_inline_remote(PEER, peer, self->prw.key.r, r % 4000,
 					 "remote", 6);
 	case 5:
 		return thn_reduce(r & 1 ? TH_NIC_ALU_SUM : TH_NIC_ALU_BXOR,
-				  TH_NIC_DT_UINT32, 64, self->rw.key, 3072, 3,
+				  TH_NIC_DT_UINT32, 64, self->rw.key.l, 3072, 3,
 				  k, o);
 	case 6:
 		return thn_ct_op(TH_NIC_OP_CT_INC, r % 8, 1);
@@ -162,6 +169,7 @@ TEST_F_TIMEOUT(fz, mutated_chains, 120)
 	struct th_nic_doorbell db;
 	struct th_nic_cqe cqe[64];
 	__u64 s = 0x1234567, accepted = 0, refused = 0, finals = 0, failed = 0;
+	__u64 renewed = 0;
 	__u32 round, i, n, got, head, cancelled;
 	int ret;
 
@@ -194,13 +202,35 @@ TEST_F_TIMEOUT(fz, mutated_chains, 120)
 
 		head = thn_sq_head(&self->v);
 		ret = thn_post(&self->v, d, n, &db);
+		if (ret == -ENOTCONN) {
+			/* in the error state: its chains all completed, failed */
+			ASSERT_EQ(TH_NIC_REFUSE_VPORT_ERROR, db.reason);
+			thn_sq_rewind(&self->v);
+			while ((got = thn_cq_drain(&self->v, cqe, 64)))
+				for (i = 0; i < got; i++) {
+					if (!(cqe[i].flags & TH_NIC_CQE_F_FINAL))
+						continue;
+					ASSERT_EQ(0, seen[cqe[i].cookie]++);
+					finals++;
+					failed++;
+				}
+			ASSERT_EQ(0, thn_vport_close(&self->v));
+			ASSERT_EQ(0, thn_vport_open(self->fd, 0, 0, &self->v));
+			ASSERT_EQ(0, area_rereg(&self->v, &self->rw,
+						TH_NIC_ACCESS_ALL));
+			ASSERT_EQ(0, area_rereg(&self->v, &self->ro, 0));
+			renewed++;
+			head = thn_sq_head(&self->v);
+			ret = thn_post(&self->v, d, n, &db);
+		}
 		if (!ret) {
 			ASSERT_EQ(1, db.chains);
 			ASSERT_EQ(n, db.descs);
 			accepted++;
 		} else {
 			ASSERT_TRUE(ret == -EINVAL || ret == -EAGAIN ||
-				    ret == -ENOSPC) TH_LOG("doorbell: %d", ret);
+				    ret == -ENOSPC || ret == -ENOTCONN)
+				TH_LOG("doorbell: %d", ret);
 			ASSERT_EQ(0, db.chains);
 			ASSERT_EQ(head, thn_sq_head(&self->v));
 			if (ret == -EINVAL) {
@@ -246,9 +276,9 @@ TEST_F_TIMEOUT(fz, mutated_chains, 120)
 	EXPECT_TRUE(guards_intact(&self->prw));
 	for (i = 0; i < PAGE; i++)
 		ASSERT_EQ(0x22, self->ro.mr[i]) TH_LOG("read-only MR written");
-	TH_LOG("%llu chains accepted (%llu completed with an error), %llu refused",
-	       (unsigned long long)accepted,
-	       (unsigned long long)failed, (unsigned long long)refused);
+	TH_LOG("%llu chains accepted (%llu completed with an error), %llu refused, %llu vports worn out",
+	       (unsigned long long)accepted, (unsigned long long)failed,
+	       (unsigned long long)refused, (unsigned long long)renewed);
 	EXPECT_LT(ROUNDS / 10, accepted);
 	EXPECT_LT(ROUNDS / 10, refused);
 }
@@ -297,8 +327,8 @@ TEST_F_TIMEOUT(fz, slot_rewritten_during_doorbell, 120)
 
 	ASSERT_EQ(0, pthread_create(&th, NULL, scribble, &sc));
 	for (round = 0; round < ROUNDS; round++) {
-		d = thn_put(self->rw.key, PAGE - 64 - (round % 64), PEER,
-			    self->peer.id, self->prw.key, round % 64, 64);
+		d = thn_put(self->rw.key.l, PAGE - 64 - (round % 64), PEER,
+			    self->peer.id, self->prw.key.r, round % 64, 64);
 		d.flags |= TH_NIC_DF_SIGNAL;
 		thn_trigger(&d, 0, 0, round);
 		tail = *self->v.sq_tail;

@@ -22,7 +22,7 @@ FIXTURE(pp) {
 	int fda, fdb;
 	struct thn_vport a, b;
 	__u64 *abuf, *bbuf;	/* [0]: what arrives, [1 + k]: what leaves */
-	__u32 akey, bkey;
+	struct thn_key akey, bkey;
 };
 
 FIXTURE_SETUP(pp)
@@ -58,7 +58,7 @@ static int cmp_u64(const void *a, const void *b)
 
 /* Post one side's ROUNDS chains: chain k waits for (base + k + 1). */
 static int post_side(struct thn_vport *me, __u32 mykey, __u32 node,
-		     struct thn_vport *peer, __u32 peer_key, __u64 base,
+		     struct thn_vport *peer, __u64 peer_key, __u64 base,
 		     bool last_notifies)
 {
 	struct th_nic_desc d[2];
@@ -97,11 +97,11 @@ TEST_F_TIMEOUT(pp, triggered_put_ping_pong, 120)
 		/* A's counter ends each repeat at ROUNDS + 1, B's at ROUNDS */
 		base_a = (__u64)rep * (ROUNDS + 1);
 		base_b = (__u64)rep * ROUNDS;
-		ASSERT_EQ(0, post_side(&self->a, self->akey, NODE_B, &self->b,
-				       self->bkey, base_a, false));
+		ASSERT_EQ(0, post_side(&self->a, self->akey.l, NODE_B, &self->b,
+				       self->bkey.r, base_a, false));
 		/* B's chain k answers A's PUT k: it fires at base_b + k + 1 */
-		ASSERT_EQ(0, post_side(&self->b, self->bkey, NODE_A, &self->a,
-				       self->akey, base_b, true));
+		ASSERT_EQ(0, post_side(&self->b, self->bkey.l, NODE_A, &self->a,
+				       self->akey.r, base_b, true));
 		EXPECT_EQ(base_a, thn_ct(&self->a, 0));
 		t0 = thn_now_ns();
 		ASSERT_EQ(0, thn_ct_inc(&self->a, 0, 1));	/* serve */
@@ -137,12 +137,12 @@ TEST_F(pp, host_driven_ping_pong_for_comparison)
 
 	t0 = thn_now_ns();
 	for (k = 0; k < n; k++) {
-		d = thn_put_ct(self->akey, MSG, NODE_B, self->b.id, self->bkey,
+		d = thn_put_ct(self->akey.l, MSG, NODE_B, self->b.id, self->bkey.r,
 			       0, MSG, 0);
 		ASSERT_EQ(0, thn_post(&self->a, &d, 1, NULL));
 		ASSERT_EQ(0, thn_ct_wait(&self->b, 0, k + 1, 5000000000ULL,
 					 NULL));
-		d = thn_put_ct(self->bkey, MSG, NODE_A, self->a.id, self->akey,
+		d = thn_put_ct(self->bkey.l, MSG, NODE_A, self->a.id, self->akey.r,
 			       0, MSG, 0);
 		ASSERT_EQ(0, thn_post(&self->b, &d, 1, NULL));
 		ASSERT_EQ(0, thn_ct_wait(&self->a, 0, k + 1, 5000000000ULL,

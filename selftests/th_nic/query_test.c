@@ -27,7 +27,7 @@ TEST(every_node_reports_itself_and_the_defaults)
 		EXPECT_EQ(sizeof(q), q.size);
 		EXPECT_EQ(0, q.flags);
 		EXPECT_EQ(TH_NIC_ABI_VERSION, q.abi_version);
-		EXPECT_EQ(1, q.abi_version);
+		EXPECT_EQ(2, q.abi_version);
 		EXPECT_EQ(node, q.node_id);
 		EXPECT_EQ(minor(st.st_rdev), q.node_id);
 		EXPECT_EQ(THN_NODES, q.node_count);
@@ -43,12 +43,19 @@ TEST(every_node_reports_itself_and_the_defaults)
 		EXPECT_EQ(128, q.desc_size);
 		EXPECT_EQ(32, q.cqe_size);
 		EXPECT_EQ(0, q.rsvd0);
-		EXPECT_EQ(0, q.rsvd[0] | q.rsvd[1] | q.rsvd[2] | q.rsvd[3]);
-		/* the kernel module's ALU has both, and it is not in-process */
-		EXPECT_EQ(TH_NIC_FEAT_REDUCE_STRIDED | TH_NIC_FEAT_FLOAT_ALU,
+		EXPECT_EQ(0, q.rsvd[0] | q.rsvd[1] | q.rsvd[2]);
+		EXPECT_EQ(THN_DEF_USER_VPORTS, q.max_user_vports);
+		EXPECT_EQ(THN_DEF_USER_CHAINS, q.max_user_chains);
+		/*
+		 * the kernel module's ALU has both, domains are descriptors,
+		 * and it is not in-process
+		 */
+		EXPECT_EQ(TH_NIC_FEAT_REDUCE_STRIDED | TH_NIC_FEAT_FLOAT_ALU |
+			  TH_NIC_FEAT_DOMAIN_FD,
 			  q.features & (TH_NIC_FEAT_REDUCE_STRIDED |
 					TH_NIC_FEAT_FLOAT_ALU |
-					TH_NIC_FEAT_INPROC));
+					TH_NIC_FEAT_INPROC |
+					TH_NIC_FEAT_DOMAIN_FD));
 		close(fd);
 	}
 	/* nodes=16: there is no 17th */
@@ -70,6 +77,8 @@ TEST(limits_match_module_parameters)
 		{ "max_chain", THN_DEF_CHAIN },
 		{ "max_mrs", THN_DEF_MRS },
 		{ "max_mr_size", THN_DEF_MR_SIZE },
+		{ "max_user_vports", THN_DEF_USER_VPORTS },
+		{ "max_user_chains", THN_DEF_USER_CHAINS },
 	};
 	unsigned long long v;
 	char path[96];
@@ -141,7 +150,7 @@ TEST(larger_struct_with_zero_tail_accepted_else_e2big)
 	memset(&big, 0, sizeof(big));
 	big.q.size = sizeof(big);
 	ASSERT_EQ(0, thn_ioctl(fd, TH_NIC_IOCTL_QUERY, &big));
-	EXPECT_EQ(1, big.q.abi_version);
+	EXPECT_EQ(TH_NIC_ABI_VERSION, big.q.abi_version);
 	EXPECT_EQ(3, big.q.node_id);
 	EXPECT_EQ(THN_NODES, big.q.node_count);
 	/* the kernel never writes past the struct it knows */

@@ -5,7 +5,6 @@
  * while other threads use it fails their calls cleanly, and two processes
  * firing chains into each other's counters lose no increment.
  */
-#define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -180,7 +179,7 @@ TEST(destroy_while_in_use)
 
 struct pingpong {
 	__u32 vport[2];
-	__u32 key[2];
+	__u64 key[2];		/* remote keys */
 	__u32 ready, go;
 	__u64 got[2];
 	int err[2];
@@ -198,20 +197,21 @@ static int run_side(struct pingpong *sh, int me)
 	struct th_nic_desc d;
 	struct thn_vport v;
 	__u8 *buf = thn_alloc(4096);
-	__u32 key, i, other;
+	struct thn_key key;
+	__u32 i, other;
 	int fd = thn_open(me ? NODE_B : NODE_A);
 
 	if (fd < 0 || !buf || thn_vport_open(fd, 0, 0, &v) ||
 	    thn_mr_reg(&v, buf, 4096, TH_NIC_ACCESS_ALL, &key))
 		return 1;
 	sh->vport[me] = v.id;
-	sh->key[me] = key;
+	sh->key[me] = key.r;
 	__atomic_add_fetch(&sh->ready, 1, __ATOMIC_ACQ_REL);
 	if (!thn_wait_word(&sh->ready, 2, THN_WAIT_MS))
 		return 2;
 	other = sh->vport[!me];
 	for (i = 0; i < ROUNDS; i++) {
-		d = thn_put_ct(key, 0, me ? NODE_A : NODE_B, other,
+		d = thn_put_ct(key.l, 0, me ? NODE_A : NODE_B, other,
 			       sh->key[!me], 0, 0, 1);
 		thn_trigger(&d, 0, i + 1, i);
 		if (thn_post(&v, &d, 1, NULL))

@@ -220,6 +220,8 @@ FIXTURE_VARIANT_ADD(red, float64) { TH_NIC_DT_FLOAT64 };
 
 FIXTURE_SETUP(red)
 {
+	struct thn_key k;
+
 	self->fd = thn_open(NODE);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, thn_vport_open(self->fd, 0, 0, &self->v));
@@ -230,7 +232,8 @@ FIXTURE_SETUP(red)
 	ASSERT_NE(NULL, self->before);
 	ASSERT_NE(NULL, self->want);
 	ASSERT_EQ(0, thn_mr_reg(&self->v, self->mem, (size_t)NSLOTS * SLOT,
-				TH_NIC_ACCESS_LOCAL_WRITE, &self->key));
+				TH_NIC_ACCESS_LOCAL_WRITE, &k));
+	self->key = k.l;
 }
 
 FIXTURE_TEARDOWN(red)
@@ -387,6 +390,7 @@ TEST(hand_picked_edge_cases)
 	struct th_nic_cqe cqe;
 	struct th_nic_desc d;
 	double *m = thn_alloc(4096);
+	struct thn_key mr;
 	__u32 key, keys[4];
 	__u64 offs[4], bits[4];
 	const __u64 nan1 = 0x7ff8000000000001ULL, nan2 = 0xfff8000000000002ULL;
@@ -395,7 +399,8 @@ TEST(hand_picked_edge_cases)
 	ASSERT_LE(0, fd);
 	ASSERT_NE(NULL, m);
 	ASSERT_EQ(0, thn_vport_open(fd, 0, 0, &v));
-	ASSERT_EQ(0, thn_mr_reg(&v, m, 4096, TH_NIC_ACCESS_LOCAL_WRITE, &key));
+	ASSERT_EQ(0, thn_mr_reg(&v, m, 4096, TH_NIC_ACCESS_LOCAL_WRITE, &mr));
+	key = mr.l;
 	for (i = 0; i < 4; i++) {
 		keys[i] = key;
 		offs[i] = 64 * i;

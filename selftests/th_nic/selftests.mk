@@ -3,7 +3,7 @@
 # module.  `make vmtest` boots them (scripts/vm/vm.mk).
 VM_TEST_SRCS	:= $(sort $(wildcard selftests/th_nic/*_test.c))
 VM_TEST_BINS	:= $(patsubst selftests/th_nic/%.c,$(B)/vm/payload/%,$(VM_TEST_SRCS))
-VM_TEST_CFLAGS	:= -O2 -g -std=gnu11 $(WARNFLAGS) -pthread -static \
+VM_TEST_CFLAGS	:= -O2 -g -std=gnu11 -D_GNU_SOURCE $(WARNFLAGS) -pthread -static \
 		   -isystem $(KSFT) -I$(TOP)/include/uapi -I$(TOP)/selftests/th_nic \
 		   -I$(TOP)/selftests/common
 

@@ -23,7 +23,7 @@ FIXTURE(td) {
 	int fdb;
 	struct thn_vport b;	/* the peer that waits */
 	__u8 *bbuf;
-	__u32 bkey;
+	struct thn_key bkey;
 };
 
 FIXTURE_VARIANT(td) {
@@ -69,7 +69,8 @@ TEST_F(td, peer_of_a_vanished_owner_fails_cleanly)
 	struct th_nic_desc d;
 	struct thn_vport a;
 	__u8 *abuf = thn_alloc(4096);
-	__u32 akey, i;
+	struct thn_key akey;
+	__u32 i;
 	int fda = thn_open(NODE_A);
 
 	ASSERT_LE(0, fda);
@@ -80,7 +81,7 @@ TEST_F(td, peer_of_a_vanished_owner_fails_cleanly)
 	/* several pending chains on A, one of them the PUT */
 	for (i = 0; i < 10; i++)
 		ASSERT_EQ(0, thn_post_notify(&a, i, 1, i));
-	d = thn_put_ct(akey, 0, NODE_B, self->b.id, self->bkey, 0, 64, 2);
+	d = thn_put_ct(akey.l, 0, NODE_B, self->b.id, self->bkey.r, 0, 64, 2);
 	thn_trigger(&d, 0, 1, 0xa);
 	ASSERT_EQ(0, thn_post(&a, &d, 1, NULL));
 	EXPECT_EQ(0, thn_cq_pending(&self->b));
@@ -109,7 +110,7 @@ TEST_F(td, peer_of_a_vanished_owner_fails_cleanly)
 	for (i = 0; i < 64; i++)
 		ASSERT_EQ(0x77, self->bbuf[i]);
 	/* a PUT to the vanished vport: -ECONNREFUSED, not a hang */
-	d = thn_put(self->bkey, 0, NODE_A, a.id, akey, 0, 8);
+	d = thn_put(self->bkey.l, 0, NODE_A, a.id, akey.r, 0, 8);
 	d.flags |= TH_NIC_DF_SIGNAL;
 	ASSERT_EQ(0, thn_post(&self->b, &d, 1, NULL));
 	ASSERT_EQ(1, thn_cq_wait(&self->b, &cqe, 1, THN_WAIT_MS));
@@ -127,7 +128,7 @@ FIXTURE(kl) {
 	int fdb;
 	struct thn_vport b;
 	__u8 *bbuf;
-	__u32 bkey;
+	struct thn_key bkey;
 };
 
 FIXTURE_SETUP(kl)
@@ -141,34 +142,36 @@ FIXTURE_TEARDOWN(kl)
 }
 
 struct killed {
-	__u32 vport, key, ready, posted;
+	__u32 vport, ready, posted;
+	__u64 key;		/* the victim's remote key */
 };
 
 /*
  * The child owns a vport on NODE_A with a PUT to us pending, plus a
  * stream of chains it keeps posting and firing until it is killed.
  */
-static void run_victim(struct killed *sh, __u32 b_vport, __u32 bkey)
+static void run_victim(struct killed *sh, __u32 b_vport, __u64 bkey)
 {
 	struct th_nic_desc d[2];
 	struct thn_vport a;
 	__u8 *buf = thn_alloc(65536);
-	__u32 key, n = 0;
+	struct thn_key key;
+	__u32 n = 0;
 	int fd = thn_open(NODE_A);
 
 	if (fd < 0 || !buf || thn_vport_open(fd, 0, 0, &a) ||
 	    thn_mr_reg(&a, buf, 65536, TH_NIC_ACCESS_ALL, &key))
 		_exit(1);
 	sh->vport = a.id;
-	sh->key = key;
-	d[0] = thn_put_ct(key, 0, NODE_B, b_vport, bkey, 0, 64, 5);
+	sh->key = key.r;
+	d[0] = thn_put_ct(key.l, 0, NODE_B, b_vport, bkey, 0, 64, 5);
 	thn_trigger(&d[0], 0, 1, 1);
 	if (thn_post(&a, d, 1, NULL))
 		_exit(2);
 	__atomic_store_n(&sh->ready, 1, __ATOMIC_RELEASE);
 	/* busy until killed: chains that copy, count and cascade */
 	for (;;) {
-		d[0] = thn_copy(key, 0, key, 32768, 32768);
+		d[0] = thn_copy(key.l, 0, key.l, 32768, 32768);
 		d[1] = thn_ct_op(TH_NIC_OP_CT_INC, 7, 1);
 		thn_link(d, 2);
 		thn_trigger(&d[0], 6, n, 100 + n);
@@ -196,7 +199,7 @@ TEST_F(kl, process_killed_mid_chain)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
-		run_victim(sh, self->b.id, self->bkey);
+		run_victim(sh, self->b.id, self->bkey.r);
 	ASSERT_TRUE(thn_wait_word(&sh->ready, 1, THN_WAIT_MS)) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
@@ -213,12 +216,12 @@ TEST_F(kl, process_killed_mid_chain)
 	EXPECT_EQ(-EIO, cqe.status);
 	EXPECT_EQ(1, thn_ct_fail(&self->b, 5));
 	/* its vport is gone: GET and PUT to it are refused, not hung */
-	d = thn_get(self->bkey, 0, NODE_A, sh->vport, sh->key, 0, 8);
+	d = thn_get(self->bkey.l, 0, NODE_A, sh->vport, sh->key, 0, 8);
 	d.flags |= TH_NIC_DF_SIGNAL;
 	ASSERT_EQ(0, thn_post(&self->b, &d, 1, NULL));
 	ASSERT_EQ(1, thn_cq_wait(&self->b, &cqe, 1, THN_WAIT_MS));
 	EXPECT_EQ(-ECONNREFUSED, cqe.status);
-	d = thn_put(self->bkey, 0, NODE_A, sh->vport, sh->key, 0, 8);
+	d = thn_put(self->bkey.l, 0, NODE_A, sh->vport, sh->key, 0, 8);
 	d.flags |= TH_NIC_DF_SIGNAL;
 	ASSERT_EQ(0, thn_post(&self->b, &d, 1, NULL));
 	ASSERT_EQ(1, thn_cq_wait(&self->b, &cqe, 1, THN_WAIT_MS));
@@ -254,7 +257,7 @@ TEST_F(kl, traffic_into_a_dying_vport_completes)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
-		run_victim(sh, self->b.id, self->bkey);
+		run_victim(sh, self->b.id, self->bkey.r);
 	ASSERT_TRUE(thn_wait_word(&sh->ready, 1, THN_WAIT_MS)) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
@@ -263,7 +266,7 @@ TEST_F(kl, traffic_into_a_dying_vport_completes)
 	while (posted < 3000 && thn_now_ns() < deadline) {
 		if (posted == 200)
 			kill(pid, SIGKILL);
-		d = thn_put(self->bkey, 0, NODE_A, sh->vport, sh->key,
+		d = thn_put(self->bkey.l, 0, NODE_A, sh->vport, sh->key,
 			    (posted % 64) * 512, 512);
 		d.flags |= TH_NIC_DF_SIGNAL;
 		thn_trigger(&d, 0, 0, posted);
@@ -362,7 +365,8 @@ static int module_refcnt(void)
  */
 static void run_self_targeted(void)
 {
-	__u32 k[1], key;
+	struct thn_key key;
+	__u32 k[1];
 	__u64 o[1] = { 8 * 8 };
 	struct th_nic_doorbell db;
 	struct th_nic_cqe cqe[8];
@@ -376,16 +380,16 @@ static void run_self_targeted(void)
 		_exit(2);
 	for (j = 0; j < 64; j++)
 		buf[j] = j;
-	k[0] = key;
-	d[0] = thn_reduce(TH_NIC_ALU_SUM, TH_NIC_DT_FLOAT64, 8, key, 8 * 16, 1,
+	k[0] = key.l;
+	d[0] = thn_reduce(TH_NIC_ALU_SUM, TH_NIC_DT_FLOAT64, 8, key.l, 8 * 16, 1,
 			  k, o);
 	thn_trigger(&d[0], 3, 1, 0);
-	d[1] = thn_put(key, 0, NODE_A, v.id, key, 8 * 24, 64);
-	d[2] = thn_get(key, 8 * 32, NODE_A, v.id, key, 0, 64);
-	d[3] = thn_inline_remote(NODE_A, v.id, key, 8 * 40, "self", 4);
+	d[1] = thn_put(key.l, 0, NODE_A, v.id, key.r, 8 * 24, 64);
+	d[2] = thn_get(key.l, 8 * 32, NODE_A, v.id, key.r, 0, 64);
+	d[3] = thn_inline_remote(NODE_A, v.id, key.r, 8 * 40, "self", 4);
 	d[3].flags |= TH_NIC_DF_REMOTE_CT;
 	d[3].wr_inline.remote_ct = 4;
-	d[4] = thn_put_ct(key, 0, NODE_A, v.id, key, 8 * 8, 64, 3);
+	d[4] = thn_put_ct(key.l, 0, NODE_A, v.id, key.r, 8 * 8, 64, 3);
 	for (j = 1; j < 5; j++) {
 		d[j].flags |= TH_NIC_DF_SIGNAL;
 		thn_trigger(&d[j], 0, 0, j);

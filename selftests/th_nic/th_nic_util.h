@@ -13,6 +13,7 @@
 #ifndef TH_NIC_UTIL_H
 #define TH_NIC_UTIL_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -21,8 +22,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +42,8 @@
 #define THN_DEF_CHAIN		16
 #define THN_DEF_MRS		64
 #define THN_DEF_MR_SIZE		(1ULL << 30)
+#define THN_DEF_USER_VPORTS	256
+#define THN_DEF_USER_CHAINS	16384
 
 /* Generous: the VM runs under TCG, an order of magnitude slower. */
 #define THN_WAIT_MS		5000
@@ -182,17 +187,16 @@ static inline void thn_vport_unmap(struct thn_vport *vp)
  * read/write and its counter page read-only, at the offsets and sizes the
  * kernel returned.
  */
-static inline int thn_vport_open(int fd, __u32 sq_entries, __u32 cq_entries,
-				 struct thn_vport *vp)
+/*
+ * Map the SQ and CQ read/write and the counter page read-only of the
+ * vport @vp->info describes, at the offsets and sizes the kernel returned;
+ * on failure the vport is destroyed.
+ */
+static inline int thn_vport_map(struct thn_vport *vp)
 {
 	struct th_nic_vport_create *c = &vp->info;
-	int ret;
+	int fd = vp->fd, ret;
 
-	memset(vp, 0, sizeof(*vp));
-	vp->fd = fd;
-	ret = thn_vport_create_raw(fd, sq_entries, cq_entries, c);
-	if (ret)
-		return ret;
 	vp->id = c->vport;
 	vp->sq_len = c->sq_mmap_size;
 	vp->cq_len = c->cq_mmap_size;
@@ -219,6 +223,23 @@ static inline int thn_vport_open(int fd, __u32 sq_entries, __u32 cq_entries,
 	return 0;
 }
 
+/*
+ * Create a vport on @fd (0 entries: the maximum) in the caller's own
+ * domain, and map it (thn_vport_map()).
+ */
+static inline int thn_vport_open(int fd, __u32 sq_entries, __u32 cq_entries,
+				 struct thn_vport *vp)
+{
+	int ret;
+
+	memset(vp, 0, sizeof(*vp));
+	vp->fd = fd;
+	ret = thn_vport_create_raw(fd, sq_entries, cq_entries, &vp->info);
+	if (ret)
+		return ret;
+	return thn_vport_map(vp);
+}
+
 /* Unmap, then VPORT_DESTROY. */
 static inline int thn_vport_close(struct thn_vport *vp)
 {
@@ -228,8 +249,14 @@ static inline int thn_vport_close(struct thn_vport *vp)
 
 /* ---- memory regions ---------------------------------------------------- */
 
+/* The two keys of a region: local descriptors use @l, peers @r. */
+struct thn_key {
+	__u32 l;
+	__u64 r;
+};
+
 static inline int thn_mr_reg(struct thn_vport *vp, const void *addr, __u64 len,
-			     __u32 access, __u32 *key)
+			     __u32 access, struct thn_key *key)
 {
 	struct th_nic_mr_reg r = {
 		.size = sizeof(r),
@@ -240,20 +267,38 @@ static inline int thn_mr_reg(struct thn_vport *vp, const void *addr, __u64 len,
 	};
 	int ret = thn_ioctl(vp->fd, TH_NIC_IOCTL_MR_REG, &r);
 
-	if (!ret)
-		*key = r.key;
+	if (!ret) {
+		key->l = r.lkey;
+		key->r = r.rkey;
+	}
 	return ret;
 }
 
-static inline int thn_mr_dereg(struct thn_vport *vp, __u32 key)
+static inline int thn_mr_dereg(struct thn_vport *vp, __u32 lkey)
 {
 	struct th_nic_mr_dereg r = {
 		.size = sizeof(r),
 		.vport = vp->id,
-		.key = key,
+		.lkey = lkey,
 	};
 
 	return thn_ioctl(vp->fd, TH_NIC_IOCTL_MR_DEREG, &r);
+}
+
+/* Open descriptors of this process (/proc/self/fd), or -1. */
+static inline int thn_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;	/* not the one opendir() holds */
 }
 
 /* Page-aligned anonymous memory, or NULL. */
@@ -474,6 +519,91 @@ static inline bool thn_wait_word(const volatile __u32 *word, __u32 want, int ms)
 		thn_sleep_us(200);
 	}
 	return true;
+}
+
+/*
+ * Become an unprivileged user for good: no supplementary groups, @uid as
+ * real, effective and saved uid (and gid), and so no capabilities.  Only
+ * root can do it; returns 0 or -errno.
+ */
+static inline int thn_become(uid_t uid)
+{
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
+		return -errno;
+	return getuid() == uid && geteuid() == uid ? 0 : -EPERM;
+}
+
+/* Unprivileged users the tests run as (nobody and its neighbour). */
+#define THN_UID_A	65533
+#define THN_UID_B	65534
+
+/* ---- domains ----------------------------------------------------------- */
+
+/* DOMAIN_CREATE on @fd: the new domain's descriptor, or -errno. */
+static inline int thn_domain_create(int fd)
+{
+	struct th_nic_domain_create c = { .size = sizeof(c) };
+	int ret = thn_ioctl(fd, TH_NIC_IOCTL_DOMAIN_CREATE, &c);
+
+	return ret ? ret : c.fd;
+}
+
+/* VPORT_CREATE in domain @dom (a descriptor), then the mappings. */
+static inline int thn_vport_open_in(int fd, int dom, struct thn_vport *vp)
+{
+	struct th_nic_vport_create *c = &vp->info;
+	int ret;
+
+	memset(vp, 0, sizeof(*vp));
+	vp->fd = fd;
+	c->size = sizeof(*c);
+	c->flags = TH_NIC_VPORT_F_DOMAIN;
+	c->domain_fd = dom;
+	ret = thn_ioctl(fd, TH_NIC_IOCTL_VPORT_CREATE, c);
+	if (ret)
+		return ret;
+	return thn_vport_map(vp);
+}
+
+/* Send descriptor @fd over UNIX socket @sock (SCM_RIGHTS). */
+static inline int thn_send_fd(int sock, int fd)
+{
+	char byte = 'D', ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &byte, 1 };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	memset(ctl, 0, sizeof(ctl));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &m, 0) == 1 ? 0 : -errno;
+}
+
+/* Receive a descriptor sent by thn_send_fd(): it, or -errno. */
+static inline int thn_recv_fd(int sock)
+{
+	char byte, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &byte, 1 };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &m, 0) != 1)
+		return -EIO;
+	c = CMSG_FIRSTHDR(&m);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -EIO;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
 }
 
 #endif /* TH_NIC_UTIL_H */

@@ -4,7 +4,6 @@
  * threshold, at once, in threshold then posting order; the counter ioctls
  * (CT_SET, CT_INC, CT_WAIT), failure values, CANCEL and poll(2).
  */
-#define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
 

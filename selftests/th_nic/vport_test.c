@@ -5,7 +5,6 @@
  * read-only counter page, limits, bad sizes, and mappings that outlive
  * their vport or their file descriptor.
  */
-#define _GNU_SOURCE
 #include <signal.h>
 #include <sys/wait.h>
 

@@ -16,7 +16,7 @@ FIXTURE(xfer) {
 	int fda, fdb;
 	struct thn_vport a, b;
 	__u8 *abuf, *bbuf;	/* page-aligned, BUF bytes */
-	__u32 akey, bkey;	/* TH_NIC_ACCESS_ALL on each */
+	struct thn_key akey, bkey;	/* TH_NIC_ACCESS_ALL on each */
 };
 
 static void pattern(__u8 *p, size_t len, __u32 seed)
@@ -85,8 +85,8 @@ TEST_F(xfer, put_delivers_and_fires_target)
 
 	/* B: notify when counter 4 reaches 1 */
 	ASSERT_EQ(0, thn_post_notify(&self->b, 4, 1, 0xb0b));
-	d = thn_put_ct(self->akey, variant->loff, NODE_B, self->b.id,
-		       self->bkey, variant->roff, variant->len, 4);
+	d = thn_put_ct(self->akey.l, variant->loff, NODE_B, self->b.id,
+		       self->bkey.r, variant->roff, variant->len, 4);
 	d.flags |= TH_NIC_DF_SIGNAL;
 	thn_comp_ct(&d, 6);
 	thn_trigger(&d, 0, 1, 0xa0a);
@@ -119,7 +119,7 @@ TEST_F(xfer, get_reads_remote_memory)
 	memcpy(want, self->abuf, BUF);
 	memcpy(want + variant->loff, self->bbuf + variant->roff, variant->len);
 
-	d = thn_get(self->akey, variant->loff, NODE_B, self->b.id, self->bkey,
+	d = thn_get(self->akey.l, variant->loff, NODE_B, self->b.id, self->bkey.r,
 		    variant->roff, variant->len);
 	d.flags |= TH_NIC_DF_SIGNAL;
 	thn_comp_ct(&d, 7);
@@ -143,7 +143,7 @@ TEST_F(xfer, copy_within_a_vport)
 	__u64 len = variant->len > BUF / 2 ? BUF / 2 : variant->len;
 	__u64 soff = variant->loff % (BUF / 2);
 	__u64 doff = BUF / 2 + variant->roff % (BUF / 2 - len + 1);
-	__u32 key2;
+	struct thn_key key2;
 	__u8 *second = thn_alloc(BUF);
 
 	ASSERT_NE(NULL, want);
@@ -154,7 +154,7 @@ TEST_F(xfer, copy_within_a_vport)
 	/* from the first MR into the second */
 	memcpy(want, second, BUF);
 	memcpy(want + doff, self->abuf + soff, len);
-	d = thn_copy(self->akey, soff, key2, doff, len);
+	d = thn_copy(self->akey.l, soff, key2.l, doff, len);
 	d.flags |= TH_NIC_DF_SIGNAL;
 	thn_trigger(&d, 0, 0, 1);
 	ASSERT_EQ(0, thn_post(&self->a, &d, 1, NULL));
@@ -166,14 +166,14 @@ TEST_F(xfer, copy_within_a_vport)
 	/* overlapping ranges inside one MR: memmove semantics */
 	memcpy(want, second, BUF);
 	memmove(want + 1000, want + 10, 5000);
-	d = thn_copy(key2, 10, key2, 1000, 5000);
+	d = thn_copy(key2.l, 10, key2.l, 1000, 5000);
 	d.flags |= TH_NIC_DF_SIGNAL;
 	ASSERT_EQ(0, thn_post(&self->a, &d, 1, NULL));
 	ASSERT_EQ(1, thn_cq_wait(&self->a, &cqe, 1, THN_WAIT_MS));
 	EXPECT_EQ(0, cqe.status);
 	EXPECT_EQ(0, memcmp(want, second, BUF));
 	memmove(want + 10, want + 1000, 5000);
-	d = thn_copy(key2, 1000, key2, 10, 5000);
+	d = thn_copy(key2.l, 1000, key2.l, 10, 5000);
 	d.flags |= TH_NIC_DF_SIGNAL;
 	ASSERT_EQ(0, thn_post(&self->a, &d, 1, NULL));
 	ASSERT_EQ(1, thn_cq_wait(&self->a, &cqe, 1, THN_WAIT_MS));
@@ -186,7 +186,7 @@ FIXTURE(wr) {
 	int fda, fdb;
 	struct thn_vport a, b;
 	__u8 *abuf, *bbuf;
-	__u32 akey, bkey;
+	struct thn_key akey, bkey;
 };
 
 FIXTURE_SETUP(wr)
@@ -229,8 +229,8 @@ TEST_F(wr, write_inline_local_and_remote)
 	memset(want, 0x11, sizeof(want));
 	memcpy(want + 4096 - 16, data, sizeof(data));
 	memcpy(want + 100, word, sizeof(word) - 1);
-	d[0] = thn_inline(self->akey, 4096 - 16, data, sizeof(data));
-	d[1] = thn_inline(self->akey, 100, word, sizeof(word) - 1);
+	d[0] = thn_inline(self->akey.l, 4096 - 16, data, sizeof(data));
+	d[1] = thn_inline(self->akey.l, 100, word, sizeof(word) - 1);
 	d[1].flags |= TH_NIC_DF_SIGNAL;
 	thn_link(d, 2);
 	ASSERT_EQ(0, thn_post(&self->a, d, 2, NULL));
@@ -244,7 +244,7 @@ TEST_F(wr, write_inline_local_and_remote)
 	ASSERT_EQ(0, thn_post_notify(&self->b, 9, 1, 0x99));
 	memset(want, 0x22, sizeof(want));
 	memcpy(want + 8192 - 3, "xyz", 3);
-	d[0] = thn_inline_remote(NODE_B, self->b.id, self->bkey, 8192 - 3,
+	d[0] = thn_inline_remote(NODE_B, self->b.id, self->bkey.r, 8192 - 3,
 				 "xyz", 3);
 	d[0].flags |= TH_NIC_DF_REMOTE_CT;
 	d[0].wr_inline.remote_ct = 9;
@@ -264,7 +264,7 @@ TEST_F(wr, zero_length_put_only_counts)
 	struct th_nic_cqe cqe;
 
 	memset(want, 0x22, sizeof(want));
-	d = thn_put_ct(self->akey, 8192, NODE_B, self->b.id, self->bkey, 0, 0,
+	d = thn_put_ct(self->akey.l, 8192, NODE_B, self->b.id, self->bkey.r, 0, 0,
 		       12);
 	d.flags |= TH_NIC_DF_SIGNAL;
 	ASSERT_EQ(0, thn_post(&self->a, &d, 1, NULL));
@@ -281,15 +281,15 @@ TEST_F(wr, put_on_the_same_node_and_to_itself)
 	struct th_nic_desc d[2];
 	struct th_nic_cqe cqe;
 	__u8 *cbuf = thn_alloc(4096);
-	__u32 ckey;
+	struct thn_key ckey;
 
 	ASSERT_NE(NULL, cbuf);
 	memset(cbuf, 0x33, 4096);
 	ASSERT_EQ(0, thn_vport_open(self->fda, 64, 64, &c));
 	ASSERT_EQ(0, thn_mr_reg(&c, cbuf, 4096, TH_NIC_ACCESS_REMOTE_WRITE,
 				&ckey));
-	d[0] = thn_put_ct(self->akey, 0, NODE_A, c.id, ckey, 1000, 64, 1);
-	d[1] = thn_put_ct(self->akey, 64, NODE_A, self->a.id, self->akey,
+	d[0] = thn_put_ct(self->akey.l, 0, NODE_A, c.id, ckey.r, 1000, 64, 1);
+	d[1] = thn_put_ct(self->akey.l, 64, NODE_A, self->a.id, self->akey.r,
 			  4096, 64, 2);
 	d[1].flags |= TH_NIC_DF_SIGNAL;
 	thn_link(d, 2);
@@ -315,7 +315,7 @@ TEST_F(wr, delivery_fires_the_next_hop)
 	struct th_nic_desc d[2];
 	struct th_nic_cqe cqe;
 	__u8 *cbuf = thn_alloc(4096);
-	__u32 ckey;
+	struct thn_key ckey;
 	unsigned int i;
 
 	ASSERT_LE(0, fdc);
@@ -326,17 +326,17 @@ TEST_F(wr, delivery_fires_the_next_hop)
 	for (i = 0; i < 256; i++)
 		self->abuf[i] = i;
 	/* C: once B's put lands, GET 16 more bytes from A, then notify */
-	d[0] = thn_get(ckey, 2048, NODE_A, self->a.id, self->akey, 16, 16);
+	d[0] = thn_get(ckey.l, 2048, NODE_A, self->a.id, self->akey.r, 16, 16);
 	d[1] = thn_notify(3);
 	thn_link(d, 2);
 	thn_trigger(&d[0], 5, 1, 3);
 	ASSERT_EQ(0, thn_post(&c, d, 2, NULL));
 	/* B: once A's put lands, forward it to C */
-	d[0] = thn_put_ct(self->bkey, 0, NODE_B + 1, c.id, ckey, 0, 256, 5);
+	d[0] = thn_put_ct(self->bkey.l, 0, NODE_B + 1, c.id, ckey.r, 0, 256, 5);
 	thn_trigger(&d[0], 5, 1, 2);
 	ASSERT_EQ(0, thn_post(&self->b, d, 1, NULL));
 	/* A: put now */
-	d[0] = thn_put_ct(self->akey, 0, NODE_B, self->b.id, self->bkey, 0,
+	d[0] = thn_put_ct(self->akey.l, 0, NODE_B, self->b.id, self->bkey.r, 0,
 			  256, 5);
 	ASSERT_EQ(0, thn_post(&self->a, d, 1, NULL));
 	ASSERT_EQ(1, thn_cq_wait(&c, &cqe, 1, THN_WAIT_MS));
@@ -359,7 +359,7 @@ TEST_F(wr, registered_memory_is_shared_with_the_process)
 
 	for (round = 0; round < 4; round++) {
 		memset(self->abuf, 0x40 + round, 4096);
-		d = thn_put(self->akey, 0, NODE_B, self->b.id, self->bkey, 0,
+		d = thn_put(self->akey.l, 0, NODE_B, self->b.id, self->bkey.r, 0,
 			    4096);
 		d.flags |= TH_NIC_DF_SIGNAL;
 		ASSERT_EQ(0, thn_post(&self->a, &d, 1, NULL));
@@ -377,16 +377,16 @@ TEST_F(wr, deregistered_before_firing_fails_with_eacces)
 	struct th_nic_desc d;
 	struct th_nic_cqe cqe;
 	__u8 *src = thn_alloc(4096);
-	__u32 skey;
+	struct thn_key skey;
 	unsigned int i;
 
 	ASSERT_NE(NULL, src);
 	memset(src, 0x99, 4096);
 	ASSERT_EQ(0, thn_mr_reg(&self->a, src, 4096, 0, &skey));
-	d = thn_put_ct(skey, 0, NODE_B, self->b.id, self->bkey, 0, 4096, 3);
+	d = thn_put_ct(skey.l, 0, NODE_B, self->b.id, self->bkey.r, 0, 4096, 3);
 	thn_trigger(&d, 1, 1, 0xdead);
 	ASSERT_EQ(0, thn_post(&self->a, &d, 1, NULL));
-	ASSERT_EQ(0, thn_mr_dereg(&self->a, skey));
+	ASSERT_EQ(0, thn_mr_dereg(&self->a, skey.l));
 	ASSERT_EQ(0, thn_ct_inc(&self->a, 1, 1));
 	ASSERT_EQ(1, thn_cq_wait(&self->a, &cqe, 1, THN_WAIT_MS));
 	EXPECT_EQ(0xdead, cqe.cookie);
@@ -406,7 +406,7 @@ TEST_F(wr, large_put)
 	__u8 *src = thn_alloc(len), *dst = thn_alloc(len);
 	struct th_nic_desc d;
 	struct th_nic_cqe cqe;
-	__u32 skey, dkey;
+	struct thn_key skey, dkey;
 	size_t i;
 
 	ASSERT_NE(NULL, src);
@@ -417,7 +417,7 @@ TEST_F(wr, large_put)
 	ASSERT_EQ(0, thn_mr_reg(&self->a, src, len, 0, &skey));
 	ASSERT_EQ(0, thn_mr_reg(&self->b, dst, len,
 				TH_NIC_ACCESS_REMOTE_WRITE, &dkey));
-	d = thn_put_ct(skey, 0, NODE_B, self->b.id, dkey, 0, len, 1);
+	d = thn_put_ct(skey.l, 0, NODE_B, self->b.id, dkey.r, 0, len, 1);
 	d.flags |= TH_NIC_DF_SIGNAL;
 	ASSERT_EQ(0, thn_post(&self->a, &d, 1, NULL));
 	ASSERT_EQ(1, thn_cq_wait(&self->a, &cqe, 1, 4 * THN_WAIT_MS));
@@ -436,7 +436,7 @@ TEST_F(wr, region_unmapped_by_its_owner_stays_safe)
 	struct th_nic_desc d;
 	struct th_nic_cqe cqe;
 	__u8 *gone = thn_alloc(3 * 4096);
-	__u32 gkey;
+	struct thn_key gkey;
 
 	ASSERT_NE(NULL, gone);
 	memset(gone, 0x5e, 3 * 4096);
@@ -448,14 +448,14 @@ TEST_F(wr, region_unmapped_by_its_owner_stays_safe)
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, gone);
 	memset(gone, 0x6f, 3 * 4096);
-	d = thn_put(self->akey, 0, NODE_B, self->b.id, gkey, 4000, 200);
+	d = thn_put(self->akey.l, 0, NODE_B, self->b.id, gkey.r, 4000, 200);
 	d.flags |= TH_NIC_DF_SIGNAL;
 	ASSERT_EQ(0, thn_post(&self->a, &d, 1, NULL));
 	ASSERT_EQ(1, thn_cq_wait(&self->a, &cqe, 1, THN_WAIT_MS));
 	EXPECT_TRUE(cqe.status == 0 || cqe.status == -EACCES)
 		TH_LOG("status %d", cqe.status);
 	/* a GET from it reads what the region held, never the new memory */
-	d = thn_get(self->akey, 0, NODE_B, self->b.id, gkey, 8000, 16);
+	d = thn_get(self->akey.l, 0, NODE_B, self->b.id, gkey.r, 8000, 16);
 	d.flags |= TH_NIC_DF_SIGNAL;
 	ASSERT_EQ(0, thn_post(&self->a, &d, 1, NULL));
 	ASSERT_EQ(1, thn_cq_wait(&self->a, &cqe, 1, THN_WAIT_MS));
@@ -463,7 +463,7 @@ TEST_F(wr, region_unmapped_by_its_owner_stays_safe)
 		EXPECT_EQ(0x5e, self->abuf[0]);
 	EXPECT_EQ(0x6f, gone[4000]);
 	EXPECT_EQ(0x6f, gone[4199]);
-	EXPECT_EQ(0, thn_mr_dereg(&self->b, gkey));
+	EXPECT_EQ(0, thn_mr_dereg(&self->b, gkey.l));
 }
 
 TEST_HARNESS_MAIN

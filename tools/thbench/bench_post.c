@@ -55,9 +55,9 @@ static int bench_hops(struct th_vport *a, struct th_mr *ma, struct th_vport *b,
 		      struct th_mr *mb, int rounds, double *us)
 {
 	struct th_remote to_b = { th_vport_node(b), th_vport_index(b),
-				  th_mr_key(mb), 0 };
+				  th_mr_rkey(mb), 0 };
 	struct th_remote to_a = { th_vport_node(a), th_vport_index(a),
-				  th_mr_key(ma), 0 };
+				  th_mr_rkey(ma), 0 };
 	struct th_chain *c = th_chain_create();
 	double t0;
 	int i, ret = 0;

@@ -69,7 +69,7 @@ static struct th_remote demo_remote(const struct demo *d, unsigned int rank,
 	const struct demo_node *nd = &d->node[rank];
 	struct th_remote r = {
 		.node = th_vport_node(nd->vp), .vport = th_vport_index(nd->vp),
-		.key = th_mr_key(nd->mr), .off = demo_off(d, slot),
+		.rkey = th_mr_rkey(nd->mr), .off = demo_off(d, slot),
 	};
 	return r;
 }

@@ -197,10 +197,14 @@ int thctl_info_main(int argc, char **argv)
 	printf("max_inline      %u\n", q.max_inline);
 	printf("desc_size       %u\n", q.desc_size);
 	printf("cqe_size        %u\n", q.cqe_size);
-	printf("features       %s%s%s%s\n",
+	printf("max_user_vports %u (per user, whole fabric)\n",
+	       q.max_user_vports);
+	printf("max_user_chains %u (pending, per user)\n", q.max_user_chains);
+	printf("features       %s%s%s%s%s\n",
 	       q.features & TH_NIC_FEAT_REDUCE_STRIDED ? " reduce_strided" : "",
 	       q.features & TH_NIC_FEAT_FLOAT_ALU ? " float_alu" : "",
 	       q.features & TH_NIC_FEAT_INPROC ? " inproc" : "",
+	       q.features & TH_NIC_FEAT_DOMAIN_FD ? " domain_fd" : "",
 	       q.features ? "" : " none");
 	th_close_device(ctx);
 	th_free_device_list(list);

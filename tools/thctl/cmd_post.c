@@ -339,7 +339,7 @@ static struct th_remote post_remote(const struct post_run *r, unsigned int mr,
 	return (struct th_remote){
 		.node = m->node,
 		.vport = th_vport_index(r->vp[m->node]),
-		.key = th_mr_key(r->mr[mr]),
+		.rkey = th_mr_rkey(r->mr[mr]),
 		.off = off,
 	};
 }
@@ -417,7 +417,7 @@ static int post_build_desc(struct post_run *r, const struct cf_desc *d)
 static int post_chains(struct post_run *r)
 {
 	const struct chainfile *cf = r->cf;
-	unsigned int i, j, bad;
+	unsigned int i, j, bad, reason;
 	int ret;
 
 	for (i = 0; i < cf->nchains; i++) {
@@ -440,16 +440,18 @@ static int post_chains(struct post_run *r)
 		ret = th_post_chain(r->vp[c->node], r->chain);
 		if (ret) {
 			bad = 0;
-			if (ret == -EINVAL)
-				th_post_error(r->vp[c->node], &bad);
+			reason = TH_NIC_REFUSE_NONE;
+			th_post_error(r->vp[c->node], &bad, &reason);
 			if (ret == -EINVAL && bad < c->ndesc)
 				fprintf(stderr,
 					"%s:%u: chain %s refused: %s, descriptor %u (line %u)\n",
 					r->path, c->line, c->name,
-					th_strerror(ret), bad, c->desc[bad].line);
+					th_refusal_str(reason), bad,
+					c->desc[bad].line);
 			else
 				fprintf(stderr, "%s:%u: chain %s refused: %s\n",
 					r->path, c->line, c->name,
+					reason ? th_refusal_str(reason) :
 					th_strerror(ret));
 			return THCTL_EXIT_FAIL;
 		}

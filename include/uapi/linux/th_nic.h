@@ -11,7 +11,8 @@
  *  - every ioctl struct starts with @size (sizeof the struct the caller was
  *    built against) and has @flags; unknown flags and non-zero reserved
  *    fields give -EINVAL, a smaller @size too; a larger struct is accepted
- *    only if the extra bytes are zero (else -E2BIG);
+ *    only if the extra bytes are zero (else -E2BIG), and never one larger
+ *    than TH_NIC_IOCTL_MAX_SIZE (-E2BIG);
  *  - user addresses travel as __aligned_u64, never as pointers;
  *  - ring indices are free-running __u32 values, masked on access; each index
  *    has exactly one writer, named in struct th_nic_ring_offsets.
@@ -22,7 +23,11 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define TH_NIC_ABI_VERSION	1
+/*
+ * 2: memory regions have a 32-bit local key and a 64-bit remote key;
+ * fabric domains; the error state; refusal reasons; per-user limits.
+ */
+#define TH_NIC_ABI_VERSION	2
 
 /* ---------------------------------------------------------------------- */
 /* Fixed architectural limits (not tunable: they shape the descriptor).    */
@@ -79,8 +84,8 @@ enum th_nic_opcode {
  *	@remote_ct at the target after the data is in place (the control
  *	packet); its failure value if the descriptor failed or was skipped
  * @TH_NIC_DF_REMOTE: WRITE_INLINE only: the target is remote
- *	(node, vport, key, off) and needs remote-write access; without it the
- *	target is a local MR that needs local-write access
+ *	(node, vport, rkey, off) and needs remote-write access; without it
+ *	the target is a local MR (lkey) that needs local-write access
  * @TH_NIC_DF_ALL: every defined flag
  */
 enum th_nic_desc_flags {
@@ -161,34 +166,37 @@ enum th_nic_reduce_flags {
 
 /**
  * struct th_nic_desc_xfer - PUT and GET operands
- * @lkey: (in) key of the local MR (source of a PUT, destination of a GET)
- * @rkey: (in) key of the remote MR, registered with remote read (GET) or
- *	remote write (PUT) access
+ * @lkey: (in) local key of the local MR (source of a PUT, destination of a
+ *	GET)
+ * @node: (in) target node (fabric address)
+ * @rkey: (in) remote key of the target MR, registered with remote read
+ *	(GET) or remote write (PUT) access, on a vport of the same domain
  * @loff: (in) byte offset inside the local MR
  * @roff: (in) byte offset inside the remote MR
  * @len: (in) bytes to move; 0 is allowed and moves nothing
- * @node: (in) target node (fabric address)
  * @vport: (in) target vport on @node
  * @remote_ct: (in) PUT with TH_NIC_DF_REMOTE_CT: counter at the target to
  *	increment on delivery; must be 0 otherwise
+ * @rsvd0: must be zero
  * @rsvd: must be zero
  */
 struct th_nic_desc_xfer {
 	__u32	lkey;
-	__u32	rkey;
+	__u32	node;
+	__aligned_u64 rkey;
 	__aligned_u64 loff;
 	__aligned_u64 roff;
 	__aligned_u64 len;
-	__u32	node;
 	__u16	vport;
 	__u16	remote_ct;
-	__u64	rsvd[8];
+	__u32	rsvd0;
+	__u64	rsvd[7];
 };
 
 /**
  * struct th_nic_desc_copy - COPY operands (both MRs local)
- * @src_key: (in) key of the source MR
- * @dst_key: (in) key of the destination MR (local write access)
+ * @src_key: (in) local key of the source MR
+ * @dst_key: (in) local key of the destination MR (local write access)
  * @src_off: (in) byte offset inside the source MR
  * @dst_off: (in) byte offset inside the destination MR
  * @len: (in) bytes to copy; the ranges may overlap (memmove semantics)
@@ -205,8 +213,11 @@ struct th_nic_desc_copy {
 
 /**
  * struct th_nic_desc_inline - WRITE_INLINE operands
- * @key: (in) target MR key (local, or remote with TH_NIC_DF_REMOTE)
+ * @lkey: (in) without TH_NIC_DF_REMOTE: local key of the target MR; with
+ *	it, must be 0
  * @node: (in) target node with TH_NIC_DF_REMOTE, else must be 0
+ * @rkey: (in) with TH_NIC_DF_REMOTE: remote key of the target MR; else
+ *	must be 0
  * @vport: (in) target vport with TH_NIC_DF_REMOTE, else must be 0
  * @remote_ct: (in) with TH_NIC_DF_REMOTE_CT: counter at the target to
  *	increment after the write; must be 0 otherwise
@@ -217,15 +228,16 @@ struct th_nic_desc_copy {
  * @rsvd: must be zero
  */
 struct th_nic_desc_inline {
-	__u32	key;
+	__u32	lkey;
 	__u32	node;
+	__aligned_u64 rkey;
 	__u16	vport;
 	__u16	remote_ct;
 	__u8	len;
 	__u8	rsvd0[3];
 	__aligned_u64 off;
 	__u8	data[TH_NIC_INLINE_MAX];
-	__u64	rsvd[6];
+	__u64	rsvd[5];
 };
 
 /**
@@ -235,8 +247,8 @@ struct th_nic_desc_inline {
  * @nsrc: (in) number of source operands, 1 ... 7 (1 ... 6 with ACCUMULATE)
  * @rflags: (in) enum th_nic_reduce_flags
  * @count: (in) number of elements; 0 is allowed
- * @dst_key: (in) key of the destination MR (local write access)
- * @src_key: (in) keys of the source MRs (local), entries >= @nsrc zero
+ * @dst_key: (in) local key of the destination MR (local write access)
+ * @src_key: (in) local keys of the source MRs, entries >= @nsrc zero
  * @dst_off: (in) byte offset of the destination, aligned to the element
  *	size in memory
  * @src_off: (in) byte offsets of the sources (aligned like @dst_off); with
@@ -355,10 +367,13 @@ enum th_nic_cqe_flags {
  *
  * @cookie: (out) the chain's cookie (its first descriptor's @cookie)
  * @imm: (out) NOTIFY: its @imm; otherwise 0
- * @status: (out) 0, or a negative errno: -EACCES (key or access refused),
- *	-ECONNREFUSED (target vport gone), -ERANGE (outside the MR),
- *	-EIO (the trigger counter's failure value rose), -ECANCELED
- *	(cancelled, or its vport was destroyed)
+ * @status: (out) 0, or a negative errno: -ECONNREFUSED (no such target
+ *	vport in this vport's domain: gone, never there, or in another
+ *	domain, which look alike), -EACCES (remote key unknown or without
+ *	the access; local key deregistered meanwhile), -ERANGE (outside the
+ *	target MR), -EIO (the trigger counter's failure value rose),
+ *	-ECANCELED (cancelled, or its vport was destroyed), -ENOTCONN (the
+ *	vport entered the error state before the chain ran)
  * @desc_index: (out) index in the chain of the descriptor that produced
  *	the entry, or that failed
  * @opcode: (out) opcode of that descriptor
@@ -429,11 +444,16 @@ struct th_nic_ct {
  * @TH_NIC_FEAT_FLOAT_ALU: the ALU handles float32 and float64
  * @TH_NIC_FEAT_INPROC: the node is emulated inside the calling process (the
  *	in-process provider), not by the kernel module
+ * @TH_NIC_FEAT_DOMAIN_FD: domains are file descriptors
+ *	(TH_NIC_IOCTL_DOMAIN_CREATE), passed to other processes by
+ *	inheritance or SCM_RIGHTS; without it, domains exist only inside
+ *	the process
  */
 enum th_nic_features {
 	TH_NIC_FEAT_REDUCE_STRIDED	= 1 << 0,
 	TH_NIC_FEAT_FLOAT_ALU		= 1 << 1,
 	TH_NIC_FEAT_INPROC		= 1 << 2,
+	TH_NIC_FEAT_DOMAIN_FD		= 1 << 3,
 };
 
 /**
@@ -456,6 +476,9 @@ enum th_nic_features {
  * @rsvd0: zero
  * @max_mr_size: (out) bytes per memory region
  * @features: (out) enum th_nic_features
+ * @max_user_vports: (out) vports one user may hold on the whole fabric
+ * @max_user_chains: (out) chains one user may have accepted and not yet
+ *	completed, on all its vports
  * @rsvd: zero
  */
 struct th_nic_query {
@@ -477,26 +500,48 @@ struct th_nic_query {
 	__u32	rsvd0;
 	__aligned_u64 max_mr_size;
 	__aligned_u64 features;
-	__aligned_u64 rsvd[4];
+	__u32	max_user_vports;
+	__u32	max_user_chains;
+	__aligned_u64 rsvd[3];
+};
+
+/**
+ * enum th_nic_vport_flags - struct th_nic_vport_create.flags
+ * @TH_NIC_VPORT_F_DOMAIN: join the domain of @domain_fd instead of the
+ *	creating user's own domain
+ */
+enum th_nic_vport_flags {
+	TH_NIC_VPORT_F_DOMAIN	= 1 << 0,
 };
 
 /**
  * struct th_nic_vport_create - TH_NIC_IOCTL_VPORT_CREATE
  * @size: (in) sizeof(struct th_nic_vport_create)
- * @flags: (in) must be 0
+ * @flags: (in) enum th_nic_vport_flags
  * @sq_entries: (in) SQ slots, a power of two <= max_sq_entries; 0 = max
  * @cq_entries: (in) CQ entries, a power of two <= max_cq_entries; 0 = max
  * @vport: (out) the new vport's index on this node
  * @ct_count: (out) counters in the counter mapping (max_counters)
  * @sq_off: (out) layout of the SQ mapping
  * @cq_off: (out) layout of the CQ mapping
- * @sq_mmap_offset: (out) mmap offset of the SQ mapping (read/write)
+ * @sq_mmap_offset: (out) mmap offset of the SQ mapping (read/write,
+ *	MAP_SHARED only, like every mapping of a vport)
  * @cq_mmap_offset: (out) mmap offset of the CQ mapping (read/write)
  * @ct_mmap_offset: (out) mmap offset of the counter page (read-only)
  * @sq_mmap_size: (out) bytes to map for the SQ
  * @cq_mmap_size: (out) bytes to map for the CQ
  * @ct_mmap_size: (out) bytes to map for the counters
+ * @domain_fd: (in) with TH_NIC_VPORT_F_DOMAIN: a domain file descriptor
+ *	(TH_NIC_IOCTL_DOMAIN_CREATE); must be 0 otherwise.  Without it the
+ *	vport joins the domain of the creating process's effective user, so
+ *	that one user's processes reach each other and no other user's.
+ * @rsvd0: (in) must be zero
  * @rsvd: (in) must be zero
+ *
+ * Every vport belongs to exactly one domain for its whole life.  PUT,
+ * GET, remote WRITE_INLINE, remote counter increments and failure values
+ * reach only vports of the same domain; from outside it, a vport looks
+ * exactly like one that does not exist.
  */
 struct th_nic_vport_create {
 	__u32	size;
@@ -513,7 +558,9 @@ struct th_nic_vport_create {
 	__aligned_u64 sq_mmap_size;
 	__aligned_u64 cq_mmap_size;
 	__aligned_u64 ct_mmap_size;
-	__aligned_u64 rsvd[2];
+	__s32	domain_fd;
+	__u32	rsvd0;
+	__aligned_u64 rsvd[1];
 };
 
 /**
@@ -559,9 +606,17 @@ enum th_nic_access {
  * @access: (in) enum th_nic_access
  * @addr: (in) user address of the region
  * @length: (in) bytes, 1 ... max_mr_size
- * @key: (out) key naming the region; unguessable from other keys
- * @rsvd0: zero
+ * @lkey: (out) local key: names the region in this vport's own
+ *	descriptors, and nowhere else
+ * @rsvd0: (in) must be zero
+ * @rkey: (out) remote key: names the region to peers of the same domain
+ *	(PUT, GET, remote WRITE_INLINE); at least 52 of its bits are random,
+ *	so it cannot be guessed, nor derived from other keys
  * @rsvd: (in) must be zero
+ *
+ * The pages are pinned and charged to the registering process's user
+ * against RLIMIT_MEMLOCK (unless it has CAP_IPC_LOCK) until the region is
+ * deregistered or its vport destroyed, whichever process closes it.
  */
 struct th_nic_mr_reg {
 	__u32	size;
@@ -570,9 +625,10 @@ struct th_nic_mr_reg {
 	__u32	access;
 	__aligned_u64 addr;
 	__aligned_u64 length;
-	__u32	key;
+	__u32	lkey;
 	__u32	rsvd0;
-	__aligned_u64 rsvd[2];
+	__aligned_u64 rkey;
+	__aligned_u64 rsvd[1];
 };
 
 /**
@@ -580,7 +636,7 @@ struct th_nic_mr_reg {
  * @size: (in) sizeof(struct th_nic_mr_dereg)
  * @flags: (in) must be 0
  * @vport: (in) vport the MR was registered on
- * @key: (in) its key
+ * @lkey: (in) its local key
  *
  * Waits for operations using the MR to finish; later ones fail with
  * -EACCES.
@@ -589,7 +645,70 @@ struct th_nic_mr_dereg {
 	__u32	size;
 	__u32	flags;
 	__u32	vport;
-	__u32	key;
+	__u32	lkey;
+};
+
+/**
+ * enum th_nic_refusal - why the doorbell refused a chain
+ * @TH_NIC_REFUSE_NONE: nothing was refused
+ * @TH_NIC_REFUSE_OPCODE: unknown opcode (-EINVAL, as every reason up to
+ *	@TH_NIC_REFUSE_OVERLAP)
+ * @TH_NIC_REFUSE_RESERVED: a reserved field, or an operand the descriptor
+ *	does not use, is not zero
+ * @TH_NIC_REFUSE_FLAGS: an unknown descriptor flag, or one its opcode
+ *	does not take
+ * @TH_NIC_REFUSE_CHAIN: no chain end before the SQ tail, or a chain
+ *	longer than max_chain
+ * @TH_NIC_REFUSE_TRIGGER: trigger counter out of range, or a trigger,
+ *	threshold or cookie on a later descriptor
+ * @TH_NIC_REFUSE_COUNTER: a completion, remote or CT_INC/CT_SET counter
+ *	out of range, or given without its flag
+ * @TH_NIC_REFUSE_LKEY: a local key this vport does not have, or whose
+ *	region lacks the local access the operation needs
+ * @TH_NIC_REFUSE_RANGE: an offset and length outside a local region, or
+ *	wrapping
+ * @TH_NIC_REFUSE_ADDRESS: a remote node or vport beyond the fabric's
+ *	limits, a remote range that wraps or exceeds max_mr_size, or a key
+ *	field the descriptor's form does not use
+ * @TH_NIC_REFUSE_INLINE: WRITE_INLINE length 0 or above
+ *	TH_NIC_INLINE_MAX, or data bytes past the length
+ * @TH_NIC_REFUSE_ALU: unknown ALU operator or type, a bitwise operator
+ *	on floats, an operand count outside 1 ... 7, or unknown reduce flags
+ * @TH_NIC_REFUSE_ALIGN: a REDUCE operand not aligned to its element size
+ * @TH_NIC_REFUSE_OVERLAP: a REDUCE destination partially overlapping a
+ *	source
+ * @TH_NIC_REFUSE_CQ_FULL: (-EAGAIN) the CQ has no room for the chain's
+ *	completions until userspace consumes entries
+ * @TH_NIC_REFUSE_CQ_SIZE: (-ENOSPC) the chain writes more entries than
+ *	the CQ has
+ * @TH_NIC_REFUSE_USER_CHAINS: (-ENOSPC) the user's accepted, uncompleted
+ *	chains reached max_user_chains
+ * @TH_NIC_REFUSE_NOMEM: (-ENOMEM) no memory for the chain
+ * @TH_NIC_REFUSE_VPORT_ERROR: (-ENOTCONN) the vport is in the error state
+ *	after a remote access violation; destroy it
+ * @TH_NIC_REFUSE_MAX: first invalid reason
+ */
+enum th_nic_refusal {
+	TH_NIC_REFUSE_NONE		= 0,
+	TH_NIC_REFUSE_OPCODE		= 1,
+	TH_NIC_REFUSE_RESERVED		= 2,
+	TH_NIC_REFUSE_FLAGS		= 3,
+	TH_NIC_REFUSE_CHAIN		= 4,
+	TH_NIC_REFUSE_TRIGGER		= 5,
+	TH_NIC_REFUSE_COUNTER		= 6,
+	TH_NIC_REFUSE_LKEY		= 7,
+	TH_NIC_REFUSE_RANGE		= 8,
+	TH_NIC_REFUSE_ADDRESS		= 9,
+	TH_NIC_REFUSE_INLINE		= 10,
+	TH_NIC_REFUSE_ALU		= 11,
+	TH_NIC_REFUSE_ALIGN		= 12,
+	TH_NIC_REFUSE_OVERLAP		= 13,
+	TH_NIC_REFUSE_CQ_FULL		= 14,
+	TH_NIC_REFUSE_CQ_SIZE		= 15,
+	TH_NIC_REFUSE_USER_CHAINS	= 16,
+	TH_NIC_REFUSE_NOMEM		= 17,
+	TH_NIC_REFUSE_VPORT_ERROR	= 18,
+	TH_NIC_REFUSE_MAX
 };
 
 /**
@@ -603,13 +722,26 @@ struct th_nic_mr_dereg {
  *	descriptor of the refused chain; the SQ head stops there
  * @bad_desc: (out) on -EINVAL, the position in that chain of the offending
  *	descriptor
- * @rsvd: (in) must be zero
+ * @reason: (out) enum th_nic_refusal: why the chain at @bad_index was
+ *	refused, TH_NIC_REFUSE_NONE when none was
  *
  * Chains are accepted in order until the SQ is empty or one is refused:
  * -EINVAL for a malformed chain, -EAGAIN when the CQ cannot reserve its
  * completions yet, -ENOSPC when it never could (more entries than the CQ
- * has), -ENOMEM.  A refused chain installs nothing.  The (out) fields are
- * written on success and on every refusal.
+ * has) or the user's chain limit is reached, -ENOMEM, -ENOTCONN when the
+ * vport is in the error state.  A refused chain installs nothing.  The
+ * (out) fields are written on success and on every refusal.
+ *
+ * A vport enters the error state when one of its operations is refused by
+ * its target for a key, access or range violation (the chain completes
+ * with -EACCES or -ERANGE): its pending chains complete with -ENOTCONN and
+ * the doorbell refuses every later chain, as an InfiniBand RC queue pair
+ * does on a remote access error.  Only destroying it ends the state.
+ *
+ * The doorbell runs what it fires up to a budget of chains and bytes; the
+ * rest, and long operations past their first slice, continue in the NIC's
+ * own context (one queue per vport, served in turn), so one call never
+ * runs unbounded work.
  */
 struct th_nic_doorbell {
 	__u32	size;
@@ -619,7 +751,7 @@ struct th_nic_doorbell {
 	__u32	descs;
 	__u32	bad_index;
 	__u32	bad_desc;
-	__u32	rsvd;
+	__u32	reason;
 };
 
 /**
@@ -697,7 +829,9 @@ enum th_nic_cancel_flags {
  *
  * Each cancelled chain completes with -ECANCELED (one CQ entry) and fails
  * the counters its descriptors name, so that peers waiting on it do not
- * hang.  Chains already running are not affected.
+ * hang: its own, and a peer's only where the descriptor's remote key
+ * grants that access (an unauthorised descriptor touches nothing).
+ * Chains already running are not affected.
  */
 struct th_nic_cancel {
 	__u32	size;
@@ -705,6 +839,26 @@ struct th_nic_cancel {
 	__u32	vport;
 	__u32	cancelled;
 	__aligned_u64 cookie;
+};
+
+/**
+ * struct th_nic_domain_create - TH_NIC_IOCTL_DOMAIN_CREATE: a new domain
+ * @size: (in) sizeof(struct th_nic_domain_create)
+ * @flags: (in) must be 0
+ * @fd: (out) a new file descriptor (close-on-exec) that holds the domain;
+ *	it spans every node of the fabric
+ * @rsvd: (in) must be zero
+ *
+ * Whoever holds the descriptor may create vports in the domain
+ * (TH_NIC_VPORT_F_DOMAIN): pass it to a job's processes by inheritance or
+ * over a UNIX socket (SCM_RIGHTS).  The domain lives while the descriptor
+ * or any of its vports does.
+ */
+struct th_nic_domain_create {
+	__u32	size;
+	__u32	flags;
+	__s32	fd;
+	__u32	rsvd;
 };
 
 #define TH_NIC_IOCTL_MAGIC	0xB7
@@ -721,5 +875,10 @@ struct th_nic_cancel {
 #define TH_NIC_IOCTL_CT_SET	_IOW(TH_NIC_IOCTL_MAGIC, 0x07, struct th_nic_ct_update)
 #define TH_NIC_IOCTL_CT_INC	_IOW(TH_NIC_IOCTL_MAGIC, 0x08, struct th_nic_ct_update)
 #define TH_NIC_IOCTL_CANCEL	_IOWR(TH_NIC_IOCTL_MAGIC, 0x09, struct th_nic_cancel)
+#define TH_NIC_IOCTL_DOMAIN_CREATE \
+	_IOWR(TH_NIC_IOCTL_MAGIC, 0x0a, struct th_nic_domain_create)
+
+/* ioctl structs larger than this are refused with -E2BIG */
+#define TH_NIC_IOCTL_MAX_SIZE	4096
 
 #endif /* _UAPI_LINUX_TH_NIC_H */

@@ -44,10 +44,9 @@
 struct th_coll_peer {
 	uint32_t node;
 	uint32_t vport;
-	uint32_t send_key;
-	uint32_t recv_key;
-	uint32_t scratch_key;
-	uint32_t pad;
+	uint64_t send_key;
+	uint64_t recv_key;
+	uint64_t scratch_key;
 };
 
 struct th_coll_rank {
@@ -135,12 +134,12 @@ static uint64_t th_coll_up_threshold(const struct th_coll *cl,
 }
 
 static struct th_remote th_coll_remote(const struct th_coll *cl,
-				       unsigned int rank, uint32_t key,
+				       unsigned int rank, uint64_t key,
 				       uint64_t off)
 {
 	struct th_remote r = {
 		.node = cl->peers[rank].node, .vport = cl->peers[rank].vport,
-		.key = key, .off = off,
+		.rkey = key, .off = off,
 	};
 	return r;
 }
@@ -208,7 +207,7 @@ static int th_coll_fan_out(struct th_coll *cl, struct th_coll_rank *rk,
 		for (in_chain = 0; !ret && j < rk->nchild &&
 		     in_chain < TH_COLL_FANOUT; j++, in_chain++) {
 			unsigned int ch = rk->child[j];
-			uint32_t key = recv_key ? cl->peers[ch].recv_key :
+			uint64_t key = recv_key ? cl->peers[ch].recv_key :
 					cl->peers[ch].scratch_key;
 
 			to = th_coll_remote(cl, ch, key, doff);
@@ -481,9 +480,9 @@ static int th_coll_rank_init(struct th_coll *cl, struct th_coll_rank *rk,
 		return -errno;
 	cl->peers[rank] = (struct th_coll_peer){
 		.node = th_vport_node(vp), .vport = th_vport_index(vp),
-		.send_key = th_mr_key(rk->send_mr),
-		.recv_key = th_mr_key(rk->recv_mr),
-		.scratch_key = th_mr_key(rk->scratch_mr),
+		.send_key = th_mr_rkey(rk->send_mr),
+		.recv_key = th_mr_rkey(rk->recv_mr),
+		.scratch_key = th_mr_rkey(rk->scratch_mr),
 	};
 	return 0;
 }

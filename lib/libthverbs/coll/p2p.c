@@ -48,8 +48,8 @@
 struct th_p2p_peer {
 	uint32_t node;
 	uint32_t vport;
-	uint32_t recv_key;
-	uint32_t scratch_key;
+	uint64_t recv_key;
+	uint64_t scratch_key;
 };
 
 struct th_p2p_rank {
@@ -134,11 +134,11 @@ static int th_p2p_wait(struct th_p2p *p, struct th_p2p_rank *rk, uint16_t ct,
 /* A one-descriptor chain, posted now: PUT @len bytes to @to, raising @rct. */
 static int th_p2p_put(struct th_p2p *p, struct th_p2p_rank *rk,
 		      const struct th_mr *src, uint64_t soff, unsigned int to,
-		      uint32_t key, uint64_t doff, uint16_t rct)
+		      uint64_t key, uint64_t doff, uint16_t rct)
 {
 	struct th_remote dst = {
 		.node = p->peers[to].node, .vport = p->peers[to].vport,
-		.key = key, .off = doff,
+		.rkey = key, .off = doff,
 	};
 	int ret;
 
@@ -483,8 +483,8 @@ static int th_p2p_rank_init(struct th_p2p *p, struct th_p2p_rank *rk,
 	}
 	p->peers[rank] = (struct th_p2p_peer){
 		.node = th_vport_node(vp), .vport = th_vport_index(vp),
-		.recv_key = th_mr_key(rk->recv_mr),
-		.scratch_key = th_mr_key(rk->scratch_mr),
+		.recv_key = th_mr_rkey(rk->recv_mr),
+		.scratch_key = th_mr_rkey(rk->scratch_mr),
 	};
 	return 0;
 }

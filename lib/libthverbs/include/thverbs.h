@@ -26,6 +26,7 @@ extern "C" {
 
 struct th_device;
 struct th_context;
+struct th_domain;
 struct th_vport;
 struct th_mr;
 struct th_chain;
@@ -51,16 +52,40 @@ int th_close_device(struct th_context *ctx);
 /* The node's identity and limits: the QUERY ioctl's answer. */
 int th_query_device(struct th_context *ctx, struct th_nic_query *attr);
 
+/* ---- domains ----------------------------------------------------------- */
+
+/*
+ * A domain is the set of vports that may reach each other (PUT, GET,
+ * remote inline writes and counters); from outside, its vports look like
+ * vports that do not exist.  A vport created without one joins its user's
+ * own domain: one user's programs reach each other, no other user's do.
+ * A job's launcher allocates a domain and hands it to its ranks: on the
+ * kernel provider it is a file descriptor (th_domain_fd()), inherited or
+ * passed over a UNIX socket and taken up with th_import_domain(); thrun
+ * does this for its jobs (th_boot_domain_fd()).  In-process domains exist
+ * only inside the process.
+ */
+struct th_domain *th_alloc_domain(struct th_context *ctx);
+/* Take up a domain descriptor; @fd stays the caller's (it is duplicated). */
+struct th_domain *th_import_domain(struct th_context *ctx, int fd);
+/* The domain's descriptor (kernel provider), or -EOPNOTSUPP. */
+int th_domain_fd(const struct th_domain *d);
+/* Drop the handle; vports created in the domain keep it alive. */
+int th_dealloc_domain(struct th_domain *d);
+
 /* ---- vports and memory ---------------------------------------------- */
 
 /**
  * struct th_vport_attr - vport creation parameters
  * @sq_entries: SQ slots, a power of two; 0 for the maximum
  * @cq_entries: CQ entries, a power of two; 0 for the maximum
+ * @domain: the domain to join, from the same provider; NULL for the
+ *	user's own
  */
 struct th_vport_attr {
 	uint32_t sq_entries;
 	uint32_t cq_entries;
+	struct th_domain *domain;
 };
 
 struct th_vport *th_create_vport(struct th_context *ctx,
@@ -75,7 +100,10 @@ int th_vport_fd(const struct th_vport *vp);
 struct th_mr *th_reg_mr(struct th_vport *vp, void *addr, size_t len,
 			unsigned int access);
 int th_dereg_mr(struct th_mr *mr);
-uint32_t th_mr_key(const struct th_mr *mr);
+/* The key a peer names the region with (struct th_remote.rkey). */
+uint64_t th_mr_rkey(const struct th_mr *mr);
+/* The key this vport's own descriptors name it with (raw descriptors). */
+uint32_t th_mr_lkey(const struct th_mr *mr);
 void *th_mr_addr(const struct th_mr *mr);
 size_t th_mr_length(const struct th_mr *mr);
 
@@ -83,13 +111,13 @@ size_t th_mr_length(const struct th_mr *mr);
  * struct th_remote - remote memory, as exchanged between peers
  * @node: the target's node
  * @vport: the target's vport index
- * @key: the target MR's key
+ * @rkey: the target MR's remote key (th_mr_rkey())
  * @off: byte offset in that MR
  */
 struct th_remote {
 	uint32_t node;
 	uint32_t vport;
-	uint32_t key;
+	uint64_t rkey;
 	uint64_t off;
 };
 
@@ -156,8 +184,10 @@ int th_chain_nop(struct th_chain *c, unsigned int flags);
 /*
  * Post @c on @vp: copied into the SQ and the doorbell rung.  The chain may
  * be reset and reused at once.  -EINVAL: the NIC refused it (nothing was
- * installed; th_post_error() says which descriptor); -EAGAIN: the CQ has
- * no room for its completions yet (poll and retry).
+ * installed; th_post_error() says which descriptor and why); -EAGAIN: the
+ * CQ has no room for its completions yet (poll and retry); -ENOSPC: a
+ * limit (CQ size, the user's pending chains); -ENOTCONN: the vport is in
+ * the error state after a remote access violation (destroy it).
  */
 int th_post_chain(struct th_vport *vp, struct th_chain *c);
 /*
@@ -170,10 +200,14 @@ int th_post_chain(struct th_vport *vp, struct th_chain *c);
 int th_stage_chain(struct th_vport *vp, struct th_chain *c);
 int th_ring_doorbell(struct th_vport *vp);
 /*
- * After an -EINVAL from th_post_chain(): the offending descriptor.
- * -ENOENT when the last post on @vp was not refused as malformed.
+ * After a post the NIC refused: the position of the offending descriptor
+ * in its chain (for -EINVAL) and the reason (enum th_nic_refusal); either
+ * pointer may be NULL.  -ENOENT when the last post on @vp was not refused.
  */
-int th_post_error(const struct th_vport *vp, unsigned int *desc_index);
+int th_post_error(const struct th_vport *vp, unsigned int *desc_index,
+		  unsigned int *reason);
+/* A message for a refusal reason (enum th_nic_refusal). */
+const char *th_refusal_str(unsigned int reason);
 
 /* Take up to @max completion entries; returns how many. */
 int th_poll_cq(struct th_vport *vp, struct th_nic_cqe *out, int max);

@@ -94,9 +94,9 @@ static int th_chain_xfer(struct th_chain *c, uint8_t op, const struct th_mr *l,
 
 	if (!d)
 		return c->err;
-	d->xfer.lkey = l->key;
+	d->xfer.lkey = l->lkey;
 	d->xfer.loff = loff;
-	d->xfer.rkey = r->key;
+	d->xfer.rkey = r->rkey;
 	d->xfer.roff = r->off;
 	d->xfer.len = len;
 	d->xfer.node = r->node;
@@ -134,9 +134,9 @@ TH_EXPORT int th_chain_copy(struct th_chain *c, const struct th_mr *src,
 
 	if (!d)
 		return c->err;
-	d->copy.src_key = src->key;
+	d->copy.src_key = src->lkey;
 	d->copy.src_off = soff;
-	d->copy.dst_key = dst->key;
+	d->copy.dst_key = dst->lkey;
 	d->copy.dst_off = doff;
 	d->copy.len = len;
 	return 0;
@@ -167,7 +167,7 @@ TH_EXPORT int th_chain_write_inline(struct th_chain *c, const struct th_mr *dst,
 
 	if (!d)
 		return c->err;
-	d->wr_inline.key = dst->key;
+	d->wr_inline.lkey = dst->lkey;
 	d->wr_inline.off = off;
 	return 0;
 }
@@ -182,7 +182,7 @@ TH_EXPORT int th_chain_write_inline_remote(struct th_chain *c,
 	if (!d)
 		return c->err;
 	d->flags |= TH_NIC_DF_REMOTE;
-	d->wr_inline.key = dst->key;
+	d->wr_inline.rkey = dst->rkey;
 	d->wr_inline.off = dst->off;
 	d->wr_inline.node = dst->node;
 	d->wr_inline.vport = dst->vport;
@@ -218,7 +218,7 @@ static struct th_nic_desc *th_chain_reduce_head(struct th_chain *c,
 	d->reduce.dtype = dtype;
 	d->reduce.nsrc = nsrc;
 	d->reduce.count = count;
-	d->reduce.dst_key = dst->key;
+	d->reduce.dst_key = dst->lkey;
 	d->reduce.dst_off = doff;
 	if (accumulate)
 		d->reduce.rflags |= TH_NIC_RF_ACCUMULATE;
@@ -240,7 +240,7 @@ TH_EXPORT int th_chain_reduce(struct th_chain *c, unsigned int op,
 	if (!d)
 		return c->err;
 	for (i = 0; i < nsrc; i++) {
-		d->reduce.src_key[i] = src[i]->key;
+		d->reduce.src_key[i] = src[i]->lkey;
 		d->reduce.src_off[i] = soff[i];
 	}
 	return 0;
@@ -260,7 +260,7 @@ TH_EXPORT int th_chain_reduce_strided(struct th_chain *c, unsigned int op,
 	if (!d)
 		return c->err;
 	d->reduce.rflags |= TH_NIC_RF_STRIDED;
-	d->reduce.src_key[0] = src->key;
+	d->reduce.src_key[0] = src->lkey;
 	d->reduce.src_off[0] = base;
 	d->reduce.src_off[1] = stride;
 	return 0;

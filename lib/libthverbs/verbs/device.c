@@ -123,6 +123,33 @@ TH_EXPORT int th_query_device(struct th_context *ctx, struct th_nic_query *attr)
 	return ctx->dev.ops->query(ctx, attr);
 }
 
+TH_EXPORT const char *th_refusal_str(unsigned int reason)
+{
+	static const char *const names[TH_NIC_REFUSE_MAX] = {
+		[TH_NIC_REFUSE_NONE] = "not refused",
+		[TH_NIC_REFUSE_OPCODE] = "unknown opcode",
+		[TH_NIC_REFUSE_RESERVED] = "a reserved or unused field is not zero",
+		[TH_NIC_REFUSE_FLAGS] = "a flag that is unknown or not allowed on this opcode",
+		[TH_NIC_REFUSE_CHAIN] = "chain without an end, or longer than max_chain",
+		[TH_NIC_REFUSE_TRIGGER] = "trigger counter out of range, or a trigger on a later descriptor",
+		[TH_NIC_REFUSE_COUNTER] = "counter index out of range, or given without its flag",
+		[TH_NIC_REFUSE_LKEY] = "local key unknown on this vport, or lacking the access",
+		[TH_NIC_REFUSE_RANGE] = "offset and length outside the local region",
+		[TH_NIC_REFUSE_ADDRESS] = "remote node, vport or range that cannot exist, or a key field this form does not use",
+		[TH_NIC_REFUSE_INLINE] = "inline length 0 or too long, or data past the length",
+		[TH_NIC_REFUSE_ALU] = "ALU operator, type, operand count or reduce flags not valid",
+		[TH_NIC_REFUSE_ALIGN] = "reduce operand not aligned to its element",
+		[TH_NIC_REFUSE_OVERLAP] = "reduce destination partially overlaps a source",
+		[TH_NIC_REFUSE_CQ_FULL] = "the CQ has no room for the chain's completions yet",
+		[TH_NIC_REFUSE_CQ_SIZE] = "the chain writes more entries than the CQ has",
+		[TH_NIC_REFUSE_USER_CHAINS] = "this user's pending chains reached max_user_chains",
+		[TH_NIC_REFUSE_NOMEM] = "no memory for the chain",
+		[TH_NIC_REFUSE_VPORT_ERROR] = "the vport is in the error state",
+	};
+
+	return reason < TH_NIC_REFUSE_MAX ? names[reason] : "unknown reason";
+}
+
 TH_EXPORT const char *th_strerror(int err)
 {
 	switch (err) {
@@ -135,9 +162,11 @@ TH_EXPORT const char *th_strerror(int err)
 	case -ENOSPC:
 		return "a limit of the NIC was reached";
 	case -EACCES:
-		return "memory key unknown or access denied";
+		return "memory key unknown or access denied (a remote one puts the initiator into the error state)";
 	case -ECONNREFUSED:
-		return "target vport does not exist (or went away)";
+		return "no such target vport in this domain (gone, never there, or another domain's)";
+	case -ENOTCONN:
+		return "the vport is in the error state after a remote access violation; destroy it";
 	case -ERANGE:
 		return "offset or length outside the memory region";
 	case -EIO:

@@ -65,7 +65,8 @@ static int th_sq_ring_locked(struct th_vport *vp)
 	if (*vp->sq_tail == __atomic_load_n(vp->sq_head, __ATOMIC_ACQUIRE))
 		return 0;	/* nothing staged */
 	ret = vp->ctx->dev.ops->doorbell(vp, &db);
-	vp->refused = ret == -EINVAL;
+	vp->refused = ret && db.reason != TH_NIC_REFUSE_NONE;
+	vp->reason = db.reason;
 	if (ret) {
 		vp->bad_desc = db.bad_desc;
 		head = __atomic_load_n(vp->sq_head, __ATOMIC_ACQUIRE);
@@ -137,11 +138,15 @@ TH_EXPORT int th_ring_doorbell(struct th_vport *vp)
 	return ret;
 }
 
-TH_EXPORT int th_post_error(const struct th_vport *vp, unsigned int *desc_index)
+TH_EXPORT int th_post_error(const struct th_vport *vp, unsigned int *desc_index,
+			    unsigned int *reason)
 {
 	if (!vp->refused)
-		return -ENOENT;	/* the last post was not refused as malformed */
-	*desc_index = vp->bad_desc;
+		return -ENOENT;	/* the last post was not refused by the NIC */
+	if (desc_index)
+		*desc_index = vp->bad_desc;
+	if (reason)
+		*reason = vp->reason;
 	return 0;
 }
 

@@ -24,12 +24,15 @@ struct th_provider_ops {
 	int (*open)(struct th_context *ctx);
 	void (*close)(struct th_context *ctx);
 	int (*query)(struct th_context *ctx, struct th_nic_query *q);
-	/* create, and map SQ, CQ and counters into vp->sq/cq/cts */
-	int (*vport_create)(struct th_vport *vp, struct th_nic_vport_create *req);
+	int (*domain_alloc)(struct th_context *ctx, struct th_domain *d);
+	int (*domain_import)(struct th_context *ctx, int fd, struct th_domain *d);
+	void (*domain_free)(struct th_domain *d);
+	/* create in @d (NULL: the default domain), map SQ, CQ and counters */
+	int (*vport_create)(struct th_vport *vp, struct th_nic_vport_create *req,
+			    struct th_domain *d);
 	int (*vport_destroy)(struct th_vport *vp);
-	int (*mr_reg)(struct th_vport *vp, void *addr, size_t len,
-		      unsigned int access, uint32_t *key);
-	int (*mr_dereg)(struct th_vport *vp, uint32_t key);
+	int (*mr_reg)(struct th_vport *vp, struct th_nic_mr_reg *req);
+	int (*mr_dereg)(struct th_vport *vp, struct th_nic_mr_dereg *req);
 	int (*doorbell)(struct th_vport *vp, struct th_nic_doorbell *db);
 	int (*ct_update)(struct th_vport *vp, bool set,
 			 struct th_nic_ct_update *u);
@@ -55,6 +58,12 @@ struct th_context {
 	unsigned int nvports;	/* close is refused while any exists */
 };
 
+struct th_domain {
+	const struct th_provider_ops *ops;
+	int fd;			/* kernel: the domain's descriptor */
+	void *priv;		/* inproc: the fabric's domain */
+};
+
 struct th_vport {
 	struct th_context *ctx;
 	uint32_t index;
@@ -69,13 +78,15 @@ struct th_vport {
 	/* serialises posting (one chain in the SQ at a time) and CQ polling */
 	pthread_mutex_t lock;
 	uint32_t bad_desc;
-	bool refused;		/* the last post was refused with -EINVAL */
+	uint32_t reason;	/* enum th_nic_refusal of the last refusal */
+	bool refused;		/* the last post was refused as malformed */
 	void *priv;
 };
 
 struct th_mr {
 	struct th_vport *vp;
-	uint32_t key;
+	uint32_t lkey;
+	uint64_t rkey;
 	void *addr;
 	size_t len;
 };

@@ -1,26 +1,80 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * vport.c - vports, memory regions, host-side counter operations and
- * cancellation: thin wrappers over the provider's ops.
+ * vport.c - domains, vports, memory regions, host-side counter operations
+ * and cancellation: thin wrappers over the provider's ops.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "thverbs_priv.h"
 
+static struct th_domain *th_domain_new(struct th_context *ctx, int fd)
+{
+	struct th_domain *d = calloc(1, sizeof(*d));
+	int ret;
+
+	if (!d)
+		return NULL;
+	d->ops = ctx->dev.ops;
+	d->fd = -1;
+	ret = fd < 0 ? ctx->dev.ops->domain_alloc(ctx, d) :
+	      ctx->dev.ops->domain_import(ctx, fd, d);
+	if (ret) {
+		free(d);
+		errno = -ret;
+		return NULL;
+	}
+	return d;
+}
+
+TH_EXPORT struct th_domain *th_alloc_domain(struct th_context *ctx)
+{
+	return th_domain_new(ctx, -1);
+}
+
+TH_EXPORT struct th_domain *th_import_domain(struct th_context *ctx, int fd)
+{
+	if (fd < 0) {
+		errno = EBADF;
+		return NULL;
+	}
+	return th_domain_new(ctx, fd);
+}
+
+TH_EXPORT int th_domain_fd(const struct th_domain *d)
+{
+	return d->fd >= 0 ? d->fd : -EOPNOTSUPP;
+}
+
+/* Vports created in @d keep the domain alive: this only drops the handle. */
+TH_EXPORT int th_dealloc_domain(struct th_domain *d)
+{
+	if (!d)
+		return -EINVAL;
+	d->ops->domain_free(d);
+	free(d);
+	return 0;
+}
+
 TH_EXPORT struct th_vport *th_create_vport(struct th_context *ctx,
 					   const struct th_vport_attr *attr)
 {
-	struct th_vport *vp = calloc(1, sizeof(*vp));
+	struct th_domain *dom = attr ? attr->domain : NULL;
+	struct th_vport *vp;
 	int ret;
 
+	if (dom && dom->ops != ctx->dev.ops) {
+		errno = EINVAL;		/* a domain of another provider */
+		return NULL;
+	}
+	vp = calloc(1, sizeof(*vp));
 	if (!vp)
 		return NULL;
 	vp->ctx = ctx;
 	vp->info.size = sizeof(vp->info);
 	vp->info.sq_entries = attr ? attr->sq_entries : 0;
 	vp->info.cq_entries = attr ? attr->cq_entries : 0;
-	ret = ctx->dev.ops->vport_create(vp, &vp->info);
+	ret = ctx->dev.ops->vport_create(vp, &vp->info, dom);
 	if (ret) {
 		free(vp);
 		errno = -ret;
@@ -66,17 +120,23 @@ TH_EXPORT int th_vport_fd(const struct th_vport *vp)
 TH_EXPORT struct th_mr *th_reg_mr(struct th_vport *vp, void *addr, size_t len,
 				  unsigned int access)
 {
+	struct th_nic_mr_reg r = {
+		.size = sizeof(r), .vport = vp->index, .access = access,
+		.addr = (uintptr_t)addr, .length = len,
+	};
 	struct th_mr *mr = calloc(1, sizeof(*mr));
 	int ret;
 
 	if (!mr)
 		return NULL;
-	ret = vp->ctx->dev.ops->mr_reg(vp, addr, len, access, &mr->key);
+	ret = vp->ctx->dev.ops->mr_reg(vp, &r);
 	if (ret) {
 		free(mr);
 		errno = -ret;
 		return NULL;
 	}
+	mr->lkey = r.lkey;
+	mr->rkey = r.rkey;
 	mr->vp = vp;
 	mr->addr = addr;
 	mr->len = len;
@@ -85,19 +145,28 @@ TH_EXPORT struct th_mr *th_reg_mr(struct th_vport *vp, void *addr, size_t len,
 
 TH_EXPORT int th_dereg_mr(struct th_mr *mr)
 {
+	struct th_nic_mr_dereg r;
 	int ret;
 
 	if (!mr)
 		return -EINVAL;
-	ret = mr->vp->ctx->dev.ops->mr_dereg(mr->vp, mr->key);
+	r = (struct th_nic_mr_dereg){
+		.size = sizeof(r), .vport = mr->vp->index, .lkey = mr->lkey,
+	};
+	ret = mr->vp->ctx->dev.ops->mr_dereg(mr->vp, &r);
 	if (!ret)
 		free(mr);
 	return ret;
 }
 
-TH_EXPORT uint32_t th_mr_key(const struct th_mr *mr)
+TH_EXPORT uint32_t th_mr_lkey(const struct th_mr *mr)
 {
-	return mr->key;
+	return mr->lkey;
+}
+
+TH_EXPORT uint64_t th_mr_rkey(const struct th_mr *mr)
+{
+	return mr->rkey;
 }
 
 TH_EXPORT void *th_mr_addr(const struct th_mr *mr)

@@ -112,7 +112,9 @@ if [ "$TH_PROVIDER" = inproc ]; then
 fi
 run info 0
 if [ "$rc" -eq 0 ] && grep -qE "^max_counters +[0-9]+" "$TMP/out" &&
-   grep -qE "^abi_version +1$" "$TMP/out"; then
+   grep -qE "^abi_version +$(sed -n 's/^#define TH_NIC_ABI_VERSION[[:space:]]*//p' \
+	"$TOP/include/uapi/linux/th_nic.h")$" "$TMP/out" &&
+   grep -qE "^max_user_vports +[0-9]+" "$TMP/out"; then
 	ok "info 0: ABI version and limits"
 else
 	not_ok "info 0: ABI version and limits" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
@@ -202,7 +204,7 @@ expect_refusal "length beyond MR: line:col before posting, exit 2" 2 \
 	"len.chain:10:28: length beyond MR 'ka': bytes 16..48, but the MR has 32 bytes$" \
 	post "$TMP/len.chain"
 expect_refusal "length beyond MR, left to the NIC: refused at the doorbell, exit 1" 1 \
-	"len.chain:8: chain c2 refused: invalid argument.*, descriptor 1 \\(line 10\\)$" \
+	"len.chain:8: chain c2 refused: offset and length outside the local region, descriptor 1 \\(line 10\\)$" \
 	post --no-precheck "$TMP/len.chain"
 run post --no-precheck -v "$TMP/len.chain"
 if [ "$rc" -eq 1 ] &&

@@ -36,7 +36,7 @@ int main(void)
 	struct th_remote dst;
 	struct th_nic_cqe cqe;
 	double *src, *dst_buf;
-	unsigned int bad;
+	unsigned int bad, reason;
 	int i, n, ret;
 
 	/* 1. Two nodes of the provider TH_PROVIDER names (kernel or inproc). */
@@ -74,7 +74,7 @@ int main(void)
 	dst = (struct th_remote){
 		.node = th_vport_node(vp[1]),
 		.vport = th_vport_index(vp[1]),
-		.key = th_mr_key(dst_mr),
+		.rkey = th_mr_rkey(dst_mr),
 		.off = 0,
 	};
 	chain = th_chain_create();
@@ -88,8 +88,9 @@ int main(void)
 
 	/* 4. Post it: the NIC checks every descriptor, then it waits. */
 	ret = th_post_chain(vp[0], chain);
-	if (ret == -EINVAL && !th_post_error(vp[0], &bad))
-		fprintf(stderr, "first_chain: descriptor %u refused\n", bad);
+	if (!th_post_error(vp[0], &bad, &reason))
+		fprintf(stderr, "first_chain: descriptor %u refused: %s\n", bad,
+			th_refusal_str(reason));
 	if (ret)
 		return fail("post", ret);
 	printf("posted a chain of %u descriptors; node 1 has %s\n",

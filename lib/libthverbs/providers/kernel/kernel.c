@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * kernel.c - the kernel provider: th_nic.ko's ioctls and mmap'd rings on
- * /dev/th_nic<N>.
+ * /dev/th_nic<N>; domains are the module's domain descriptors.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +53,30 @@ static int th_k_query(struct th_context *ctx, struct th_nic_query *q)
 	return th_k_ioctl(ctx->fd, TH_NIC_IOCTL_QUERY, q);
 }
 
+static int th_k_domain_alloc(struct th_context *ctx, struct th_domain *d)
+{
+	struct th_nic_domain_create c = { .size = sizeof(c) };
+	int ret = th_k_ioctl(ctx->fd, TH_NIC_IOCTL_DOMAIN_CREATE, &c);
+
+	if (!ret)
+		d->fd = c.fd;
+	return ret;
+}
+
+/* Our own descriptor for the domain: the caller keeps theirs. */
+static int th_k_domain_import(struct th_context *ctx, int fd,
+			      struct th_domain *d)
+{
+	(void)ctx;
+	d->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	return d->fd < 0 ? -errno : 0;
+}
+
+static void th_k_domain_free(struct th_domain *d)
+{
+	close(d->fd);
+}
+
 static void *th_k_map(int fd, uint64_t off, uint64_t size, int prot)
 {
 	void *p = mmap(NULL, size, prot, MAP_SHARED, fd, (off_t)off);
@@ -70,11 +94,16 @@ static void th_k_unmap(struct th_vport *vp)
 		munmap(vp->cts, vp->info.ct_mmap_size);
 }
 
-static int th_k_vport_create(struct th_vport *vp, struct th_nic_vport_create *req)
+static int th_k_vport_create(struct th_vport *vp, struct th_nic_vport_create *req,
+			     struct th_domain *dom)
 {
 	int fd = vp->ctx->fd, ret;
 	struct th_nic_vport_destroy d = { .size = sizeof(d) };
 
+	if (dom) {
+		req->flags |= TH_NIC_VPORT_F_DOMAIN;
+		req->domain_fd = dom->fd;
+	}
 	ret = th_k_ioctl(fd, TH_NIC_IOCTL_VPORT_CREATE, req);
 	if (ret)
 		return ret;
@@ -103,26 +132,14 @@ static int th_k_vport_destroy(struct th_vport *vp)
 	return ret;
 }
 
-static int th_k_mr_reg(struct th_vport *vp, void *addr, size_t len,
-		       unsigned int access, uint32_t *key)
+static int th_k_mr_reg(struct th_vport *vp, struct th_nic_mr_reg *req)
 {
-	struct th_nic_mr_reg r = {
-		.size = sizeof(r), .vport = vp->index, .access = access,
-		.addr = (uintptr_t)addr, .length = len,
-	};
-	int ret = th_k_ioctl(vp->ctx->fd, TH_NIC_IOCTL_MR_REG, &r);
-
-	if (!ret)
-		*key = r.key;
-	return ret;
+	return th_k_ioctl(vp->ctx->fd, TH_NIC_IOCTL_MR_REG, req);
 }
 
-static int th_k_mr_dereg(struct th_vport *vp, uint32_t key)
+static int th_k_mr_dereg(struct th_vport *vp, struct th_nic_mr_dereg *req)
 {
-	struct th_nic_mr_dereg r = { .size = sizeof(r), .vport = vp->index,
-				     .key = key };
-
-	return th_k_ioctl(vp->ctx->fd, TH_NIC_IOCTL_MR_DEREG, &r);
+	return th_k_ioctl(vp->ctx->fd, TH_NIC_IOCTL_MR_DEREG, req);
 }
 
 static int th_k_doorbell(struct th_vport *vp, struct th_nic_doorbell *db)
@@ -158,6 +175,9 @@ const struct th_provider_ops th_kernel_provider = {
 	.open		= th_k_open,
 	.close		= th_k_close,
 	.query		= th_k_query,
+	.domain_alloc	= th_k_domain_alloc,
+	.domain_import	= th_k_domain_import,
+	.domain_free	= th_k_domain_free,
 	.vport_create	= th_k_vport_create,
 	.vport_destroy	= th_k_vport_destroy,
 	.mr_reg		= th_k_mr_reg,

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fabric.c - the in-process fabric: its vport table, domains, the waits
+ * and wake-ups the engine asks of a provider, and the NIC's progress
+ * thread, which serves the vports with deferred work in turn.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "inproc.h"
+#include "th_abi_check.h"
+
+/* The ABI this library was built against: sizes and offsets pinned. */
+#define TH_ABI_CHECK(cond) _Static_assert(cond, #cond)
+static inline void th_ipf_abi_check(void)
+{
+	TH_NIC_ABI_CHECKS();
+}
+#undef TH_ABI_CHECK
+
+void th_ipf_signal(struct th_ipf *f)
+{
+	__atomic_add_fetch(&f->wake_seq, 1, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&f->wait_lock);
+	pthread_cond_broadcast(&f->changed);
+	pthread_mutex_unlock(&f->wait_lock);
+}
+
+/*
+ * Sleep until @done(@arg) holds or the absolute CLOCK_REALTIME @deadline
+ * passes (NULL: no deadline); returns false on timeout.  @done may take
+ * vport locks: no lock is held while it runs.
+ */
+bool th_ipf_wait(struct th_ipf *f, bool (*done)(void *arg), void *arg,
+		 const struct timespec *deadline)
+{
+	u64 seq;
+	int ret = 0;
+
+	for (;;) {
+		seq = __atomic_load_n(&f->wake_seq, __ATOMIC_ACQUIRE);
+		if (done(arg))
+			return true;
+		if (ret == ETIMEDOUT)
+			return false;
+		pthread_mutex_lock(&f->wait_lock);
+		while (!ret && __atomic_load_n(&f->wake_seq, __ATOMIC_ACQUIRE) == seq) {
+			if (deadline)
+				ret = pthread_cond_timedwait(&f->changed,
+							     &f->wait_lock, deadline);
+			else
+				pthread_cond_wait(&f->changed, &f->wait_lock);
+		}
+		pthread_mutex_unlock(&f->wait_lock);
+	}
+}
+
+struct th_ipf_vport *th_ipf_from_ev(struct th_eng_vport *ev)
+{
+	return th_container_of(ev, struct th_ipf_vport, ev);
+}
+
+static struct th_eng_vport *th_ipf_vport_get(void *fabric, u32 node, u32 vport)
+{
+	struct th_ipf *f = fabric;
+	struct th_ipf_vport *vp = NULL;
+
+	if (node >= f->eng.lim.nodes || vport >= f->eng.lim.max_vports)
+		return NULL;
+	pthread_mutex_lock(&f->lock);
+	vp = f->vports[(size_t)node * f->eng.lim.max_vports + vport];
+	if (vp)
+		vp->refs++;
+	pthread_mutex_unlock(&f->lock);
+	return vp ? &vp->ev : NULL;
+}
+
+static void th_ipf_vport_put(void *fabric, struct th_eng_vport *ev)
+{
+	struct th_ipf *f = fabric;
+
+	pthread_mutex_lock(&f->lock);
+	th_ipf_from_ev(ev)->refs--;
+	pthread_mutex_unlock(&f->lock);
+	th_ipf_signal(f);
+}
+
+/* Under @ev's lock (engine rule): take no lock a waiter holds around it. */
+static void th_ipf_wake(struct th_eng_vport *ev)
+{
+	th_ipf_signal(th_ipf_from_ev(ev)->fabric);
+}
+
+struct th_ipf_ev_wait {
+	struct th_eng_vport *ev;
+	bool (*done)(struct th_eng_vport *ev, void *arg);
+	void *arg;
+};
+
+static bool th_ipf_ev_done(void *arg)
+{
+	struct th_ipf_ev_wait *w = arg;
+
+	return w->done(w->ev, w->arg);
+}
+
+static void th_ipf_ev_wait(struct th_eng_vport *ev,
+			   bool (*done)(struct th_eng_vport *ev, void *arg),
+			   void *arg)
+{
+	struct th_ipf_ev_wait w = { ev, done, arg };
+
+	th_ipf_wait(th_ipf_from_ev(ev)->fabric, th_ipf_ev_done, &w, NULL);
+}
+
+static bool th_ipf_vport_quiet(void *arg)
+{
+	struct th_ipf_vport *vp = arg;
+	u32 refs;
+
+	pthread_mutex_lock(&vp->fabric->lock);
+	refs = vp->refs;
+	pthread_mutex_unlock(&vp->fabric->lock);
+	return !refs && th_eng_vport_idle(&vp->ev);
+}
+
+/* Drop the table's reference, wait for peers and running chains. */
+static void th_ipf_quiesce(struct th_eng_vport *ev)
+{
+	struct th_ipf_vport *vp = th_ipf_from_ev(ev);
+
+	th_ipf_vport_put(vp->fabric, ev);
+	th_ipf_wait(vp->fabric, th_ipf_vport_quiet, vp, NULL);
+}
+
+static u64 th_ipf_random_u64(void *fabric)
+{
+	u64 v;
+
+	(void)fabric;
+	if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+		abort();	/* no key is better than a guessable one */
+	return v;
+}
+
+/*
+ * The progress thread takes the vport at the head of the run queue, runs
+ * its deferred chains for one context's budget, and puts it back at the
+ * tail if work is left: no vport's backlog delays another's for more than
+ * one budget per turn.
+ */
+static void *th_ipf_progress(void *arg)
+{
+	struct th_ipf *f = arg;
+	struct th_ipf_vport *vp;
+	struct th_eng_ctx ctx;
+
+	pthread_mutex_lock(&f->progress_lock);
+	for (;;) {
+		while (th_list_empty(&f->runq) && !f->stopping)
+			pthread_cond_wait(&f->progress_cond, &f->progress_lock);
+		if (th_list_empty(&f->runq))
+			break;		/* stopping, and nothing left to run */
+		vp = th_container_of(f->runq.next, struct th_ipf_vport,
+				     runq_link);
+		th_list_del(&vp->runq_link);
+		th_eng_ctx_init(&ctx, &f->eng);
+		th_list_splice_tail(&ctx.ready, &vp->deferred);
+		pthread_mutex_unlock(&f->progress_lock);
+		th_eng_ctx_run(&ctx);	/* past the budget, defers to us again */
+		pthread_mutex_lock(&f->progress_lock);
+	}
+	pthread_mutex_unlock(&f->progress_lock);
+	return NULL;
+}
+
+static void th_ipf_defer(void *fabric, struct th_eng_chain *chain)
+{
+	struct th_ipf *f = fabric;
+	struct th_ipf_vport *vp = th_ipf_from_ev(th_eng_chain_vport(chain));
+	struct th_eng_ctx ctx;
+
+	pthread_mutex_lock(&f->progress_lock);
+	if (th_list_empty(&vp->deferred))
+		th_list_add_tail(&f->runq, &vp->runq_link);
+	th_list_add_tail(&vp->deferred, th_eng_chain_node(chain));
+	if (!f->progress_started &&
+	    !pthread_create(&f->progress, NULL, th_ipf_progress, f))
+		f->progress_started = true;
+	if (f->progress_started) {
+		pthread_cond_signal(&f->progress_cond);
+		pthread_mutex_unlock(&f->progress_lock);
+		return;
+	}
+	/* no thread to be had: run it here rather than lose it */
+	th_list_del(&vp->runq_link);
+	th_eng_ctx_init(&ctx, &f->eng);
+	th_list_splice_tail(&ctx.ready, &vp->deferred);
+	pthread_mutex_unlock(&f->progress_lock);
+	th_eng_ctx_run_all(&ctx);
+}
+
+static const struct th_eng_ops th_ipf_ops = {
+	.vport_get	= th_ipf_vport_get,
+	.vport_put	= th_ipf_vport_put,
+	.wake		= th_ipf_wake,
+	.wait		= th_ipf_ev_wait,
+	.quiesce	= th_ipf_quiesce,
+	.defer		= th_ipf_defer,
+	.random_u64	= th_ipf_random_u64,
+};
+
+struct th_ipf *th_ipf_create(const struct th_eng_limits *lim, int *err)
+{
+	struct th_ipf *f = calloc(1, sizeof(*f));
+	int ret;
+
+	if (!f) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	ret = th_eng_init(&f->eng, &th_ipf_ops, f, lim);
+	if (ret)
+		goto err_free;
+	ret = -ENOMEM;
+	f->vports = calloc((size_t)lim->nodes * lim->max_vports,
+			   sizeof(*f->vports));
+	if (!f->vports)
+		goto err_free;
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_mutex_init(&f->wait_lock, NULL);
+	pthread_cond_init(&f->changed, NULL);
+	pthread_mutex_init(&f->progress_lock, NULL);
+	pthread_cond_init(&f->progress_cond, NULL);
+	th_list_init(&f->runq);
+	th_eng_user_init(&f->user);
+	f->default_domain = th_ipf_domain_create(f, &ret);
+	if (!f->default_domain)
+		goto err_free_vports;
+	return f;
+
+err_free_vports:
+	pthread_cond_destroy(&f->progress_cond);
+	pthread_mutex_destroy(&f->progress_lock);
+	pthread_cond_destroy(&f->changed);
+	pthread_mutex_destroy(&f->wait_lock);
+	pthread_mutex_destroy(&f->lock);
+	free(f->vports);
+err_free:
+	free(f);
+	*err = ret;
+	return NULL;
+}
+
+/*
+ * Destroys whatever vports are left, then the fabric.  Domains the caller
+ * still holds must be put first.
+ */
+void th_ipf_destroy(struct th_ipf *f)
+{
+	size_t i, n = (size_t)f->eng.lim.nodes * f->eng.lim.max_vports;
+
+	for (i = 0; i < n; i++)
+		if (f->vports[i])
+			th_ipf_vport_destroy(f->vports[i]);
+	pthread_mutex_lock(&f->progress_lock);
+	f->stopping = true;
+	pthread_cond_signal(&f->progress_cond);
+	pthread_mutex_unlock(&f->progress_lock);
+	if (f->progress_started)
+		pthread_join(f->progress, NULL);
+	th_ipf_domain_put(f->default_domain);
+	pthread_cond_destroy(&f->progress_cond);
+	pthread_mutex_destroy(&f->progress_lock);
+	pthread_cond_destroy(&f->changed);
+	pthread_mutex_destroy(&f->wait_lock);
+	pthread_mutex_destroy(&f->lock);
+	free(f->vports);
+	free(f);
+}
+
+struct th_eng *th_ipf_engine(struct th_ipf *f)
+{
+	return &f->eng;
+}
+
+/* A new domain, held once by the caller. */
+struct th_ipf_domain *th_ipf_domain_create(struct th_ipf *f, int *err)
+{
+	struct th_ipf_domain *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	d->fabric = f;
+	d->refs = 1;
+	return d;
+}
+
+/*
+ * The domain of vports created without one.  An in-process fabric has one
+ * user, this process, so all its default vports share it.
+ */
+struct th_ipf_domain *th_ipf_default_domain(struct th_ipf *f)
+{
+	return f->default_domain;
+}
+
+void th_ipf_domain_get(struct th_ipf_domain *d)
+{
+	pthread_mutex_lock(&d->fabric->lock);
+	d->refs++;
+	pthread_mutex_unlock(&d->fabric->lock);
+}
+
+void th_ipf_domain_put(struct th_ipf_domain *d)
+{
+	struct th_ipf *f = d->fabric;
+	bool last;
+
+	pthread_mutex_lock(&f->lock);
+	last = !--d->refs;
+	pthread_mutex_unlock(&f->lock);
+	if (last)
+		free(d);
+}

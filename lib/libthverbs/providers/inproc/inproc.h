@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * inproc.h - the in-process fabric: N emulated NIC nodes inside one
+ * process, running the trigger engine over process memory.  The in-process
+ * provider of libthverbs (provider.c) sits on it; the host tests drive it
+ * directly.  Control calls take the ABI's structs and go through the
+ * engine's command layer (th_eng_cmd_*() on &vport->ev), as the module's
+ * ioctls do.
+ */
+#ifndef TH_INPROC_H
+#define TH_INPROC_H
+
+#include <pthread.h>
+
+#include "th_engine.h"
+
+/**
+ * struct th_ipf - the fabric
+ * @eng: the engine
+ * @lock: protects @vports, every vport's @refs, and domains' @refs
+ * @wake_seq: bumped on every wake-up; a waiter that read it before checking
+ *	its condition sleeps only while it is unchanged, so no wake-up is lost
+ * @wait_lock: protects nothing but the sleep on @changed; taken after a
+ *	vport lock (the engine wakes under it), never before one
+ * @changed: broadcast on every wake-up
+ * @vports: nodes x max_vports slots, NULL when free
+ * @user: the one user of an in-process fabric: this process
+ * @default_domain: the domain of vports created without one
+ * @progress: the NIC's progress thread: runs the chains a context handed
+ *	over past its budget, as the module's per-vport work items do
+ * @progress_lock: protects @runq, every vport's @deferred and @runq_link,
+ *	@progress_started and @stopping
+ * @progress_cond: signals @runq or @stopping
+ * @runq: vports with deferred chains, served in turn
+ * @progress_started: @progress exists (started on first use)
+ * @stopping: th_ipf_destroy() asks @progress to exit
+ */
+struct th_ipf {
+	struct th_eng eng;
+	pthread_mutex_t lock;
+	u64 wake_seq;
+	pthread_mutex_t wait_lock;
+	pthread_cond_t changed;
+	struct th_ipf_vport **vports;
+	struct th_eng_user user;
+	struct th_ipf_domain *default_domain;
+	pthread_t progress;
+	pthread_mutex_t progress_lock;
+	pthread_cond_t progress_cond;
+	struct th_list runq;
+	bool progress_started;
+	bool stopping;
+};
+
+/**
+ * struct th_ipf_domain - a domain of the in-process fabric
+ * @fabric: owner
+ * @refs: one per holder (the library's handle, each vport); freed at 0
+ *
+ * Vports of one domain reach each other and nothing else.  Its address is
+ * the identity the engine compares (struct th_eng_vport.domain).
+ */
+struct th_ipf_domain {
+	struct th_ipf *fabric;
+	u32 refs;
+};
+
+/**
+ * struct th_ipf_vport - one vport of the in-process fabric
+ * @ev: the engine's state
+ * @fabric: owner
+ * @domain: its domain, referenced
+ * @sq_mem: SQ ring memory (th_eng_ring_layout() format)
+ * @cq_mem: CQ ring memory
+ * @cts: counters
+ * @cfg: ring sizes and layouts
+ * @refs: references from the fabric table and from running operations
+ * @deferred: chains the engine handed over past a context's budget
+ * @runq_link: in the fabric's run queue while @deferred is not empty
+ */
+struct th_ipf_vport {
+	struct th_eng_vport ev;
+	struct th_ipf *fabric;
+	struct th_ipf_domain *domain;
+	void *sq_mem;
+	void *cq_mem;
+	struct th_nic_ct *cts;
+	struct th_eng_vport_config cfg;
+	u32 refs;
+	struct th_list deferred;
+	struct th_list runq_link;
+};
+
+/* fabric.c */
+struct th_ipf *th_ipf_create(const struct th_eng_limits *lim, int *err);
+void th_ipf_destroy(struct th_ipf *f);
+struct th_eng *th_ipf_engine(struct th_ipf *f);
+struct th_ipf_domain *th_ipf_domain_create(struct th_ipf *f, int *err);
+struct th_ipf_domain *th_ipf_default_domain(struct th_ipf *f);
+void th_ipf_domain_get(struct th_ipf_domain *d);
+void th_ipf_domain_put(struct th_ipf_domain *d);
+bool th_ipf_wait(struct th_ipf *f, bool (*done)(void *arg), void *arg,
+		 const struct timespec *deadline);
+
+/* vport.c */
+int th_ipf_vport_create(struct th_ipf *f, u32 node, struct th_ipf_domain *d,
+			struct th_nic_vport_create *req,
+			struct th_ipf_vport **out);
+void th_ipf_vport_destroy(struct th_ipf_vport *vp);
+int th_ipf_mr_reg(struct th_ipf_vport *vp, struct th_nic_mr_reg *req);
+int th_ipf_ct_wait(struct th_ipf_vport *vp, struct th_nic_ct_wait *req);
+
+/* memcheck.c */
+int th_ipf_mem_check(u64 addr, u64 len, u32 access);
+
+/* fabric.c, for vport.c */
+struct th_ipf_vport *th_ipf_from_ev(struct th_eng_vport *ev);
+void th_ipf_signal(struct th_ipf *f);
+
+#endif /* TH_INPROC_H */

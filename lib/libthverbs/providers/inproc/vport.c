@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * vport.c - vports of the in-process fabric: creation in a domain and
+ * publication, teardown, memory registration over process memory, and
+ * CT_WAIT.  The checks and answers are the engine's command layer.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "inproc.h"
+
+static void th_ipf_vport_free(struct th_ipf_vport *vp)
+{
+	free(vp->cts);
+	free(vp->cq_mem);
+	free(vp->sq_mem);
+	free(vp);
+}
+
+/*
+ * VPORT_CREATE on node @node, in domain @d (NULL: the fabric's default
+ * domain); @req is checked and answered as the ioctl is (mmap fields
+ * zero: the rings are process memory, at vp->sq_mem and friends).
+ */
+int th_ipf_vport_create(struct th_ipf *f, u32 node, struct th_ipf_domain *d,
+			struct th_nic_vport_create *req,
+			struct th_ipf_vport **out)
+{
+	const struct th_eng_limits *lim = &f->eng.lim;
+	struct th_ipf_vport *vp;
+	size_t base;
+	u32 i;
+	int ret;
+
+	if (node >= lim->nodes)
+		return -EINVAL;
+	/* an in-process domain is a handle, never a descriptor */
+	if (req->flags & TH_NIC_VPORT_F_DOMAIN)
+		return -EINVAL;
+	vp = calloc(1, sizeof(*vp));
+	if (!vp)
+		return -ENOMEM;
+	ret = th_eng_cmd_vport_config(&f->eng, req, &vp->cfg);
+	if (ret)
+		goto err_free;
+	vp->fabric = f;
+	vp->domain = d ? d : th_ipf_default_domain(f);
+	th_list_init(&vp->deferred);
+	th_list_init(&vp->runq_link);
+	ret = -ENOMEM;
+	vp->sq_mem = calloc(1, vp->cfg.sq_bytes);
+	vp->cq_mem = calloc(1, vp->cfg.cq_bytes);
+	vp->cts = calloc(1, vp->cfg.ct_bytes);
+	if (!vp->sq_mem || !vp->cq_mem || !vp->cts)
+		goto err_free;
+
+	pthread_mutex_lock(&f->lock);
+	base = (size_t)node * lim->max_vports;
+	for (i = 0; i < lim->max_vports && f->vports[base + i]; i++)
+		;
+	if (i == lim->max_vports) {
+		ret = -ENOSPC;
+		goto err_unlock;
+	}
+	ret = th_eng_vport_init(&vp->ev, &f->eng, node, i, &vp->cfg,
+				vp->sq_mem, vp->cq_mem, vp->cts, vp->domain,
+				&f->user);
+	if (ret)
+		goto err_unlock;
+	vp->domain->refs++;
+	vp->refs = 1;		/* the table's */
+	f->vports[base + i] = vp;
+	pthread_mutex_unlock(&f->lock);
+
+	th_eng_cmd_vport_describe(&vp->ev, &vp->cfg, req);
+	*out = vp;
+	return 0;
+
+err_unlock:
+	pthread_mutex_unlock(&f->lock);
+err_free:
+	th_ipf_vport_free(vp);
+	return ret;
+}
+
+/*
+ * Unpublish, then the engine's teardown: cancel what is pending (peers
+ * see their counters fail), wait for running chains and for peers'
+ * operations on it, release its MRs; then free.
+ */
+void th_ipf_vport_destroy(struct th_ipf_vport *vp)
+{
+	struct th_ipf *f = vp->fabric;
+	const struct th_eng_limits *lim = &f->eng.lim;
+
+	pthread_mutex_lock(&f->lock);
+	f->vports[(size_t)vp->ev.node * lim->max_vports + vp->ev.index] = NULL;
+	pthread_mutex_unlock(&f->lock);
+
+	th_eng_vport_destroy(&vp->ev);
+	th_ipf_domain_put(vp->domain);
+	th_ipf_vport_free(vp);
+}
+
+/*
+ * MR_REG over process memory: the engine's checks, then what the kernel
+ * would refuse when pinning (th_ipf_mem_check()); the address is used as
+ * it is.
+ */
+int th_ipf_mr_reg(struct th_ipf_vport *vp, struct th_nic_mr_reg *req)
+{
+	u32 lkey;
+	u64 rkey;
+	int ret;
+
+	ret = th_eng_cmd_mr_check(vp->ev.eng, req);
+	if (ret)
+		return ret;
+	ret = th_ipf_mem_check(req->addr, req->length, req->access);
+	if (ret)
+		return ret;
+	ret = th_eng_mr_add(&vp->ev, req->addr, req->length, req->access,
+			    (void *)(uintptr_t)req->addr, NULL, &lkey, &rkey);
+	if (ret)
+		return ret;
+	req->lkey = lkey;
+	req->rkey = rkey;
+	return 0;
+}
+
+struct th_ipf_ct_wait {
+	struct th_ipf_vport *vp;
+	const struct th_nic_ct_wait *req;
+};
+
+static bool th_ipf_ct_reached(void *arg)
+{
+	struct th_ipf_ct_wait *w = arg;
+
+	return th_eng_cmd_ct_reached(&w->vp->ev, w->req);
+}
+
+int th_ipf_ct_wait(struct th_ipf_vport *vp, struct th_nic_ct_wait *req)
+{
+	struct th_ipf_ct_wait w = { vp, req };
+	struct th_ipf *f = vp->fabric;
+	struct timespec deadline;
+	u64 ns = req->timeout_ns;
+	int ret;
+
+	ret = th_eng_cmd_ct_wait_check(&vp->ev, req);
+	if (ret)
+		return ret;
+	if (ns) {
+		clock_gettime(CLOCK_REALTIME, &deadline);
+		if (ns / 1000000000ULL > (u64)(INT32_MAX - deadline.tv_sec))
+			ns = (u64)(INT32_MAX - deadline.tv_sec) * 1000000000ULL;
+		deadline.tv_sec += ns / 1000000000ULL;
+		deadline.tv_nsec += ns % 1000000000ULL;
+		if (deadline.tv_nsec >= 1000000000L) {
+			deadline.tv_sec++;
+			deadline.tv_nsec -= 1000000000L;
+		}
+		/* a reference keeps @vp until we return, even if destroyed */
+		pthread_mutex_lock(&f->lock);
+		vp->refs++;
+		pthread_mutex_unlock(&f->lock);
+		th_ipf_wait(f, th_ipf_ct_reached, &w, &deadline);
+		ret = th_eng_cmd_ct_wait_result(&vp->ev, req, false);
+		f->eng.ops->vport_put(f, &vp->ev);
+		return ret;
+	}
+	return th_eng_cmd_ct_wait_result(&vp->ev, req, false);
+}
