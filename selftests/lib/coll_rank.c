@@ -53,12 +53,14 @@ int main(int argc, char **argv)
 	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
 				  .dtype = TH_NIC_DT_FLOAT64, .count = COUNT,
 				  .segment = 512 };
+	struct th_vport_attr va = { 0 };
+	struct th_domain *dom = NULL;
 	struct th_device **devs;
 	struct th_context *ctx;
 	struct th_vport *vp;
 	struct th_coll *coll;
 	struct th_boot *boot;
-	int rank, ndev, ret;
+	int rank, ndev, ret, dfd;
 
 	boot = th_boot_init();
 	if (!boot) {
@@ -70,7 +72,17 @@ int main(int argc, char **argv)
 	g_radix = a.radix = argc > 2 ? atoi(argv[2]) : 4;
 	devs = th_get_device_list(NULL, &ndev);
 	ctx = devs ? th_open_device(devs[rank % ndev]) : NULL;
-	vp = ctx ? th_create_vport(ctx, NULL) : NULL;
+	/* on the kernel provider thrun gives every job a domain of its own */
+	dfd = th_boot_domain_fd(boot);
+	if (ctx && !strcmp(th_device_provider(devs[0]), "kernel") && dfd < 0) {
+		fprintf(stderr, "coll_rank %d: thrun passed no domain\n", rank);
+		return 1;
+	}
+	if (ctx && dfd >= 0) {
+		dom = th_import_domain(ctx, dfd);
+		va.domain = dom;
+	}
+	vp = ctx && (dfd < 0 || dom) ? th_create_vport(ctx, &va) : NULL;
 	coll = vp ? th_coll_create(vp, rank, g_size, boot_allgather, boot, &a,
 				   send, recv) : NULL;
 	if (!coll) {
@@ -101,6 +113,8 @@ int main(int argc, char **argv)
 	}
 	th_coll_destroy(coll);
 	th_destroy_vport(vp);
+	if (dom)
+		th_dealloc_domain(dom);
 	th_close_device(ctx);
 	th_free_device_list(devs);
 	th_boot_fini(boot);

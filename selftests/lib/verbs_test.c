@@ -6,8 +6,14 @@
  * /dev/th_nic0 exists); TH_PROVIDER overrides.
  */
 #include <errno.h>
+#include <fenv.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 #include "kselftest_harness.h"
 #include "thverbs.h"
@@ -404,6 +410,201 @@ TEST_F(verbs, destroyed_peer_fails_its_waiters)
 	EXPECT_EQ(77, cqe.cookie);
 	EXPECT_EQ(-EIO, cqe.status);
 	EXPECT_NE(NULL, th_strerror(cqe.status));
+}
+
+/* One PUT of 64 bytes from @from to (@to, @mr): its completion status. */
+static int put_status(struct th_chain *c, struct th_vport *from,
+		      struct th_mr *src, struct th_vport *to, struct th_mr *dst)
+{
+	struct th_remote r = remote_of(to, dst, 0);
+	struct th_nic_cqe cqe;
+	int ret;
+
+	th_chain_reset(c);
+	ret = th_chain_put(c, src, 0, &r, 64, TH_NO_CT, TH_CHAIN_SIGNAL);
+	if (!ret)
+		ret = th_post_chain(from, c);
+	if (ret)
+		return ret;
+	if (th_poll_cq(from, &cqe, 1) != 1)
+		return -EIO;	/* chains run before the post returns here */
+	return cqe.status;
+}
+
+/*
+ * Vports of a domain reach each other; vports outside it see them as
+ * absent (-ECONNREFUSED, no error state), and they see nothing outside.
+ */
+TEST_F(verbs, domains_isolate_their_vports)
+{
+	struct th_domain *dom, *again;
+	struct th_vport_attr attr = { 0 };
+	struct th_vport *d1, *d2, *d3 = NULL;
+	struct th_mr *m1, *m2, *m3 = NULL;
+	double b1[16] = { 0 }, b2[16], b3[16];
+	int i, fd;
+
+	dom = th_alloc_domain(self->ctx[1]);
+	ASSERT_NE(NULL, dom);
+	attr.domain = dom;
+	d1 = th_create_vport(self->ctx[1], &attr);
+	d2 = th_create_vport(self->ctx[2], &attr);
+	ASSERT_NE(NULL, d1);
+	ASSERT_NE(NULL, d2);
+	for (i = 0; i < 16; i++)
+		b2[i] = 100 + i;
+	m1 = th_reg_mr(d1, b1, sizeof(b1), TH_NIC_ACCESS_ALL);
+	m2 = th_reg_mr(d2, b2, sizeof(b2), TH_NIC_ACCESS_ALL);
+	ASSERT_NE(NULL, m1);
+	ASSERT_NE(NULL, m2);
+
+	/* the default domain cannot reach in, and may go on trying */
+	EXPECT_EQ(-ECONNREFUSED, put_status(self->c, self->vp[0], self->mr[0],
+					    d1, m1));
+	EXPECT_EQ(-ECONNREFUSED, put_status(self->c, self->vp[0], self->mr[0],
+					    d1, m1));
+	EXPECT_EQ(0, b1[0]);
+	/* inside, a PUT lands */
+	EXPECT_EQ(0, put_status(self->c, d2, m2, d1, m1));
+	EXPECT_EQ(100, b1[0]);
+	EXPECT_EQ(107, b1[7]);
+	/* and the domain cannot reach out */
+	EXPECT_EQ(-ECONNREFUSED, put_status(self->c, d1, m1, self->vp[1],
+					    self->mr[1]));
+	EXPECT_EQ(1000, self->buf[1][0]);
+
+	/* a domain travels as a descriptor only on the kernel provider */
+	fd = th_domain_fd(dom);
+	if (!strcmp(th_device_provider(self->devs[0]), "kernel")) {
+		ASSERT_LE(0, fd);
+		again = th_import_domain(self->ctx[0], fd);
+		ASSERT_NE(NULL, again);
+		attr.domain = again;
+		d3 = th_create_vport(self->ctx[0], &attr);
+		ASSERT_NE(NULL, d3);
+		for (i = 0; i < 16; i++)
+			b3[i] = 300 + i;
+		m3 = th_reg_mr(d3, b3, sizeof(b3), TH_NIC_ACCESS_ALL);
+		ASSERT_NE(NULL, m3);
+		EXPECT_EQ(0, put_status(self->c, d3, m3, d1, m1));
+		EXPECT_EQ(300, b1[0]);
+		EXPECT_EQ(0, th_dealloc_domain(again));
+	} else {
+		EXPECT_EQ(-EOPNOTSUPP, fd);
+		EXPECT_EQ(NULL, th_import_domain(self->ctx[0], 0));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+	}
+	/* the handle can go: its vports keep the domain */
+	EXPECT_EQ(0, th_dealloc_domain(dom));
+	EXPECT_EQ(0, put_status(self->c, d2, m2, d1, m1));
+	if (d3) {
+		th_dereg_mr(m3);
+		th_destroy_vport(d3);
+	}
+	th_dereg_mr(m1);
+	th_dereg_mr(m2);
+	th_destroy_vport(d1);
+	th_destroy_vport(d2);
+}
+
+/*
+ * Memory registration refuses, on both providers, what the module cannot
+ * pin: NULL, unmapped, inaccessible, half-mapped, kernel addresses, and
+ * read-only memory for writing.
+ */
+TEST_F(verbs, registration_refuses_memory_the_nic_cannot_use)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct th_mr *mr;
+	char *p, *ro;
+
+	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], NULL, page, TH_NIC_ACCESS_ALL));
+	EXPECT_EQ(EFAULT, errno);
+	p = mmap(NULL, 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], p, page, 0));
+	EXPECT_EQ(EFAULT, errno);
+	ASSERT_EQ(0, mprotect(p, page, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], p, 2 * page, TH_NIC_ACCESS_ALL));
+	EXPECT_EQ(EFAULT, errno);
+	mr = th_reg_mr(self->vp[0], p, page, TH_NIC_ACCESS_ALL);
+	ASSERT_NE(NULL, mr);
+	EXPECT_EQ(0, th_dereg_mr(mr));
+	ASSERT_EQ(0, munmap(p, 2 * page));
+	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], p, page, 0));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], (void *)0xffff888000000000ULL,
+				  page, 0));
+	EXPECT_EQ(EFAULT, errno);
+	/* read-only memory: for reading yes, for writing no */
+	ro = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], ro, page,
+				  TH_NIC_ACCESS_LOCAL_WRITE));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], ro, page,
+				  TH_NIC_ACCESS_REMOTE_WRITE));
+	EXPECT_EQ(EFAULT, errno);
+	mr = th_reg_mr(self->vp[0], ro, page, TH_NIC_ACCESS_REMOTE_READ);
+	ASSERT_NE(NULL, mr);
+	EXPECT_EQ(0, th_dereg_mr(mr));
+	munmap(ro, page);
+}
+
+/* Sum of @n floats left to right, under whatever mode the caller set. */
+static float sum_left_to_right(const float *v, int n)
+{
+	volatile float acc = v[0];
+	int i;
+
+	for (i = 1; i < n; i++)
+		acc = acc + v[i];
+	return acc;
+}
+
+/*
+ * The ALU computes under the default floating-point environment whatever
+ * mode the posting thread runs in (rounding up, flush-to-zero,
+ * denormals-are-zero), so results are the same bits on both providers,
+ * and the thread's own mode is left as it was.
+ */
+TEST_F(verbs, alu_ignores_the_callers_floating_point_mode)
+{
+	float *buf = (float *)self->buf[0];	/* 256 floats */
+	float want[4];
+	const struct th_mr *src[2] = { self->mr[0], self->mr[0] };
+	uint64_t soff[2] = { 0, 16 };
+	int i;
+
+	/* operands whose sum rounds, and denormals */
+	buf[0] = 1.0f;
+	buf[4] = 1e-8f;
+	buf[1] = 1e-40f;
+	buf[5] = 1e-40f;
+	buf[2] = 3.0f;
+	buf[6] = 1.0f / 3.0f;
+	buf[3] = -1.0f;
+	buf[7] = 1e-8f;
+	for (i = 0; i < 4; i++)
+		want[i] = sum_left_to_right((const float[]){ buf[i], buf[4 + i] },
+					    2);
+
+	ASSERT_EQ(0, fesetround(FE_UPWARD));
+#if defined(__x86_64__)
+	_mm_setcsr(_mm_getcsr() | 0x8040);	/* FTZ and DAZ */
+#endif
+	ASSERT_EQ(0, th_chain_reduce(self->c, TH_NIC_ALU_SUM, TH_NIC_DT_FLOAT32, 4,
+				     self->mr[0], 64, 2, src, soff, false, 0));
+	ASSERT_EQ(0, th_post_chain(self->vp[0], self->c));
+	EXPECT_EQ(FE_UPWARD, fegetround());
+#if defined(__x86_64__)
+	EXPECT_EQ(0x8040, _mm_getcsr() & 0x8040);
+	_mm_setcsr(_mm_getcsr() & ~0x8040u);
+#endif
+	fesetround(FE_TONEAREST);
+	ASSERT_EQ(0, th_ct_wait(self->vp[0], 0, 0, 0));
+	/* bit for bit */
+	EXPECT_EQ(0, memcmp(want, &buf[16], sizeof(want)));
 }
 
 TEST_HARNESS_MAIN

@@ -111,6 +111,8 @@ int thbench_allreduce_mp_main(int argc, char **argv)
 	struct th_device **devs = NULL;
 	struct th_context *ctx = NULL;
 	struct th_vport *vp = NULL;
+	struct th_vport_attr va = { 0 };
+	struct th_domain *dom = NULL;
 	struct th_boot *b;
 	double *toff, *tp2p;
 	int ret = 1;
@@ -144,7 +146,13 @@ int thbench_allreduce_mp_main(int argc, char **argv)
 	tp2p = calloc(reps, sizeof(double));
 	devs = th_get_device_list(NULL, &ndev);
 	ctx = devs && ndev ? th_open_device(devs[rank % ndev]) : NULL;
-	vp = ctx ? th_create_vport(ctx, NULL) : NULL;
+	/* the job's own domain, when thrun gave it one */
+	if (ctx && th_boot_domain_fd(b) >= 0) {
+		dom = th_import_domain(ctx, th_boot_domain_fd(b));
+		va.domain = dom;
+	}
+	vp = ctx && (th_boot_domain_fd(b) < 0 || dom) ?
+	     th_create_vport(ctx, &va) : NULL;
 	if (!vp || !toff || !tp2p) {
 		fprintf(stderr, "thbench allreduce-mp: rank %d: setup: %s\n", rank,
 			strerror(errno));
@@ -203,6 +211,8 @@ err_run:
 out:
 	if (vp)
 		th_destroy_vport(vp);
+	if (dom)
+		th_dealloc_domain(dom);
 	if (ctx)
 		th_close_device(ctx);
 	th_free_device_list(devs);

@@ -3,7 +3,9 @@
  * thrun.c - start a th_nic job: N processes, one per node, joined by the
  * bootstrap rendezvous (lib/libthverbs/boot) that this launcher serves
  * over a UNIX socket; or one process driving all N nodes (--single).
- * A rank that fails, or the job's timeout, ends the whole job.
+ * On the kernel provider the job gets a domain of its own, whose
+ * descriptor every rank receives with its WELCOME (SCM_RIGHTS).  A rank
+ * that fails, or the job's timeout, ends the whole job.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,12 +20,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/th_nic.h>
 
 #include "th_boot.h"
 #include "boot/boot_proto.h"
@@ -106,6 +111,7 @@ static struct job {
 	char dir[80];		/* $TMPDIR (at most 64 bytes) /thrun.XXXXXX */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int lfd;
+	int domain_fd;		/* the job's domain (kernel provider), or -1 */
 	int sigr, sigw;		/* self-pipe: signal numbers as bytes */
 
 	struct rank *ranks;
@@ -114,7 +120,7 @@ static struct job {
 	struct pollfd *pfd;	/* sized for the self-pipe, listener, conns */
 	int *pidx;		/* pfd[i] serves conns[pidx[i]]; -1: listener */
 	struct round round;
-} job = { .lfd = -1, .sigr = -1, .sigw = -1 };
+} job = { .lfd = -1, .domain_fd = -1, .sigr = -1, .sigw = -1 };
 
 static int64_t now_ms(void)
 {
@@ -150,7 +156,9 @@ static void usage(FILE *f)
 "Exit status: 0 every rank exited 0; 1 a rank failed or timeout; 2 usage.\n"
 "\n"
 "Providers: with \"kernel\" each process opens its node's /dev/th_nic*\n"
-"and the nodes share the module's fabric.  An \"inproc\" fabric is private\n"
+"and the nodes share the module's fabric; the job gets a domain of its own,\n"
+"which each rank takes up with th_boot_domain_fd() and th_import_domain():\n"
+"its vports reach each other and no other job's.  An \"inproc\" fabric is private\n"
 "to each process, so an inproc job of several processes has N separate\n"
 "fabrics: useful to test the bootstrap, not to run collectives across\n"
 "ranks.  Use --single for the inproc provider.\n",
@@ -220,6 +228,28 @@ static void conn_queue(struct conn *c, uint32_t type, int err,
 	}
 }
 
+/*
+ * Send the first bytes of a WELCOME with the job's domain descriptor
+ * attached (SCM_RIGHTS travels with the byte it was sent with).
+ */
+static ssize_t conn_send_domain(struct conn *c, const void *p, size_t n)
+{
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { (void *)p, n };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+	memset(ctl, 0, sizeof(ctl));
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &job.domain_fd, sizeof(int));
+	return sendmsg(c->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 /* Send what the socket takes; false when the connection is dead. */
 static bool conn_flush(struct conn *c)
 {
@@ -238,7 +268,11 @@ static bool conn_flush(struct conn *c)
 			p = o->data->data + (o->off - hl);
 			n = total - o->off;
 		}
-		w = send(c->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (!o->off && o->hdr.type == TH_BOOT_WELCOME &&
+		    (o->hdr.err & TH_BOOT_WELCOME_DOMAIN))
+			w = conn_send_domain(c, p, n);
+		else
+			w = send(c->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (w < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK ||
 			    errno == EINTR)
@@ -401,7 +435,8 @@ static void conn_hello(struct conn *c)
 	c->rank = rank;
 	job.ranks[rank].conn = c - job.conns;
 	job.ranks[rank].dropped_at = 0;
-	conn_queue(c, TH_BOOT_WELCOME, 0, NULL);
+	conn_queue(c, TH_BOOT_WELCOME,
+		   job.domain_fd >= 0 ? TH_BOOT_WELCOME_DOMAIN : 0, NULL);
 }
 
 /* A complete header: false to drop the connection. */
@@ -650,6 +685,39 @@ static bool ranks_start(void)
 
 /* ---- setup and the event loop ----------------------------------------- */
 
+/* The provider the ranks will pick: the library's rule for "auto". */
+static bool job_uses_kernel(void)
+{
+	const char *name = job.provider;
+
+	if (!name || !*name || !strcmp(name, "auto")) {
+		name = getenv("TH_PROVIDER");
+		if (!name || !*name || !strcmp(name, "auto"))
+			return !access("/dev/th_nic0", F_OK);
+	}
+	return !strcmp(name, "kernel");
+}
+
+/*
+ * A domain of the job's own, so that its ranks reach each other and
+ * nothing else, and nothing else reaches them; created on node 0 (a
+ * domain spans the fabric).
+ */
+static int domain_open(void)
+{
+	struct th_nic_domain_create c = { .size = sizeof(c) };
+	int fd = open("/dev/th_nic0", O_RDWR | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, TH_NIC_IOCTL_DOMAIN_CREATE, &c))
+		ret = -errno;
+	close(fd);
+	if (!ret)
+		job.domain_fd = c.fd;
+	return ret;
+}
+
 static int socket_open(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -685,6 +753,8 @@ static void cleanup(void)
 	rbuf_put(job.round.buf);
 	if (job.lfd >= 0)
 		close(job.lfd);
+	if (job.domain_fd >= 0)
+		close(job.domain_fd);
 	if (job.path[0])
 		unlink(job.path);
 	if (job.dir[0])
@@ -960,6 +1030,14 @@ static int setup(void)
 		ret = socket_open();
 		if (ret)
 			return ret;
+		if (job_uses_kernel()) {
+			ret = domain_open();
+			if (ret) {
+				th_msg("cannot create the job's domain on /dev/th_nic0: %s",
+				       strerror(-ret));
+				return ret;
+			}
+		}
 	}
 	/* the ranks' own bound on a rendezvous outlasts the job's */
 	if (job.timeout_s > 0 && !getenv("TH_BOOT_TIMEOUT")) {

@@ -29,6 +29,7 @@
 
 struct th_boot {
 	int fd;			/* -1 for a local (--single) handle */
+	int domain_fd;		/* the job's domain, -1 without one */
 	int rank;
 	int size;
 	int err;		/* sticky: the negative errno of the first failure */
@@ -118,6 +119,54 @@ static int th_boot_recv_msg(int fd, struct th_boot_msg *m, int64_t deadline)
 
 	if (ret)
 		return ret;
+	if (m->magic != TH_BOOT_MAGIC)
+		return -EPROTO;
+	if (m->type == TH_BOOT_ABORT)
+		return m->err > 0 ? -m->err : -ECONNRESET;
+	return 0;
+}
+
+/*
+ * The WELCOME header, and the domain descriptor that may ride on its
+ * first byte (SCM_RIGHTS; close-on-exec here), into *@domain_fd.
+ */
+static int th_boot_recv_welcome(int fd, struct th_boot_msg *m,
+				int64_t deadline, int *domain_fd)
+{
+	char ctl[CMSG_SPACE(sizeof(int))];
+	char *p = (char *)m;
+	size_t got = 0;
+	struct cmsghdr *c;
+	struct msghdr mh;
+	struct iovec iov;
+	short rev;
+	ssize_t n;
+	int ret;
+
+	while (got < sizeof(*m)) {
+		iov = (struct iovec){ p + got, sizeof(*m) - got };
+		mh = (struct msghdr){ .msg_iov = &iov, .msg_iovlen = 1,
+				      .msg_control = ctl,
+				      .msg_controllen = sizeof(ctl) };
+		n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n > 0) {
+			for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+				if (c->cmsg_level == SOL_SOCKET &&
+				    c->cmsg_type == SCM_RIGHTS && *domain_fd < 0)
+					memcpy(domain_fd, CMSG_DATA(c), sizeof(int));
+			got += n;
+			continue;
+		}
+		if (n == 0)
+			return -ECONNRESET;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return -errno;
+		ret = th_boot_wait(fd, POLLIN, deadline, &rev);
+		if (ret)
+			return ret;
+	}
 	if (m->magic != TH_BOOT_MAGIC)
 		return -EPROTO;
 	if (m->type == TH_BOOT_ABORT)
@@ -235,10 +284,11 @@ static int th_boot_connect(struct th_boot *b, const char *path)
 	ret = th_boot_send_all(b->fd, &m, sizeof(m), deadline);
 	if (ret)
 		return ret;
-	ret = th_boot_recv_msg(b->fd, &m, deadline);
+	ret = th_boot_recv_welcome(b->fd, &m, deadline, &b->domain_fd);
 	if (ret)
 		return ret;
-	if (m.type != TH_BOOT_WELCOME || m.len)
+	if (m.type != TH_BOOT_WELCOME || m.len ||
+	    !!(m.err & TH_BOOT_WELCOME_DOMAIN) != (b->domain_fd >= 0))
 		return -EPROTO;
 	return 0;
 }
@@ -254,6 +304,7 @@ TH_EXPORT struct th_boot *th_boot_init(void)
 	if (!b)
 		return NULL;
 	b->fd = -1;
+	b->domain_fd = -1;
 
 	if (single && !strcmp(single, "1")) {
 		b->size = 1;
@@ -280,6 +331,8 @@ TH_EXPORT struct th_boot *th_boot_init(void)
 err_close:
 	if (b->fd >= 0)
 		close(b->fd);
+	if (b->domain_fd >= 0)
+		close(b->domain_fd);
 err_free:
 	free(b);
 	errno = -ret;
@@ -294,6 +347,11 @@ TH_EXPORT int th_boot_rank(const struct th_boot *b)
 TH_EXPORT int th_boot_size(const struct th_boot *b)
 {
 	return b->size;
+}
+
+TH_EXPORT int th_boot_domain_fd(const struct th_boot *b)
+{
+	return b->domain_fd >= 0 ? b->domain_fd : -ENOENT;
 }
 
 TH_EXPORT int th_boot_allgather(struct th_boot *b, const void *mine,
@@ -359,5 +417,7 @@ TH_EXPORT void th_boot_fini(struct th_boot *b)
 					 th_boot_now_ms() + TH_BOOT_BYE_MS);
 		close(b->fd);
 	}
+	if (b->domain_fd >= 0)
+		close(b->domain_fd);
 	free(b);
 }

@@ -28,7 +28,9 @@ enum th_boot_msg_type {
  * @rank: the sender's rank (rank -> thrun), the addressee's (thrun -> rank)
  * @size: HELLO: the job size the rank was started with
  * @seq: RESULT: the launcher's round number, from 0
- * @err: ABORT: a positive errno, what the rank's call returns negated
+ * @err: ABORT: a positive errno, what the rank's call returns negated;
+ *	WELCOME: TH_BOOT_WELCOME_DOMAIN when the message carries the job's
+ *	domain descriptor (SCM_RIGHTS, with its first byte)
  * @len: bytes of payload that follow the header
  */
 struct th_boot_msg {
@@ -40,6 +42,8 @@ struct th_boot_msg {
 	int32_t err;
 	uint64_t len;
 };
+
+#define TH_BOOT_WELCOME_DOMAIN	1
 
 _Static_assert(sizeof(struct th_boot_msg) == 32, "wire header is 32 bytes");
 

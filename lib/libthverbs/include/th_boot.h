@@ -40,6 +40,13 @@ struct th_boot *th_boot_init(void);
 int th_boot_rank(const struct th_boot *b);
 /* Number of processes in the job (1 under --single). */
 int th_boot_size(const struct th_boot *b);
+/*
+ * The job's domain (thrun creates one per job on the kernel provider and
+ * hands it to every rank): a descriptor to pass to th_import_domain(), so
+ * the job's vports reach each other and no other job's.  It stays the
+ * handle's; -ENOENT when the job has none (in-process, --single).
+ */
+int th_boot_domain_fd(const struct th_boot *b);
 
 /*
  * Every rank contributes @len bytes from @mine; @all receives size * len

@@ -365,16 +365,37 @@ TEST(env_of_ranks)
 	int i;
 
 	unsetenv("TH_BOOT_TIMEOUT");
-	thrun(&r, "-n", "3", "--provider", "kernel", "--timeout", "15",
+	thrun(&r, "-n", "3", "--provider", "inproc", "--timeout", "15",
 	      TH_BOOT_RANK, "env", NULL);
 	TH_LOG("%s", r.out);
 	EXPECT_EQ(0, r.status);
 	for (i = 0; i < 3; i++) {
 		snprintf(want, sizeof(want),
-			 "rank=%d size=3 single=unset provider=kernel boot=set boot_rank=%d boot_size=3 gather=2,42 ret=0\n",
+			 "rank=%d size=3 single=unset provider=inproc boot=set boot_rank=%d boot_size=3 gather=2,42 ret=0\n",
 			 i, i);
 		EXPECT_EQ(1, count_lines(r.out, want));
 	}
+	free(r.out);
+}
+
+/*
+ * A kernel job gets a domain of its own: without the module there is
+ * none to be had, and thrun says so instead of starting ranks that could
+ * reach other users' jobs... or nothing at all.
+ */
+TEST(kernel_job_without_the_module_says_why)
+{
+	struct run r;
+
+	if (!access("/dev/th_nic0", F_OK))
+		SKIP(return, "th_nic.ko is loaded here");
+	thrun(&r, "-n", "2", "--provider", "kernel", "--timeout", "15",
+	      TH_BOOT_RANK, "env", NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(1, r.status);
+	EXPECT_EQ(1, count_lines(r.out,
+		  "cannot create the job's domain on /dev/th_nic0: No such file or directory"));
+	EXPECT_EQ(0, count_lines(r.out, "boot_rank env"));
 	free(r.out);
 }
 
