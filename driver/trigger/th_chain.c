@@ -37,6 +37,8 @@ static int th_refusal_errno(u32 reason)
 		return -ENOMEM;
 	case TH_NIC_REFUSE_VPORT_ERROR:
 		return -ENOTCONN;
+	case TH_NIC_REFUSE_VPORT_GONE:
+		return -ECONNREFUSED;
 	default:
 		return -EINVAL;
 	}
@@ -91,6 +93,11 @@ static u32 th_chain_post(struct th_eng_vport *vp, const struct th_nic_desc *desc
 	th_list_init(&chain->node);
 
 	th_lock(&vp->lock);
+	/* once killed, nothing would ever complete a new pending chain */
+	if (vp->dead) {
+		reason = TH_NIC_REFUSE_VPORT_GONE;
+		goto err_unlock;
+	}
 	if (vp->error) {
 		reason = TH_NIC_REFUSE_VPORT_ERROR;
 		goto err_unlock;

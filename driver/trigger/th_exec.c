@@ -377,6 +377,11 @@ bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 
 	if (!ret) {
 		for (; i < chain->ndesc; i++) {
+			/* the budget also holds between descriptors */
+			if (i > chain->pos && th_ctx_out_of_budget(ctx)) {
+				ret = -EINPROGRESS;
+				break;
+			}
 			ret = th_exec_stopped(vp);
 			if (ret)
 				break;

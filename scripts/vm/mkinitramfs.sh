@@ -46,8 +46,17 @@ chmod 755 "$root/init" "$root/bin/busybox"
 cp "$module" "$root/th_nic.ko"
 cp -a "$payload" "$root/payload"
 chmod +x "$root/payload/run.sh"
-echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
-echo "root:x:0:" >"$root/etc/group"
+# root, and the unprivileged users the tests run as (selftests/th_nic)
+cat >"$root/etc/passwd" <<'EOF'
+root:x:0:0:root:/root:/bin/sh
+thtest:x:65533:65533:th_nic tests:/tmp:/bin/sh
+nobody:x:65534:65534:nobody:/nonexistent:/bin/sh
+EOF
+cat >"$root/etc/group" <<'EOF'
+root:x:0:
+thtest:x:65533:
+nogroup:x:65534:
+EOF
 
 # is_elf FILE: true when FILE starts with the ELF magic.
 is_elf() {

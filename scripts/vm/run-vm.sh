@@ -18,7 +18,8 @@
 #   VM_QEMU_OPTS (extra qemu arguments), VM_APPEND (extra kernel arguments),
 #   VM_LOGLEVEL (console loglevel, default 5: warnings and worse),
 #   VM_HUNG_TASK_SECS (hung-task timeout in the guest, default 120),
-#   VM_VERBOSE=1 (echo the whole console, not just progress)
+#   VM_VERBOSE=1 (echo the whole console, not just progress),
+#   VM_SLUB_DEBUG (slub_debug flags, default FZPU; - for none)
 set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -40,6 +41,7 @@ VM_APPEND=${VM_APPEND:-}
 VM_LOGLEVEL=${VM_LOGLEVEL:-5}
 VM_HUNG_TASK_SECS=${VM_HUNG_TASK_SECS:-120}
 VM_VERBOSE=${VM_VERBOSE:-0}
+VM_SLUB_DEBUG=${VM_SLUB_DEBUG:-FZPU}
 
 mode='test'
 case "${1:-}" in
@@ -88,8 +90,13 @@ say "building initramfs (module $VM_MODULE, payload $VM_PAYLOAD)"
 	die "building the initramfs failed"
 
 append="console=ttyS0 loglevel=$VM_LOGLEVEL panic=-1"
-# Memory debugging built into Debian's kernel.
-append+=" slub_debug=FZPU page_poison=1"
+# Memory debugging built into Debian's kernel (VM_SLUB_DEBUG=- turns it
+# off, for measurements of memory that debugging would inflate).
+if [ "$VM_SLUB_DEBUG" = - ]; then
+	append+=" slub_debug=-"
+else
+	append+=" slub_debug=$VM_SLUB_DEBUG page_poison=1"
+fi
 # Make lockups end the VM at once (panic=-1 + -no-reboot) rather than at
 # VM_TIMEOUT; the messages stay in the console log.
 append+=" softlockup_panic=1 hung_task_panic=1 th_vm.hung=$VM_HUNG_TASK_SECS"

@@ -175,6 +175,27 @@ TEST_F(dom, a_violation_puts_the_initiator_into_the_error_state)
 	EXPECT_FALSE(self->in1->ev.error);
 }
 
+/*
+ * A doorbell that races the vport's destruction (after the kill, before
+ * the free) installs nothing: a chain left pending on a dead vport would
+ * never complete.
+ */
+TEST_F(dom, a_doorbell_racing_destruction_installs_nothing)
+{
+	struct th_nic_doorbell db;
+	struct th_nic_desc d = thn_notify(1);
+	struct th_eng_ctx ctx;
+
+	thn_trigger(&d, 4, 1, 1);
+	th_eng_ctx_init(&ctx, th_ipf_engine(self->fab));
+	th_eng_vport_kill(&self->in2->ev, &ctx);
+	th_eng_ctx_run(&ctx);
+	EXPECT_EQ(-ECONNREFUSED, th_t_post(self->in2, &d, 1, &db));
+	EXPECT_EQ(TH_NIC_REFUSE_VPORT_GONE, db.reason);
+	EXPECT_EQ(0, db.chains);
+	EXPECT_EQ(0, th_atomic_read(&self->in2->ev.user->chains));
+}
+
 /* ---- per-user limits --------------------------------------------------- */
 
 FIXTURE(lim) {
@@ -320,6 +341,41 @@ TEST_F(cpu, a_doorbell_hands_long_copies_over)
 			EXPECT_EQ(i, s[i]);
 			break;
 		}
+	free(s);
+	free(t);
+}
+
+/*
+ * The budget holds between the descriptors of one chain too: sixteen
+ * 1 MiB copies, each a single slice, are not run in one go by the
+ * doorbell.
+ */
+TEST_F(cpu, the_budget_holds_between_descriptors)
+{
+	u8 *s = malloc(MIB), *t = malloc(MIB);
+	struct th_nic_desc d[TH_ENG_DEF_CHAIN];
+	struct th_eng_stats st;
+	u32 ks, kt, i;
+	u64 sx, fx;
+
+	ASSERT_NE(NULL, s);
+	ASSERT_NE(NULL, t);
+	memset(s, 9, MIB);
+	ASSERT_EQ(0, th_t_mr_reg(self->a, s, MIB, 0, &ks, NULL));
+	ASSERT_EQ(0, th_t_mr_reg(self->a, t, MIB, TH_NIC_ACCESS_LOCAL_WRITE,
+				 &kt, NULL));
+	for (i = 0; i < TH_ENG_DEF_CHAIN; i++)
+		d[i] = thn_copy(ks, 0, kt, 0, MIB);
+	thn_comp_ct(&d[TH_ENG_DEF_CHAIN - 1], 1);
+	thn_link(d, TH_ENG_DEF_CHAIN);
+	ASSERT_EQ(0, th_t_post(self->a, d, TH_ENG_DEF_CHAIN, NULL));
+	th_eng_stats_read(&self->a->ev, &st);
+	EXPECT_LE(1, st.chains_deferred);
+	ASSERT_EQ(0, th_t_ct_wait(self->a, 1, 1, 60000000000ULL, &sx, &fx));
+	th_eng_stats_read(&self->a->ev, &st);
+	EXPECT_EQ(TH_ENG_DEF_CHAIN, st.descs_run);
+	EXPECT_EQ(1, st.chains_done);
+	EXPECT_EQ(0, memcmp(s, t, MIB));
 	free(s);
 	free(t);
 }

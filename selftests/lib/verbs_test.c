@@ -345,6 +345,26 @@ TEST_F(verbs, cq_full_is_eagain_and_recovers)
 }
 
 /*
+ * th_post_error() speaks of the last post only: after a refusal by the
+ * NIC, a post the library itself refuses (an empty chain) leaves nothing
+ * to report.
+ */
+TEST_F(verbs, post_error_is_about_the_last_post)
+{
+	unsigned int bad = 99, reason = 99;
+
+	ASSERT_EQ(0, th_chain_notify(self->c, 0, 0));
+	ASSERT_EQ(0, th_chain_comp_ct(self->c, 4096));	/* out of range */
+	ASSERT_EQ(-EINVAL, th_post_chain(self->vp[0], self->c));
+	ASSERT_EQ(0, th_post_error(self->vp[0], &bad, &reason));
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(TH_NIC_REFUSE_COUNTER, reason);
+	th_chain_reset(self->c);
+	EXPECT_EQ(-EINVAL, th_post_chain(self->vp[0], self->c));
+	EXPECT_EQ(-ENOENT, th_post_error(self->vp[0], &bad, &reason));
+}
+
+/*
  * A key the target does not grant fails the PUT when it runs, touches
  * nothing, and puts the initiating vport into the error state: later posts
  * are refused with -ENOTCONN until it is destroyed.

@@ -993,6 +993,7 @@ static int parse_args(int argc, char **argv)
 	return 0;
 }
 
+/* 0; a negative errno for main() to report; 1 when it said why itself. */
 static int setup(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -1035,7 +1036,7 @@ static int setup(void)
 			if (ret) {
 				th_msg("cannot create the job's domain on /dev/th_nic0: %s",
 				       strerror(-ret));
-				return ret;
+				return 1;	/* said why already */
 			}
 		}
 	}
@@ -1060,7 +1061,8 @@ int main(int argc, char **argv)
 	}
 	ret = setup();
 	if (ret) {
-		th_msg("cannot set up the job: %s", strerror(-ret));
+		if (ret < 0)
+			th_msg("cannot set up the job: %s", strerror(-ret));
 		cleanup();
 		return EXIT_FAILED;
 	}

@@ -686,6 +686,8 @@ struct th_nic_mr_dereg {
  * @TH_NIC_REFUSE_NOMEM: (-ENOMEM) no memory for the chain
  * @TH_NIC_REFUSE_VPORT_ERROR: (-ENOTCONN) the vport is in the error state
  *	after a remote access violation; destroy it
+ * @TH_NIC_REFUSE_VPORT_GONE: (-ECONNREFUSED) the vport is being destroyed
+ *	(a doorbell racing its VPORT_DESTROY or close)
  * @TH_NIC_REFUSE_MAX: first invalid reason
  */
 enum th_nic_refusal {
@@ -708,6 +710,7 @@ enum th_nic_refusal {
 	TH_NIC_REFUSE_USER_CHAINS	= 16,
 	TH_NIC_REFUSE_NOMEM		= 17,
 	TH_NIC_REFUSE_VPORT_ERROR	= 18,
+	TH_NIC_REFUSE_VPORT_GONE	= 19,
 	TH_NIC_REFUSE_MAX
 };
 

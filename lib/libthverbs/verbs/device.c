@@ -145,6 +145,7 @@ TH_EXPORT const char *th_refusal_str(unsigned int reason)
 		[TH_NIC_REFUSE_USER_CHAINS] = "this user's pending chains reached max_user_chains",
 		[TH_NIC_REFUSE_NOMEM] = "no memory for the chain",
 		[TH_NIC_REFUSE_VPORT_ERROR] = "the vport is in the error state",
+		[TH_NIC_REFUSE_VPORT_GONE] = "the vport is being destroyed",
 	};
 
 	return reason < TH_NIC_REFUSE_MAX ? names[reason] : "unknown reason";

@@ -75,13 +75,24 @@ static int th_sq_ring_locked(struct th_vport *vp)
 	return ret;
 }
 
-static int th_chain_check(const struct th_vport *vp, const struct th_chain *c)
+/*
+ * What the library refuses before the NIC sees the chain; such a refusal
+ * also ends what th_post_error() reports about an earlier one.
+ */
+static int th_chain_check(struct th_vport *vp, const struct th_chain *c)
 {
-	if (c->err)
-		return c->err;
-	if (!c->n)
-		return -EINVAL;
-	return c->n > vp->sq_entries ? -ENOSPC : 0;
+	int ret = c->err;
+
+	if (!ret && !c->n)
+		ret = -EINVAL;
+	if (!ret && c->n > vp->sq_entries)
+		ret = -ENOSPC;
+	if (ret) {
+		pthread_mutex_lock(&vp->lock);
+		vp->refused = false;
+		pthread_mutex_unlock(&vp->lock);
+	}
+	return ret;
 }
 
 /* Stage @c, ringing first if the SQ is full of staged chains. */

@@ -79,7 +79,7 @@ struct th_vport {
 	pthread_mutex_t lock;
 	uint32_t bad_desc;
 	uint32_t reason;	/* enum th_nic_refusal of the last refusal */
-	bool refused;		/* the last post was refused as malformed */
+	bool refused;		/* the NIC refused the last post */
 	void *priv;
 };
 

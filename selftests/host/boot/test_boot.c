@@ -395,6 +395,7 @@ TEST(kernel_job_without_the_module_says_why)
 	EXPECT_EQ(1, r.status);
 	EXPECT_EQ(1, count_lines(r.out,
 		  "cannot create the job's domain on /dev/th_nic0: No such file or directory"));
+	EXPECT_EQ(1, count_lines(r.out, "thrun: "));	/* one line, no more */
 	EXPECT_EQ(0, count_lines(r.out, "boot_rank env"));
 	free(r.out);
 }
