@@ -105,6 +105,7 @@ FIXTURE_TEARDOWN(big)
 {
 }
 
+/* The big regions need more than the default 8 MiB; inherited by children. */
 static void raise_memlock(void)
 {
 	struct rlimit rl = { 4 * BIG, 4 * BIG };
@@ -115,21 +116,10 @@ static void raise_memlock(void)
 TEST_F_TIMEOUT(big, a_doorbell_returns_before_256_MiB_of_copies_are_done, 300)
 {
 	struct big_run *r = thn_shared(sizeof(*r));
-	int status;
-	pid_t pid;
 
 	ASSERT_NE(NULL, r);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		raise_memlock();
-		if (!geteuid() && thn_become(THN_UID_A))
-			_exit(100);
-		_exit(big_copies(r));
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
+	raise_memlock();
+	ASSERT_EQ(0, thn_run_as(THN_UID_A, big_copies, r));
 	TH_LOG("doorbell of a 256 MiB COPY chain: %.3f ms; done after %.1f ms",
 	       r->doorbell_ns / 1e6, r->total_ns / 1e6);
 	TH_LOG("doorbell of a 64 MiB accumulate REDUCE: %.3f ms",
@@ -197,21 +187,10 @@ static int two_vports(void *arg)
 TEST_F_TIMEOUT(big, another_vports_work_is_not_queued_behind_it, 300)
 {
 	struct pair_run *r = thn_shared(sizeof(*r));
-	int status;
-	pid_t pid;
 
 	ASSERT_NE(NULL, r);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		raise_memlock();
-		if (!geteuid() && thn_become(THN_UID_A))
-			_exit(100);
-		_exit(two_vports(r));
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
+	raise_memlock();
+	ASSERT_EQ(0, thn_run_as(THN_UID_A, two_vports, r));
 	EXPECT_EQ(0, r->b_wait);
 	EXPECT_TRUE(r->b_ok);
 	TH_LOG("A's chains done when B's was: %llu of 4",

@@ -17,29 +17,6 @@
 #include "kselftest_harness.h"
 #include "th_nic_util.h"
 
-/* Run @fn(@arg) in a child that becomes @uid; its exit status, or -1. */
-static int run_as(uid_t uid, int (*fn)(void *arg), void *arg)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		if (thn_become(uid))
-			_exit(100);
-		_exit(fn(arg));
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-#define NEED_ROOT() do {						\
-	if (geteuid())							\
-		SKIP(return, "needs root to become unprivileged users");	\
-} while (0)
-
 /* ---- vports per user -------------------------------------------------- */
 
 struct vport_limit {
@@ -101,7 +78,7 @@ TEST(vports_per_user_are_limited)
 	int status;
 	pid_t hog;
 
-	NEED_ROOT();
+	THN_NEED_ROOT();
 	ASSERT_NE(NULL, l);
 	hog = fork();
 	ASSERT_LE(0, hog);
@@ -110,7 +87,7 @@ TEST(vports_per_user_are_limited)
 			_exit(100);
 		_exit(vport_hog(l));
 	}
-	EXPECT_EQ(0, run_as(THN_UID_B, vport_other, l));
+	EXPECT_EQ(0, thn_run_as(THN_UID_B, vport_other, l));
 	ASSERT_EQ(hog, waitpid(hog, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	/* the default fabric has 1024 vport slots: a user gets a quarter */
@@ -178,9 +155,9 @@ TEST(pending_chains_per_user_are_limited)
 {
 	struct chain_limit *l = thn_shared(sizeof(*l));
 
-	NEED_ROOT();
+	THN_NEED_ROOT();
 	ASSERT_NE(NULL, l);
-	EXPECT_EQ(0, run_as(THN_UID_A, chain_hog, l));
+	EXPECT_EQ(0, thn_run_as(THN_UID_A, chain_hog, l));
 	EXPECT_LT(0, l->max);
 	EXPECT_EQ(l->max, l->posted);
 	EXPECT_EQ(-ENOSPC, l->refusal);
@@ -252,7 +229,7 @@ TEST(pinned_pages_stay_charged_to_the_user)
 	struct rlimit rl = { PIN_BYTES + 4096, PIN_BYTES + 4096 };
 	struct rlimit old;
 
-	NEED_ROOT();
+	THN_NEED_ROOT();
 	ASSERT_NE(NULL, m);
 	m->mem = thn_shared(2 * PIN_BYTES);
 	ASSERT_NE(NULL, m->mem);
@@ -260,7 +237,7 @@ TEST(pinned_pages_stay_charged_to_the_user)
 	/* the limit the unprivileged children inherit: one region fits */
 	ASSERT_EQ(0, getrlimit(RLIMIT_MEMLOCK, &old));
 	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
-	EXPECT_EQ(0, run_as(THN_UID_B, memlock_run, m));
+	EXPECT_EQ(0, thn_run_as(THN_UID_B, memlock_run, m));
 	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &old));
 	EXPECT_EQ(0, m->child_reg);
 	EXPECT_EQ(-ENOMEM, m->parent_reg);
@@ -369,30 +346,31 @@ static int cg_vports_limited(void *arg)
 	return 0;
 }
 
+/* Move this process into cgroup directory @dir: its children follow. */
+static int cg_enter(const char *dir)
+{
+	char path[128], pid[32];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	return cg_write(path, pid);
+}
+
 TEST(kernel_memory_is_charged_to_the_callers_cgroup)
 {
 	struct cg_run *r = thn_shared(sizeof(*r));
 	const char *why;
 	char pid[32];
-	int status;
-	pid_t child;
 
-	NEED_ROOT();
+	THN_NEED_ROOT();
 	ASSERT_NE(NULL, r);
 	why = cg_setup();
 	if (why)
 		SKIP(return, "%s", why);
-	/* a child in the cgroup, unprivileged from there on */
-	child = fork();
-	ASSERT_LE(0, child);
-	if (!child) {
-		snprintf(pid, sizeof(pid), "%d", getpid());
-		if (cg_write(CG_DIR "/cgroup.procs", pid) || thn_become(THN_UID_A))
-			_exit(100);
-		_exit(cg_vports(r));
-	}
-	ASSERT_EQ(child, waitpid(child, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	/* the test process joins the cgroup, its unprivileged child with it */
+	ASSERT_EQ(0, cg_enter(CG_DIR));
+	ASSERT_EQ(0, thn_run_as(THN_UID_A, cg_vports, r));
+	ASSERT_EQ(0, cg_enter(CG_ROOT));
 	EXPECT_EQ(8, r->made);
 	/* 8 vports of a 128 KiB SQ, 32 KiB CQ, counters, state: > 1 MiB */
 	TH_LOG("8 vports charged %lld bytes to their cgroup",
@@ -403,16 +381,9 @@ TEST(kernel_memory_is_charged_to_the_callers_cgroup)
 	snprintf(pid, sizeof(pid), "%lld", cg_read(CG_DIR "/memory.current") +
 		 (2LL << 20));
 	ASSERT_EQ(0, cg_write(CG_DIR "/memory.max", pid));
-	child = fork();
-	ASSERT_LE(0, child);
-	if (!child) {
-		snprintf(pid, sizeof(pid), "%d", getpid());
-		if (cg_write(CG_DIR "/cgroup.procs", pid) || thn_become(THN_UID_A))
-			_exit(100);
-		_exit(cg_vports_limited(r));
-	}
-	ASSERT_EQ(child, waitpid(child, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	ASSERT_EQ(0, cg_enter(CG_DIR));
+	EXPECT_EQ(0, thn_run_as(THN_UID_A, cg_vports_limited, r));
+	ASSERT_EQ(0, cg_enter(CG_ROOT));
 	TH_LOG("with 2 MiB to spare: %u vports, then %d", r->made_limited,
 	       r->refusal);
 	EXPECT_EQ(-ENOMEM, r->refusal);

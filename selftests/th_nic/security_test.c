@@ -30,29 +30,6 @@
 #define NODE_B	9
 #define LEN	4096
 
-/* Run @fn(@arg) in a child that becomes @uid; its exit status, or -1. */
-static int run_as(uid_t uid, int (*fn)(void *arg), void *arg)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		if (thn_become(uid))
-			_exit(100);
-		_exit(fn(arg));
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-#define NEED_ROOT() do {						\
-	if (geteuid())							\
-		SKIP(return, "needs root to become two different users");	\
-} while (0)
-
 static __u8 a_pattern(size_t i)
 {
 	return (__u8)(i * 7 + 1);
@@ -171,6 +148,24 @@ static int target_finish(struct probe *p, pid_t pid)
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+/*
+ * A target as THN_UID_A, probed by @fn(@arg) as @prober; then the target
+ * reports what it saw into @p.  0 when both sides ran to their end.
+ */
+static int probe_target(struct probe *p, uid_t prober, int (*fn)(void *arg),
+			void *arg)
+{
+	pid_t a = target_start(p, THN_UID_A);
+	int ret;
+
+	if (a < 0)
+		return -1;
+	ret = thn_run_as(prober, fn, arg);
+	if (target_finish(p, a))
+		return -1;
+	return ret;
 }
 
 /* ---- within one user's domain ----------------------------------------- */
@@ -298,14 +293,10 @@ TEST(keys_within_a_domain)
 {
 	struct same_user *su = thn_shared(sizeof(*su));
 	unsigned int i, k;
-	pid_t a;
 
-	NEED_ROOT();
+	THN_NEED_ROOT();
 	ASSERT_NE(NULL, su);
-	a = target_start(&su->p, THN_UID_A);
-	ASSERT_LT(0, a);
-	EXPECT_EQ(0, run_as(THN_UID_A, prober_run, su));
-	ASSERT_EQ(0, target_finish(&su->p, a));
+	ASSERT_EQ(0, probe_target(&su->p, THN_UID_A, prober_run, su));
 
 	for (i = 0; i < NROWS; i++) {
 		const struct op_row *r = &rows[i];
@@ -386,14 +377,10 @@ TEST(another_user_sees_no_vport)
 {
 	struct outsider *o = thn_shared(sizeof(*o));
 	unsigned int i, k;
-	pid_t a;
 
-	NEED_ROOT();
+	THN_NEED_ROOT();
 	ASSERT_NE(NULL, o);
-	a = target_start(&o->p, THN_UID_A);
-	ASSERT_LT(0, a);
-	EXPECT_EQ(0, run_as(THN_UID_B, outsider_run, o));
-	ASSERT_EQ(0, target_finish(&o->p, a));
+	ASSERT_EQ(0, probe_target(&o->p, THN_UID_B, outsider_run, o));
 	/* existing vport and right key, wrong key, no vport: all the same */
 	for (i = 0; i < 8; i++)
 		EXPECT_EQ(-ECONNREFUSED, o->status[i]) TH_LOG("probe %u", i);
@@ -497,7 +484,7 @@ TEST(a_domain_descriptor_is_the_capability)
 	int status;
 	pid_t owner;
 
-	NEED_ROOT();
+	THN_NEED_ROOT();
 	ASSERT_NE(NULL, r);
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, r->sock));
 	owner = fork();
@@ -507,7 +494,7 @@ TEST(a_domain_descriptor_is_the_capability)
 			_exit(100);
 		_exit(domain_owner(r));
 	}
-	EXPECT_EQ(0, run_as(THN_UID_A, domain_joiner, r));
+	EXPECT_EQ(0, thn_run_as(THN_UID_A, domain_joiner, r));
 	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
 	ASSERT_EQ(owner, waitpid(owner, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
@@ -589,14 +576,10 @@ static int guesser_run(void *arg)
 TEST(one_violation_costs_the_vport)
 {
 	struct guesses *g = thn_shared(sizeof(*g));
-	pid_t a;
 
-	NEED_ROOT();
+	THN_NEED_ROOT();
 	ASSERT_NE(NULL, g);
-	a = target_start(&g->p, THN_UID_A);
-	ASSERT_LT(0, a);
-	EXPECT_EQ(0, run_as(THN_UID_A, guesser_run, g));
-	ASSERT_EQ(0, target_finish(&g->p, a));
+	ASSERT_EQ(0, probe_target(&g->p, THN_UID_A, guesser_run, g));
 	EXPECT_EQ(1000, g->accepted);
 	EXPECT_EQ(1, g->eacces);
 	EXPECT_EQ(999, g->enotconn);
@@ -658,14 +641,10 @@ TEST(cancelled_chains_poison_no_counter_they_were_not_granted)
 {
 	struct poison *ps = thn_shared(sizeof(*ps));
 	unsigned int i;
-	pid_t a;
 
-	NEED_ROOT();
+	THN_NEED_ROOT();
 	ASSERT_NE(NULL, ps);
-	a = target_start(&ps->p, THN_UID_A);
-	ASSERT_LT(0, a);
-	EXPECT_EQ(0, run_as(THN_UID_A, poisoner_run, ps));
-	ASSERT_EQ(0, target_finish(&ps->p, a));
+	ASSERT_EQ(0, probe_target(&ps->p, THN_UID_A, poisoner_run, ps));
 	EXPECT_EQ(0, ps->ret);
 	EXPECT_EQ(900, ps->cancelled);
 	EXPECT_EQ(0, ps->p.t.ct_fail_sum);

@@ -26,6 +26,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -537,6 +538,35 @@ static inline int thn_become(uid_t uid)
 /* Unprivileged users the tests run as (nobody and its neighbour). */
 #define THN_UID_A	65533
 #define THN_UID_B	65534
+
+/*
+ * Run @fn(@arg) in a child process that becomes @uid first when it runs
+ * as root (an unprivileged caller stays who it is); the child's exit
+ * status, or -1 if it did not exit.  Resource limits are inherited: raise
+ * them before the call.
+ */
+static inline int thn_run_as(uid_t uid, int (*fn)(void *arg), void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (!geteuid() && thn_become(uid))
+			_exit(100);
+		_exit(fn(arg));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* In a kselftest: skip unless root, which two different users need. */
+#define THN_NEED_ROOT() do {						\
+	if (geteuid())							\
+		SKIP(return, "needs root to become unprivileged users");	\
+} while (0)
 
 /* ---- domains ----------------------------------------------------------- */
 

@@ -81,16 +81,37 @@ static int th_boot_wait(int fd, short events, int64_t deadline, short *revents)
 	}
 }
 
-static int th_boot_recv_all(int fd, void *buf, size_t len, int64_t deadline)
+/*
+ * Receive @len bytes.  With @passed_fd, also take a descriptor sent along
+ * with them (SCM_RIGHTS, made close-on-exec) into *@passed_fd: it rides on
+ * the first byte it was sent with, so it is asked for on every read.
+ */
+static int th_boot_recv_all(int fd, void *buf, size_t len, int64_t deadline,
+			    int *passed_fd)
 {
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct cmsghdr *c;
+	struct msghdr mh;
+	struct iovec iov;
 	char *p = buf;
 	short rev;
 	ssize_t n;
 	int ret;
 
 	while (len) {
-		n = recv(fd, p, len, MSG_DONTWAIT);
+		iov = (struct iovec){ p, len };
+		mh = (struct msghdr){ .msg_iov = &iov, .msg_iovlen = 1 };
+		if (passed_fd) {
+			mh.msg_control = ctl;
+			mh.msg_controllen = sizeof(ctl);
+		}
+		n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 		if (n > 0) {
+			for (c = passed_fd ? CMSG_FIRSTHDR(&mh) : NULL; c;
+			     c = CMSG_NXTHDR(&mh, c))
+				if (c->cmsg_level == SOL_SOCKET &&
+				    c->cmsg_type == SCM_RIGHTS && *passed_fd < 0)
+					memcpy(passed_fd, CMSG_DATA(c), sizeof(int));
 			p += n;
 			len -= n;
 			continue;
@@ -109,64 +130,18 @@ static int th_boot_recv_all(int fd, void *buf, size_t len, int64_t deadline)
 }
 
 /*
- * Read one header; an ABORT turns into its error.  The launcher sends
- * nothing unasked except ABORT, so this is also how a blocked send learns
- * why the launcher stopped reading.
+ * Read one header (and a descriptor sent with it, see above); an ABORT
+ * turns into its error.  The launcher sends nothing unasked except ABORT,
+ * so this is also how a blocked send learns why the launcher stopped
+ * reading.
  */
-static int th_boot_recv_msg(int fd, struct th_boot_msg *m, int64_t deadline)
+static int th_boot_recv_msg(int fd, struct th_boot_msg *m, int64_t deadline,
+			    int *passed_fd)
 {
-	int ret = th_boot_recv_all(fd, m, sizeof(*m), deadline);
+	int ret = th_boot_recv_all(fd, m, sizeof(*m), deadline, passed_fd);
 
 	if (ret)
 		return ret;
-	if (m->magic != TH_BOOT_MAGIC)
-		return -EPROTO;
-	if (m->type == TH_BOOT_ABORT)
-		return m->err > 0 ? -m->err : -ECONNRESET;
-	return 0;
-}
-
-/*
- * The WELCOME header, and the domain descriptor that may ride on its
- * first byte (SCM_RIGHTS; close-on-exec here), into *@domain_fd.
- */
-static int th_boot_recv_welcome(int fd, struct th_boot_msg *m,
-				int64_t deadline, int *domain_fd)
-{
-	char ctl[CMSG_SPACE(sizeof(int))];
-	char *p = (char *)m;
-	size_t got = 0;
-	struct cmsghdr *c;
-	struct msghdr mh;
-	struct iovec iov;
-	short rev;
-	ssize_t n;
-	int ret;
-
-	while (got < sizeof(*m)) {
-		iov = (struct iovec){ p + got, sizeof(*m) - got };
-		mh = (struct msghdr){ .msg_iov = &iov, .msg_iovlen = 1,
-				      .msg_control = ctl,
-				      .msg_controllen = sizeof(ctl) };
-		n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-		if (n > 0) {
-			for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-				if (c->cmsg_level == SOL_SOCKET &&
-				    c->cmsg_type == SCM_RIGHTS && *domain_fd < 0)
-					memcpy(domain_fd, CMSG_DATA(c), sizeof(int));
-			got += n;
-			continue;
-		}
-		if (n == 0)
-			return -ECONNRESET;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			return -errno;
-		ret = th_boot_wait(fd, POLLIN, deadline, &rev);
-		if (ret)
-			return ret;
-	}
 	if (m->magic != TH_BOOT_MAGIC)
 		return -EPROTO;
 	if (m->type == TH_BOOT_ABORT)
@@ -195,7 +170,7 @@ static int th_boot_send_all(int fd, const void *buf, size_t len,
 		if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
 			/* the launcher closed after saying why: read it */
 			if (!th_boot_recv_all(fd, &m, sizeof(m),
-					      th_boot_now_ms()) &&
+					      th_boot_now_ms(), NULL) &&
 			    m.magic == TH_BOOT_MAGIC &&
 			    m.type == TH_BOOT_ABORT && m.err > 0)
 				return -m.err;
@@ -208,7 +183,7 @@ static int th_boot_send_all(int fd, const void *buf, size_t len,
 			return ret;
 		if (rev & (POLLIN | POLLHUP | POLLERR)) {
 			/* the launcher talks while we send: only to abort */
-			ret = th_boot_recv_msg(fd, &m, deadline);
+			ret = th_boot_recv_msg(fd, &m, deadline, NULL);
 			return ret ? ret : -EPROTO;
 		}
 	}
@@ -284,7 +259,7 @@ static int th_boot_connect(struct th_boot *b, const char *path)
 	ret = th_boot_send_all(b->fd, &m, sizeof(m), deadline);
 	if (ret)
 		return ret;
-	ret = th_boot_recv_welcome(b->fd, &m, deadline, &b->domain_fd);
+	ret = th_boot_recv_msg(b->fd, &m, deadline, &b->domain_fd);
 	if (ret)
 		return ret;
 	if (m.type != TH_BOOT_WELCOME || m.len ||
@@ -385,11 +360,11 @@ TH_EXPORT int th_boot_allgather(struct th_boot *b, const void *mine,
 	if (!ret && len)
 		ret = th_boot_send_all(b->fd, mine, len, deadline);
 	if (!ret)
-		ret = th_boot_recv_msg(b->fd, &m, deadline);
+		ret = th_boot_recv_msg(b->fd, &m, deadline, NULL);
 	if (!ret && (m.type != TH_BOOT_RESULT || m.len != total))
 		ret = -EPROTO;
 	if (!ret && total)
-		ret = th_boot_recv_all(b->fd, all, total, deadline);
+		ret = th_boot_recv_all(b->fd, all, total, deadline, NULL);
 	if (ret)
 		return th_boot_fail(b, ret);
 	return 0;

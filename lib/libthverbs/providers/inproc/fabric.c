@@ -213,6 +213,18 @@ static const struct th_eng_ops th_ipf_ops = {
 	.random_u64	= th_ipf_random_u64,
 };
 
+/* The fabric's locks and tables, once nothing uses them. */
+static void th_ipf_free(struct th_ipf *f)
+{
+	pthread_cond_destroy(&f->progress_cond);
+	pthread_mutex_destroy(&f->progress_lock);
+	pthread_cond_destroy(&f->changed);
+	pthread_mutex_destroy(&f->wait_lock);
+	pthread_mutex_destroy(&f->lock);
+	free(f->vports);
+	free(f);
+}
+
 struct th_ipf *th_ipf_create(const struct th_eng_limits *lim, int *err)
 {
 	struct th_ipf *f = calloc(1, sizeof(*f));
@@ -239,16 +251,13 @@ struct th_ipf *th_ipf_create(const struct th_eng_limits *lim, int *err)
 	th_eng_user_init(&f->user);
 	f->default_domain = th_ipf_domain_create(f, &ret);
 	if (!f->default_domain)
-		goto err_free_vports;
+		goto err_free_locks;
 	return f;
 
-err_free_vports:
-	pthread_cond_destroy(&f->progress_cond);
-	pthread_mutex_destroy(&f->progress_lock);
-	pthread_cond_destroy(&f->changed);
-	pthread_mutex_destroy(&f->wait_lock);
-	pthread_mutex_destroy(&f->lock);
-	free(f->vports);
+err_free_locks:
+	th_ipf_free(f);
+	*err = ret;
+	return NULL;
 err_free:
 	free(f);
 	*err = ret;
@@ -273,13 +282,7 @@ void th_ipf_destroy(struct th_ipf *f)
 	if (f->progress_started)
 		pthread_join(f->progress, NULL);
 	th_ipf_domain_put(f->default_domain);
-	pthread_cond_destroy(&f->progress_cond);
-	pthread_mutex_destroy(&f->progress_lock);
-	pthread_cond_destroy(&f->changed);
-	pthread_mutex_destroy(&f->wait_lock);
-	pthread_mutex_destroy(&f->lock);
-	free(f->vports);
-	free(f);
+	th_ipf_free(f);
 }
 
 struct th_eng *th_ipf_engine(struct th_ipf *f)
