@@ -196,6 +196,41 @@ TEST_F(dom, a_doorbell_racing_destruction_installs_nothing)
 	EXPECT_EQ(0, th_atomic_read(&self->in2->ev.user->chains));
 }
 
+/*
+ * In-process, a domain is a handle, never a descriptor: VPORT_CREATE
+ * naming one by descriptor is refused, as are unknown flags and reserved
+ * fields, and nothing is created.
+ */
+TEST_F(dom, vport_create_refusals)
+{
+	static const struct {
+		const char *what;
+		u32 flags, domain_fd, rsvd0;
+		u64 rsvd;
+	} rows[] = {
+		{ "a domain descriptor", TH_NIC_VPORT_F_DOMAIN, 3, 0, 0 },
+		{ "a descriptor without its flag", 0, 3, 0, 0 },
+		{ "unknown flag", 2, 0, 0, 0 },
+		{ "rsvd0", 0, 0, 1, 0 },
+		{ "rsvd", 0, 0, 0, 1 },
+	};
+	struct th_nic_vport_create req;
+	struct th_ipf_vport *vp;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		memset(&req, 0, sizeof(req));
+		req.size = sizeof(req);
+		req.flags = rows[i].flags;
+		req.domain_fd = rows[i].domain_fd;
+		req.rsvd0 = rows[i].rsvd0;
+		req.rsvd[0] = rows[i].rsvd;
+		EXPECT_EQ(-EINVAL, th_ipf_vport_create(self->fab, 0, NULL, &req,
+						       &vp)) TH_LOG("%s", rows[i].what);
+	}
+	EXPECT_EQ(3, th_atomic_read(&self->in1->ev.user->vports));
+}
+
 /* ---- per-user limits --------------------------------------------------- */
 
 FIXTURE(lim) {

@@ -353,6 +353,7 @@ TEST_F(trig, cq_never_overflows)
 		d[i] = thn_notify(i);
 	thn_link(d, 8);
 	ASSERT_EQ(-ENOSPC, th_t_post(small, d, 8, &res));
+	EXPECT_EQ(TH_NIC_REFUSE_CQ_SIZE, res.reason);
 	EXPECT_EQ(0, res.chains);
 }
 
