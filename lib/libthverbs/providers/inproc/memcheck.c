@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "inproc.h"
@@ -21,32 +22,28 @@
 #define TH_IPF_TASK_SIZE	0x00007ffffffff000ULL
 
 /*
- * The mapping of /proc/self/maps that holds @addr: its end and whether it
- * is readable and writable; false if none does.
+ * One line of /proc/self/maps: its range, whether it can be read and
+ * written; false at the end.  Special mappings the kernel refuses to pin
+ * (VM_IO, VM_PFNMAP) count as neither.
  */
-static bool th_ipf_mapping_at(FILE *maps, u64 addr, u64 *end, bool *readable,
-			      bool *writable)
+static bool th_ipf_next_mapping(FILE *maps, u64 *lo, u64 *hi, bool *readable,
+				bool *writable)
 {
-	char line[512], perms[8], name[256];
-	unsigned long long lo, hi;
+	char line[512], *p;
 
-	rewind(maps);
+	/* "lo-hi perms offset dev inode   name": parsed by hand, sscanf
+	 * costs more than the rest of a registration */
 	while (fgets(line, sizeof(line), maps)) {
-		name[0] = '\0';
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %255s", &lo, &hi,
-			   perms, name) < 3)
+		*lo = strtoull(line, &p, 16);
+		if (*p++ != '-')
 			continue;
-		if (addr < lo || addr >= hi)
+		*hi = strtoull(p, &p, 16);
+		if (*p++ != ' ' || strlen(p) < 4)
 			continue;
-		*end = hi;
-		/* special mappings the kernel refuses to pin (VM_IO/PFNMAP) */
-		if (!strcmp(name, "[vvar]") || !strcmp(name, "[vsyscall]")) {
-			*readable = false;
-			*writable = false;
-		} else {
-			*readable = perms[0] == 'r';
-			*writable = perms[1] == 'w';
-		}
+		*readable = p[0] == 'r';
+		*writable = p[1] == 'w';
+		if (strstr(p, " [vvar]") || strstr(p, " [vsyscall]"))
+			*readable = *writable = false;
 		return true;
 	}
 	return false;
@@ -61,24 +58,27 @@ int th_ipf_mem_check(u64 addr, u64 len, u32 access)
 {
 	bool want_write = access & (TH_NIC_ACCESS_LOCAL_WRITE |
 				    TH_NIC_ACCESS_REMOTE_WRITE);
-	u64 end = addr + len, at = addr, map_end;
+	u64 end = addr + len, at = addr, lo, hi;
 	bool readable, writable;
 	FILE *maps;
-	int ret = 0;
+	int ret = -EFAULT;
 
 	if (end > TH_IPF_TASK_SIZE)
 		return -EFAULT;
 	maps = fopen("/proc/self/maps", "re");
 	if (!maps)
 		return 0;	/* no procfs: nothing to check against */
-	while (at < end) {
-		if (!th_ipf_mapping_at(maps, at, &map_end, &readable,
-				       &writable) ||
-		    !readable || (want_write && !writable)) {
-			ret = -EFAULT;
+	/* the lines come in address order: one pass covers the range */
+	while (th_ipf_next_mapping(maps, &lo, &hi, &readable, &writable)) {
+		if (hi <= at)
+			continue;
+		if (lo > at || !readable || (want_write && !writable))
+			break;		/* a hole, or a page it cannot use */
+		at = hi;
+		if (at >= end) {
+			ret = 0;
 			break;
 		}
-		at = map_end;
 	}
 	fclose(maps);
 	return ret;
