@@ -19,6 +19,7 @@
 	TH_ABI_CHECK(sizeof(struct th_nic_desc_reduce) == 104);		\
 	TH_ABI_CHECK(sizeof(struct th_nic_desc_ct) == 104);		\
 	TH_ABI_CHECK(sizeof(struct th_nic_desc_notify) == 104);		\
+	TH_ABI_CHECK(sizeof(struct th_nic_desc_rearm) == 104);		\
 	TH_ABI_CHECK(__builtin_offsetof(struct th_nic_desc, threshold) == 8); \
 	TH_ABI_CHECK(__builtin_offsetof(struct th_nic_desc, cookie) == 16); \
 	TH_ABI_CHECK(__builtin_offsetof(struct th_nic_desc, xfer) == 24); \

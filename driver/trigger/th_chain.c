@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * th_chain.c - the life of a chain: taken from the SQ at the doorbell,
- * validated, armed on its counter, cancelled, and completed exactly once.
+ * validated, armed on its counter, cancelled, re-armed for its next round
+ * (a chain ending in REARM), and completed exactly once.
  */
 #include "th_engine_int.h"
 
@@ -86,11 +87,15 @@ static u32 th_chain_post(struct th_eng_vport *vp, const struct th_nic_desc *desc
 	chain->threshold = descs[0].threshold;
 	chain->cookie = descs[0].cookie;
 	chain->trig_ct = descs[0].trig_ct;
+	if (descs[n - 1].opcode == TH_NIC_OP_REARM)
+		chain->stride = descs[n - 1].rearm.stride;
 	for (i = 0; i < n; i++)
 		if (th_desc_writes_cqe(&descs[i]))
-			credits++;
+			chain->nsignal++;
+	credits += chain->nsignal;
 	chain->credits = credits;
 	th_list_init(&chain->node);
+	th_list_init(&chain->rearm_link);
 
 	th_lock(&vp->lock);
 	/* once killed, nothing would ever complete a new pending chain */
@@ -114,6 +119,8 @@ static u32 th_chain_post(struct th_eng_vport *vp, const struct th_nic_desc *desc
 	vp->cq_reserved += credits;
 	chain->seq = vp->seq++;
 	vp->stats.chains_posted++;
+	if (chain->stride)
+		th_list_add_tail(&vp->rearming, &chain->rearm_link);
 	ct = &vp->cts[chain->trig_ct];
 	if (ct->failure)
 		th_ctx_fire_locked(ctx, chain, -EIO);
@@ -201,7 +208,9 @@ int th_eng_doorbell(struct th_eng_vport *vp, struct th_eng_ctx *ctx,
 
 /*
  * Cancel pending chains of @vp (those with @cookie if @by_cookie).  They
- * complete through @ctx, which the caller runs.
+ * complete through @ctx, which the caller runs.  A re-arming chain that is
+ * running finishes its round and then ends, cancelled, instead of waiting
+ * for the next: it counts as cancelled too.
  */
 int th_eng_cancel(struct th_eng_vport *vp, bool by_cookie, u64 cookie,
 		  u32 *cancelled, struct th_eng_ctx *ctx)
@@ -226,9 +235,68 @@ int th_eng_cancel(struct th_eng_vport *vp, bool by_cookie, u64 cookie,
 			count++;
 		}
 	}
+	for (pos = vp->rearming.next; pos != &vp->rearming; pos = pos->next) {
+		chain = th_container_of(pos, struct th_eng_chain, rearm_link);
+		/* not pending: fired or running (cancelled ones have a status) */
+		if (chain->status || chain->stop ||
+		    (by_cookie && chain->cookie != cookie))
+			continue;
+		chain->stop = true;
+		count++;
+	}
 	th_unlock(&vp->lock);
 	*cancelled = count;
 	return 0;
+}
+
+/*
+ * A round of re-arming @chain ran to its end: wait for the next, threshold
+ * += stride, as if posted again now; with its next round's CQ entries
+ * reserved.  It ends instead, through th_chain_complete(), when its vport
+ * is going or in the error state, when a cancel stopped it, when the CQ
+ * has no room for another round (-EOVERFLOW), or when the threshold would
+ * wrap (-ERANGE).
+ */
+void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
+{
+	struct th_eng_vport *vp = chain->vp;
+	struct th_nic_ct *ct;
+	u64 next;
+	int status = 0;
+
+	th_lock(&vp->lock);
+	if (vp->dead || chain->stop)
+		status = -ECANCELED;
+	else if (vp->error)
+		status = -ENOTCONN;
+	else if (check_add_overflow(chain->threshold, chain->stride, &next))
+		status = -ERANGE;
+	else if (th_cq_used_locked(vp) + vp->cq_reserved + chain->nsignal >
+		 vp->cq.entries)
+		status = -EOVERFLOW;
+	if (status) {
+		th_unlock(&vp->lock);
+		th_chain_complete(ctx, chain, status, chain->ndesc - 1);
+		return;
+	}
+	vp->stats.chains_done++;
+	vp->cq_reserved += chain->nsignal;
+	chain->credits += chain->nsignal;
+	chain->threshold = next;
+	chain->seq = vp->seq++;
+	chain->pos = 0;
+	chain->done = 0;
+	vp->running--;
+	ct = &vp->cts[chain->trig_ct];
+	if (ct->failure)
+		th_ctx_fire_locked(ctx, chain, -EIO);
+	else if (ct->success >= chain->threshold)
+		th_ctx_fire_locked(ctx, chain, 0);
+	else
+		th_chain_arm_locked(vp, chain);
+	/* teardown waits for running chains: this one is pending again */
+	vp->eng->ops->wake(vp);
+	th_unlock(&vp->lock);
 }
 
 /*
@@ -352,6 +420,8 @@ void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	}
 	vp->cq_reserved -= chain->credits;
 	vp->running--;
+	if (chain->stride)
+		th_list_del(&chain->rearm_link);
 	/* the last touch of @vp: a destroyer may free it once we unlock */
 	vp->eng->ops->wake(vp);
 	th_unlock(&vp->lock);

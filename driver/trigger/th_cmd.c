@@ -32,7 +32,7 @@ void th_eng_cmd_query(struct th_eng *eng, u32 node, u64 features,
 	q->cqe_size = TH_NIC_CQE_SIZE;
 	q->max_mr_size = lim->max_mr_size;
 	q->features = TH_NIC_FEAT_REDUCE_STRIDED | TH_NIC_FEAT_FLOAT_ALU |
-		      features;
+		      TH_NIC_FEAT_REARM | features;
 	q->max_user_vports = lim->max_user_vports;
 	q->max_user_chains = lim->max_user_chains;
 }

@@ -161,6 +161,7 @@ int th_eng_vport_init(struct th_eng_vport *vp, struct th_eng *eng, u32 node,
 		goto err_free_mrs;
 	for (i = 0; i < lim->max_counters; i++)
 		th_list_init(&vp->pending[i]);
+	th_list_init(&vp->rearming);
 	vp->mr_key_shift = th_bits_for(lim->max_mrs);
 	th_ring_setup(&vp->sq, sq_mem, cfg->sq_entries);
 	th_ring_setup(&vp->cq, cq_mem, cfg->cq_entries);

@@ -214,7 +214,8 @@ struct th_eng_mr {
  * @doorbells: doorbell calls
  * @chains_posted: chains accepted
  * @chains_refused: chains refused at the doorbell
- * @chains_done: chains completed successfully
+ * @chains_done: chains completed successfully (rounds, for re-arming
+ *	ones)
  * @chains_failed: chains completed with an execution or trigger error
  * @chains_cancelled: chains cancelled (CANCEL, vport destroyed)
  * @chains_deferred: times a chain was handed to the NIC's own context
@@ -264,6 +265,7 @@ struct th_eng_stats {
  * @sq: submission ring; the engine consumes under @sq_lock
  * @scratch: @eng->lim.max_chain descriptors the doorbell copies into
  * @running: chains fired and not yet completed
+ * @rearming: chains ending in REARM, pending or running (rearm_link)
  * @seq: posting order
  * @stats: statistics
  */
@@ -287,6 +289,7 @@ struct th_eng_vport {
 	struct th_eng_ring sq;
 	struct th_nic_desc *scratch;
 	u32 running;
+	struct th_list rearming;
 	u64 seq;
 	struct th_eng_stats stats;
 };

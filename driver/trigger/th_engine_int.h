@@ -38,6 +38,12 @@ struct th_exec_hold {
  * @status: set when it leaves the pending list: 0 to run, or the error it
  *	completes with without running
  * @credits: CQ entries still reserved for it
+ * @stride: a re-arming chain's threshold step (its last descriptor is
+ *	REARM); 0 for a chain that runs once
+ * @nsignal: CQ entries one successful run writes
+ * @stop: a cancel asked the running round of a re-arming chain to be its
+ *	last
+ * @rearm_link: in its vport's list of re-arming chains, while it lives
  * @ndesc: descriptors
  * @pos: the descriptor running (or next to run)
  * @done: bytes (REDUCE: elements) of descriptor @pos already done
@@ -53,6 +59,10 @@ struct th_eng_chain {
 	u32 trig_ct;
 	int status;
 	u32 credits;
+	u64 stride;
+	u32 nsignal;
+	bool stop;
+	struct th_list rearm_link;
 	u32 ndesc;
 	u32 pos;
 	u64 done;
@@ -77,6 +87,7 @@ void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 		       int status, u32 at);
 void th_chain_fail_pending_locked(struct th_eng_vport *vp,
 				  struct th_eng_ctx *ctx, int status);
+void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
 
 /*
  * th_exec.c: run @chain for as long as @ctx's budget lasts; false if it

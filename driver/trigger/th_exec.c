@@ -320,6 +320,7 @@ static int th_exec_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 					0, ctx);
 	case TH_NIC_OP_NOP:
 	case TH_NIC_OP_NOTIFY:
+	case TH_NIC_OP_REARM:	/* acted on once the round is over */
 		return 0;
 	}
 	/* validated at the doorbell: unreachable */
@@ -345,8 +346,12 @@ static void th_exec_desc_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain
 			cqe.imm = d->notify.imm;
 		cqe.desc_index = i;
 		cqe.opcode = d->opcode;
-		/* final only if nothing after it can still fail and write again */
-		cqe.flags = i + 1 == chain->ndesc ? TH_NIC_CQE_F_FINAL : 0;
+		/*
+		 * final only if nothing after it can still fail and write
+		 * again, and no further round follows
+		 */
+		cqe.flags = i + 1 == chain->ndesc && !chain->stride ?
+			    TH_NIC_CQE_F_FINAL : 0;
 		cqe.vport = vp->index;
 		th_lock(&vp->lock);
 		th_cq_write_locked(vp, &cqe);
@@ -401,6 +406,9 @@ bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 		return false;
 	}
 	th_exec_release(chain);
-	th_chain_complete(ctx, chain, ret, i);
+	if (!ret && chain->stride)
+		th_chain_next_round(ctx, chain);
+	else
+		th_chain_complete(ctx, chain, ret, i);
 	return true;
 }

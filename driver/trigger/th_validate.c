@@ -302,6 +302,12 @@ static u32 th_validate_desc(struct th_eng_vport *vp, const struct th_nic_desc *d
 	case TH_NIC_OP_NOTIFY:
 		return th_all_zero(d->notify.rsvd, sizeof(d->notify.rsvd)) ?
 		       0 : TH_NIC_REFUSE_RESERVED;
+	case TH_NIC_OP_REARM:
+		/* it ends a round: nothing after it in the chain */
+		if (pos + 1 != n || !d->rearm.stride)
+			return TH_NIC_REFUSE_REARM;
+		return th_all_zero(d->rearm.rsvd, sizeof(d->rearm.rsvd)) ?
+		       0 : TH_NIC_REFUSE_RESERVED;
 	}
 	return TH_NIC_REFUSE_OPCODE;
 }

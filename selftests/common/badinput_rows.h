@@ -678,6 +678,44 @@ static __u32 bad_notify_rsvd(const struct vctx *c, struct th_nic_desc *d)
 	return 1;
 }
 
+/* ---- REARM -------------------------------------------------------------- */
+
+static __u32 ok_rearm(const struct vctx *c, struct th_nic_desc *d)
+{
+	put1(c, &d[0]);
+	d[1] = thn_notify(1);
+	d[2] = thn_rearm(4);
+	thn_link(d, 3);
+	thn_trigger(&d[0], 3, 4, 9);	/* waits: its counter is at 0 */
+	return 3;
+}
+
+static __u32 bad_rearm_not_last(const struct vctx *c, struct th_nic_desc *d)
+{
+	(void)c;
+	d[0] = thn_rearm(1);
+	d[1] = thn_notify(1);
+	thn_link(d, 2);
+	return 2;
+}
+
+static __u32 bad_rearm_stride0(const struct vctx *c, struct th_nic_desc *d)
+{
+	d[0] = thn_notify(1);
+	d[1] = thn_rearm(0);
+	thn_link(d, 2);
+	(void)c;
+	return 2;
+}
+
+static __u32 bad_rearm_rsvd(const struct vctx *c, struct th_nic_desc *d)
+{
+	(void)c;
+	d[0] = thn_rearm(1);
+	d[0].rearm.rsvd[11] = 1;
+	return 1;
+}
+
 static __u32 bad_nop_operand(const struct vctx *c, struct th_nic_desc *d)
 {
 	(void)c;

@@ -146,6 +146,17 @@ static inline struct th_nic_desc thn_notify(__u64 imm)
 	return d;
 }
 
+/* REARM: the chain runs again once its counter gains @stride more. */
+static inline struct th_nic_desc thn_rearm(__u64 stride)
+{
+	struct th_nic_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = TH_NIC_OP_REARM;
+	d.rearm.stride = stride;
+	return d;
+}
+
 static inline struct th_nic_desc thn_nop(void)
 {
 	struct th_nic_desc d;

@@ -571,6 +571,41 @@ TEST_F(verbs, registration_refuses_memory_the_nic_cannot_use)
 	munmap(ro, page);
 }
 
+/*
+ * A chain ending in th_chain_rearm() is posted once and moves data each
+ * round, driven by counter increments alone, until cancelled.
+ */
+TEST_F(verbs, rearming_chain_runs_round_after_round)
+{
+	struct th_remote dst = remote_of(self->vp[1], self->mr[1], 0);
+	struct th_nic_cqe cqe;
+	uint64_t s;
+	int round;
+
+	EXPECT_EQ(-EINVAL, th_chain_rearm(self->c, 0, 0));
+	th_chain_reset(self->c);
+	ASSERT_EQ(0, th_chain_put(self->c, self->mr[0], 0, &dst, 8, 6, 0));
+	ASSERT_EQ(0, th_chain_notify(self->c, 0, 0));
+	ASSERT_EQ(0, th_chain_rearm(self->c, 1, 0));
+	ASSERT_EQ(0, th_chain_trigger(self->c, 5, 1, 0x5e));
+	ASSERT_EQ(0, th_post_chain(self->vp[0], self->c));
+	for (round = 1; round <= 3; round++) {
+		self->buf[0][0] = round * 1.5;
+		ASSERT_EQ(0, th_ct_inc(self->vp[0], 5, 1));
+		ASSERT_EQ(0, th_ct_wait(self->vp[1], 6, round, 5000000000ULL));
+		EXPECT_EQ(round * 1.5, self->buf[1][0]);
+		ASSERT_EQ(1, th_poll_cq(self->vp[0], &cqe, 1));
+		EXPECT_EQ(0, cqe.status);
+		EXPECT_EQ(0, cqe.flags);
+	}
+	EXPECT_EQ(1, th_cancel(self->vp[0], 0x5e));
+	ASSERT_EQ(1, th_poll_cq(self->vp[0], &cqe, 1));
+	EXPECT_EQ(-ECANCELED, cqe.status);
+	ASSERT_EQ(0, th_ct_inc(self->vp[0], 5, 1));
+	ASSERT_EQ(0, th_ct_read(self->vp[1], 6, &s, NULL));
+	EXPECT_EQ(3, s);
+}
+
 /* Sum of @n floats left to right, under whatever mode the caller set. */
 static float sum_left_to_right(const float *v, int n)
 {

@@ -496,4 +496,122 @@ TEST_F(trig, concurrent_increments_are_exact)
 	EXPECT_EQ(0, cq_quiet(&self->v));
 }
 
+/* [NOTIFY(@imm), REARM(@stride)] on @ct from @thr. */
+static int post_rearming(struct thn_vport *v, __u16 ct, __u64 thr,
+			 __u64 stride, __u64 imm)
+{
+	struct th_nic_desc d[2];
+
+	d[0] = thn_notify(imm);
+	d[1] = thn_rearm(stride);
+	thn_link(d, 2);
+	thn_trigger(&d[0], ct, thr, imm);
+	return thn_post(v, d, 2, NULL);
+}
+
+/*
+ * A chain ending in REARM, posted once, runs a round each time its
+ * counter gains the stride: the counter ioctl alone drives it, no
+ * doorbell.  Cancelled, it ends with one final entry.
+ */
+TEST_F(trig, rearming_chain_runs_once_per_round)
+{
+	struct th_nic_cqe cqe[4];
+	__u32 i, n;
+
+	ASSERT_EQ(0, post_rearming(&self->v, 5, 3, 3, 44));
+	for (i = 1; i <= 5; i++) {
+		ASSERT_EQ(0, thn_ct_inc(&self->v, 5, 2));
+		EXPECT_EQ(0, cq_quiet(&self->v)) TH_LOG("round %u early", i);
+		ASSERT_EQ(0, thn_ct_inc(&self->v, 5, 1));
+		ASSERT_EQ(1, thn_cq_wait(&self->v, cqe, 1, THN_WAIT_MS));
+		EXPECT_EQ(44, cqe[0].imm);
+		EXPECT_EQ(0, cqe[0].status);
+		EXPECT_EQ(0, cqe[0].flags);
+	}
+	ASSERT_EQ(0, thn_cancel(&self->v, true, 44, &n));
+	EXPECT_EQ(1, n);
+	ASSERT_EQ(1, thn_cq_wait(&self->v, cqe, 1, THN_WAIT_MS));
+	EXPECT_EQ(-ECANCELED, cqe[0].status);
+	EXPECT_EQ(TH_NIC_CQE_F_FINAL, cqe[0].flags);
+	ASSERT_EQ(0, thn_ct_inc(&self->v, 5, 30));
+	EXPECT_EQ(0, cq_quiet(&self->v));
+}
+
+/*
+ * The CQ is never overrun: each round reserves its entry when it
+ * re-arms, and a consumer that does not drain ends the chain with
+ * -EOVERFLOW.
+ */
+TEST_F(trig, rearming_chain_stops_at_a_full_cq)
+{
+	struct th_nic_cqe cqe[16];
+	struct thn_vport small;
+	int i;
+
+	ASSERT_EQ(0, thn_vport_open(self->fd, 16, 8, &small));
+	ASSERT_EQ(0, post_rearming(&small, 0, 1, 1, 12));
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ(0, thn_ct_inc(&small, 0, 1));
+	ASSERT_EQ(8, thn_cq_drain(&small, cqe, 16));
+	for (i = 0; i < 7; i++)
+		EXPECT_EQ(0, cqe[i].status);
+	EXPECT_EQ(-EOVERFLOW, cqe[7].status);
+	EXPECT_EQ(TH_NIC_CQE_F_FINAL, cqe[7].flags);
+	/* the vport's room is all back: 4 chains of 2 entries fit */
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(0, thn_post_notify(&small, 1, 1, i));
+}
+
+/*
+ * A process killed with a re-arming chain pending: the chain ends with
+ * its vport, and a peer waiting on the PUT of its next round fails
+ * instead of waiting forever.
+ */
+TEST_F(trig, rearming_chain_of_a_killed_process_fails_its_peer)
+{
+	struct { __u32 ready; __u64 rkey; __u32 vport; } *sh;
+	struct th_nic_cqe cqe[2];
+	struct th_nic_desc d[2];
+	struct thn_key key;
+	__u8 *buf = thn_alloc(4096);
+	int status;
+	pid_t pid;
+
+	sh = thn_shared(sizeof(*sh));
+	ASSERT_NE(NULL, sh);
+	ASSERT_EQ(0, thn_mr_reg(&self->v, buf, 4096, TH_NIC_ACCESS_ALL, &key));
+	sh->rkey = key.r;
+	sh->vport = self->v.id;
+	ASSERT_EQ(0, thn_post_notify(&self->v, 9, 3, 0x99));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct thn_vport c;
+		struct thn_key ck;
+		int fd = thn_open(NODE + 1);
+
+		if (fd < 0 || thn_vport_open(fd, 0, 0, &c) ||
+		    thn_mr_reg(&c, buf, 64, 0, &ck))
+			_exit(1);
+		d[0] = thn_put_ct(ck.l, 0, NODE, sh->vport, sh->rkey, 0, 8, 9);
+		d[1] = thn_rearm(1);
+		thn_link(d, 2);
+		thn_trigger(&d[0], 0, 1, 1);
+		if (thn_post(&c, d, 2, NULL) || thn_ct_inc(&c, 0, 2))
+			_exit(2);
+		__atomic_store_n(&sh->ready, 1, __ATOMIC_RELEASE);
+		pause();
+		_exit(0);
+	}
+	ASSERT_TRUE(thn_wait_word(&sh->ready, 1, THN_WAIT_MS));
+	EXPECT_EQ(2, thn_ct(&self->v, 9));	/* two rounds delivered */
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(1, thn_cq_wait(&self->v, cqe, 1, THN_WAIT_MS));
+	EXPECT_EQ(0x99, cqe[0].cookie);
+	EXPECT_EQ(-EIO, cqe[0].status);
+	EXPECT_EQ(1, thn_ct_fail(&self->v, 9));
+}
+
 TEST_HARNESS_MAIN

@@ -58,6 +58,9 @@
  * @TH_NIC_OP_CT_INC: add a signed value to a local counter's success value
  * @TH_NIC_OP_CT_SET: set a local counter's success value, clear its failure
  * @TH_NIC_OP_NOTIFY: post a completion entry carrying the chain's cookie
+ * @TH_NIC_OP_REARM: last descriptor of a re-arming chain: once the round
+ *	got here, the chain waits on its trigger counter again, with its
+ *	threshold raised by @rearm.stride (struct th_nic_desc_rearm)
  * @TH_NIC_OP_MAX: first invalid opcode
  */
 enum th_nic_opcode {
@@ -70,6 +73,7 @@ enum th_nic_opcode {
 	TH_NIC_OP_CT_INC	= 6,
 	TH_NIC_OP_CT_SET	= 7,
 	TH_NIC_OP_NOTIFY	= 8,
+	TH_NIC_OP_REARM		= 9,
 	TH_NIC_OP_MAX
 };
 
@@ -299,6 +303,28 @@ struct th_nic_desc_notify {
 };
 
 /**
+ * struct th_nic_desc_rearm - REARM operands: the chain runs again
+ * @stride: (in) added to the chain's threshold for its next round, >= 1
+ * @rsvd: must be zero
+ *
+ * A chain ending in REARM is posted once and runs once per round: each
+ * time its trigger counter reaches the threshold, it runs its descriptors,
+ * and at REARM it waits again for threshold + @stride, with no doorbell
+ * and no new validation (re-arming counts as posting it again for the
+ * order among chains of equal threshold).  Each round writes its own
+ * entries (none of them TH_NIC_CQE_F_FINAL) and needs their room in the
+ * CQ when it re-arms: if the consumer fell behind, the chain ends with
+ * -EOVERFLOW instead.  A re-arming chain counts as one pending chain for
+ * the user's limit.  It ends, with one final entry, when a round fails,
+ * when it is cancelled (a running round finishes first), or when its
+ * vport is destroyed.
+ */
+struct th_nic_desc_rearm {
+	__aligned_u64 stride;
+	__u64	rsvd[12];
+};
+
+/**
  * struct th_nic_desc - one SQ slot; a chain is 1 ... max_chain of them
  * @opcode: (in) enum th_nic_opcode
  * @rsvd0: must be zero
@@ -319,6 +345,7 @@ struct th_nic_desc_notify {
  * @reduce: REDUCE
  * @ct: CT_INC, CT_SET
  * @notify: NOTIFY
+ * @rearm: REARM
  * @raw: the operand area as bytes; NOP requires it all zero
  */
 struct th_nic_desc {
@@ -336,6 +363,7 @@ struct th_nic_desc {
 		struct th_nic_desc_reduce	reduce;
 		struct th_nic_desc_ct		ct;
 		struct th_nic_desc_notify	notify;
+		struct th_nic_desc_rearm	rearm;
 		__u8				raw[104];
 	};
 };
@@ -373,7 +401,8 @@ enum th_nic_cqe_flags {
  *	the access; local key deregistered meanwhile), -ERANGE (outside the
  *	target MR), -EIO (the trigger counter's failure value rose),
  *	-ECANCELED (cancelled, or its vport was destroyed), -ENOTCONN (the
- *	vport entered the error state before the chain ran)
+ *	vport entered the error state before the chain ran), -EOVERFLOW (a
+ *	re-arming chain found no room in the CQ for its next round)
  * @desc_index: (out) index in the chain of the descriptor that produced
  *	the entry, or that failed
  * @opcode: (out) opcode of that descriptor
@@ -444,6 +473,7 @@ struct th_nic_ct {
  * @TH_NIC_FEAT_FLOAT_ALU: the ALU handles float32 and float64
  * @TH_NIC_FEAT_INPROC: the node is emulated inside the calling process (the
  *	in-process provider), not by the kernel module
+ * @TH_NIC_FEAT_REARM: chains may end in TH_NIC_OP_REARM
  * @TH_NIC_FEAT_DOMAIN_FD: domains are file descriptors
  *	(TH_NIC_IOCTL_DOMAIN_CREATE), passed to other processes by
  *	inheritance or SCM_RIGHTS; without it, domains exist only inside
@@ -454,6 +484,7 @@ enum th_nic_features {
 	TH_NIC_FEAT_FLOAT_ALU		= 1 << 1,
 	TH_NIC_FEAT_INPROC		= 1 << 2,
 	TH_NIC_FEAT_DOMAIN_FD		= 1 << 3,
+	TH_NIC_FEAT_REARM		= 1 << 4,
 };
 
 /**
@@ -688,6 +719,8 @@ struct th_nic_mr_dereg {
  *	after a remote access violation; destroy it
  * @TH_NIC_REFUSE_VPORT_GONE: (-ECONNREFUSED) the vport is being destroyed
  *	(a doorbell racing its VPORT_DESTROY or close)
+ * @TH_NIC_REFUSE_REARM: (-EINVAL) REARM on a descriptor other than the
+ *	chain's last, or a stride of 0
  * @TH_NIC_REFUSE_MAX: first invalid reason
  */
 enum th_nic_refusal {
@@ -711,6 +744,7 @@ enum th_nic_refusal {
 	TH_NIC_REFUSE_NOMEM		= 17,
 	TH_NIC_REFUSE_VPORT_ERROR	= 18,
 	TH_NIC_REFUSE_VPORT_GONE	= 19,
+	TH_NIC_REFUSE_REARM		= 20,
 	TH_NIC_REFUSE_MAX
 };
 

@@ -179,6 +179,13 @@ int th_chain_ct_inc(struct th_chain *c, uint16_t ct, int64_t delta,
 int th_chain_ct_set(struct th_chain *c, uint16_t ct, uint64_t value,
 		    unsigned int flags);
 int th_chain_notify(struct th_chain *c, uint64_t imm, unsigned int flags);
+/*
+ * End the chain with REARM: it runs once per round, each time its trigger
+ * counter gains @stride more, with no new post; a round that finds no room
+ * in the CQ for its entries ends it with -EOVERFLOW.  th_cancel() ends it
+ * (a running round first finishes).  Must be the chain's last descriptor.
+ */
+int th_chain_rearm(struct th_chain *c, uint64_t stride, unsigned int flags);
 int th_chain_nop(struct th_chain *c, unsigned int flags);
 
 /*

@@ -301,6 +301,24 @@ TH_EXPORT int th_chain_notify(struct th_chain *c, uint64_t imm,
 	return 0;
 }
 
+/*
+ * End the chain with REARM: it runs again each time its trigger counter
+ * gains @stride more, until cancelled or its vport is destroyed.
+ */
+TH_EXPORT int th_chain_rearm(struct th_chain *c, uint64_t stride,
+			     unsigned int flags)
+{
+	struct th_nic_desc *d;
+
+	if (!stride)
+		return th_chain_bad(c, -EINVAL);
+	d = th_chain_add(c, TH_NIC_OP_REARM, flags);
+	if (!d)
+		return c->err;
+	d->rearm.stride = stride;
+	return 0;
+}
+
 TH_EXPORT int th_chain_nop(struct th_chain *c, unsigned int flags)
 {
 	return th_chain_add(c, TH_NIC_OP_NOP, flags) ? 0 : c->err;

@@ -146,6 +146,7 @@ TH_EXPORT const char *th_refusal_str(unsigned int reason)
 		[TH_NIC_REFUSE_NOMEM] = "no memory for the chain",
 		[TH_NIC_REFUSE_VPORT_ERROR] = "the vport is in the error state",
 		[TH_NIC_REFUSE_VPORT_GONE] = "the vport is being destroyed",
+		[TH_NIC_REFUSE_REARM] = "REARM not last in its chain, or a stride of 0",
 	};
 
 	return reason < TH_NIC_REFUSE_MAX ? names[reason] : "unknown reason";
@@ -176,6 +177,8 @@ TH_EXPORT const char *th_strerror(int err)
 		return "cancelled (explicitly, or its vport was destroyed)";
 	case -ETIMEDOUT:
 		return "timed out";
+	case -EOVERFLOW:
+		return "a re-arming chain found no room in the CQ for its next round";
 	default:
 		return err < 0 ? strerror(-err) : "not an error code";
 	}
