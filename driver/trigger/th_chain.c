@@ -25,6 +25,25 @@ static void th_chain_arm_locked(struct th_eng_vport *vp,
 	th_list_insert_after(pos, &chain->node);
 }
 
+/*
+ * A chain whose counter already failed or already reached its threshold
+ * fires now; any other waits on its counter's pending list.
+ */
+static void th_chain_fire_or_arm_locked(struct th_eng_ctx *ctx,
+					struct th_eng_vport *vp,
+					struct th_eng_chain *chain)
+	__must_hold(&vp->lock)
+{
+	struct th_nic_ct *ct = &vp->cts[chain->trig_ct];
+
+	if (ct->failure)
+		th_ctx_fire_locked(ctx, chain, -EIO);
+	else if (ct->success >= chain->threshold)
+		th_ctx_fire_locked(ctx, chain, 0);
+	else
+		th_chain_arm_locked(vp, chain);
+}
+
 /* The errno each refusal reason gives at the doorbell. */
 static int th_refusal_errno(u32 reason)
 {
@@ -70,7 +89,6 @@ static u32 th_chain_post(struct th_eng_vport *vp, const struct th_nic_desc *desc
 			 u32 n, struct th_eng_ctx *ctx)
 {
 	struct th_eng_chain *chain;
-	struct th_nic_ct *ct;
 	u32 credits = 1;	/* room for the one error or cancel entry */
 	u32 i, reason;
 
@@ -121,13 +139,7 @@ static u32 th_chain_post(struct th_eng_vport *vp, const struct th_nic_desc *desc
 	vp->stats.chains_posted++;
 	if (chain->stride)
 		th_list_add_tail(&vp->rearming, &chain->rearm_link);
-	ct = &vp->cts[chain->trig_ct];
-	if (ct->failure)
-		th_ctx_fire_locked(ctx, chain, -EIO);
-	else if (ct->success >= chain->threshold)
-		th_ctx_fire_locked(ctx, chain, 0);
-	else
-		th_chain_arm_locked(vp, chain);
+	th_chain_fire_or_arm_locked(ctx, vp, chain);
 	th_unlock(&vp->lock);
 	return TH_NIC_REFUSE_NONE;
 
@@ -260,7 +272,6 @@ int th_eng_cancel(struct th_eng_vport *vp, bool by_cookie, u64 cookie,
 void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 {
 	struct th_eng_vport *vp = chain->vp;
-	struct th_nic_ct *ct;
 	u64 next;
 	int status = 0;
 
@@ -287,13 +298,7 @@ void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 	chain->pos = 0;
 	chain->done = 0;
 	vp->running--;
-	ct = &vp->cts[chain->trig_ct];
-	if (ct->failure)
-		th_ctx_fire_locked(ctx, chain, -EIO);
-	else if (ct->success >= chain->threshold)
-		th_ctx_fire_locked(ctx, chain, 0);
-	else
-		th_chain_arm_locked(vp, chain);
+	th_chain_fire_or_arm_locked(ctx, vp, chain);
 	/* teardown waits for running chains: this one is pending again */
 	vp->eng->ops->wake(vp);
 	th_unlock(&vp->lock);
