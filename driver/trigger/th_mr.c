@@ -157,13 +157,11 @@ int th_eng_mr_dereg(struct th_eng_vport *vp, u32 lkey)
 }
 
 /*
- * Hold [@off, @off + @len) of @mr for an operation needing @access:
+ * May an operation needing @access touch [@off, @off + @len) of @mr?
  * -EACCES when the region lacks the access, -ERANGE when the range falls
  * outside it.
  */
-int th_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
-		      u32 access, u64 off, u64 len, struct th_mr_ref *ref)
-	__must_hold(&vp->lock)
+int th_mr_allows(const struct th_eng_mr *mr, u32 access, u64 off, u64 len)
 {
 	u64 end;
 
@@ -171,6 +169,18 @@ int th_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
 		return -EACCES;
 	if (check_add_overflow(off, len, &end) || end > mr->len)
 		return -ERANGE;
+	return 0;
+}
+
+/* Hold [@off, @off + @len) of @mr, if th_mr_allows() it. */
+int th_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
+		      u32 access, u64 off, u64 len, struct th_mr_ref *ref)
+	__must_hold(&vp->lock)
+{
+	int ret = th_mr_allows(mr, access, off, len);
+
+	if (ret)
+		return ret;
 	mr->inflight++;
 	ref->vp = vp;
 	ref->mr = mr;

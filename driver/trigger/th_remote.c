@@ -94,16 +94,13 @@ bool th_remote_authorised(struct th_eng_vport *vp, u32 node, u32 vport,
 {
 	struct th_eng_vport *peer = th_remote_get(vp, node, vport);
 	struct th_eng_mr *mr;
-	bool ok = false;
-	u64 end;
+	bool ok;
 
 	if (!peer)
 		return false;
 	th_lock(&peer->lock);
 	mr = peer->dead ? NULL : th_mr_lookup_rkey_locked(peer, rkey);
-	if (mr && (mr->access & TH_NIC_ACCESS_REMOTE_WRITE) &&
-	    !check_add_overflow(off, len, &end) && end <= mr->len)
-		ok = true;
+	ok = mr && !th_mr_allows(mr, TH_NIC_ACCESS_REMOTE_WRITE, off, len);
 	th_unlock(&peer->lock);
 	th_remote_put(vp, peer);
 	return ok;

@@ -20,14 +20,6 @@ static bool th_all_zero(const void *p, size_t n)
 	return true;
 }
 
-/* [off, off + len) must fit in @mr without wrapping. */
-static bool th_range_ok(const struct th_eng_mr *mr, u64 off, u64 len)
-{
-	u64 end;
-
-	return !check_add_overflow(off, len, &end) && end <= mr->len;
-}
-
 /* A local MR named by a descriptor: it must exist and allow @access. */
 static const struct th_eng_mr *th_local_mr(struct th_eng_vport *vp, u32 lkey,
 					   u32 access)
@@ -49,7 +41,7 @@ static u32 th_local_range(struct th_eng_vport *vp, u32 lkey, u32 access,
 
 	if (!mr)
 		return TH_NIC_REFUSE_LKEY;
-	return th_range_ok(mr, off, len) ? 0 : TH_NIC_REFUSE_RANGE;
+	return th_mr_allows(mr, 0, off, len) ? TH_NIC_REFUSE_RANGE : 0;
 }
 
 /*
@@ -160,7 +152,7 @@ static u32 th_reduce_operand_ok(struct th_eng_vport *vp, u32 lkey, u64 off,
 
 	if (!mr)
 		return TH_NIC_REFUSE_LKEY;
-	if (!th_range_ok(mr, off, bytes))
+	if (th_mr_allows(mr, 0, off, bytes))
 		return TH_NIC_REFUSE_RANGE;
 	addr = mr->uaddr + off;
 	if (addr & (esize - 1))
@@ -206,7 +198,7 @@ static u32 th_validate_reduce(struct th_eng_vport *vp,
 	dst = th_local_mr(vp, r->dst_key, TH_NIC_ACCESS_LOCAL_WRITE);
 	if (!dst)
 		return TH_NIC_REFUSE_LKEY;
-	if (!th_range_ok(dst, r->dst_off, bytes))
+	if (th_mr_allows(dst, 0, r->dst_off, bytes))
 		return TH_NIC_REFUSE_RANGE;
 	dst_addr = dst->uaddr + r->dst_off;
 	if (dst_addr & (esize - 1))
