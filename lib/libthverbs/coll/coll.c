@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * coll.c - offloaded Allreduce, Reduce and Broadcast over k-nomial trees,
- * compiled into chains (COLLECTIVES.md).  A handle is persistent: created
- * once, started many times.
+ * compiled into a plan of re-arming chains (COLLECTIVES.md, plan.h).  A
+ * handle is persistent: created once (ranks, memory, exchange, the plan
+ * posted), then each round is only the hosts' start increments.
  *
- * Counters of a rank's vport:
+ * Counters of a rank's vport (counters.h):
  *   S     the host's start (one per round)
  *   F     segments finished on this rank; a NOTIFY fires when it reaches
  *         nseg * k in round k
  *   Y     Broadcast: this rank and its children are ready to receive
  *   U(s)  segment s: contributions arrived (children's puts, own start)
  *   B(s)  segment s: the result (or broadcast data) may go down
- * Counters are never reset: round k (from 1) waits for multiples of k, so
- * chains of the next round can be posted ahead without firing early.
+ * Counters are never reset: every chain's threshold in round k is k times
+ * its threshold in round 1, so each chain re-arms with that as its stride
+ * and a peer's early next-round increments cannot fire this round twice.
  *
  * Round to round safety (no slot is overwritten before it is consumed):
  *   Allreduce  a child's next contribution follows its host's next start,
@@ -28,56 +30,26 @@
 #include <string.h>
 #include <time.h>
 
+#include "counters.h"
+#include "group.h"
+#include "plan.h"
 #include "thverbs_priv.h"
 
-#define TH_COLL_CT_S		0
-#define TH_COLL_CT_F		1
-#define TH_COLL_CT_Y		2
-#define TH_COLL_CT_U(s)		(8 + 2 * (s))
-#define TH_COLL_CT_B(s)		(9 + 2 * (s))
-#define TH_COLL_MAX_SEG		100	/* (256 - 8) / 2, with room to spare */
 #define TH_COLL_DEF_SEG_BYTES	(64 * 1024)
-#define TH_COLL_FANOUT		15	/* descriptors per chain besides one */
 #define TH_COLL_PASS		(TH_NIC_MAX_OPERANDS - 1)
-
-/* What a rank publishes so that others can address it. */
-struct th_coll_peer {
-	uint32_t node;
-	uint32_t vport;
-	uint64_t send_key;
-	uint64_t recv_key;
-	uint64_t scratch_key;
-};
-
-struct th_coll_rank {
-	unsigned int rank;
-	struct th_vport *vp;
-	void *send, *recv, *scratch;
-	void *own_send, *own_recv;	/* when the caller gave none */
-	struct th_mr *send_mr, *recv_mr, *scratch_mr;
-	int parent;
-	unsigned int slot_at_parent;
-	unsigned int nchild;
-	unsigned int *child;
-};
 
 struct th_coll {
 	struct th_coll_attr attr;
-	unsigned int n;
-	unsigned int nlocal;
-	struct th_coll_rank *local;
-	struct th_coll_peer *peers;
-	uint64_t bytes;		/* per rank */
+	struct th_group g;
+	struct th_plan plan;
 	uint32_t esize;
 	uint32_t seg;		/* elements per segment */
 	uint32_t nseg;
 	uint32_t window;	/* segments in flight per child: slot sets */
-	uint64_t round;		/* rounds posted ahead */
+	uint32_t max_chain;	/* the NIC's descriptors per chain */
 	uint64_t started;	/* rounds started: the one being waited for */
-	int broken;		/* a failed post-ahead: no further round */
-	th_coll_allgather_fn allgather;	/* one process per rank: the exchange */
-	void *allgather_arg;
-	struct th_chain *c;
+	uint64_t *done;		/* per local rank: rounds seen complete */
+	int broken;		/* a failed start: no further round */
 };
 
 /* ---- layout ----------------------------------------------------------- */
@@ -104,7 +76,7 @@ static uint32_t th_coll_seg_count(const struct th_coll *cl, uint32_t s)
  */
 static uint64_t th_coll_seg_bytes(const struct th_coll *cl)
 {
-	return cl->bytes ? (uint64_t)cl->seg * cl->esize : cl->esize;
+	return cl->g.bytes ? (uint64_t)cl->seg * cl->esize : cl->esize;
 }
 
 static uint64_t th_coll_tmp_off(const struct th_coll *cl, uint32_t s)
@@ -120,17 +92,16 @@ static uint64_t th_coll_slot_off(const struct th_coll *cl, unsigned int j,
 }
 
 static uint64_t th_coll_scratch_bytes(const struct th_coll *cl,
-				      const struct th_coll_rank *rk)
+				      const struct th_group_rank *rk)
 {
 	return (1 + (uint64_t)rk->nchild) * cl->window * th_coll_seg_bytes(cl);
 }
 
-/* Contributions segment s waits for in round k: children, own start, credit. */
+/* Contributions segment s waits for each round: children, own start, credit. */
 static uint64_t th_coll_up_threshold(const struct th_coll *cl,
-				     const struct th_coll_rank *rk, uint32_t s,
-				     uint64_t k)
+				     const struct th_group_rank *rk, uint32_t s)
 {
-	return (rk->nchild + 1 + (rk->parent >= 0 && s >= cl->window)) * k;
+	return rk->nchild + 1 + (rk->parent >= 0 && s >= cl->window);
 }
 
 static struct th_remote th_coll_remote(const struct th_coll *cl,
@@ -138,30 +109,38 @@ static struct th_remote th_coll_remote(const struct th_coll *cl,
 				       uint64_t off)
 {
 	struct th_remote r = {
-		.node = cl->peers[rank].node, .vport = cl->peers[rank].vport,
+		.node = cl->g.peers[rank].node, .vport = cl->g.peers[rank].vport,
 		.rkey = key, .off = off,
 	};
 	return r;
 }
 
-/* ---- chain compilation -------------------------------------------------- */
-
-static int th_coll_post(struct th_coll_rank *rk, struct th_chain *c,
-			uint16_t ct, uint64_t threshold, uint64_t cookie)
+/* PUTs per fan-out chain: the NIC's length less an F increment and REARM. */
+static unsigned int th_coll_fanout(const struct th_coll *cl)
 {
-	int ret = th_chain_trigger(c, ct, threshold, cookie);
+	return cl->max_chain > 3 ? cl->max_chain - 2 : 1;
+}
 
-	/* staged: a round's chains reach the NIC in one doorbell */
-	return ret ? ret : th_stage_chain(rk->vp, c);
+/* ---- compilation into the plan ---------------------------------------- */
+
+/*
+ * Record the builder's chain for local rank @li on @ct: @threshold in
+ * round 1, k times that in round k (the stride).
+ */
+static int th_coll_add(struct th_coll *cl, unsigned int li, uint16_t ct,
+		       uint64_t threshold, const char *what)
+{
+	return th_plan_add(&cl->plan, li, ct, threshold, threshold, what);
 }
 
 /* dst = own send (+) slot[0] (+) ... slot[c-1], left to right, <= 7 a pass. */
-static int th_coll_reduce(struct th_coll *cl, struct th_coll_rank *rk,
+static int th_coll_reduce(struct th_coll *cl, struct th_group_rank *rk,
 			  uint32_t s, const struct th_mr *dst, uint64_t doff)
 {
 	const struct th_mr *src[TH_NIC_MAX_OPERANDS];
 	uint64_t off[TH_NIC_MAX_OPERANDS], so = th_coll_seg_off(cl, s);
 	uint32_t count = th_coll_seg_count(cl, s);
+	struct th_chain *c = cl->plan.c;
 	unsigned int done, n, i;
 	int ret;
 
@@ -172,7 +151,7 @@ static int th_coll_reduce(struct th_coll *cl, struct th_coll_rank *rk,
 		src[i + 1] = rk->scratch_mr;
 		off[i + 1] = th_coll_slot_off(cl, i, s);
 	}
-	ret = th_chain_reduce(cl->c, cl->attr.op, cl->attr.dtype, count, dst,
+	ret = th_chain_reduce(c, cl->attr.op, cl->attr.dtype, count, dst,
 			      doff, n + 1, src, off, false, 0);
 	for (done = n; !ret && done < rk->nchild; done += n) {
 		n = rk->nchild - done;
@@ -181,7 +160,7 @@ static int th_coll_reduce(struct th_coll *cl, struct th_coll_rank *rk,
 			src[i] = rk->scratch_mr;
 			off[i] = th_coll_slot_off(cl, done + i, s);
 		}
-		ret = th_chain_reduce(cl->c, cl->attr.op, cl->attr.dtype, count,
+		ret = th_chain_reduce(c, cl->attr.op, cl->attr.dtype, count,
 				      dst, doff, n, src, off, true, 0);
 	}
 	return ret;
@@ -192,182 +171,210 @@ static int th_coll_reduce(struct th_coll *cl, struct th_coll_rank *rk,
  * @soff to every child (@key and @doff on the child), raising @rct there;
  * the last one also raises F here when @finish.
  */
-static int th_coll_fan_out(struct th_coll *cl, struct th_coll_rank *rk,
-			   uint16_t ct, uint64_t threshold,
-			   const struct th_mr *src, uint64_t soff, uint64_t len,
-			   bool recv_key, uint64_t doff, uint16_t rct,
-			   bool finish)
+static int th_coll_fan_out(struct th_coll *cl, unsigned int li, uint16_t ct,
+			   uint64_t threshold, const struct th_mr *src,
+			   uint64_t soff, uint64_t len, bool recv_key,
+			   uint64_t doff, uint16_t rct, bool finish,
+			   const char *what)
 {
-	unsigned int j = 0, in_chain;
+	struct th_group_rank *rk = &cl->g.local[li];
+	unsigned int j = 0, in_chain, fanout = th_coll_fanout(cl);
+	struct th_chain *c;
 	struct th_remote to;
 	int ret = 0;
 
 	do {
-		th_chain_reset(cl->c);
-		for (in_chain = 0; !ret && j < rk->nchild &&
-		     in_chain < TH_COLL_FANOUT; j++, in_chain++) {
+		c = th_plan_chain(&cl->plan);
+		for (in_chain = 0; !ret && j < rk->nchild && in_chain < fanout;
+		     j++, in_chain++) {
 			unsigned int ch = rk->child[j];
-			uint64_t key = recv_key ? cl->peers[ch].recv_key :
-					cl->peers[ch].scratch_key;
+			uint64_t key = recv_key ? cl->g.peers[ch].recv_key :
+					cl->g.peers[ch].scratch_key;
 
 			to = th_coll_remote(cl, ch, key, doff);
-			ret = th_chain_put(cl->c, src, soff, &to, len, rct, 0);
+			ret = th_chain_put(c, src, soff, &to, len, rct, 0);
 		}
 		if (!ret && j == rk->nchild && finish)
-			ret = th_chain_ct_inc(cl->c, TH_COLL_CT_F, 1, 0);
-		if (!ret && th_chain_length(cl->c))
-			ret = th_coll_post(rk, cl->c, ct, threshold, 0);
+			ret = th_chain_ct_inc(c, TH_COLL_CT_F, 1, 0);
+		if (!ret && th_chain_length(c))
+			ret = th_coll_add(cl, li, ct, threshold, what);
 	} while (!ret && j < rk->nchild);
 	return ret;
 }
 
-/* The host's start raises @ct(s) of every segment (16 per chain). */
-static int th_coll_start_fan(struct th_coll *cl, struct th_coll_rank *rk,
-			     uint64_t k, bool up)
+/* The host's start raises @ct(s) of every segment (max_chain - 1 a chain). */
+static int th_coll_start_fan(struct th_coll *cl, unsigned int li, bool up)
 {
 	uint32_t s = 0, in_chain;
+	struct th_chain *c;
 	int ret = 0;
 
 	while (!ret && s < cl->nseg) {
-		th_chain_reset(cl->c);
+		c = th_plan_chain(&cl->plan);
 		for (in_chain = 0; !ret && s < cl->nseg &&
-		     in_chain <= TH_COLL_FANOUT; s++, in_chain++)
-			ret = th_chain_ct_inc(cl->c, up ? TH_COLL_CT_U(s) :
+		     in_chain + 1 < cl->max_chain; s++, in_chain++)
+			ret = th_chain_ct_inc(c, up ? TH_COLL_CT_U(s) :
 					      TH_COLL_CT_B(s), 1, 0);
 		if (!ret)
-			ret = th_coll_post(rk, cl->c, TH_COLL_CT_S, k, 0);
+			ret = th_coll_add(cl, li, TH_COLL_CT_S, 1,
+					  up ? "start: count own contribution" :
+					  "start: release the data");
 	}
 	return ret;
 }
 
-static int th_coll_post_up(struct th_coll *cl, struct th_coll_rank *rk,
-			   uint32_t s, uint64_t k)
+static int th_coll_compile_up(struct th_coll *cl, unsigned int li, uint32_t s)
 {
+	struct th_group_rank *rk = &cl->g.local[li];
 	uint64_t so = th_coll_seg_off(cl, s), to_off = th_coll_tmp_off(cl, s);
 	uint64_t len = (uint64_t)th_coll_seg_count(cl, s) * cl->esize;
-	uint64_t thr = th_coll_up_threshold(cl, rk, s, k);
+	uint64_t thr = th_coll_up_threshold(cl, rk, s);
+	struct th_chain *c = th_plan_chain(&cl->plan);
 	bool root = rk->parent < 0;
+	const char *what = NULL;
 	struct th_remote to;
 	int ret = 0;
 
-	th_chain_reset(cl->c);
 	if (rk->nchild)
 		ret = th_coll_reduce(cl, rk, s, root ? rk->recv_mr : rk->scratch_mr,
 				     root ? so : to_off);
 	else if (root)
-		ret = th_chain_copy(cl->c, rk->send_mr, so, rk->recv_mr, so, len, 0);
+		ret = th_chain_copy(c, rk->send_mr, so, rk->recv_mr, so, len, 0);
 	if (!ret && !root) {
 		to = th_coll_remote(cl, rk->parent,
-				    cl->peers[rk->parent].scratch_key,
+				    cl->g.peers[rk->parent].scratch_key,
 				    th_coll_slot_off(cl, rk->slot_at_parent, s));
-		ret = th_chain_put(cl->c, rk->nchild ? rk->scratch_mr : rk->send_mr,
+		ret = th_chain_put(c, rk->nchild ? rk->scratch_mr : rk->send_mr,
 				   rk->nchild ? to_off : so, &to, len,
 				   TH_COLL_CT_U(s), 0);
+		what = rk->nchild ? "reduce with the children's, put to the parent" :
+		       "put own contribution to the parent";
 	} else if (!ret) {
 		/* the root: Reduce is done here, Allreduce goes down */
-		ret = th_chain_ct_inc(cl->c, cl->attr.kind == TH_COLL_REDUCE ?
+		ret = th_chain_ct_inc(c, cl->attr.kind == TH_COLL_REDUCE ?
 				      TH_COLL_CT_F : TH_COLL_CT_B(s), 1, 0);
+		what = cl->attr.kind == TH_COLL_REDUCE ? "reduce into the result" :
+		       "reduce into the result, release it down";
 	}
 	if (!ret)
-		ret = th_coll_post(rk, cl->c, TH_COLL_CT_U(s), thr, 0);
+		ret = th_coll_add(cl, li, TH_COLL_CT_U(s), thr, what);
 	/* the slots of segment s are free: children may send s + window */
 	if (!ret && rk->nchild && s + cl->window < cl->nseg)
-		ret = th_coll_fan_out(cl, rk, TH_COLL_CT_U(s), thr,
+		ret = th_coll_fan_out(cl, li, TH_COLL_CT_U(s), thr,
 				      rk->scratch_mr, 0, 0, false, 0,
-				      TH_COLL_CT_U(s + cl->window), false);
+				      TH_COLL_CT_U(s + cl->window), false,
+				      "credit: children may send the next window");
 	/* Reduce: the credit that lets each child complete (zero bytes) */
 	if (!ret && cl->attr.kind == TH_COLL_REDUCE && rk->nchild)
-		ret = th_coll_fan_out(cl, rk, TH_COLL_CT_U(s), thr,
+		ret = th_coll_fan_out(cl, li, TH_COLL_CT_U(s), thr,
 				      rk->scratch_mr, 0, 0, false, 0,
-				      TH_COLL_CT_F, false);
+				      TH_COLL_CT_F, false,
+				      "credit: children's contributions consumed");
 	return ret;
 }
 
-/* Post the chains of round @k on one rank. */
-static int th_coll_post_round(struct th_coll *cl, struct th_coll_rank *rk,
-			      uint64_t k)
+/* Broadcast: ready PUTs up, and the data released once all are ready. */
+static int th_coll_compile_ready(struct th_coll *cl, unsigned int li)
 {
-	enum th_coll_kind kind = cl->attr.kind;
+	struct th_group_rank *rk = &cl->g.local[li];
+	struct th_chain *c = th_plan_chain(&cl->plan);
 	bool root = rk->parent < 0;
 	struct th_remote to;
 	uint32_t s;
 	int ret = 0;
 
-	if (kind == TH_COLL_BCAST) {
-		/* ready: my children (and I) may receive this round */
-		th_chain_reset(cl->c);
-		if (root) {
-			ret = th_chain_ct_inc(cl->c, TH_COLL_CT_Y, 1, 0);
-		} else {
-			to = th_coll_remote(cl, rk->parent,
-					    cl->peers[rk->parent].scratch_key, 0);
-			ret = th_chain_put(cl->c, rk->scratch_mr, 0, &to, 0,
-					   TH_COLL_CT_Y, 0);
-			if (!ret && rk->nchild)
-				ret = th_chain_ct_inc(cl->c, TH_COLL_CT_Y, 1, 0);
-		}
-		if (!ret)
-			ret = th_coll_post(rk, cl->c, TH_COLL_CT_S, k, 0);
-		/* once all are ready, the data may go down (root: from send) */
-		if (!ret && rk->nchild) {
-			th_chain_reset(cl->c);
-			for (s = 0; !ret && s < cl->nseg; s++) {
-				ret = th_chain_ct_inc(cl->c, TH_COLL_CT_B(s), 1, 0);
-				if (!ret && ((s + 1) % (TH_COLL_FANOUT + 1) == 0 ||
-					     s + 1 == cl->nseg)) {
-					ret = th_coll_post(rk, cl->c, TH_COLL_CT_Y,
-							   (uint64_t)(rk->nchild + 1) * k,
-							   0);
-					th_chain_reset(cl->c);
-				}
+	if (root) {
+		ret = th_chain_ct_inc(c, TH_COLL_CT_Y, 1, 0);
+	} else {
+		to = th_coll_remote(cl, rk->parent,
+				    cl->g.peers[rk->parent].scratch_key, 0);
+		ret = th_chain_put(c, rk->scratch_mr, 0, &to, 0, TH_COLL_CT_Y, 0);
+		if (!ret && rk->nchild)
+			ret = th_chain_ct_inc(c, TH_COLL_CT_Y, 1, 0);
+	}
+	if (!ret)
+		ret = th_coll_add(cl, li, TH_COLL_CT_S, 1,
+				  "start: ready to receive");
+	/* once all are ready, the data may go down (root: from send) */
+	if (!ret && rk->nchild) {
+		c = th_plan_chain(&cl->plan);
+		for (s = 0; !ret && s < cl->nseg; s++) {
+			ret = th_chain_ct_inc(c, TH_COLL_CT_B(s), 1, 0);
+			if (!ret && (th_chain_length(c) + 1 == cl->max_chain ||
+				     s + 1 == cl->nseg)) {
+				ret = th_coll_add(cl, li, TH_COLL_CT_Y,
+						  rk->nchild + 1,
+						  "children ready: release the data");
+				c = th_plan_chain(&cl->plan);
 			}
 		}
-		if (!ret && root && !rk->nchild)
-			ret = th_coll_start_fan(cl, rk, k, false);
-	} else {
-		ret = th_coll_start_fan(cl, rk, k, true);
-		for (s = 0; !ret && s < cl->nseg; s++)
-			ret = th_coll_post_up(cl, rk, s, k);
 	}
+	if (!ret && root && !rk->nchild)
+		ret = th_coll_start_fan(cl, li, false);
+	return ret;
+}
 
-	/* down: forward what arrived in recv (or the root's send) */
-	for (s = 0; !ret && s < cl->nseg && kind != TH_COLL_REDUCE; s++) {
-		uint64_t so = th_coll_seg_off(cl, s);
-		uint64_t len = (uint64_t)th_coll_seg_count(cl, s) * cl->esize;
-		uint64_t thr = k;
-		const struct th_mr *src = rk->recv_mr;
+/* Down: forward what arrived in recv (or the root's send) to the children. */
+static int th_coll_compile_down(struct th_coll *cl, unsigned int li, uint32_t s)
+{
+	struct th_group_rank *rk = &cl->g.local[li];
+	enum th_coll_kind kind = cl->attr.kind;
+	uint64_t so = th_coll_seg_off(cl, s);
+	uint64_t len = (uint64_t)th_coll_seg_count(cl, s) * cl->esize;
+	bool root = rk->parent < 0;
+	uint64_t thr = 1;
+	struct th_chain *c;
+	int ret = 0;
 
-		if (kind == TH_COLL_BCAST && !root && rk->nchild)
-			thr = 2 * k;	/* data arrived and children ready */
-		if (kind == TH_COLL_BCAST && root) {
-			th_chain_reset(cl->c);
-			ret = th_chain_copy(cl->c, rk->send_mr, so, rk->recv_mr,
-					    so, len, 0);
-			if (!ret)
-				ret = th_coll_post(rk, cl->c, TH_COLL_CT_B(s), k, 0);
-		}
-		if (!ret && rk->nchild) {
-			ret = th_coll_fan_out(cl, rk, TH_COLL_CT_B(s), thr, src,
-					      so, len, true, so,
-					      TH_COLL_CT_B(s), true);
-		} else if (!ret) {
-			th_chain_reset(cl->c);
-			ret = th_chain_ct_inc(cl->c, TH_COLL_CT_F, 1, 0);
-			if (!ret)
-				ret = th_coll_post(rk, cl->c, TH_COLL_CT_B(s),
-						   thr, 0);
-		}
-	}
-
-	/* the round's completion entry */
-	if (!ret) {
-		th_chain_reset(cl->c);
-		ret = th_chain_notify(cl->c, k, 0);
+	if (kind == TH_COLL_BCAST && !root && rk->nchild)
+		thr = 2;	/* data arrived and children ready */
+	if (kind == TH_COLL_BCAST && root) {
+		c = th_plan_chain(&cl->plan);
+		ret = th_chain_copy(c, rk->send_mr, so, rk->recv_mr, so, len, 0);
 		if (!ret)
-			ret = th_coll_post(rk, cl->c, TH_COLL_CT_F,
-					   (uint64_t)cl->nseg * k, k);
+			ret = th_coll_add(cl, li, TH_COLL_CT_B(s), 1,
+					  "copy the data into the result");
 	}
-	return ret ? ret : th_ring_doorbell(rk->vp);
+	if (!ret && rk->nchild)
+		return th_coll_fan_out(cl, li, TH_COLL_CT_B(s), thr, rk->recv_mr,
+				       so, len, true, so, TH_COLL_CT_B(s), true,
+				       "forward the result to the children");
+	if (!ret) {
+		c = th_plan_chain(&cl->plan);
+		ret = th_chain_ct_inc(c, TH_COLL_CT_F, 1, 0);
+		if (!ret)
+			ret = th_coll_add(cl, li, TH_COLL_CT_B(s), thr,
+					  "the result arrived");
+	}
+	return ret;
+}
+
+/* Every chain of local rank @li, for every round. */
+static int th_coll_compile_rank(struct th_coll *cl, unsigned int li)
+{
+	enum th_coll_kind kind = cl->attr.kind;
+	struct th_chain *c;
+	uint32_t s;
+	int ret = 0;
+
+	if (kind == TH_COLL_BCAST) {
+		ret = th_coll_compile_ready(cl, li);
+	} else {
+		ret = th_coll_start_fan(cl, li, true);
+		for (s = 0; !ret && s < cl->nseg; s++)
+			ret = th_coll_compile_up(cl, li, s);
+	}
+	for (s = 0; !ret && s < cl->nseg && kind != TH_COLL_REDUCE; s++)
+		ret = th_coll_compile_down(cl, li, s);
+	/* the round's completion entry: the same every round */
+	if (!ret) {
+		c = th_plan_chain(&cl->plan);
+		ret = th_chain_notify(c, 0, 0);
+		if (!ret)
+			ret = th_coll_add(cl, li, TH_COLL_CT_F, cl->nseg,
+					  "notify the host: round complete");
+	}
+	return ret;
 }
 
 /* ---- setup ---------------------------------------------------------------- */
@@ -395,22 +402,17 @@ static struct th_coll *th_coll_alloc(const struct th_coll_attr *attr,
 				     unsigned int n, unsigned int nlocal)
 {
 	struct th_coll *cl = calloc(1, sizeof(*cl));
-	uint64_t seg_bytes;
+	uint32_t esize = th_coll_dtype_size(attr->dtype);
 
 	if (!cl)
 		return NULL;
 	cl->attr = *attr;
 	if (!cl->attr.radix)
 		cl->attr.radix = 4;
-	cl->n = n;
-	cl->nlocal = nlocal;
-	cl->esize = th_coll_dtype_size(attr->dtype);
-	cl->bytes = (uint64_t)attr->count * cl->esize;
+	cl->esize = esize;
 	cl->seg = attr->segment;
-	if (!cl->seg) {
-		seg_bytes = TH_COLL_DEF_SEG_BYTES;
-		cl->seg = seg_bytes / cl->esize;
-	}
+	if (!cl->seg)
+		cl->seg = TH_COLL_DEF_SEG_BYTES / esize;
 	if (!cl->seg || cl->seg > attr->count)
 		cl->seg = attr->count ? attr->count : 1;
 	if (((uint64_t)attr->count + cl->seg - 1) / cl->seg > TH_COLL_MAX_SEG)
@@ -420,102 +422,24 @@ static struct th_coll *th_coll_alloc(const struct th_coll_attr *attr,
 		   ((uint64_t)attr->count + cl->seg - 1) / cl->seg : 1;
 	/* two slot sets used alternately: segment s + 1 climbs while s reduces */
 	cl->window = cl->nseg < 2 ? cl->nseg : 2;
-	cl->local = calloc(nlocal, sizeof(*cl->local));
-	cl->peers = calloc(n, sizeof(*cl->peers));
-	cl->c = th_chain_create();
-	if (!cl->local || !cl->peers || !cl->c) {
-		th_chain_destroy(cl->c);
-		free(cl->peers);
-		free(cl->local);
+	cl->done = calloc(nlocal, sizeof(*cl->done));
+	if (!cl->done || th_plan_init(&cl->plan) ||
+	    th_group_init(&cl->g, n, nlocal, attr->root, cl->attr.radix,
+			  (uint64_t)attr->count * esize)) {
+		th_plan_fini(&cl->plan);
+		free(cl->done);
 		free(cl);
+		errno = ENOMEM;
 		return NULL;
 	}
 	return cl;
-}
-
-static struct th_mr *th_coll_reg(struct th_vport *vp, void **buf, void **own,
-				 uint64_t bytes)
-{
-	if (!*buf || !bytes) {
-		*own = calloc(1, bytes ? bytes : 8);
-		if (!*own)
-			return NULL;
-		*buf = *own;
-	}
-	return th_reg_mr(vp, *buf, bytes ? bytes : 8, TH_NIC_ACCESS_ALL);
-}
-
-/* Register a local rank's memory and learn its place in the tree. */
-static int th_coll_rank_init(struct th_coll *cl, struct th_coll_rank *rk,
-			     unsigned int rank, struct th_vport *vp,
-			     void *send, void *recv)
-{
-	int nchild, parent;
-
-	rk->rank = rank;
-	rk->vp = vp;
-	rk->send = send;
-	rk->recv = recv;
-	nchild = th_tree_children(cl->n, cl->attr.root, cl->attr.radix, rank,
-				  NULL, 0);
-	parent = th_tree_parent(cl->n, cl->attr.root, cl->attr.radix, rank);
-	if (nchild < 0 || (parent < 0 && parent != -ENOENT))
-		return nchild < 0 ? nchild : parent;
-	rk->nchild = nchild;
-	rk->parent = parent < 0 ? -1 : parent;
-	rk->child = calloc(nchild + 1, sizeof(*rk->child));
-	if (!rk->child)
-		return -ENOMEM;
-	th_tree_children(cl->n, cl->attr.root, cl->attr.radix, rank, rk->child,
-			 nchild);
-	rk->scratch = calloc(1, th_coll_scratch_bytes(cl, rk));
-	if (!rk->scratch)
-		return -ENOMEM;
-	rk->send_mr = th_coll_reg(vp, &rk->send, &rk->own_send, cl->bytes);
-	rk->recv_mr = th_coll_reg(vp, &rk->recv, &rk->own_recv, cl->bytes);
-	rk->scratch_mr = th_reg_mr(vp, rk->scratch,
-				   th_coll_scratch_bytes(cl, rk),
-				   TH_NIC_ACCESS_ALL);
-	if (!rk->send_mr || !rk->recv_mr || !rk->scratch_mr)
-		return -errno;
-	cl->peers[rank] = (struct th_coll_peer){
-		.node = th_vport_node(vp), .vport = th_vport_index(vp),
-		.send_key = th_mr_rkey(rk->send_mr),
-		.recv_key = th_mr_rkey(rk->recv_mr),
-		.scratch_key = th_mr_rkey(rk->scratch_mr),
-	};
-	return 0;
-}
-
-/* Which of its parent's slots a rank fills: its index among the children. */
-static int th_coll_find_slot(struct th_coll *cl, struct th_coll_rank *rk)
-{
-	unsigned int kids[256], *child = kids, j;
-	int n;
-
-	if (rk->parent < 0)
-		return 0;
-	n = th_tree_children(cl->n, cl->attr.root, cl->attr.radix, rk->parent,
-			     NULL, 0);
-	if (n > 256)
-		child = calloc(n, sizeof(*child));
-	if (!child)
-		return -ENOMEM;
-	th_tree_children(cl->n, cl->attr.root, cl->attr.radix, rk->parent,
-			 child, n);
-	for (j = 0; j < (unsigned int)n; j++)
-		if (child[j] == rk->rank)
-			rk->slot_at_parent = j;
-	if (child != kids)
-		free(child);
-	return 0;
 }
 
 /*
  * A handle starts from zeroed counters and an empty CQ on its vports, so
  * that a vport may serve one handle after another (not two at once).
  */
-static int th_coll_reset(struct th_coll *cl, struct th_coll_rank *rk)
+static int th_coll_reset(struct th_coll *cl, struct th_group_rank *rk)
 {
 	struct th_nic_cqe cqe[16];
 	uint32_t s;
@@ -533,59 +457,51 @@ static int th_coll_reset(struct th_coll *cl, struct th_coll_rank *rk)
 	return ret;
 }
 
-static int th_coll_post_all(struct th_coll *cl)
+/* Local rank @li: tree, memory, keys published, counters and CQ clear. */
+static int th_coll_rank_setup(struct th_coll *cl, unsigned int li,
+			      unsigned int rank, struct th_vport *vp,
+			      void *send, void *recv)
+{
+	struct th_group_rank *rk = &cl->g.local[li];
+	int ret = th_group_rank_init(&cl->g, rk, rank, vp, send, recv);
+
+	if (!ret && !cl->max_chain)
+		cl->max_chain = vp->ctx->attr.max_chain;
+	if (!ret)
+		ret = th_group_rank_register(&cl->g, rk,
+					     th_coll_scratch_bytes(cl, rk));
+	if (!ret)
+		ret = th_coll_reset(cl, rk);
+	return ret;
+}
+
+/* Compile every local rank, then post the plan: once, for all rounds. */
+static int th_coll_compile(struct th_coll *cl)
 {
 	unsigned int i;
 	int ret = 0;
 
-	cl->round++;
-	for (i = 0; !ret && i < cl->nlocal; i++)
-		ret = th_coll_post_round(cl, &cl->local[i], cl->round);
-	return ret;
+	for (i = 0; !ret && i < cl->g.nlocal; i++)
+		ret = th_coll_compile_rank(cl, i);
+	return ret ? ret : th_plan_post(&cl->plan, &cl->g);
 }
 
 TH_EXPORT void th_coll_destroy(struct th_coll *cl)
 {
-	unsigned int i;
-
 	if (!cl)
 		return;
 	/*
-	 * Cancelling the round posted ahead raises failure values at peers;
-	 * a peer still finishing the last round must not see them.  With one
-	 * process per rank, destruction is therefore collective: every rank
+	 * Cancelling the plan raises failure values at peers; a peer still
+	 * finishing the last round must not see them.  With one process (or
+	 * thread) per rank, destruction is therefore collective: every rank
 	 * waits here until all have completed their rounds.
 	 */
-	if (cl->allgather && cl->started) {
-		struct th_coll_peer me = { 0 };
-
-		cl->allgather(cl->allgather_arg, &me, cl->peers, sizeof(me));
-	}
-	for (i = 0; i < cl->nlocal; i++) {
-		struct th_coll_rank *rk = &cl->local[i];
-
-		if (rk->vp) {
-			struct th_nic_cqe cqe[16];
-
-			/* the next round, posted ahead, and its cancel entries */
-			th_cancel_all(rk->vp);
-			while (th_poll_cq(rk->vp, cqe, 16) > 0)
-				;
-		}
-		if (rk->send_mr)
-			th_dereg_mr(rk->send_mr);
-		if (rk->recv_mr)
-			th_dereg_mr(rk->recv_mr);
-		if (rk->scratch_mr)
-			th_dereg_mr(rk->scratch_mr);
-		free(rk->own_send);
-		free(rk->own_recv);
-		free(rk->scratch);
-		free(rk->child);
-	}
-	th_chain_destroy(cl->c);
-	free(cl->peers);
-	free(cl->local);
+	if (cl->g.exchanged && cl->started)
+		th_group_barrier(&cl->g);
+	th_group_quiesce(&cl->g);
+	th_group_fini(&cl->g);
+	th_plan_fini(&cl->plan);
+	free(cl->done);
 	free(cl);
 }
 
@@ -606,6 +522,8 @@ TH_EXPORT struct th_coll *th_coll_create_local(struct th_vport *const *vps,
 	unsigned int r;
 	int ret = th_coll_check(attr, n);
 
+	if (!ret && !vps)
+		ret = -EINVAL;
 	if (ret) {
 		errno = -ret;
 		return NULL;
@@ -613,19 +531,11 @@ TH_EXPORT struct th_coll *th_coll_create_local(struct th_vport *const *vps,
 	cl = th_coll_alloc(attr, n, n);
 	if (!cl)
 		return NULL;
-	for (r = 0; r < n; r++) {
-		ret = th_coll_rank_init(cl, &cl->local[r], r, vps[r],
-					send ? send[r] : NULL,
-					recv ? recv[r] : NULL);
-		if (!ret)
-			ret = th_coll_reset(cl, &cl->local[r]);
-		if (ret)
-			return th_coll_fail(cl, ret);
-	}
 	for (r = 0; !ret && r < n; r++)
-		ret = th_coll_find_slot(cl, &cl->local[r]);
+		ret = th_coll_rank_setup(cl, r, r, vps[r], send ? send[r] : NULL,
+					 recv ? recv[r] : NULL);
 	if (!ret)
-		ret = th_coll_post_all(cl);
+		ret = th_coll_compile(cl);
 	return ret ? th_coll_fail(cl, ret) : cl;
 }
 
@@ -636,12 +546,10 @@ TH_EXPORT struct th_coll *th_coll_create(struct th_vport *vp, unsigned int rank,
 					 const struct th_coll_attr *attr,
 					 void *send, void *recv)
 {
-	struct th_coll_peer mine;
 	struct th_coll *cl;
-	unsigned int r;
 	int ret = th_coll_check(attr, size);
 
-	if (!ret && (rank >= size || !allgather))
+	if (!ret && (rank >= size || !allgather || !vp))
 		ret = -EINVAL;
 	if (ret) {
 		errno = -ret;
@@ -650,37 +558,25 @@ TH_EXPORT struct th_coll *th_coll_create(struct th_vport *vp, unsigned int rank,
 	cl = th_coll_alloc(attr, size, 1);
 	if (!cl)
 		return NULL;
-	ret = th_coll_rank_init(cl, &cl->local[0], rank, vp, send, recv);
+	cl->g.allgather = allgather;
+	cl->g.allgather_arg = arg;
+	ret = th_coll_rank_setup(cl, 0, rank, vp, send, recv);
+	ret = th_group_exchange(&cl->g, ret);
 	if (!ret)
-		ret = th_coll_reset(cl, &cl->local[0]);
+		ret = th_coll_compile(cl);
 	/*
-	 * Every rank takes part in both exchanges, even after a local
-	 * failure (it sends a zeroed entry), so that no peer is left waiting
-	 * in the rendezvous; the failure is reported after them.
+	 * Everyone's plan is posted before anyone may start; a rank that
+	 * failed still takes part, so that all fail together.
 	 */
-	mine = ret ? (struct th_coll_peer){ 0 } : cl->peers[rank];
-	if (allgather(arg, &mine, cl->peers, sizeof(mine)) && !ret)
-		ret = -ECONNRESET;
-	for (r = 0; !ret && r < size; r++)
-		if (!cl->peers[r].scratch_key)	/* that rank failed to set up */
-			ret = -ECONNRESET;
-	if (!ret)
-		ret = th_coll_find_slot(cl, &cl->local[0]);
-	if (!ret)
-		ret = th_coll_post_all(cl);
-	/* everyone's round-1 chains are posted before anyone may start */
-	if (allgather(arg, &mine, cl->peers, sizeof(mine)) && !ret)
-		ret = -ECONNRESET;
-	cl->allgather = allgather;
-	cl->allgather_arg = arg;
+	ret = th_group_agree(&cl->g, ret);
 	return ret ? th_coll_fail(cl, ret) : cl;
 }
 
 /*
- * Start the next round on every local rank, then post the round after it
- * while the NIC works on this one: the host's bookkeeping overlaps the
- * collective instead of following it.  Round k+1's thresholds cannot be
- * met before round k+1 starts, so its chains wait (collectives.rst).
+ * Start the next round on every local rank: one counter increment each.
+ * The plan's chains re-arm themselves, so nothing is posted, copied or
+ * validated here; with one process driving every rank, the increments
+ * run the whole collective before this returns.
  */
 TH_EXPORT int th_coll_start(struct th_coll *cl)
 {
@@ -690,10 +586,8 @@ TH_EXPORT int th_coll_start(struct th_coll *cl)
 	if (cl->broken)
 		return cl->broken;
 	cl->started++;
-	for (i = 0; !ret && i < cl->nlocal; i++)
-		ret = th_ct_inc(cl->local[i].vp, TH_COLL_CT_S, 1);
-	if (!ret)
-		ret = th_coll_post_all(cl);
+	for (i = 0; !ret && i < cl->g.nlocal; i++)
+		ret = th_ct_inc(cl->g.local[i].vp, TH_COLL_CT_S, 1);
 	if (ret)
 		cl->broken = ret;
 	return ret;
@@ -707,33 +601,38 @@ static uint64_t th_coll_now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* The round's NOTIFY on one rank, or the first error entry. */
-static int th_coll_wait_rank(struct th_coll *cl, struct th_coll_rank *rk,
+/* The rounds' NOTIFY entries on local rank @li, or the first error entry. */
+static int th_coll_wait_rank(struct th_coll *cl, unsigned int li,
 			     uint64_t deadline)
 {
+	struct th_group_rank *rk = &cl->g.local[li];
 	struct th_nic_cqe cqe;
 	uint64_t now;
 	int n;
 
-	for (;;) {
+	while (cl->done[li] < cl->started) {
 		n = th_poll_cq(rk->vp, &cqe, 1);
 		if (n < 0)
 			return n;
 		if (n && cqe.status)
 			return cqe.status;
-		if (n && cqe.opcode == TH_NIC_OP_NOTIFY && cqe.imm == cl->started)
-			return 0;
+		if (n && cqe.opcode == TH_NIC_OP_NOTIFY) {
+			cl->done[li]++;
+			continue;
+		}
 		if (n)
 			continue;
 		now = th_coll_now_ns();
 		if (now >= deadline)
 			return -ETIMEDOUT;
 		/* sleep until F moves (or fails), then look at the CQ again */
-		n = th_ct_wait(rk->vp, TH_COLL_CT_F, (uint64_t)cl->nseg * cl->started,
+		n = th_ct_wait(rk->vp, TH_COLL_CT_F,
+			       (uint64_t)cl->nseg * (cl->done[li] + 1),
 			       deadline - now < 1000000 ? deadline - now : 1000000);
 		if (n && n != -ETIMEDOUT)
 			return n;
 	}
+	return 0;
 }
 
 TH_EXPORT int th_coll_wait(struct th_coll *cl, uint64_t timeout_ns)
@@ -744,7 +643,26 @@ TH_EXPORT int th_coll_wait(struct th_coll *cl, uint64_t timeout_ns)
 	unsigned int i;
 	int ret = 0;
 
-	for (i = 0; !ret && i < cl->nlocal; i++)
-		ret = th_coll_wait_rank(cl, &cl->local[i], deadline);
+	for (i = 0; !ret && i < cl->g.nlocal; i++)
+		ret = th_coll_wait_rank(cl, i, deadline);
 	return ret;
+}
+
+TH_EXPORT int th_coll_plan_step(const struct th_coll *cl, unsigned int i,
+				struct th_coll_step *st)
+{
+	const struct th_plan_step *ps;
+
+	if (!cl || !st)
+		return -EINVAL;
+	if (i >= cl->plan.nsteps)
+		return -ENOENT;
+	ps = &cl->plan.step[i];
+	*st = (struct th_coll_step){
+		.rank = cl->g.local[ps->local].rank, .ct = ps->ct,
+		.threshold = ps->threshold, .stride = ps->stride,
+		.ndesc = ps->ndesc, .descs = &cl->plan.desc[ps->first],
+		.what = ps->what,
+	};
+	return 0;
 }

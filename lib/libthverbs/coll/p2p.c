@@ -31,54 +31,27 @@
 #include <string.h>
 #include <time.h>
 
+#include "counters.h"
+#include "group.h"
 #include "th_alu.h"
 #include "th_p2p.h"
 #include "thverbs_priv.h"
 
-#define TH_P2P_CT_R		216
-#define TH_P2P_CT_B		217
-#define TH_P2P_CT_PRE		218
-#define TH_P2P_CT_RES		219
-#define TH_P2P_CT_SENT		220
-#define TH_P2P_CT_STEP(s)	(224 + (s))
-#define TH_P2P_NEED_CTS		256
 #define TH_P2P_PASS		(TH_NIC_MAX_OPERANDS - 1)
 
-/* What a rank publishes so that others can address it. */
-struct th_p2p_peer {
-	uint32_t node;
-	uint32_t vport;
-	uint64_t recv_key;
-	uint64_t scratch_key;
-};
-
+/* A local rank: the group's, and what the host counts for it. */
 struct th_p2p_rank {
-	unsigned int rank;
-	struct th_vport *vp;
-	void *send, *recv;
-	uint8_t *scratch;
-	void *own_send, *own_recv;	/* when the caller gave none */
-	struct th_mr *send_mr, *recv_mr, *scratch_mr;
+	struct th_group_rank *gr;
 	uint64_t sent;			/* PUTs posted: SENT's target */
-	/* tree */
-	int parent;
-	unsigned int slot_at_parent;
-	unsigned int nchild;
-	unsigned int *child;
-	unsigned int depth;
-	/* recursive doubling: rank in the power-of-two group, or -1 */
-	int newrank;
+	int newrank;			/* recdbl: in the power-of-two group, or -1 */
 };
 
 struct th_p2p {
 	struct th_coll_attr attr;
 	enum th_p2p_algo algo;
-	unsigned int n;
-	unsigned int nlocal;
+	struct th_group g;
 	struct th_p2p_rank *local;
 	unsigned int *up_order;		/* local ranks, deepest first */
-	struct th_p2p_peer *peers;
-	uint64_t bytes;			/* per rank */
 	uint64_t slot_bytes;		/* bytes, at least one element */
 	uint32_t esize;
 	/* recursive doubling */
@@ -115,7 +88,7 @@ static uint64_t th_p2p_scratch_bytes(const struct th_p2p *p,
 				     const struct th_p2p_rank *rk)
 {
 	if (p->algo == TH_P2P_TREE)
-		return th_p2p_tree_slot(p, rk->nchild);
+		return th_p2p_tree_slot(p, rk->gr->nchild);
 	return th_p2p_step_slot(p, p->nsteps, 0);
 }
 
@@ -127,7 +100,7 @@ static int th_p2p_wait(struct th_p2p *p, struct th_p2p_rank *rk, uint16_t ct,
 	uint64_t now = th_p2p_now_ns();
 
 	/* past the deadline, still look once: a reached counter is no timeout */
-	return th_ct_wait(rk->vp, ct, threshold,
+	return th_ct_wait(rk->gr->vp, ct, threshold,
 			  p->deadline > now ? p->deadline - now : 0);
 }
 
@@ -137,17 +110,17 @@ static int th_p2p_put(struct th_p2p *p, struct th_p2p_rank *rk,
 		      uint64_t key, uint64_t doff, uint16_t rct)
 {
 	struct th_remote dst = {
-		.node = p->peers[to].node, .vport = p->peers[to].vport,
+		.node = p->g.peers[to].node, .vport = p->g.peers[to].vport,
 		.rkey = key, .off = doff,
 	};
 	int ret;
 
 	th_chain_reset(p->c);
-	ret = th_chain_put(p->c, src, soff, &dst, p->bytes, rct, 0);
+	ret = th_chain_put(p->c, src, soff, &dst, p->g.bytes, rct, 0);
 	if (!ret)
 		ret = th_chain_comp_ct(p->c, TH_P2P_CT_SENT);
 	if (!ret)
-		ret = th_post_chain(rk->vp, p->c);
+		ret = th_post_chain(rk->gr->vp, p->c);
 	if (!ret)
 		rk->sent++;
 	return ret;
@@ -184,35 +157,35 @@ static int th_p2p_tree_up(struct th_p2p *p, struct th_p2p_rank *rk)
 {
 	const void **src;
 	unsigned int j;
-	bool root = rk->parent < 0;
-	void *dst = root ? rk->recv : rk->scratch;
+	bool root = rk->gr->parent < 0;
+	void *dst = root ? rk->gr->recv : rk->gr->scratch;
 	int ret;
 
-	if (!rk->nchild && root) {
-		memcpy(rk->recv, rk->send, p->bytes);
+	if (!rk->gr->nchild && root) {
+		memcpy(rk->gr->recv, rk->gr->send, p->g.bytes);
 		return 0;
 	}
-	if (!rk->nchild)
-		return th_p2p_put(p, rk, rk->send_mr, 0, rk->parent,
-				  p->peers[rk->parent].scratch_key,
-				  th_p2p_tree_slot(p, rk->slot_at_parent),
+	if (!rk->gr->nchild)
+		return th_p2p_put(p, rk, rk->gr->send_mr, 0, rk->gr->parent,
+				  p->g.peers[rk->gr->parent].scratch_key,
+				  th_p2p_tree_slot(p, rk->gr->slot_at_parent),
 				  TH_P2P_CT_R);
-	ret = th_p2p_wait(p, rk, TH_P2P_CT_R, rk->nchild * p->round);
+	ret = th_p2p_wait(p, rk, TH_P2P_CT_R, rk->gr->nchild * p->round);
 	if (ret)
 		return ret;
-	src = malloc((1 + rk->nchild) * sizeof(*src));
+	src = malloc((1 + rk->gr->nchild) * sizeof(*src));
 	if (!src)
 		return -ENOMEM;
-	src[0] = rk->send;
-	for (j = 0; j < rk->nchild; j++)
-		src[1 + j] = rk->scratch + th_p2p_tree_slot(p, j);
-	th_p2p_reduce(p, dst, src, 1 + rk->nchild);
+	src[0] = rk->gr->send;
+	for (j = 0; j < rk->gr->nchild; j++)
+		src[1 + j] = rk->gr->scratch + th_p2p_tree_slot(p, j);
+	th_p2p_reduce(p, dst, src, 1 + rk->gr->nchild);
 	free(src);
 	if (root)
 		return 0;
-	return th_p2p_put(p, rk, rk->scratch_mr, 0, rk->parent,
-			  p->peers[rk->parent].scratch_key,
-			  th_p2p_tree_slot(p, rk->slot_at_parent), TH_P2P_CT_R);
+	return th_p2p_put(p, rk, rk->gr->scratch_mr, 0, rk->gr->parent,
+			  p->g.peers[rk->gr->parent].scratch_key,
+			  th_p2p_tree_slot(p, rk->gr->slot_at_parent), TH_P2P_CT_R);
 }
 
 /* Wait for the result (root: have it), forward it to every child. */
@@ -221,11 +194,11 @@ static int th_p2p_tree_down(struct th_p2p *p, struct th_p2p_rank *rk)
 	unsigned int j;
 	int ret = 0;
 
-	if (rk->parent >= 0)
+	if (rk->gr->parent >= 0)
 		ret = th_p2p_wait(p, rk, TH_P2P_CT_B, p->round);
-	for (j = 0; !ret && j < rk->nchild; j++)
-		ret = th_p2p_put(p, rk, rk->recv_mr, 0, rk->child[j],
-				 p->peers[rk->child[j]].recv_key, 0,
+	for (j = 0; !ret && j < rk->gr->nchild; j++)
+		ret = th_p2p_put(p, rk, rk->gr->recv_mr, 0, rk->gr->child[j],
+				 p->g.peers[rk->gr->child[j]].recv_key, 0,
 				 TH_P2P_CT_B);
 	return ret;
 }
@@ -236,9 +209,9 @@ static int th_p2p_tree_run(struct th_p2p *p)
 	int ret = 0;
 
 	/* bottom-up, then top-down: every wait is for work already posted */
-	for (i = 0; !ret && i < p->nlocal; i++)
+	for (i = 0; !ret && i < p->g.nlocal; i++)
 		ret = th_p2p_tree_up(p, &p->local[p->up_order[i]]);
-	for (i = p->nlocal; !ret && i > 0; i--)
+	for (i = p->g.nlocal; !ret && i > 0; i--)
 		ret = th_p2p_tree_down(p, &p->local[p->up_order[i - 1]]);
 	return ret;
 }
@@ -256,9 +229,9 @@ static void th_p2p_rd_combine(struct th_p2p *p, struct th_p2p_rank *rk,
 {
 	const void *src[2];
 
-	src[0] = theirs_lower ? theirs : rk->recv;
-	src[1] = theirs_lower ? rk->recv : theirs;
-	th_p2p_reduce(p, rk->recv, src, 2);
+	src[0] = theirs_lower ? theirs : rk->gr->recv;
+	src[1] = theirs_lower ? rk->gr->recv : theirs;
+	th_p2p_reduce(p, rk->gr->recv, src, 2);
 }
 
 static int th_p2p_rd_step(struct th_p2p *p, unsigned int s, bool post)
@@ -267,15 +240,15 @@ static int th_p2p_rd_step(struct th_p2p *p, unsigned int s, bool post)
 	uint64_t slot = th_p2p_step_slot(p, s, p->round);
 	int ret = 0;
 
-	for (i = 0; !ret && i < p->nlocal; i++) {
+	for (i = 0; !ret && i < p->g.nlocal; i++) {
 		struct th_p2p_rank *rk = &p->local[i];
 
 		if (rk->newrank < 0)
 			continue;
 		partner = th_p2p_rd_real(p, rk->newrank ^ (1u << s));
 		if (post) {
-			ret = th_p2p_put(p, rk, rk->recv_mr, 0, partner,
-					 p->peers[partner].scratch_key, slot,
+			ret = th_p2p_put(p, rk, rk->gr->recv_mr, 0, partner,
+					 p->g.peers[partner].scratch_key, slot,
 					 TH_P2P_CT_STEP(s));
 			continue;
 		}
@@ -284,8 +257,8 @@ static int th_p2p_rd_step(struct th_p2p *p, unsigned int s, bool post)
 		if (!ret)
 			ret = th_p2p_wait(p, rk, TH_P2P_CT_STEP(s), p->round);
 		if (!ret)
-			th_p2p_rd_combine(p, rk, rk->scratch + slot,
-					  partner < rk->rank);
+			th_p2p_rd_combine(p, rk, rk->gr->scratch + slot,
+					  partner < rk->gr->rank);
 	}
 	return ret;
 }
@@ -299,23 +272,23 @@ static int th_p2p_rd_run(struct th_p2p *p)
 	unsigned int i, s;
 	int ret = 0;
 
-	for (i = 0; !ret && i < p->nlocal; i++) {
+	for (i = 0; !ret && i < p->g.nlocal; i++) {
 		struct th_p2p_rank *rk = &p->local[i];
 
 		/* the previous round's PUTs out of recv are long done */
-		memcpy(rk->recv, rk->send, p->bytes);
-		if (rk->rank < 2 * p->rem && !(rk->rank & 1))
-			ret = th_p2p_put(p, rk, rk->send_mr, 0, rk->rank + 1,
-					 p->peers[rk->rank + 1].scratch_key, 0,
+		memcpy(rk->gr->recv, rk->gr->send, p->g.bytes);
+		if (rk->gr->rank < 2 * p->rem && !(rk->gr->rank & 1))
+			ret = th_p2p_put(p, rk, rk->gr->send_mr, 0, rk->gr->rank + 1,
+					 p->g.peers[rk->gr->rank + 1].scratch_key, 0,
 					 TH_P2P_CT_PRE);
 	}
-	for (i = 0; !ret && i < p->nlocal; i++) {
+	for (i = 0; !ret && i < p->g.nlocal; i++) {
 		struct th_p2p_rank *rk = &p->local[i];
 
-		if (rk->rank < 2 * p->rem && (rk->rank & 1)) {
+		if (rk->gr->rank < 2 * p->rem && (rk->gr->rank & 1)) {
 			ret = th_p2p_wait(p, rk, TH_P2P_CT_PRE, p->round);
 			if (!ret)
-				th_p2p_rd_combine(p, rk, rk->scratch, true);
+				th_p2p_rd_combine(p, rk, rk->gr->scratch, true);
 		}
 	}
 	for (s = 0; !ret && s < p->nsteps; s++) {
@@ -323,18 +296,18 @@ static int th_p2p_rd_run(struct th_p2p *p)
 		if (!ret)
 			ret = th_p2p_rd_step(p, s, false);
 	}
-	for (i = 0; !ret && i < p->nlocal; i++) {
+	for (i = 0; !ret && i < p->g.nlocal; i++) {
 		struct th_p2p_rank *rk = &p->local[i];
 
-		if (rk->rank < 2 * p->rem && (rk->rank & 1))
-			ret = th_p2p_put(p, rk, rk->recv_mr, 0, rk->rank - 1,
-					 p->peers[rk->rank - 1].recv_key, 0,
+		if (rk->gr->rank < 2 * p->rem && (rk->gr->rank & 1))
+			ret = th_p2p_put(p, rk, rk->gr->recv_mr, 0, rk->gr->rank - 1,
+					 p->g.peers[rk->gr->rank - 1].recv_key, 0,
 					 TH_P2P_CT_RES);
 	}
-	for (i = 0; !ret && i < p->nlocal; i++) {
+	for (i = 0; !ret && i < p->g.nlocal; i++) {
 		struct th_p2p_rank *rk = &p->local[i];
 
-		if (rk->rank < 2 * p->rem && !(rk->rank & 1))
+		if (rk->gr->rank < 2 * p->rem && !(rk->gr->rank & 1))
 			ret = th_p2p_wait(p, rk, TH_P2P_CT_RES, p->round);
 	}
 	return ret;
@@ -359,6 +332,7 @@ static struct th_p2p *th_p2p_alloc(const struct th_coll_attr *attr,
 				   unsigned int nlocal)
 {
 	struct th_p2p *p = calloc(1, sizeof(*p));
+	unsigned int i;
 
 	if (!p)
 		return NULL;
@@ -366,110 +340,49 @@ static struct th_p2p *th_p2p_alloc(const struct th_coll_attr *attr,
 	if (!p->attr.radix)
 		p->attr.radix = 4;
 	p->algo = algo;
-	p->n = n;
-	p->nlocal = nlocal;
 	p->esize = th_alu_dtype_size(attr->dtype);
-	p->bytes = (uint64_t)attr->count * p->esize;
-	p->slot_bytes = p->bytes ? p->bytes : p->esize;
+	p->slot_bytes = attr->count ? (uint64_t)attr->count * p->esize : p->esize;
 	for (p->pof2 = 1; 2 * p->pof2 <= n; p->pof2 *= 2)
 		p->nsteps++;
 	p->rem = n - p->pof2;
 	p->local = calloc(nlocal, sizeof(*p->local));
 	p->up_order = calloc(nlocal, sizeof(*p->up_order));
-	p->peers = calloc(n, sizeof(*p->peers));
 	p->c = th_chain_create();
-	if (!p->local || !p->up_order || !p->peers || !p->c) {
+	if (!p->local || !p->up_order || !p->c ||
+	    th_group_init(&p->g, n, nlocal, attr->root, p->attr.radix,
+			  (uint64_t)attr->count * p->esize)) {
 		th_chain_destroy(p->c);
-		free(p->peers);
 		free(p->up_order);
 		free(p->local);
 		free(p);
 		errno = ENOMEM;
 		return NULL;
 	}
+	for (i = 0; i < nlocal; i++)
+		p->local[i].gr = &p->g.local[i];
 	return p;
 }
 
-static struct th_mr *th_p2p_reg(struct th_vport *vp, void **buf, void **own,
-				uint64_t bytes)
-{
-	if (!*buf || !bytes) {
-		*own = calloc(1, bytes ? bytes : 8);
-		if (!*own)
-			return NULL;
-		*buf = *own;
-	}
-	return th_reg_mr(vp, *buf, bytes ? bytes : 8, TH_NIC_ACCESS_ALL);
-}
-
-/* The tree: parent, children, this rank's slot at its parent, depth. */
-static int th_p2p_tree_init(struct th_p2p *p, struct th_p2p_rank *rk)
-{
-	unsigned int n = p->n, root = p->attr.root, k = p->attr.radix;
-	unsigned int *sib, j;
-	int nchild, parent, v, nsib;
-
-	nchild = th_tree_children(n, root, k, rk->rank, NULL, 0);
-	parent = th_tree_parent(n, root, k, rk->rank);
-	if (nchild < 0 || (parent < 0 && parent != -ENOENT))
-		return nchild < 0 ? nchild : parent;
-	rk->nchild = nchild;
-	rk->parent = parent < 0 ? -1 : parent;
-	rk->child = calloc(nchild + 1, sizeof(*rk->child));
-	if (!rk->child)
-		return -ENOMEM;
-	th_tree_children(n, root, k, rk->rank, rk->child, nchild);
-	for (v = rk->parent; v >= 0; v = th_tree_parent(n, root, k, v))
-		rk->depth++;
-	if (rk->parent < 0)
-		return 0;
-	nsib = th_tree_children(n, root, k, rk->parent, NULL, 0);
-	sib = calloc(nsib + 1, sizeof(*sib));
-	if (!sib)
-		return -ENOMEM;
-	th_tree_children(n, root, k, rk->parent, sib, nsib);
-	for (j = 0; j < (unsigned int)nsib; j++)
-		if (sib[j] == rk->rank)
-			rk->slot_at_parent = j;
-	free(sib);
-	return 0;
-}
-
-static int th_p2p_rank_init(struct th_p2p *p, struct th_p2p_rank *rk,
+/* Local rank @li is @rank: tree, memory, counters clear, keys published. */
+static int th_p2p_rank_init(struct th_p2p *p, unsigned int li,
 			    unsigned int rank, struct th_vport *vp,
 			    void *send, void *recv)
 {
 	static const uint16_t cts[] = { TH_P2P_CT_R, TH_P2P_CT_B, TH_P2P_CT_PRE,
 					TH_P2P_CT_RES, TH_P2P_CT_SENT };
-	uint64_t sbytes;
+	struct th_p2p_rank *rk = &p->local[li];
 	unsigned int i;
 	int ret;
 
-	rk->rank = rank;
-	rk->vp = vp;
-	rk->send = send;
-	rk->recv = recv;
-	rk->parent = -1;
 	if (!vp || vp->info.ct_count < TH_P2P_NEED_CTS)
 		return -EINVAL;
-	if (p->algo == TH_P2P_TREE) {
-		ret = th_p2p_tree_init(p, rk);
-		if (ret)
-			return ret;
-	} else if (rank < 2 * p->rem) {
+	ret = th_group_rank_init(&p->g, rk->gr, rank, vp, send, recv);
+	if (ret)
+		return ret;
+	if (rank < 2 * p->rem)
 		rk->newrank = rank & 1 ? (int)(rank / 2) : -1;
-	} else {
+	else
 		rk->newrank = rank - p->rem;
-	}
-	sbytes = th_p2p_scratch_bytes(p, rk);
-	rk->scratch = calloc(1, sbytes);
-	if (!rk->scratch)
-		return -ENOMEM;
-	rk->send_mr = th_p2p_reg(vp, &rk->send, &rk->own_send, p->bytes);
-	rk->recv_mr = th_p2p_reg(vp, &rk->recv, &rk->own_recv, p->bytes);
-	rk->scratch_mr = th_reg_mr(vp, rk->scratch, sbytes, TH_NIC_ACCESS_ALL);
-	if (!rk->send_mr || !rk->recv_mr || !rk->scratch_mr)
-		return errno ? -errno : -ENOMEM;
 	/* before anyone learns our keys, so no PUT can be counted twice */
 	for (i = 0; i < sizeof(cts) / sizeof(cts[0]); i++) {
 		ret = th_ct_set(vp, cts[i], 0, 0);
@@ -481,12 +394,8 @@ static int th_p2p_rank_init(struct th_p2p *p, struct th_p2p_rank *rk,
 		if (ret)
 			return ret;
 	}
-	p->peers[rank] = (struct th_p2p_peer){
-		.node = th_vport_node(vp), .vport = th_vport_index(vp),
-		.recv_key = th_mr_rkey(rk->recv_mr),
-		.scratch_key = th_mr_rkey(rk->scratch_mr),
-	};
-	return 0;
+	return th_group_rank_register(&p->g, rk->gr,
+				      th_p2p_scratch_bytes(p, rk));
 }
 
 /* Local ranks, deepest first (insertion sort: stable, n is small). */
@@ -494,10 +403,10 @@ static void th_p2p_order(struct th_p2p *p)
 {
 	unsigned int i, j, v;
 
-	for (i = 0; i < p->nlocal; i++) {
+	for (i = 0; i < p->g.nlocal; i++) {
 		v = i;
-		for (j = i; j > 0 &&
-		     p->local[p->up_order[j - 1]].depth < p->local[v].depth; j--)
+		for (j = i; j > 0 && p->g.local[p->up_order[j - 1]].depth <
+				     p->g.local[v].depth; j--)
 			p->up_order[j] = p->up_order[j - 1];
 		p->up_order[j] = v;
 	}
@@ -505,26 +414,15 @@ static void th_p2p_order(struct th_p2p *p)
 
 TH_EXPORT void th_p2p_destroy(struct th_p2p *p)
 {
-	unsigned int i;
-
 	if (!p)
 		return;
-	for (i = 0; i < p->nlocal; i++) {
-		struct th_p2p_rank *rk = &p->local[i];
-
-		if (rk->send_mr)
-			th_dereg_mr(rk->send_mr);
-		if (rk->recv_mr)
-			th_dereg_mr(rk->recv_mr);
-		if (rk->scratch_mr)
-			th_dereg_mr(rk->scratch_mr);
-		free(rk->own_send);
-		free(rk->own_recv);
-		free(rk->scratch);
-		free(rk->child);
-	}
+	/*
+	 * Not collective: once th_p2p_run() returned, every PUT to this rank
+	 * has landed and every PUT from it has completed.
+	 */
+	th_group_quiesce(&p->g);
+	th_group_fini(&p->g);
 	th_chain_destroy(p->c);
-	free(p->peers);
 	free(p->up_order);
 	free(p->local);
 	free(p);
@@ -555,13 +453,11 @@ th_p2p_create_local_algo(struct th_vport *const *vps, unsigned int n,
 	p = th_p2p_alloc(attr, algo, n, n);
 	if (!p)
 		return NULL;
-	for (r = 0; r < n; r++) {
-		ret = th_p2p_rank_init(p, &p->local[r], r, vps[r],
-				       send ? send[r] : NULL,
+	for (r = 0; !ret && r < n; r++)
+		ret = th_p2p_rank_init(p, r, r, vps[r], send ? send[r] : NULL,
 				       recv ? recv[r] : NULL);
-		if (ret)
-			return th_p2p_fail(p, ret);
-	}
+	if (ret)
+		return th_p2p_fail(p, ret);
 	th_p2p_order(p);
 	return p;
 }
@@ -583,7 +479,6 @@ TH_EXPORT struct th_p2p *th_p2p_create(struct th_vport *vp, unsigned int rank,
 				       enum th_p2p_algo algo, void *send,
 				       void *recv)
 {
-	struct th_p2p_peer mine;
 	struct th_p2p *p;
 	int ret = th_p2p_check(attr, size, algo);
 
@@ -596,11 +491,11 @@ TH_EXPORT struct th_p2p *th_p2p_create(struct th_vport *vp, unsigned int rank,
 	p = th_p2p_alloc(attr, algo, size, 1);
 	if (!p)
 		return NULL;
-	ret = th_p2p_rank_init(p, &p->local[0], rank, vp, send, recv);
-	if (!ret) {
-		mine = p->peers[rank];
-		ret = allgather(arg, &mine, p->peers, sizeof(mine));
-	}
+	p->g.allgather = allgather;
+	p->g.allgather_arg = arg;
+	/* a rank that failed still takes part in the exchange: all fail */
+	ret = th_group_exchange(&p->g, th_p2p_rank_init(p, 0, rank, vp, send,
+							recv));
 	if (ret)
 		return th_p2p_fail(p, ret);
 	th_p2p_order(p);
@@ -620,7 +515,7 @@ TH_EXPORT int th_p2p_run(struct th_p2p *p, uint64_t timeout_ns)
 		      p->deadline + timeout_ns;
 	p->round++;
 	ret = p->algo == TH_P2P_TREE ? th_p2p_tree_run(p) : th_p2p_rd_run(p);
-	for (i = 0; !ret && i < p->nlocal; i++)
+	for (i = 0; !ret && i < p->g.nlocal; i++)
 		ret = th_p2p_drain(p, &p->local[i]);
 	return ret;
 }

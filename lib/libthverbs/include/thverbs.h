@@ -286,33 +286,87 @@ typedef int (*th_coll_allgather_fn)(void *arg, const void *mine, void *all,
 				    size_t len);
 
 /*
+ * Creating a handle compiles the collective into a plan: every chain of
+ * every rank, posted once as a re-arming chain (TH_NIC_OP_REARM), so that
+ * a round costs each host one counter increment and nothing else.
+ *
  * One process drives all @n ranks: rank r runs on @vps[r] with buffers
  * @send[r] and @recv[r] (count elements each; unused ones may be NULL).
+ * A vport serves one handle at a time; its counters 0 ... 207 are the
+ * handle's (th_coll_counter_map()).
  */
 struct th_coll *th_coll_create_local(struct th_vport *const *vps,
 				     unsigned int n,
 				     const struct th_coll_attr *attr,
 				     void *const *send, void *const *recv);
-/* One process per rank: addresses are exchanged through @allgather. */
+/*
+ * One process (or thread) per rank: addresses are exchanged through
+ * @allgather, which must also act as a barrier (th_boot_allgather() does).
+ * Collective: if any rank fails, all fail.
+ */
 struct th_coll *th_coll_create(struct th_vport *vp, unsigned int rank,
 			       unsigned int size, th_coll_allgather_fn allgather,
 			       void *arg, const struct th_coll_attr *attr,
 			       void *send, void *recv);
 /*
- * Start a round on every rank this process drives: its chains were posted
- * ahead, so this tells the NIC the send buffers are ready; then post the
- * next round's chains while the NIC works on this one.
+ * Start a round on every rank this process drives: one increment of its
+ * start counter each, which tells the NIC the send buffers are ready.  The
+ * plan's chains are already waiting; with one process driving every rank,
+ * the whole collective has run when this returns.
  */
 int th_coll_start(struct th_coll *coll);
 /* Wait for the round's completion on every local rank. */
 int th_coll_wait(struct th_coll *coll, uint64_t timeout_ns);
 /*
- * Cancel what was posted ahead and free.  With one process per rank it is
- * collective: every rank calls it (it meets the others through the
- * allgather hook), so that no rank's cancellation reaches a peer still
- * finishing the last round.
+ * Cancel the plan and free.  With one process per rank it is collective
+ * once a round has started: every rank calls it (it meets the others
+ * through the allgather hook), so that no rank's cancellation reaches a
+ * peer still finishing the last round.
  */
 void th_coll_destroy(struct th_coll *coll);
+
+/**
+ * struct th_coll_step - one chain of a handle's plan
+ * @rank: the rank whose vport runs it
+ * @ct: its trigger counter
+ * @threshold: the counter value it waits for in round 1
+ * @stride: added to the threshold each round (its REARM); 0: runs once
+ * @ndesc: descriptors, the final REARM included
+ * @descs: the descriptors, as posted (valid while the handle lives)
+ * @what: what the chain does, in words
+ */
+struct th_coll_step {
+	unsigned int rank;
+	uint16_t ct;
+	uint64_t threshold;
+	uint64_t stride;
+	unsigned int ndesc;
+	const struct th_nic_desc *descs;
+	const char *what;
+};
+
+/* Step @i of @coll's plan (local ranks in order); -ENOENT past the last. */
+int th_coll_plan_step(const struct th_coll *coll, unsigned int i,
+		      struct th_coll_step *step);
+
+/**
+ * struct th_coll_counter - counters a collective handle uses on its vports
+ * @first: the first counter
+ * @count: how many (one per segment, step ...)
+ * @name: short name (S, F, U(s) ...)
+ * @user: which handles use it: "offload", "p2p-tree", "recdbl"
+ * @meaning: what it counts
+ */
+struct th_coll_counter {
+	uint16_t first;
+	uint16_t count;
+	const char *name;
+	const char *user;
+	const char *meaning;
+};
+
+/* Entry @i of the one map of counters the handles use; -ENOENT past it. */
+int th_coll_counter_map(unsigned int i, struct th_coll_counter *out);
 
 /* ---- errors ----------------------------------------------------------- */
 

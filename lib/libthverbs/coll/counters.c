@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * counters.c - the one map of the counters collective handles use
+ * (counters.h, th_coll_counter_map()): which handle, which counters, what
+ * each counts.  thctl demo prints it beside the plan.
+ */
+#include <errno.h>
+
+#include "counters.h"
+#include "thverbs_priv.h"
+
+static const struct th_coll_counter th_coll_counters[] = {
+	{ TH_COLL_CT_S, 1, "S", "offload",
+	  "the host's start: one increment per round" },
+	{ TH_COLL_CT_F, 1, "F", "offload",
+	  "segments finished on this rank; NOTIFY at nseg per round" },
+	{ TH_COLL_CT_Y, 1, "Y", "offload (Broadcast)",
+	  "this rank and each child ready to receive the round" },
+	{ TH_COLL_CT_U(0), TH_COLL_MAX_SEG, "U(s)", "offload",
+	  "segment s: own start, children's contributions, parent's credit "
+	  "(counters 8, 10, 12 ...)" },
+	{ TH_COLL_CT_B(0), TH_COLL_MAX_SEG, "B(s)", "offload",
+	  "segment s: the result (or the data) may go down "
+	  "(counters 9, 11, 13 ...)" },
+	{ TH_P2P_CT_R, 1, "R", "p2p-tree",
+	  "children's contributions arrived" },
+	{ TH_P2P_CT_B, 1, "B", "p2p-tree", "the result arrived from the parent" },
+	{ TH_P2P_CT_PRE, 1, "PRE", "recdbl", "the extra even rank's vector" },
+	{ TH_P2P_CT_RES, 1, "RES", "recdbl", "the result from the odd rank" },
+	{ TH_P2P_CT_SENT, 1, "SENT", "p2p-tree, recdbl",
+	  "this rank's own PUTs completed: their sources may be reused" },
+	{ TH_P2P_CT_STEP(0), TH_P2P_MAX_STEPS, "STEP(s)", "recdbl",
+	  "the partner's partial result of step s arrived" },
+};
+
+TH_EXPORT int th_coll_counter_map(unsigned int i, struct th_coll_counter *out)
+{
+	if (!out)
+		return -EINVAL;
+	if (i >= sizeof(th_coll_counters) / sizeof(th_coll_counters[0]))
+		return -ENOENT;
+	*out = th_coll_counters[i];
+	return 0;
+}

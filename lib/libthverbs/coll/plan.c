@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * plan.c - a compiled collective (plan.h): the chains of every local rank,
+ * recorded once by the compiler, posted once as re-arming chains.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "thverbs_priv.h"
+
+int th_plan_init(struct th_plan *pl)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->c = th_chain_create();
+	return pl->c ? 0 : -ENOMEM;
+}
+
+struct th_chain *th_plan_chain(struct th_plan *pl)
+{
+	th_chain_reset(pl->c);
+	return pl->c;
+}
+
+static int th_plan_grow(void **p, uint32_t *cap, uint32_t need, size_t size)
+{
+	uint32_t ncap = *cap ? *cap : 16;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	np = realloc(*p, (size_t)ncap * size);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+
+int th_plan_add(struct th_plan *pl, unsigned int local, uint16_t ct,
+		uint64_t threshold, uint64_t stride, const char *what)
+{
+	struct th_chain *c = pl->c;
+	struct th_plan_step *st;
+	int ret = 0;
+
+	if (stride)
+		ret = th_chain_rearm(c, stride, 0);
+	if (!ret)
+		ret = c->err;
+	if (!ret && !c->n)
+		ret = -EINVAL;
+	if (!ret)
+		ret = th_plan_grow((void **)&pl->step, &pl->cap, pl->nsteps + 1,
+				   sizeof(*pl->step));
+	if (!ret)
+		ret = th_plan_grow((void **)&pl->desc, &pl->dcap,
+				   pl->ndesc + c->n, sizeof(*pl->desc));
+	if (ret)
+		return ret;
+	st = &pl->step[pl->nsteps++];
+	*st = (struct th_plan_step){
+		.local = local, .ct = ct, .threshold = threshold,
+		.stride = stride, .first = pl->ndesc, .ndesc = c->n,
+		.what = what,
+	};
+	memcpy(&pl->desc[pl->ndesc], c->d, c->n * sizeof(*c->d));
+	pl->ndesc += c->n;
+	return 0;
+}
+
+/* Stage local rank @local's steps; the caller rings its doorbell. */
+static int th_plan_stage_rank(struct th_plan *pl, struct th_group_rank *rk,
+			      unsigned int local)
+{
+	struct th_chain *c = pl->c;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < pl->nsteps; i++) {
+		const struct th_plan_step *st = &pl->step[i];
+
+		if (st->local != local)
+			continue;
+		th_chain_reset(c);
+		memcpy(c->d, &pl->desc[st->first], st->ndesc * sizeof(*c->d));
+		c->n = st->ndesc;
+		th_chain_trigger(c, st->ct, st->threshold, 0);
+		ret = th_stage_chain(rk->vp, c);
+	}
+	th_chain_reset(c);
+	return ret;
+}
+
+int th_plan_post(struct th_plan *pl, struct th_group *g)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < g->nlocal; i++) {
+		ret = th_plan_stage_rank(pl, &g->local[i], i);
+		if (!ret)
+			ret = th_ring_doorbell(g->local[i].vp);
+	}
+	return ret;
+}
+
+void th_plan_fini(struct th_plan *pl)
+{
+	th_chain_destroy(pl->c);
+	free(pl->step);
+	free(pl->desc);
+	memset(pl, 0, sizeof(*pl));
+}
