@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * coll_rank.c - one rank of an offloaded Allreduce job started by thrun
- * (`thrun -n N coll_rank [ROUNDS] [RADIX]`): addresses are exchanged through
- * the bootstrap, every round's result is checked against the tree-order
- * reference, and a nonzero exit says what went wrong.  With
- * COLL_KILL_RANK=r in the environment, rank r kills itself in round 1, and
- * the others must see the collective fail (exit 2), never hang (exit 3).
+ * coll_rank.c - the ranks of an offloaded Allreduce job started by thrun,
+ * as processes (`thrun -n N coll_rank [ROUNDS] [RADIX]`) or as threads of
+ * one process (`thrun --threads N coll_rank ...`), through th_boot_run():
+ * addresses are exchanged through the bootstrap, every round's result is
+ * checked against the tree-order reference, and a nonzero exit says what
+ * went wrong.  With COLL_KILL_RANK=r in the environment, rank r kills
+ * itself (a thread: leaves) in round 1, and the others must see the
+ * collective fail (exit 2), never hang (exit 3).
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,36 +48,38 @@ static int boot_allgather(void *arg, const void *mine, void *all, size_t len)
 	return th_boot_allgather(arg, mine, all, len);
 }
 
-int main(int argc, char **argv)
+static unsigned int g_rounds;
+
+/*
+ * One rank; its exit status says what happened: 0 every round right, 1
+ * wrong data or a setup failure, 2 the collective failed with an error
+ * (expected when a peer died), 3 it timed out (a hang).
+ */
+static int rank_main(struct th_boot *boot, void *arg)
 {
-	static double send[COUNT], recv[COUNT], want[COUNT];
-	unsigned int rounds = argc > 1 ? atoi(argv[1]) : 3, round, i;
 	const char *kill_env = getenv("COLL_KILL_RANK");
 	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
 				  .dtype = TH_NIC_DT_FLOAT64, .count = COUNT,
-				  .segment = 512 };
+				  .segment = 512, .radix = g_radix };
+	double *send = calloc(3 * COUNT, sizeof(double));
+	double *recv = send + COUNT, *want = send + 2 * COUNT;
+	bool threads = arg != NULL;
 	struct th_vport_attr va = { 0 };
 	struct th_domain *dom = NULL;
 	struct th_device **devs;
 	struct th_context *ctx;
 	struct th_vport *vp;
 	struct th_coll *coll;
-	struct th_boot *boot;
+	unsigned int round, i;
 	int rank, ndev, ret, dfd;
 
-	boot = th_boot_init();
-	if (!boot) {
-		fprintf(stderr, "coll_rank: not under thrun: %s\n", strerror(errno));
-		return 1;
-	}
 	rank = th_boot_rank(boot);
-	g_size = th_boot_size(boot);
-	g_radix = a.radix = argc > 2 ? atoi(argv[2]) : 4;
-	devs = th_get_device_list(NULL, &ndev);
+	devs = send ? th_get_device_list(NULL, &ndev) : NULL;
 	ctx = devs ? th_open_device(devs[rank % ndev]) : NULL;
 	/* on the kernel provider thrun gives every job a domain of its own */
 	dfd = th_boot_domain_fd(boot);
-	if (ctx && !strcmp(th_device_provider(devs[0]), "kernel") && dfd < 0) {
+	if (ctx && !threads && !strcmp(th_device_provider(devs[0]), "kernel") &&
+	    dfd < 0) {
 		fprintf(stderr, "coll_rank %d: thrun passed no domain\n", rank);
 		return 1;
 	}
@@ -89,11 +94,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "coll_rank %d: setup: %s\n", rank, strerror(errno));
 		return 1;
 	}
-	for (round = 0; round < rounds; round++) {
+	for (round = 0; round < g_rounds; round++) {
 		for (i = 0; i < COUNT; i++)
 			send[i] = input(rank, round, i);
-		if (th_boot_barrier(boot))
-			return 2;	/* a peer is gone: thrun ends the job */
+		/* a thread cannot be killed alone: that rank just leaves */
+		if (threads && kill_env && atoi(kill_env) == rank && round == 1)
+			return 2;
+		ret = th_boot_barrier(boot);
+		if (ret) {
+			/* a peer is gone: thrun ends the job */
+			fprintf(stderr, "coll_rank %d: round %u: barrier: %s\n",
+				rank, round, th_strerror(ret));
+			return 2;
+		}
 		if (kill_env && atoi(kill_env) == rank && round == 1)
 			raise(SIGKILL);
 		ret = th_coll_start(coll);
@@ -105,7 +118,7 @@ int main(int argc, char **argv)
 			return ret == -ETIMEDOUT ? 3 : 2;
 		}
 		ref_tree(0, round, want);
-		if (memcmp(want, recv, sizeof(want))) {
+		if (memcmp(want, recv, COUNT * sizeof(double))) {
 			fprintf(stderr, "coll_rank %d: round %u: wrong result\n",
 				rank, round);
 			return 1;
@@ -117,6 +130,31 @@ int main(int argc, char **argv)
 		th_dealloc_domain(dom);
 	th_close_device(ctx);
 	th_free_device_list(devs);
-	th_boot_fini(boot);
+	free(send);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *threads = getenv("TH_THREADS");
+	int ret;
+
+	g_rounds = argc > 1 ? atoi(argv[1]) : 3;
+	g_radix = argc > 2 ? atoi(argv[2]) : 4;
+	g_size = 0;
+	if (threads)
+		g_size = atoi(threads);
+	else if (getenv("TH_SIZE"))
+		g_size = atoi(getenv("TH_SIZE"));
+	if (!g_size || g_size > 64) {
+		fprintf(stderr, "coll_rank: run me under thrun -n N or --threads N (N <= 64)\n");
+		return 1;
+	}
+	/* the argument only tells the rank which model it runs in */
+	ret = th_boot_run(rank_main, threads ? (void *)threads : NULL);
+	if (ret < 0) {
+		fprintf(stderr, "coll_rank: %s\n", th_strerror(ret));
+		return 1;
+	}
+	return ret;
 }

@@ -97,6 +97,7 @@ static struct job {
 	int nodes;		/* -n: TH_SIZE */
 	int nranks;		/* processes: nodes, or 1 under --single */
 	bool single;
+	bool threads;	/* --threads: one process, a thread per rank */
 	const char *provider;
 	double timeout_s;	/* 0: none */
 	double grace_s;
@@ -135,6 +136,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: thrun -n N [--provider kernel|inproc|auto] [--timeout SECONDS]\n"
 "             [--grace SECONDS] [--single] [--] prog [args...]\n"
+"       thrun --threads N [options] [--] prog [args...]\n"
 "\n"
 "Start N processes of prog, one per th_nic node, with TH_RANK (0..N-1),\n"
 "TH_SIZE (N), TH_BOOT (the rendezvous socket) and TH_PROVIDER (when given)\n"
@@ -148,6 +150,9 @@ static void usage(FILE *f)
 "  -g, --grace S         SIGTERM to SIGKILL delay when ending a job (%g)\n"
 "  -s, --single          run prog once, as rank 0 with TH_SIZE=N and\n"
 "                        TH_SINGLE=1: one process drives all N nodes\n"
+"  -T, --threads N       run prog once with TH_THREADS=N: th_boot_run()\n"
+"                        runs its rank function in N threads, one per\n"
+"                        rank, that meet in memory (ranks as threads)\n"
 "  -h, --help            this text\n"
 "\n"
 "When a rank exits non-zero or is killed, or the timeout passes, thrun\n"
@@ -161,7 +166,8 @@ static void usage(FILE *f)
 "its vports reach each other and no other job's.  An \"inproc\" fabric is private\n"
 "to each process, so an inproc job of several processes has N separate\n"
 "fabrics: useful to test the bootstrap, not to run collectives across\n"
-"ranks.  Use --single for the inproc provider.\n",
+"ranks.  Use --threads (or --single) for the inproc provider: the ranks\n"
+"then share the one fabric of the process.\n",
 		TH_BOOT_MAX_RANKS, THRUN_DEFAULT_GRACE_S);
 }
 
@@ -609,7 +615,12 @@ static void rank_exec(int rank, pid_t parent, int errw)
 
 	set_env_int("TH_RANK", rank);
 	set_env_int("TH_SIZE", job.nodes);
-	if (job.single) {
+	unsetenv("TH_THREADS");
+	if (job.threads) {
+		set_env_int("TH_THREADS", job.nodes);
+		unsetenv("TH_SINGLE");
+		unsetenv("TH_BOOT");
+	} else if (job.single) {
 		setenv("TH_SINGLE", "1", 1);
 		unsetenv("TH_BOOT");
 	} else {
@@ -935,6 +946,7 @@ static int parse_args(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "grace", required_argument, NULL, 'g' },
 		{ "single", no_argument, NULL, 's' },
+		{ "threads", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -943,18 +955,26 @@ static int parse_args(int argc, char **argv)
 	int o;
 
 	job.grace_s = THRUN_DEFAULT_GRACE_S;
-	while ((o = getopt_long(argc, argv, "+n:p:t:g:sh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+n:p:t:g:sT:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'n':
+		case 'T':
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (errno || *end || end == optarg || v < 1 ||
 			    v > TH_BOOT_MAX_RANKS) {
-				fprintf(stderr, "thrun: -n wants 1..%d, not '%s'\n",
+				fprintf(stderr, "thrun: %s wants 1..%d, not '%s'\n",
+					o == 'n' ? "-n" : "--threads",
 					TH_BOOT_MAX_RANKS, optarg);
 				return -1;
 			}
+			if (job.nodes && job.nodes != v) {
+				fprintf(stderr, "thrun: -n and --threads disagree\n");
+				return -1;
+			}
 			job.nodes = v;
+			if (o == 'T')
+				job.threads = true;
 			break;
 		case 'p':
 			if (strcmp(optarg, "kernel") && strcmp(optarg, "inproc") &&
@@ -984,6 +1004,11 @@ static int parse_args(int argc, char **argv)
 			return -1;
 		}
 	}
+	if (job.threads && job.single) {
+		fprintf(stderr, "thrun: --single and --threads exclude each other\n");
+		return -1;
+	}
+	job.single |= job.threads;	/* one process, no rendezvous socket */
 	if (!job.nodes || optind == argc) {
 		fprintf(stderr, "thrun: %s\n", !job.nodes ? "-n N is required" :
 			"no program to run");

@@ -21,22 +21,14 @@
 #include "thverbs_priv.h"
 #include "th_boot.h"
 #include "boot_proto.h"
+#include "boot_priv.h"
 
 #define TH_BOOT_DEFAULT_TIMEOUT_S	300.0
 /* How long fini waits to hand its BYE to the socket. */
 #define TH_BOOT_BYE_MS			100
 #define TH_BOOT_CONNECT_RETRY_MS	10
 
-struct th_boot {
-	int fd;			/* -1 for a local (--single) handle */
-	int domain_fd;		/* the job's domain, -1 without one */
-	int rank;
-	int size;
-	int err;		/* sticky: the negative errno of the first failure */
-	int64_t timeout_ms;	/* per call; -1 waits as long as the launcher lives */
-};
-
-static int64_t th_boot_now_ms(void)
+int64_t th_boot_now_ms(void)
 {
 	struct timespec ts;
 
@@ -197,7 +189,7 @@ static int th_boot_fail(struct th_boot *b, int err)
 	return b->err;
 }
 
-static int th_boot_env_int(const char *name, long min, long max, int *out)
+int th_boot_env_int(const char *name, long min, long max, int *out)
 {
 	const char *s = getenv(name);
 	char *end;
@@ -213,7 +205,7 @@ static int th_boot_env_int(const char *name, long min, long max, int *out)
 	return 0;
 }
 
-static int th_boot_env_timeout(int64_t *ms)
+int th_boot_env_timeout(int64_t *ms)
 {
 	const char *s = getenv("TH_BOOT_TIMEOUT");
 	double v = TH_BOOT_DEFAULT_TIMEOUT_S;
@@ -281,6 +273,11 @@ TH_EXPORT struct th_boot *th_boot_init(void)
 	b->fd = -1;
 	b->domain_fd = -1;
 
+	if (getenv("TH_THREADS")) {
+		/* the ranks are threads: their handles come from th_boot_run() */
+		ret = -EOPNOTSUPP;
+		goto err_free;
+	}
 	if (single && !strcmp(single, "1")) {
 		b->size = 1;
 		return b;
@@ -349,6 +346,8 @@ TH_EXPORT int th_boot_allgather(struct th_boot *b, const void *mine,
 	if (len > TH_BOOT_MAX_GATHER / b->size)
 		return -EMSGSIZE;
 	total = len * b->size;
+	if (b->team)
+		return th_boot_fail(b, th_boot_team_allgather(b, mine, all, len));
 	if (b->fd < 0) {
 		if (len)
 			memmove(all, mine, len);

@@ -6,7 +6,7 @@
  *
  * Conventions as in thverbs.h: calls return 0 or a negative errno;
  * th_boot_init() returns NULL and sets errno.  A handle is used by one
- * thread at a time.  Once a call has failed (a peer died, the launcher is
+ * thread at a time (with ranks as threads, each rank's thread its own).  Once a call has failed (a peer died, the launcher is
  * gone or aborted the job, a timeout passed), every later call on the
  * handle fails with the same error at once: the job is over.
  */
@@ -65,6 +65,35 @@ int th_boot_barrier(struct th_boot *b);
 
 /* Leave the rendezvous and free @b (NULL is ignored). */
 void th_boot_fini(struct th_boot *b);
+
+/*
+ * A rank's program, for th_boot_run(): @b is the rank's handle (the
+ * runner's: do not th_boot_fini() it); return 0 or a negative errno.
+ */
+typedef int (*th_boot_rank_fn)(struct th_boot *b, void *arg);
+
+/*
+ * Run @fn as every rank this process hosts, so that one program serves
+ * both process models:
+ *   thrun -n N prog         once, with this process's handle
+ *                           (th_boot_init(); errors as there);
+ *   thrun --threads N prog  (TH_THREADS=N) in N threads of this process,
+ *                           one per rank, whose handles meet each other:
+ *                           ranks share the in-process fabric, and each
+ *                           thread waits for its own completions.
+ * Returns 0 when every rank returned 0, else the lowest rank's error.
+ * Under TH_THREADS, th_boot_init() fails with EOPNOTSUPP: the ranks'
+ * handles come from here.
+ */
+int th_boot_run(th_boot_rank_fn fn, void *arg);
+
+/*
+ * Run @fn in @n threads (ranks 0 ... n - 1) without a launcher.  Their
+ * allgather and barrier follow the rules above: a failure is sticky for
+ * the whole team, a rank whose @fn returned while others wait for it fails
+ * them with -ECONNRESET, and TH_BOOT_TIMEOUT bounds each call.
+ */
+int th_boot_run_threads(unsigned int n, th_boot_rank_fn fn, void *arg);
 
 #ifdef __cplusplus
 }

@@ -1,16 +1,24 @@
 # boot-tests.mk - host tests of thrun and the bootstrap rendezvous
 # (selftests/host/boot/test_*.c), sanitized.  They run $(BIN)/thrun on
 # boot_rank, the rank program, whose paths they get at compile time.
-BOOT_SAN_OBJS	:= $(S)/lib/libthverbs/boot/boot.o
+BOOT_SAN_OBJS	:= $(S)/lib/libthverbs/boot/boot.o $(S)/lib/libthverbs/boot/team.o
 BOOT_RANK	:= $(BIN)/host/boot/boot_rank
 BOOT_TEST_SRCS	:= $(sort $(wildcard selftests/host/boot/test_*.c))
 BOOT_TESTS	:= $(patsubst selftests/host/boot/%.c,$(BIN)/host/boot/%,$(BOOT_TEST_SRCS))
 HOST_TESTS	+= $(BOOT_TESTS)
 
+COLL_RANK_HOST	:= $(BIN)/host/boot/coll_rank
 $(S)/selftests/host/boot/%.o: CPPFLAGS += -DTH_THRUN='"$(BIN)/thrun"' \
-	-DTH_BOOT_RANK='"$(BOOT_RANK)"'
+	-DTH_BOOT_RANK='"$(BOOT_RANK)"' -DTH_COLL_RANK='"$(COLL_RANK_HOST)"'
 
 $(BOOT_RANK): $(S)/selftests/host/boot/boot_rank.o $(BOOT_SAN_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(LDLIBS)
+
+# The rank program of the collectives job (selftests/lib/coll_rank.c),
+# whole library, for thrun --threads.
+$(COLL_RANK_HOST): $(S)/selftests/lib/coll_rank.o $(VERBS_SAN_OBJS) \
+		$(IPF_SAN_OBJS) $(ENGINE_SAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(LDLIBS)
 
@@ -18,6 +26,6 @@ $(BOOT_RANK): $(S)/selftests/host/boot/boot_rank.o $(BOOT_SAN_OBJS)
 # the test when they change, so they are plain prerequisites, filtered out
 # of the link.
 $(BOOT_TESTS): $(BIN)/host/boot/%: $(S)/selftests/host/boot/%.o $(BOOT_SAN_OBJS) \
-		$(BIN)/thrun $(BOOT_RANK)
+		$(BIN)/thrun $(BOOT_RANK) $(COLL_RANK_HOST)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -pthread -o $@ $(filter %.o,$^) $(LDLIBS)

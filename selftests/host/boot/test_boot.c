@@ -3,7 +3,8 @@
  * test_boot.c - thrun and the bootstrap rendezvous: allgather and barrier
  * across real processes, every failure path (a rank exits 1, is killed
  * mid-rendezvous, never arrives, the job times out) ending the job
- * promptly with one clear line, --single, usage; and the client alone
+ * promptly with one clear line, --single, --threads (ranks as threads,
+ * an offloaded Allreduce job checked), usage; and the client alone
  * against a fake launcher that vanishes, stalls or aborts.
  */
 #include <errno.h>
@@ -31,6 +32,9 @@
 #endif
 #ifndef TH_BOOT_RANK
 #error "TH_BOOT_RANK: the path of boot_rank, from boot-tests.mk"
+#endif
+#ifndef TH_COLL_RANK
+#error "TH_COLL_RANK: the path of coll_rank, from boot-tests.mk"
 #endif
 
 /* Every thrun run must end within this, whatever goes wrong. */
@@ -411,6 +415,58 @@ TEST(single_drives_all_nodes)
 	EXPECT_EQ(1, count_lines(r.out,
 		  "boot_rank env rank=0 size=7 single=1 provider=inproc boot=unset boot_rank=0 boot_size=1 gather=0,42 ret=0\n"));
 	EXPECT_EQ(1, count_lines(r.out, "boot_rank env"));
+	free(r.out);
+}
+
+/* ---- thrun --threads: ranks as threads of one process ------------------ */
+
+TEST(threads_run_an_allreduce_job)
+{
+	static const char *const jobs[][2] = {
+		{ "16", "4" }, { "64", "2" }, { "5", "8" },
+	};
+	unsigned int i;
+	struct run r;
+
+	for (i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		thrun(&r, "--threads", jobs[i][0], "--provider", "inproc",
+		      "--timeout", "15", TH_COLL_RANK, "3", jobs[i][1], NULL);
+		TH_LOG("--threads %s, radix %s: %s", jobs[i][0], jobs[i][1], r.out);
+		EXPECT_EQ(0, r.status);
+		EXPECT_EQ(0, thrun_lines(r.out));
+		free(r.out);
+	}
+}
+
+TEST(threads_a_rank_that_leaves_fails_the_job_not_hangs)
+{
+	struct run r;
+
+	ASSERT_EQ(0, setenv("COLL_KILL_RANK", "5", 1));
+	thrun(&r, "--threads", "16", "--provider", "inproc", "--timeout", "15",
+	      TH_COLL_RANK, "3", "4", NULL);
+	unsetenv("COLL_KILL_RANK");
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(1, r.status);
+	EXPECT_EQ(0, count_matches(r.out, "timed out"));
+	EXPECT_LT(r.ms, 10000);
+	free(r.out);
+}
+
+TEST(threads_usage_errors)
+{
+	struct run r;
+
+	thrun(&r, "--threads", "4", "--single", TH_COLL_RANK, NULL);
+	EXPECT_EQ(2, r.status);
+	EXPECT_EQ(1, count_matches(r.out, "exclude each other"));
+	free(r.out);
+	thrun(&r, "--threads", "4", "-n", "5", TH_COLL_RANK, NULL);
+	EXPECT_EQ(2, r.status);
+	EXPECT_EQ(1, count_matches(r.out, "disagree"));
+	free(r.out);
+	thrun(&r, "--threads", "0", TH_COLL_RANK, NULL);
+	EXPECT_EQ(2, r.status);
 	free(r.out);
 }
 

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * boot_priv.h - the bootstrap handle, shared by the launcher's client
+ * (boot.c: one process per rank) and the in-process team (team.c: one
+ * thread per rank).
+ */
+#ifndef TH_BOOT_PRIV_H
+#define TH_BOOT_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct th_boot_team;
+
+struct th_boot {
+	int fd;			/* -1 for a local (--single) or thread handle */
+	int domain_fd;		/* the job's domain, -1 without one */
+	int rank;
+	int size;
+	int err;		/* sticky: the negative errno of the first failure */
+	int64_t timeout_ms;	/* per call; -1 waits as long as the launcher lives */
+	struct th_boot_team *team;	/* ranks as threads, else NULL */
+};
+
+int64_t th_boot_now_ms(void);
+int th_boot_env_int(const char *name, long min, long max, int *out);
+int th_boot_env_timeout(int64_t *ms);
+/* th_boot_allgather() among the threads of @b's team. */
+int th_boot_team_allgather(struct th_boot *b, const void *mine, void *all,
+			   size_t len);
+
+#endif /* TH_BOOT_PRIV_H */

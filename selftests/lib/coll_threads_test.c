@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * coll_threads_test.c - ranks as threads (th_boot_run_threads()): the
+ * in-memory rendezvous (allgather data checked over many rounds and
+ * lengths, a rank that leaves failing the others instead of hanging them,
+ * mismatched lengths), and the collectives with one thread per rank, each
+ * on its own context and vport and waiting for its own completions:
+ * Allreduce, Reduce and Broadcast offloaded, and the host-driven p2p tree,
+ * results checked on every rank, with more ranks than cores.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "th_boot.h"
+#include "th_p2p.h"
+#include "thverbs.h"
+
+#define COUNT	1500	/* with segment 512: three segments */
+#define ROUNDS	4
+#define WAIT_NS	20000000000ULL
+
+/* ---- the rendezvous ------------------------------------------------------ */
+
+struct gather_job {
+	unsigned int rounds;
+	int leave_rank;		/* returns before round 1, or -1 */
+	int odd_len_rank;	/* passes a different length, or -1 */
+	int results[64];	/* each rank's last return */
+};
+
+static int gather_rank(struct th_boot *b, void *arg)
+{
+	struct gather_job *j = arg;
+	int rank = th_boot_rank(b), size = th_boot_size(b);
+	unsigned int round, r, i, len;
+	unsigned char mine[64], *all;
+	int ret = 0;
+
+	all = malloc(64 * (size_t)size);
+	if (!all)
+		return -ENOMEM;
+	for (round = 0; !ret && round < j->rounds; round++) {
+		if (rank == j->leave_rank && round == 1)
+			break;
+		len = 1 + round % 64;
+		if (rank == j->odd_len_rank)
+			len++;
+		for (i = 0; i < len; i++)
+			mine[i] = rank * 31 + round * 7 + i;
+		ret = th_boot_allgather(b, mine, all, len);
+		for (r = 0; !ret && r < (unsigned int)size; r++)
+			for (i = 0; i < len; i++)
+				if (all[r * len + i] !=
+				    (unsigned char)(r * 31 + round * 7 + i))
+					ret = -EBADMSG;
+	}
+	free(all);
+	j->results[rank] = ret;
+	return ret;
+}
+
+FIXTURE(team) {
+	struct gather_job j;
+};
+FIXTURE_VARIANT(team) {
+	unsigned int n;
+};
+FIXTURE_VARIANT_ADD(team, n1) { .n = 1 };
+FIXTURE_VARIANT_ADD(team, n2) { .n = 2 };
+FIXTURE_VARIANT_ADD(team, n5) { .n = 5 };
+FIXTURE_VARIANT_ADD(team, n64) { .n = 64 };
+
+FIXTURE_SETUP(team)
+{
+	memset(&self->j, 0, sizeof(self->j));
+	self->j.leave_rank = -1;
+	self->j.odd_len_rank = -1;
+}
+
+FIXTURE_TEARDOWN(team)
+{
+}
+
+TEST_F(team, allgather_data_checked_over_rounds)
+{
+	self->j.rounds = 200;
+	ASSERT_EQ(0, th_boot_run_threads(variant->n, gather_rank, &self->j));
+}
+
+static const unsigned int team_sizes[] = { 2, 5, 64 };
+
+TEST(a_rank_that_leaves_fails_the_others)
+{
+	struct gather_job j;
+	unsigned int i, n, r;
+
+	for (i = 0; i < sizeof(team_sizes) / sizeof(team_sizes[0]); i++) {
+		n = team_sizes[i];
+		memset(&j, 0, sizeof(j));
+		j.rounds = 5;
+		j.leave_rank = n - 1;
+		j.odd_len_rank = -1;
+		EXPECT_EQ(-ECONNRESET, th_boot_run_threads(n, gather_rank, &j));
+		for (r = 0; r + 1 < n; r++)
+			EXPECT_EQ(-ECONNRESET, j.results[r]);
+		EXPECT_EQ(0, j.results[n - 1]);
+	}
+}
+
+TEST(mismatched_lengths_are_eproto_for_all)
+{
+	struct gather_job j;
+	unsigned int i, n, r;
+
+	for (i = 0; i < sizeof(team_sizes) / sizeof(team_sizes[0]); i++) {
+		n = team_sizes[i];
+		memset(&j, 0, sizeof(j));
+		j.rounds = 3;
+		j.leave_rank = -1;
+		j.odd_len_rank = 0;
+		EXPECT_EQ(-EPROTO, th_boot_run_threads(n, gather_rank, &j));
+		for (r = 0; r < n; r++)
+			EXPECT_EQ(-EPROTO, j.results[r]);
+	}
+}
+
+TEST(run_threads_refuses_bad_arguments)
+{
+	struct gather_job j = { .leave_rank = -1, .odd_len_rank = -1 };
+
+	EXPECT_EQ(-EINVAL, th_boot_run_threads(0, gather_rank, &j));
+	EXPECT_EQ(-EINVAL, th_boot_run_threads(TH_BOOT_MAX_RANKS + 1,
+					       gather_rank, &j));
+	EXPECT_EQ(-EINVAL, th_boot_run_threads(2, NULL, &j));
+	EXPECT_EQ(-EINVAL, th_boot_run(NULL, NULL));
+}
+
+TEST(init_under_threads_points_to_run)
+{
+	struct gather_job j = { .rounds = 3, .leave_rank = -1,
+				.odd_len_rank = -1 };
+
+	ASSERT_EQ(0, setenv("TH_THREADS", "3", 1));
+	errno = 0;
+	EXPECT_EQ(NULL, th_boot_init());
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	/* th_boot_run() takes TH_THREADS as the number of rank threads */
+	EXPECT_EQ(0, th_boot_run(gather_rank, &j));
+	ASSERT_EQ(0, setenv("TH_THREADS", "0", 1));
+	EXPECT_EQ(-EINVAL, th_boot_run(gather_rank, &j));
+	unsetenv("TH_THREADS");
+}
+
+/* ---- collectives, one thread per rank -------------------------------------- */
+
+struct coll_job {
+	enum th_coll_kind kind;
+	bool p2p;
+	unsigned int radix, root;
+	int results[64];
+	unsigned int rounds_ok[64];
+};
+
+/* Whole numbers: any order of summation gives the same bits. */
+static double input(unsigned int rank, unsigned int round, unsigned int i)
+{
+	return (double)((rank * 7 + round * 3 + i) % 50);
+}
+
+static int boot_allgather(void *arg, const void *mine, void *all, size_t len)
+{
+	return th_boot_allgather(arg, mine, all, len);
+}
+
+static bool rank_result_ok(const struct coll_job *j, unsigned int rank,
+			   unsigned int size, unsigned int round,
+			   const double *recv)
+{
+	unsigned int i, r;
+	double want;
+
+	if (j->kind == TH_COLL_REDUCE && rank != j->root)
+		return true;	/* only the root's recv is defined */
+	for (i = 0; i < COUNT; i++) {
+		want = 0;
+		if (j->kind == TH_COLL_BCAST)
+			want = input(j->root, round, i);
+		else
+			for (r = 0; r < size; r++)
+				want += input(r, round, i);
+		if (recv[i] != want)
+			return false;
+	}
+	return true;
+}
+
+static int coll_rank(struct th_boot *b, void *arg)
+{
+	struct coll_job *j = arg;
+	unsigned int rank = th_boot_rank(b), size = th_boot_size(b), round, i;
+	struct th_coll_attr a = { .kind = j->kind, .op = TH_NIC_ALU_SUM,
+				  .dtype = TH_NIC_DT_FLOAT64, .count = COUNT,
+				  .radix = j->radix, .root = j->root,
+				  .segment = 512 };
+	double *send = calloc(2 * COUNT, sizeof(double)), *recv = send + COUNT;
+	struct th_device **devs;
+	struct th_context *ctx = NULL;
+	struct th_vport *vp = NULL;
+	struct th_coll *coll = NULL;
+	struct th_p2p *p2p = NULL;
+	int ndev = 0, ret = -ENOMEM;
+
+	devs = send ? th_get_device_list(NULL, &ndev) : NULL;
+	if (devs && ndev > 0)
+		ctx = th_open_device(devs[rank % ndev]);
+	if (ctx)
+		vp = th_create_vport(ctx, NULL);
+	if (vp && j->p2p)
+		p2p = th_p2p_create(vp, rank, size, boot_allgather, b, &a,
+				    TH_P2P_TREE, send, recv);
+	else if (vp)
+		coll = th_coll_create(vp, rank, size, boot_allgather, b, &a,
+				      send, recv);
+	ret = coll || p2p ? 0 : -errno;
+	for (round = 0; !ret && round < ROUNDS; round++) {
+		for (i = 0; i < COUNT; i++)
+			send[i] = input(rank, round, i);
+		/* the previous round is over everywhere: buffers may change */
+		ret = th_boot_barrier(b);
+		if (!ret && p2p)
+			ret = th_p2p_run(p2p, WAIT_NS);
+		if (!ret && coll)
+			ret = th_coll_start(coll);
+		if (!ret && coll)
+			ret = th_coll_wait(coll, WAIT_NS);
+		if (!ret && !rank_result_ok(j, rank, size, round, recv))
+			ret = -EBADMSG;
+		if (!ret)
+			j->rounds_ok[rank]++;
+	}
+	th_coll_destroy(coll);
+	th_p2p_destroy(p2p);
+	if (vp)
+		th_destroy_vport(vp);
+	if (ctx)
+		th_close_device(ctx);
+	th_free_device_list(devs);
+	free(send);
+	j->results[rank] = ret;
+	return ret;
+}
+
+FIXTURE(ranks) {
+	struct coll_job j;
+};
+FIXTURE_VARIANT(ranks) {
+	unsigned int n, radix, root;
+	enum th_coll_kind kind;
+	bool p2p;
+};
+FIXTURE_VARIANT_ADD(ranks, allreduce_n2_k2) {
+	.n = 2, .radix = 2, .kind = TH_COLL_ALLREDUCE };
+FIXTURE_VARIANT_ADD(ranks, allreduce_n16_k4) {
+	.n = 16, .radix = 4, .kind = TH_COLL_ALLREDUCE };
+FIXTURE_VARIANT_ADD(ranks, allreduce_n64_k2) {
+	.n = 64, .radix = 2, .kind = TH_COLL_ALLREDUCE };
+FIXTURE_VARIANT_ADD(ranks, reduce_n16_k2_root5) {
+	.n = 16, .radix = 2, .root = 5, .kind = TH_COLL_REDUCE };
+FIXTURE_VARIANT_ADD(ranks, bcast_n16_k4_root3) {
+	.n = 16, .radix = 4, .root = 3, .kind = TH_COLL_BCAST };
+FIXTURE_VARIANT_ADD(ranks, p2p_tree_n16_k4) {
+	.n = 16, .radix = 4, .kind = TH_COLL_ALLREDUCE, .p2p = true };
+FIXTURE_VARIANT_ADD(ranks, p2p_tree_n33_k2) {
+	.n = 33, .radix = 2, .kind = TH_COLL_ALLREDUCE, .p2p = true };
+
+FIXTURE_SETUP(ranks)
+{
+	memset(&self->j, 0, sizeof(self->j));
+	self->j.kind = variant->kind;
+	self->j.radix = variant->radix;
+	self->j.root = variant->root;
+	self->j.p2p = variant->p2p;
+}
+
+FIXTURE_TEARDOWN(ranks)
+{
+}
+
+TEST_F(ranks, every_rank_right_every_round)
+{
+	unsigned int r;
+	int ret = th_boot_run_threads(variant->n, coll_rank, &self->j);
+
+	for (r = 0; r < variant->n; r++) {
+		EXPECT_EQ(0, self->j.results[r]) {
+			TH_LOG("rank %u: %s", r, th_strerror(self->j.results[r]));
+		}
+		EXPECT_EQ(ROUNDS, self->j.rounds_ok[r]);
+	}
+	ASSERT_EQ(0, ret);
+}
+
+TEST_HARNESS_MAIN
