@@ -408,13 +408,7 @@ TEST_F(cpu, the_budget_holds_between_descriptors)
 	th_eng_stats_read(&self->a->ev, &st);
 	EXPECT_LE(1, st.chains_deferred);
 	ASSERT_EQ(0, th_t_ct_wait(self->a, 1, 1, 60000000000ULL, &sx, &fx));
-	/* the counter moves before the chain's books close: wait for them */
-	for (i = 0; i < 5000; i++) {
-		th_eng_stats_read(&self->a->ev, &st);
-		if (st.chains_done)
-			break;
-		usleep(1000);
-	}
+	th_t_stats_when_done(self->a, 1, 5000, &st);
 	EXPECT_EQ(TH_ENG_DEF_CHAIN, st.descs_run);
 	EXPECT_EQ(1, st.chains_done);
 	EXPECT_EQ(0, memcmp(s, t, MIB));

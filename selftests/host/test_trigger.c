@@ -440,9 +440,9 @@ TEST_F(trig, cascade_past_the_budget_is_deferred_not_lost)
 	ASSERT_EQ(0, th_t_ct_wait(self->peer, 1, N, 5000000000ULL, &s, &f));
 	EXPECT_EQ(N, s);
 	EXPECT_EQ(N, th_t_ct(self->peer, 0));
-	th_eng_stats_read(&self->peer->ev, &st);
+	th_t_stats_when_done(self->peer, N, 5000, &st);
 	EXPECT_EQ(N, st.chains_done);
-	th_eng_stats_read(&self->vp->ev, &st);
+	th_t_stats_when_done(self->vp, N, 5000, &st);
 	EXPECT_EQ(N, st.chains_done);
 }
 

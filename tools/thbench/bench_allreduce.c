@@ -18,28 +18,29 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_ranks.h"
 #include "th_p2p.h"
 #include "thbench.h"
 #include "thverbs.h"
 
 #define AR_MAX_LIST	32
 #define AR_MAX_RANKS	1024
-#define AR_TIMEOUT_NS	30000000000ULL
+#define AR_TIMEOUT_NS	BR_TIMEOUT_NS
 #define AR_PAPER_RATIO	0.404
-#define AR_MPI_TIMEOUT_S 180
+#define AR_MPI_TIMEOUT_S BR_MPI_TIMEOUT_S
 
-enum ar_variant { AR_OFFLOAD, AR_P2P, AR_RECDBL, AR_MPI, AR_NVARIANT };
+/* one process driving all ranks; then ranks as threads; then MPICH */
+enum ar_variant {
+	AR_OFFLOAD, AR_P2P, AR_RECDBL, AR_OFFLOAD_T, AR_P2P_T, AR_MPI,
+	AR_NVARIANT
+};
 
 static const char *const ar_variant_name[AR_NVARIANT] = {
-	"offload", "p2p-tree", "recdbl", "mpich",
+	"offload", "p2p-tree", "recdbl", "offload-threads", "p2p-tree-threads",
+	"mpich",
 };
 
-struct ar_stat {
-	bool ok;
-	double med, p10, p90;	/* microseconds */
-	int reps;
-	const char *why;	/* when !ok: what to print instead */
-};
+#define ar_stat br_stat
 
 struct ar_opts {
 	unsigned int nodes[AR_MAX_LIST], nnodes;
@@ -50,6 +51,7 @@ struct ar_opts {
 	const char *out;
 	int reps, warmup;
 	bool mpi, plot;
+	bool one, threads;	/* the process models swept */
 };
 
 struct ar_world {
@@ -67,42 +69,25 @@ struct ar_row {
 	struct ar_stat v[AR_NVARIANT];
 };
 
-static double ar_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
-
-static int ar_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static void ar_stat_of(struct ar_stat *st, double *t, int n)
-{
-	qsort(t, n, sizeof(*t), ar_cmp);
-	st->ok = true;
-	st->med = t[n / 2];
-	st->p10 = t[n / 10];
-	st->p90 = t[n * 9 / 10];
-	st->reps = n;
-}
-
 static void ar_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: thbench allreduce [--provider P] [--nodes LIST] [--sizes LIST]\n"
 		"                         [--radix LIST] [--reps R] [--warmup W]\n"
-		"                         [--out DIR] [--quick] [--no-mpi] [--no-plot]\n\n"
-		"Allreduce (double, sum) latency, one process driving N ranks:\n"
+		"                         [--model one|threads|both] [--out DIR]\n"
+		"                         [--quick] [--no-mpi] [--no-plot]\n\n"
+		"Allreduce (double, sum) latency in two process models side by side.\n"
+		"One process driving all N ranks (--model one):\n"
 		"  offload   th_coll: the k-nomial tree compiled into triggered chains\n"
 		"  p2p-tree  the same tree and NIC, the host waits, reduces, puts\n"
 		"  recdbl    MPICH-style recursive doubling on the NIC, host driven\n"
 		"            (no radix: the same figure on every radix row)\n"
+		"Ranks as threads, one per rank, each waiting for its own completions\n"
+		"(--model threads; more threads than cores from N = 3 on 2 cores):\n"
+		"  off-thr   the offload; a sample is the slowest rank's time from a\n"
+		"            common barrier to its completion\n"
+		"  p2p-thr   the host-driven p2p tree, the same way\n"
+		"And:\n"
 		"  mpich     MPI_Allreduce of the system MPICH, mpiexec -n N; the\n"
 		"            ranks are processes oversubscribing this machine's cores\n"
 		"            (built with mpicc into DIR at run time; skipped if absent)\n"
@@ -197,6 +182,8 @@ static int ar_parse(int argc, char **argv, struct ar_opts *o)
 	o->warmup = -1;
 	o->mpi = true;
 	o->plot = true;
+	o->one = true;
+	o->threads = true;
 	for (i = 1; !ret && i < (unsigned int)argc; i++) {
 		const char *a = argv[i], *v = i + 1 < (unsigned int)argc ?
 					      argv[i + 1] : NULL;
@@ -241,6 +228,11 @@ static int ar_parse(int argc, char **argv, struct ar_opts *o)
 		} else if (!strcmp(a, "--warmup")) {
 			o->warmup = atoi(v);
 			ret = o->warmup < 0 ? -EINVAL : 0;
+			i++;
+		} else if (!strcmp(a, "--model")) {
+			o->one = !strcmp(v, "one") || !strcmp(v, "both");
+			o->threads = !strcmp(v, "threads") || !strcmp(v, "both");
+			ret = o->one || o->threads ? 0 : -EINVAL;
 			i++;
 		} else if (!strcmp(a, "--provider")) {
 			o->provider = v;
@@ -349,7 +341,7 @@ static int ar_run_nic(struct ar_world *w, enum ar_variant v,
 		ret = p2p ? 0 : -errno;
 	}
 	for (i = -warmup; !ret && i < reps; i++) {
-		double t0 = ar_now_us();
+		double t0 = br_now_us();
 
 		if (coll) {
 			ret = th_coll_start(coll);
@@ -359,7 +351,7 @@ static int ar_run_nic(struct ar_world *w, enum ar_variant v,
 			ret = th_p2p_run(p2p, AR_TIMEOUT_NS);
 		}
 		if (i >= 0)
-			t[i] = ar_now_us() - t0;
+			t[i] = br_now_us() - t0;
 	}
 	th_coll_destroy(coll);
 	th_p2p_destroy(p2p);
@@ -372,97 +364,18 @@ static int ar_run_nic(struct ar_world *w, enum ar_variant v,
 			th_strerror(ret));
 		return ret;
 	}
-	ar_stat_of(st, t, reps);
+	br_stat_of(st, t, reps);
 	return 0;
 }
 
-/* ---- MPICH ---------------------------------------------------------------------- */
-
-static bool ar_have(const char *prog)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", prog);
-	return system(cmd) == 0;
-}
-
-static int ar_mkdir_p(const char *dir)
-{
-	char path[4096], *p;
-
-	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(path, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-/* The MPI program's source: next to the tree thbench was built from. */
-static const char *ar_mpi_source(char *buf, size_t len)
-{
-	char exe[4096];
-	ssize_t n;
-	char *slash;
-
-#ifdef THBENCH_TOP
-	snprintf(buf, len, "%s/tools/thbench/mpi/allreduce_mpi.c", THBENCH_TOP);
-	if (!access(buf, R_OK))
-		return buf;
-#endif
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		slash = strrchr(exe, '/');
-		if (slash)
-			*slash = 0;
-		/* build/bin/thbench -> the tree */
-		if (snprintf(buf, len, "%s/../../tools/thbench/mpi/allreduce_mpi.c",
-			     exe) < (int)len && !access(buf, R_OK))
-			return buf;
-	}
-	return NULL;
-}
-
-/* Build the MPI peer into @out; NULL (and a reason) when it cannot be. */
-static const char *ar_mpi_build(const char *out, char *bin, size_t len,
-				const char **why)
-{
-	char src[4096], cmd[12288];
-
-	if (!ar_have("mpicc") || !ar_have("mpiexec")) {
-		*why = "n/a";
-		return NULL;
-	}
-	if (!ar_mpi_source(src, sizeof(src))) {
-		*why = "no src";
-		return NULL;
-	}
-	if (snprintf(bin, len, "%s/allreduce_mpi", out) >= (int)len ||
-	    snprintf(cmd, sizeof(cmd), "mpicc -O2 -o '%s' '%s' >&2", bin,
-		     src) >= (int)sizeof(cmd) || system(cmd)) {
-		*why = "no build";
-		return NULL;
-	}
-	return bin;
-}
+/* ---- MPICH and the threads model ------------------------------------------ */
 
 /* mpiexec -n @n over every size; fills @st[size index]. */
 static void ar_mpi_run(const char *bin, const struct ar_opts *o,
 		       unsigned int n, struct ar_stat *st)
 {
-	char cmd[8192], line[256];
-	int reps = o->reps < 20 ? o->reps : 20, warmup, len, status;
+	int reps = o->reps < 20 ? o->reps : 20, warmup;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned int i;
-	FILE *f;
 
 	/* far oversubscribed, an operation takes tenths of a second */
 	warmup = o->warmup < 5 ? o->warmup : 5;
@@ -470,44 +383,25 @@ static void ar_mpi_run(const char *bin, const struct ar_opts *o,
 		reps = reps < 10 ? reps : 10;
 		warmup = warmup < 2 ? warmup : 2;
 	}
+	br_mpi_run(bin, "latency", n, reps, warmup, o->sizes, o->nsizes, st,
+		   NULL);
+}
 
-	for (i = 0; i < o->nsizes; i++) {
-		st[i].ok = false;
-		st[i].why = "failed";
-	}
-	/*
-	 * Hydra forks the ranks locally; -bind-to none lets the kernel share
-	 * the cores; timeout(1) ends a hung job (and its ranks).
-	 */
-	len = snprintf(cmd, sizeof(cmd),
-		       "timeout -k 5 %d mpiexec -n %u -bind-to none '%s' %d %d",
-		       AR_MPI_TIMEOUT_S, n, bin, reps, warmup);
-	for (i = 0; i < o->nsizes && len < (int)sizeof(cmd) - 32; i++)
-		len += snprintf(cmd + len, sizeof(cmd) - len, " %llu",
-				(unsigned long long)o->sizes[i]);
-	snprintf(cmd + len, sizeof(cmd) - len, " </dev/null 2>/dev/null");
-	f = popen(cmd, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long bytes;
-		double med, p10, p90;
-		int r;
+/* One variant with a thread per rank (bench_ranks.c). */
+static void ar_run_threads(enum ar_variant v, const struct th_coll_attr *a,
+			   unsigned int n, const char *provider, int reps,
+			   int warmup, struct ar_stat *st)
+{
+	struct br_job j = {
+		.n = n, .v = v == AR_OFFLOAD_T ? BR_OFFLOAD : BR_P2P,
+		.attr = *a, .provider = provider, .reps = reps,
+		.warmup = warmup,
+	};
 
-		if (sscanf(line, "size %llu %lf %lf %lf %d", &bytes, &med, &p10,
-			   &p90, &r) != 5)
-			continue;
-		for (i = 0; i < o->nsizes; i++)
-			if (o->sizes[i] == bytes) {
-				st[i] = (struct ar_stat){ .ok = true, .med = med,
-					.p10 = p10, .p90 = p90, .reps = r };
-			}
-	}
-	status = pclose(f);
-	if (status && WIFEXITED(status) && WEXITSTATUS(status) == 124)
-		for (i = 0; i < o->nsizes; i++)
-			if (!st[i].ok)
-				st[i].why = "timeout";
+	if (br_run_threads(&j, st))
+		fprintf(stderr, "\nthbench allreduce: %s n=%u count=%u radix=%u: %s\n",
+			ar_variant_name[v], n, a->count, a->radix,
+			th_strerror(j.err));
 }
 
 /* ---- output ---------------------------------------------------------------------- */
@@ -532,38 +426,45 @@ static void ar_cell(const struct ar_stat *st, char *buf, size_t len)
 
 static void ar_table_head(const char *provider, bool mpi)
 {
-	printf("# Allreduce, double sum, one process driving N ranks on provider '%s'\n",
-	       provider);
-	printf("# latency per operation in us: median [p10-p90]; recdbl ignores the radix;\n"
-	       "# off/p2p: offload median / p2p-tree median (paper: %.3f at N = 16);\n"
-	       "# MB/s: size / median\n", AR_PAPER_RATIO);
+	printf("# Allreduce, double sum, on provider '%s'\n", provider);
+	printf("# latency per operation in us: median [p10-p90]; recdbl ignores the radix\n"
+	       "# one process driving all N ranks: offload, p2p-tree, recdbl\n"
+	       "# ranks as threads (%ld cores): off-thr, p2p-thr\n"
+	       "# ratios of medians: off/p2p (one process), off/p2p thr, mpich/off thr;\n"
+	       "#   the source paper's offload/p2p is %.3f at N = 16\n",
+	       sysconf(_SC_NPROCESSORS_ONLN), AR_PAPER_RATIO);
 	if (mpi)
 		printf("# mpich: MPI_Allreduce, mpiexec -n N -bind-to none: N processes OVERSUBSCRIBING %ld cores\n",
 		       sysconf(_SC_NPROCESSORS_ONLN));
-	printf("%4s %6s %5s | %-26s %-26s %-26s %-28s | %7s %6s | %s\n", "N",
-	       "size", "radix", "offload", "p2p-tree", "recdbl (mpich-style)",
-	       "mpich", "off/p2p", "paper", "MB/s off/p2p");
+	printf("%4s %6s %5s | %-20s %-20s %-20s | %-20s %-20s | %-24s | %7s %7s %7s\n",
+	       "N", "size", "radix", "offload", "p2p-tree", "recdbl", "off-thr",
+	       "p2p-thr", "mpich", "off/p2p", "thr", "mpi/off");
+}
+
+static void ar_ratio(const struct ar_stat *a, const struct ar_stat *b,
+		     char *buf, size_t len)
+{
+	if (a->ok && b->ok && b->med > 0)
+		snprintf(buf, len, "%.3f", a->med / b->med);
+	else
+		snprintf(buf, len, "-");
 }
 
 static void ar_table_row(const struct ar_row *row)
 {
-	char size[24], cell[AR_NVARIANT][64], ratio[24] = "-", bw[64] = "-";
+	char size[24], cell[AR_NVARIANT][64], r1[24], r2[24], r3[24];
 	unsigned int v;
 
 	ar_size_str(row->bytes, size, sizeof(size));
 	for (v = 0; v < AR_NVARIANT; v++)
 		ar_cell(&row->v[v], cell[v], sizeof(cell[v]));
-	if (row->v[AR_OFFLOAD].ok && row->v[AR_P2P].ok && row->v[AR_P2P].med > 0)
-		snprintf(ratio, sizeof(ratio), "%.3f",
-			 row->v[AR_OFFLOAD].med / row->v[AR_P2P].med);
-	if (row->v[AR_OFFLOAD].ok && row->v[AR_P2P].ok &&
-	    row->v[AR_OFFLOAD].med > 0 && row->v[AR_P2P].med > 0)
-		snprintf(bw, sizeof(bw), "%.1f/%.1f",
-			 row->bytes / row->v[AR_OFFLOAD].med,
-			 row->bytes / row->v[AR_P2P].med);
-	printf("%4u %6s %5u | %-26s %-26s %-26s %-28s | %7s %6.3f | %s\n",
-	       row->n, size, row->radix, cell[0], cell[1], cell[2], cell[3],
-	       ratio, AR_PAPER_RATIO, bw);
+	ar_ratio(&row->v[AR_OFFLOAD], &row->v[AR_P2P], r1, sizeof(r1));
+	ar_ratio(&row->v[AR_OFFLOAD_T], &row->v[AR_P2P_T], r2, sizeof(r2));
+	ar_ratio(&row->v[AR_MPI], &row->v[AR_OFFLOAD_T], r3, sizeof(r3));
+	printf("%4u %6s %5u | %-20s %-20s %-20s | %-20s %-20s | %-24s | %7s %7s %7s\n",
+	       row->n, size, row->radix, cell[AR_OFFLOAD], cell[AR_P2P],
+	       cell[AR_RECDBL], cell[AR_OFFLOAD_T], cell[AR_P2P_T], cell[AR_MPI],
+	       r1, r2, r3);
 	fflush(stdout);
 }
 
@@ -607,7 +508,7 @@ static void ar_plot(const char *out, const struct ar_opts *o,
 	f = fopen(dat, "w");
 	if (!f)
 		return;
-	fprintf(f, "# bytes offload p2p-tree recdbl mpich (median us; nan: none)\n");
+	fprintf(f, "# bytes offload p2p-tree recdbl off-thr p2p-thr mpich (median us; nan: none)\n");
 	for (i = 0; i < nrows; i++) {
 		if (rows[i].n != pn || rows[i].radix != pr)
 			continue;
@@ -633,42 +534,14 @@ static void ar_plot(const char *out, const struct ar_opts *o,
 		"plot '%s' using 1:2 with linespoints title 'offload (th\\_coll)', \\\n"
 		"     '' using 1:3 with linespoints title 'p2p tree (host)', \\\n"
 		"     '' using 1:4 with linespoints title 'recursive doubling (host)', \\\n"
-		"     '' using 1:5 with linespoints title 'MPICH MPI\\_Allreduce (oversubscribed)'\n",
+		"     '' using 1:5 with linespoints title 'offload, ranks as threads', \\\n"
+		"     '' using 1:6 with linespoints title 'p2p tree, ranks as threads', \\\n"
+		"     '' using 1:7 with linespoints title 'MPICH MPI\\_Allreduce (oversubscribed)'\n",
 		png, pn, pr, provider, dat);
 	fclose(f);
 	if (snprintf(cmd, sizeof(cmd), "gnuplot '%s' >/dev/null 2>&1", gp) <
 	    (int)sizeof(cmd) && !system(cmd))
 		fprintf(stderr, "thbench allreduce: plot %s\n", png);
-}
-
-/* The progress line: rewritten in place, on a terminal only. */
-static void __attribute__((format(printf, 1, 2)))
-ar_progress(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!isatty(STDERR_FILENO))
-		return;
-	fputs("\r\033[K", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-}
-
-static const char *ar_default_out(char *buf, size_t len)
-{
-	struct stat sb;
-
-#ifdef THBENCH_TOP
-	snprintf(buf, len, "%s/build", THBENCH_TOP);
-	if (!stat(buf, &sb) && S_ISDIR(sb.st_mode) && !access(buf, W_OK)) {
-		snprintf(buf, len, "%s/build/bench/allreduce", THBENCH_TOP);
-		return buf;
-	}
-#endif
-	(void)sb;
-	snprintf(buf, len, "thbench-allreduce");
-	return buf;
 }
 
 /* ---- the sweep -------------------------------------------------------------------- */
@@ -680,7 +553,7 @@ int thbench_allreduce_main(int argc, char **argv)
 	const char *mpi_bin = NULL, *mpi_why = "off", *provider;
 	struct ar_world w = { 0 };
 	struct ar_row *rows = NULL;
-	unsigned int ni, si, ri, nrows = 0, total, done = 0;
+	unsigned int ni, si, ri, v, nrows = 0, total, done = 0;
 	struct ar_opts o;
 	FILE *csv = NULL;
 	double *t = NULL;
@@ -693,9 +566,9 @@ int thbench_allreduce_main(int argc, char **argv)
 		return ret < 0 ? 2 : 0;
 	}
 	if (!o.out)
-		o.out = ar_default_out(outbuf, sizeof(outbuf));
+		o.out = br_default_out("allreduce", outbuf, sizeof(outbuf));
 	/* no out dir (a read-only VM payload): the table alone */
-	ret = ar_mkdir_p(o.out);
+	ret = br_mkdir_p(o.out);
 	if (ret) {
 		fprintf(stderr, "thbench allreduce: %s: %s: no CSV, plot or MPICH\n",
 			o.out, strerror(-ret));
@@ -716,7 +589,7 @@ int thbench_allreduce_main(int argc, char **argv)
 	if (!w.ctx || !rows || !t)
 		goto out;
 	if (o.mpi && o.out)
-		mpi_bin = ar_mpi_build(o.out, binbuf, sizeof(binbuf), &mpi_why);
+		mpi_bin = br_mpi_build(o.out, binbuf, sizeof(binbuf), &mpi_why);
 	else if (o.mpi)
 		mpi_why = "no out dir";
 	if (o.mpi && !mpi_bin)
@@ -736,7 +609,7 @@ int thbench_allreduce_main(int argc, char **argv)
 						       o.mpi ? "not available" :
 						       "off" };
 		if (mpi_bin) {
-			ar_progress("[%u/%u] N=%-3u mpich (mpiexec -n %u)",
+			br_progress("[%u/%u] N=%-3u mpich (mpiexec -n %u)",
 				done, total, n, n);
 			ar_mpi_run(mpi_bin, &o, n, mpi_st);
 		}
@@ -758,10 +631,12 @@ int thbench_allreduce_main(int argc, char **argv)
 				fprintf(stderr, "thbench allreduce: out of memory\n");
 				goto out;
 			}
-			ar_progress("[%u/%u] N=%-3u size=%-8llu recdbl",
+			rd_st = (struct ar_stat){ .why = "-" };
+			br_progress("[%u/%u] N=%-3u size=%-8llu recdbl",
 				done, total, n, (unsigned long long)bytes);
-			ar_run_nic(&w, AR_RECDBL, &a, n, &b, reps, o.warmup, t,
-				   &rd_st);
+			if (o.one)
+				ar_run_nic(&w, AR_RECDBL, &a, n, &b, reps,
+					   o.warmup, t, &rd_st);
 			for (ri = 0; ri < o.nradix; ri++) {
 				struct ar_row *row = &rows[nrows++];
 
@@ -769,27 +644,42 @@ int thbench_allreduce_main(int argc, char **argv)
 				row->n = n;
 				row->bytes = bytes;
 				row->radix = a.radix;
-				ar_progress("[%u/%u] N=%-3u size=%-8llu radix=%u",
+				br_progress("[%u/%u] N=%-3u size=%-8llu radix=%u",
 					done, total, n, (unsigned long long)bytes,
 					a.radix);
-				ar_run_nic(&w, AR_OFFLOAD, &a, n, &b, reps,
-					   o.warmup, t, &row->v[AR_OFFLOAD]);
-				ar_run_nic(&w, AR_P2P, &a, n, &b, reps, o.warmup,
-					   t, &row->v[AR_P2P]);
+				for (v = 0; v < AR_NVARIANT; v++)
+					row->v[v] = (struct ar_stat){ .why = "-" };
+				if (o.one) {
+					ar_run_nic(&w, AR_OFFLOAD, &a, n, &b, reps,
+						   o.warmup, t, &row->v[AR_OFFLOAD]);
+					ar_run_nic(&w, AR_P2P, &a, n, &b, reps,
+						   o.warmup, t, &row->v[AR_P2P]);
+				}
+				if (o.threads) {
+					br_progress("[%u/%u] N=%-3u size=%-8llu radix=%u threads",
+						done, total, n,
+						(unsigned long long)bytes, a.radix);
+					ar_run_threads(AR_OFFLOAD_T, &a, n, o.provider,
+						       reps, o.warmup,
+						       &row->v[AR_OFFLOAD_T]);
+					ar_run_threads(AR_P2P_T, &a, n, o.provider,
+						       reps, o.warmup,
+						       &row->v[AR_P2P_T]);
+				}
 				row->v[AR_RECDBL] = rd_st;
 				row->v[AR_MPI] = mpi_st[si];
 				done++;
-				ar_progress("%s", "");
+				br_progress("%s", "");
 				ar_table_row(row);
 				ar_csv(csv, provider, row);
 			}
 			ar_bufs_free(&b);
 		}
 	}
-	ar_progress("%s", "");
+	br_progress("%s", "");
 	if (csv)
 		fprintf(stderr, "thbench allreduce: csv %s\n", path);
-	if (o.plot && ar_have("gnuplot"))
+	if (o.plot && br_have("gnuplot"))
 		ar_plot(o.out, &o, rows, nrows, provider);
 	status = 0;
 out:

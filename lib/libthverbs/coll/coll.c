@@ -10,6 +10,7 @@
  *   F     segments finished on this rank; a NOTIFY fires when it reaches
  *         nseg * k in round k
  *   Y     Broadcast: this rank and its children are ready to receive
+ *   D     rounds complete: raised right after the round's NOTIFY
  *   U(s)  segment s: contributions arrived (children's puts, own start)
  *   B(s)  segment s: the result (or broadcast data) may go down
  * Counters are never reset: every chain's threshold in round k is k times
@@ -371,6 +372,8 @@ static int th_coll_compile_rank(struct th_coll *cl, unsigned int li)
 		c = th_plan_chain(&cl->plan);
 		ret = th_chain_notify(c, 0, 0);
 		if (!ret)
+			ret = th_chain_ct_inc(c, TH_COLL_CT_D, 1, 0);
+		if (!ret)
 			ret = th_coll_add(cl, li, TH_COLL_CT_F, cl->nseg,
 					  "notify the host: round complete");
 	}
@@ -447,7 +450,7 @@ static int th_coll_reset(struct th_coll *cl, struct th_group_rank *rk)
 
 	while (th_poll_cq(rk->vp, cqe, 16) > 0)
 		;
-	for (s = TH_COLL_CT_S; !ret && s <= TH_COLL_CT_Y; s++)
+	for (s = TH_COLL_CT_S; !ret && s <= TH_COLL_CT_D; s++)
 		ret = th_ct_set(rk->vp, s, 0, 0);
 	for (s = 0; !ret && s < cl->nseg; s++) {
 		ret = th_ct_set(rk->vp, TH_COLL_CT_U(s), 0, 0);
@@ -625,10 +628,14 @@ static int th_coll_wait_rank(struct th_coll *cl, unsigned int li,
 		now = th_coll_now_ns();
 		if (now >= deadline)
 			return -ETIMEDOUT;
-		/* sleep until F moves (or fails), then look at the CQ again */
-		n = th_ct_wait(rk->vp, TH_COLL_CT_F,
-			       (uint64_t)cl->nseg * (cl->done[li] + 1),
-			       deadline - now < 1000000 ? deadline - now : 1000000);
+		/*
+		 * Sleep until D says the next NOTIFY is written (or a counter
+		 * fails), then look at the CQ again.  Not F: the NOTIFY chain
+		 * it fires may still be running in another thread, and
+		 * spinning here would keep that thread off the CPU.
+		 */
+		n = th_ct_wait(rk->vp, TH_COLL_CT_D, cl->done[li] + 1,
+			       deadline - now);
 		if (n && n != -ETIMEDOUT)
 			return n;
 	}

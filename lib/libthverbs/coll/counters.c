@@ -16,6 +16,9 @@ static const struct th_coll_counter th_coll_counters[] = {
 	  "segments finished on this rank; NOTIFY at nseg per round" },
 	{ TH_COLL_CT_Y, 1, "Y", "offload (Broadcast)",
 	  "this rank and each child ready to receive the round" },
+	{ TH_COLL_CT_D, 1, "D", "offload",
+	  "rounds complete on this rank: raised after the round's NOTIFY "
+	  "entry is written, so a host that waits on it finds the entry" },
 	{ TH_COLL_CT_U(0), TH_COLL_MAX_SEG, "U(s)", "offload",
 	  "segment s: own start, children's contributions, parent's credit "
 	  "(counters 8, 10, 12 ...)" },

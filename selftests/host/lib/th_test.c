@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* th_test.c - helpers shared by the host tests (see th_test.h). */
 #include <string.h>
+#include <unistd.h>
 
 #include "th_test.h"
 
@@ -164,4 +165,17 @@ u64 th_t_ct(struct th_ipf_vport *vp, u32 idx)
 u64 th_t_ct_fail(struct th_ipf_vport *vp, u32 idx)
 {
 	return __atomic_load_n(&vp->cts[idx].failure, __ATOMIC_ACQUIRE);
+}
+
+void th_t_stats_when_done(struct th_ipf_vport *vp, u64 chains, unsigned int ms,
+			  struct th_eng_stats *st)
+{
+	unsigned int i;
+
+	for (i = 0; i <= ms; i++) {
+		th_eng_stats_read(&vp->ev, st);
+		if (st->chains_done >= chains)
+			return;
+		usleep(1000);
+	}
 }

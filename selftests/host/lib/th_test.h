@@ -31,6 +31,13 @@ int th_t_ct_update(struct th_ipf_vport *vp, u32 idx, enum th_eng_ct_op op,
 		   u64 value, u64 failure);
 int th_t_ct_wait(struct th_ipf_vport *vp, u32 idx, u64 threshold,
 		 u64 timeout_ns, u64 *success, u64 *failure);
+/*
+ * The statistics of @vp once @chains chains are done, or as they are after
+ * @ms milliseconds: a counter moves before the chain that moved it closes
+ * its books, so a waiter on the counter may see them a moment early.
+ */
+void th_t_stats_when_done(struct th_ipf_vport *vp, u64 chains, unsigned int ms,
+			  struct th_eng_stats *st);
 int th_t_cancel(struct th_ipf_vport *vp, bool by_cookie, u64 cookie,
 		u32 *cancelled);
 /* The doorbell alone, on whatever the SQ holds. */

@@ -21,12 +21,28 @@ static inline void th_ipf_abi_check(void)
 }
 #undef TH_ABI_CHECK
 
-void th_ipf_signal(struct th_ipf *f)
+void th_ipf_waitq_init(struct th_ipf_waitq *wq)
 {
-	__atomic_add_fetch(&f->wake_seq, 1, __ATOMIC_RELEASE);
-	pthread_mutex_lock(&f->wait_lock);
-	pthread_cond_broadcast(&f->changed);
-	pthread_mutex_unlock(&f->wait_lock);
+	wq->seq = 0;
+	wq->waiters = 0;
+	pthread_mutex_init(&wq->lock, NULL);
+	pthread_cond_init(&wq->cond, NULL);
+}
+
+void th_ipf_waitq_destroy(struct th_ipf_waitq *wq)
+{
+	pthread_cond_destroy(&wq->cond);
+	pthread_mutex_destroy(&wq->lock);
+}
+
+void th_ipf_waitq_wake(struct th_ipf_waitq *wq)
+{
+	__atomic_add_fetch(&wq->seq, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&wq->waiters, __ATOMIC_SEQ_CST))
+		return;
+	pthread_mutex_lock(&wq->lock);
+	pthread_cond_broadcast(&wq->cond);
+	pthread_mutex_unlock(&wq->lock);
 }
 
 /*
@@ -34,28 +50,41 @@ void th_ipf_signal(struct th_ipf *f)
  * passes (NULL: no deadline); returns false on timeout.  @done may take
  * vport locks: no lock is held while it runs.
  */
-bool th_ipf_wait(struct th_ipf *f, bool (*done)(void *arg), void *arg,
-		 const struct timespec *deadline)
+bool th_ipf_waitq_wait(struct th_ipf_waitq *wq, bool (*done)(void *arg),
+		       void *arg, const struct timespec *deadline)
 {
 	u64 seq;
 	int ret = 0;
 
 	for (;;) {
-		seq = __atomic_load_n(&f->wake_seq, __ATOMIC_ACQUIRE);
+		seq = __atomic_load_n(&wq->seq, __ATOMIC_SEQ_CST);
 		if (done(arg))
 			return true;
 		if (ret == ETIMEDOUT)
 			return false;
-		pthread_mutex_lock(&f->wait_lock);
-		while (!ret && __atomic_load_n(&f->wake_seq, __ATOMIC_ACQUIRE) == seq) {
+		pthread_mutex_lock(&wq->lock);
+		__atomic_add_fetch(&wq->waiters, 1, __ATOMIC_SEQ_CST);
+		while (!ret && __atomic_load_n(&wq->seq, __ATOMIC_SEQ_CST) == seq) {
 			if (deadline)
-				ret = pthread_cond_timedwait(&f->changed,
-							     &f->wait_lock, deadline);
+				ret = pthread_cond_timedwait(&wq->cond, &wq->lock,
+							     deadline);
 			else
-				pthread_cond_wait(&f->changed, &f->wait_lock);
+				pthread_cond_wait(&wq->cond, &wq->lock);
 		}
-		pthread_mutex_unlock(&f->wait_lock);
+		__atomic_sub_fetch(&wq->waiters, 1, __ATOMIC_SEQ_CST);
+		pthread_mutex_unlock(&wq->lock);
 	}
+}
+
+void th_ipf_signal(struct th_ipf *f)
+{
+	th_ipf_waitq_wake(&f->changed);
+}
+
+bool th_ipf_wait(struct th_ipf *f, bool (*done)(void *arg), void *arg,
+		 const struct timespec *deadline)
+{
+	return th_ipf_waitq_wait(&f->changed, done, arg, deadline);
 }
 
 struct th_ipf_vport *th_ipf_from_ev(struct th_eng_vport *ev)
@@ -88,10 +117,16 @@ static void th_ipf_vport_put(void *fabric, struct th_eng_vport *ev)
 	th_ipf_signal(f);
 }
 
-/* Under @ev's lock (engine rule): take no lock a waiter holds around it. */
+/*
+ * Under @ev's lock (engine rule): take no lock a waiter holds around it.
+ * The vport's own waiters, then whoever waits for any change.
+ */
 static void th_ipf_wake(struct th_eng_vport *ev)
 {
-	th_ipf_signal(th_ipf_from_ev(ev)->fabric);
+	struct th_ipf_vport *vp = th_ipf_from_ev(ev);
+
+	th_ipf_ct_wake(vp);
+	th_ipf_signal(vp->fabric);
 }
 
 struct th_ipf_ev_wait {
@@ -218,8 +253,7 @@ static void th_ipf_free(struct th_ipf *f)
 {
 	pthread_cond_destroy(&f->progress_cond);
 	pthread_mutex_destroy(&f->progress_lock);
-	pthread_cond_destroy(&f->changed);
-	pthread_mutex_destroy(&f->wait_lock);
+	th_ipf_waitq_destroy(&f->changed);
 	pthread_mutex_destroy(&f->lock);
 	free(f->vports);
 	free(f);
@@ -243,8 +277,7 @@ struct th_ipf *th_ipf_create(const struct th_eng_limits *lim, int *err)
 	if (!f->vports)
 		goto err_free;
 	pthread_mutex_init(&f->lock, NULL);
-	pthread_mutex_init(&f->wait_lock, NULL);
-	pthread_cond_init(&f->changed, NULL);
+	th_ipf_waitq_init(&f->changed);
 	pthread_mutex_init(&f->progress_lock, NULL);
 	pthread_cond_init(&f->progress_cond, NULL);
 	th_list_init(&f->runq);

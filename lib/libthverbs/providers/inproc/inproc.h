@@ -15,14 +15,28 @@
 #include "th_engine.h"
 
 /**
+ * struct th_ipf_waitq - where threads sleep until something changes
+ * @seq: bumped on every wake-up; a waiter that read it before checking its
+ *	condition sleeps only while it is unchanged, so no wake-up is lost
+ * @waiters: threads asleep or about to be: a wake-up with none takes no
+ *	lock (the waiter raises it before its last look at @seq, the waker
+ *	bumps @seq before looking at it: one of them sees the other)
+ * @lock: protects nothing but the sleep on @cond; taken after a vport lock
+ *	(the engine wakes under it), never before one
+ * @cond: broadcast on every wake-up that finds a waiter
+ */
+struct th_ipf_waitq {
+	u64 seq;
+	u32 waiters;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+/**
  * struct th_ipf - the fabric
  * @eng: the engine
  * @lock: protects @vports, every vport's @refs, and domains' @refs
- * @wake_seq: bumped on every wake-up; a waiter that read it before checking
- *	its condition sleeps only while it is unchanged, so no wake-up is lost
- * @wait_lock: protects nothing but the sleep on @changed; taken after a
- *	vport lock (the engine wakes under it), never before one
- * @changed: broadcast on every wake-up
+ * @changed: woken on every change anywhere (vport references, quiescing)
  * @vports: nodes x max_vports slots, NULL when free
  * @user: the one user of an in-process fabric: this process
  * @default_domain: the domain of vports created without one
@@ -38,9 +52,7 @@
 struct th_ipf {
 	struct th_eng eng;
 	pthread_mutex_t lock;
-	u64 wake_seq;
-	pthread_mutex_t wait_lock;
-	pthread_cond_t changed;
+	struct th_ipf_waitq changed;
 	struct th_ipf_vport **vports;
 	struct th_eng_user user;
 	struct th_ipf_domain *default_domain;
@@ -75,6 +87,11 @@ struct th_ipf_domain {
  * @cts: counters
  * @cfg: ring sizes and layouts
  * @refs: references from the fabric table and from running operations
+ * @ct_waiters: threads sleeping in CT_WAIT on this vport (struct
+ *	th_ipf_ct_waiter), each woken only once its own condition holds:
+ *	ranks as threads are not woken by every counter that moves
+ * @nct_waiters: their number, read without the lock by the waker
+ * @ct_lock: protects @ct_waiters; taken after the vport lock
  * @deferred: chains the engine handed over past a context's budget
  * @runq_link: in the fabric's run queue while @deferred is not empty
  */
@@ -87,6 +104,9 @@ struct th_ipf_vport {
 	struct th_nic_ct *cts;
 	struct th_eng_vport_config cfg;
 	u32 refs;
+	struct th_list ct_waiters;
+	u32 nct_waiters;
+	pthread_mutex_t ct_lock;
 	struct th_list deferred;
 	struct th_list runq_link;
 };
@@ -99,6 +119,11 @@ struct th_ipf_domain *th_ipf_domain_create(struct th_ipf *f, int *err);
 struct th_ipf_domain *th_ipf_default_domain(struct th_ipf *f);
 void th_ipf_domain_get(struct th_ipf_domain *d);
 void th_ipf_domain_put(struct th_ipf_domain *d);
+void th_ipf_waitq_init(struct th_ipf_waitq *wq);
+void th_ipf_waitq_destroy(struct th_ipf_waitq *wq);
+void th_ipf_waitq_wake(struct th_ipf_waitq *wq);
+bool th_ipf_waitq_wait(struct th_ipf_waitq *wq, bool (*done)(void *arg),
+		       void *arg, const struct timespec *deadline);
 bool th_ipf_wait(struct th_ipf *f, bool (*done)(void *arg), void *arg,
 		 const struct timespec *deadline);
 
@@ -109,6 +134,7 @@ int th_ipf_vport_create(struct th_ipf *f, u32 node, struct th_ipf_domain *d,
 void th_ipf_vport_destroy(struct th_ipf_vport *vp);
 int th_ipf_mr_reg(struct th_ipf_vport *vp, struct th_nic_mr_reg *req);
 int th_ipf_ct_wait(struct th_ipf_vport *vp, struct th_nic_ct_wait *req);
+void th_ipf_ct_wake(struct th_ipf_vport *vp);
 
 /* memcheck.c */
 int th_ipf_mem_check(u64 addr, u64 len, u32 access);

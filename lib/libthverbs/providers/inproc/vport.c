@@ -13,6 +13,7 @@
 
 static void th_ipf_vport_free(struct th_ipf_vport *vp)
 {
+	pthread_mutex_destroy(&vp->ct_lock);
 	free(vp->cts);
 	free(vp->cq_mem);
 	free(vp->sq_mem);
@@ -42,6 +43,8 @@ int th_ipf_vport_create(struct th_ipf *f, u32 node, struct th_ipf_domain *d,
 	vp = calloc(1, sizeof(*vp));
 	if (!vp)
 		return -ENOMEM;
+	pthread_mutex_init(&vp->ct_lock, NULL);
+	th_list_init(&vp->ct_waiters);
 	ret = th_eng_cmd_vport_config(&f->eng, req, &vp->cfg);
 	if (ret)
 		goto err_free;
@@ -130,21 +133,60 @@ int th_ipf_mr_reg(struct th_ipf_vport *vp, struct th_nic_mr_reg *req)
 	return 0;
 }
 
-struct th_ipf_ct_wait {
-	struct th_ipf_vport *vp;
+/* A thread in CT_WAIT, on its vport's list while it sleeps. */
+struct th_ipf_ct_waiter {
+	struct th_list link;
 	const struct th_nic_ct_wait *req;
+	pthread_cond_t cond;
 };
 
-static bool th_ipf_ct_reached(void *arg)
+/*
+ * The engine changed @vp (under its lock): wake the CT_WAIT sleepers whose
+ * condition now holds, and no others.  A sleeper checks its condition
+ * under ct_lock before sleeping and the waker checks it under ct_lock
+ * after the change, so no wake-up is lost; the unlocked count is ordered
+ * by the fences on both sides (the waker's change, then the count; the
+ * sleeper's count, then its look at the counter).
+ */
+void th_ipf_ct_wake(struct th_ipf_vport *vp)
 {
-	struct th_ipf_ct_wait *w = arg;
+	struct th_ipf_ct_waiter *w;
+	struct th_list *pos;
 
-	return th_eng_cmd_ct_reached(&w->vp->ev, w->req);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&vp->nct_waiters, __ATOMIC_SEQ_CST))
+		return;
+	pthread_mutex_lock(&vp->ct_lock);
+	for (pos = vp->ct_waiters.next; pos != &vp->ct_waiters; pos = pos->next) {
+		w = th_container_of(pos, struct th_ipf_ct_waiter, link);
+		if (th_eng_cmd_ct_reached(&vp->ev, w->req))
+			pthread_cond_signal(&w->cond);
+	}
+	pthread_mutex_unlock(&vp->ct_lock);
+}
+
+/* Sleep until @req's condition holds or @deadline (CLOCK_REALTIME) passes. */
+static void th_ipf_ct_sleep(struct th_ipf_vport *vp,
+			    const struct th_nic_ct_wait *req,
+			    const struct timespec *deadline)
+{
+	struct th_ipf_ct_waiter w = { .req = req };
+	int ret = 0;
+
+	pthread_cond_init(&w.cond, NULL);
+	pthread_mutex_lock(&vp->ct_lock);
+	th_list_add_tail(&vp->ct_waiters, &w.link);
+	__atomic_add_fetch(&vp->nct_waiters, 1, __ATOMIC_SEQ_CST);
+	while (!ret && !th_eng_cmd_ct_reached(&vp->ev, req))
+		ret = pthread_cond_timedwait(&w.cond, &vp->ct_lock, deadline);
+	__atomic_sub_fetch(&vp->nct_waiters, 1, __ATOMIC_SEQ_CST);
+	th_list_del(&w.link);
+	pthread_mutex_unlock(&vp->ct_lock);
+	pthread_cond_destroy(&w.cond);
 }
 
 int th_ipf_ct_wait(struct th_ipf_vport *vp, struct th_nic_ct_wait *req)
 {
-	struct th_ipf_ct_wait w = { vp, req };
 	struct th_ipf *f = vp->fabric;
 	struct timespec deadline;
 	u64 ns = req->timeout_ns;
@@ -167,7 +209,7 @@ int th_ipf_ct_wait(struct th_ipf_vport *vp, struct th_nic_ct_wait *req)
 		pthread_mutex_lock(&f->lock);
 		vp->refs++;
 		pthread_mutex_unlock(&f->lock);
-		th_ipf_wait(f, th_ipf_ct_reached, &w, &deadline);
+		th_ipf_ct_sleep(vp, req, &deadline);
 		ret = th_eng_cmd_ct_wait_result(&vp->ev, req, false);
 		f->eng.ops->vport_put(f, &vp->ev);
 		return ret;

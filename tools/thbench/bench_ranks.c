@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * bench_ranks.c - what thbench's Allreduce benchmarks share (bench_ranks.h):
+ * ranks as threads, statistics, the MPICH peer, the CPU hog, output.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_ranks.h"
+#include "th_boot.h"
+#include "th_p2p.h"
+
+double br_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+static int br_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void br_stat_of(struct br_stat *st, double *t, int n)
+{
+	qsort(t, n, sizeof(*t), br_cmp);
+	st->ok = true;
+	st->med = t[n / 2];
+	st->p10 = t[n / 10];
+	st->p90 = t[n * 9 / 10];
+	st->reps = n;
+}
+
+void br_compute(double us)
+{
+	double end = br_now_us() + us;
+
+	while (br_now_us() < end)
+		;
+}
+
+/* ---- ranks as threads ---------------------------------------------------- */
+
+struct br_shared {
+	struct br_job *j;
+	struct th_device **devs;
+	int ndev;
+	int *err;		/* per rank */
+};
+
+static int br_allgather(void *arg, const void *mine, void *all, size_t len)
+{
+	return th_boot_allgather(arg, mine, all, len);
+}
+
+/* One rank's operation: start, compute, wait; or compute, run. */
+static int br_op(struct br_job *j, struct th_coll *coll, struct th_p2p *p2p)
+{
+	int ret;
+
+	if (p2p) {
+		if (j->compute_us > 0)
+			br_compute(j->compute_us);
+		return th_p2p_run(p2p, BR_TIMEOUT_NS);
+	}
+	ret = th_coll_start(coll);
+	if (!ret && j->compute_us > 0)
+		br_compute(j->compute_us);
+	return ret ? ret : th_coll_wait(coll, BR_TIMEOUT_NS);
+}
+
+static int br_rank(struct th_boot *b, void *arg)
+{
+	struct br_shared *sh = arg;
+	struct br_job *j = sh->j;
+	unsigned int rank = th_boot_rank(b);
+	uint32_t count = j->attr.count ? j->attr.count : 1;
+	double *send = calloc(2 * (size_t)count, sizeof(double));
+	double *recv = send ? send + count : NULL, t0;
+	struct th_context *ctx = NULL;
+	struct th_vport *vp = NULL;
+	struct th_coll *coll = NULL;
+	struct th_p2p *p2p = NULL;
+	unsigned int i;
+	int rep, ret = -ENOMEM;
+
+	for (i = 0; send && i < count; i++)
+		send[i] = (double)(rank + 1) / 7 + (double)i / 3;
+	if (send)
+		ctx = th_open_device(sh->devs[rank % sh->ndev]);
+	if (ctx)
+		vp = th_create_vport(ctx, NULL);
+	if (vp && j->v == BR_P2P)
+		p2p = th_p2p_create(vp, rank, j->n, br_allgather, b, &j->attr,
+				    TH_P2P_TREE, send, recv);
+	else if (vp)
+		coll = th_coll_create(vp, rank, j->n, br_allgather, b, &j->attr,
+				      send, recv);
+	if (send)
+		ret = coll || p2p ? 0 : -errno;
+	/* every rank takes part in every barrier, even after a failure */
+	for (rep = -j->warmup; rep < j->reps; rep++) {
+		if (th_boot_barrier(b))
+			break;
+		t0 = br_now_us();
+		if (!ret)
+			ret = br_op(j, coll, p2p);
+		if (rep >= 0)
+			j->t[(size_t)rank * j->reps + rep] = br_now_us() - t0;
+	}
+	th_coll_destroy(coll);
+	th_p2p_destroy(p2p);
+	if (vp)
+		th_destroy_vport(vp);
+	if (ctx)
+		th_close_device(ctx);
+	free(send);
+	sh->err[rank] = ret;
+	return ret;
+}
+
+int br_run_threads(struct br_job *j, struct br_stat *st)
+{
+	struct br_shared sh = { .j = j };
+	double *worst = NULL;
+	unsigned int r;
+	int rep, ret = -ENOMEM;
+
+	st->ok = false;
+	st->why = "error";
+	j->t = calloc((size_t)j->n * j->reps, sizeof(double));
+	sh.err = calloc(j->n, sizeof(int));
+	worst = calloc(j->reps, sizeof(double));
+	sh.devs = th_get_device_list(j->provider, &sh.ndev);
+	if (j->t && sh.err && worst && sh.devs && sh.ndev > 0)
+		ret = th_boot_run_threads(j->n, br_rank, &sh);
+	else if (j->t && sh.err && worst)
+		ret = -ENODEV;
+	for (r = 0; !ret && r < j->n; r++)
+		ret = sh.err[r];
+	if (!ret) {
+		for (rep = 0; rep < j->reps; rep++)
+			for (r = 0; r < j->n; r++)
+				if (j->t[(size_t)r * j->reps + rep] > worst[rep])
+					worst[rep] = j->t[(size_t)r * j->reps + rep];
+		br_stat_of(st, worst, j->reps);
+	}
+	j->err = ret;
+	th_free_device_list(sh.devs);
+	free(worst);
+	free(sh.err);
+	free(j->t);
+	j->t = NULL;
+	return ret;
+}
+
+/* ---- the CPU hog ---------------------------------------------------------- */
+
+pid_t br_hog_start(int cpu)
+{
+	cpu_set_t set;
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	for (;;)
+		;	/* until SIGKILL */
+}
+
+void br_hog_stop(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* ---- MPICH ---------------------------------------------------------------- */
+
+bool br_have(const char *prog)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", prog);
+	return system(cmd) == 0;
+}
+
+int br_mkdir_p(const char *dir)
+{
+	char path[4096], *p;
+
+	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* The MPI program's source: next to the tree thbench was built from. */
+static const char *br_mpi_source(char *buf, size_t len)
+{
+	char exe[4096];
+	ssize_t n;
+	char *slash;
+
+#ifdef THBENCH_TOP
+	snprintf(buf, len, "%s/tools/thbench/mpi/allreduce_mpi.c", THBENCH_TOP);
+	if (!access(buf, R_OK))
+		return buf;
+#endif
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash)
+			*slash = 0;
+		/* build/bin/thbench -> the tree */
+		if (snprintf(buf, len, "%s/../../tools/thbench/mpi/allreduce_mpi.c",
+			     exe) < (int)len && !access(buf, R_OK))
+			return buf;
+	}
+	return NULL;
+}
+
+const char *br_mpi_build(const char *out, char *bin, size_t len,
+			 const char **why)
+{
+	char src[4096], cmd[12288];
+
+	if (!br_have("mpicc") || !br_have("mpiexec")) {
+		*why = "n/a";
+		return NULL;
+	}
+	if (!br_mpi_source(src, sizeof(src))) {
+		*why = "no src";
+		return NULL;
+	}
+	if (snprintf(bin, len, "%s/allreduce_mpi", out) >= (int)len ||
+	    snprintf(cmd, sizeof(cmd), "mpicc -O2 -o '%s' '%s' >&2", bin,
+		     src) >= (int)sizeof(cmd) || system(cmd)) {
+		*why = "no build";
+		return NULL;
+	}
+	return bin;
+}
+
+void br_mpi_run(const char *bin, const char *mode, unsigned int n, int reps,
+		int warmup, const uint64_t *sizes, unsigned int nsizes,
+		struct br_stat *st, double *ovl)
+{
+	char cmd[8192], line[256];
+	int len, status;
+	unsigned int i;
+	FILE *f;
+
+	for (i = 0; i < nsizes; i++) {
+		st[i].ok = false;
+		st[i].why = "failed";
+	}
+	/*
+	 * Hydra forks the ranks locally; -bind-to none lets the kernel share
+	 * the cores; timeout(1) ends a hung job (and its ranks).
+	 */
+	len = snprintf(cmd, sizeof(cmd),
+		       "timeout -k 5 %d mpiexec -n %u -bind-to none '%s' %s %d %d",
+		       BR_MPI_TIMEOUT_S, n, bin, mode, reps, warmup);
+	for (i = 0; i < nsizes && len < (int)sizeof(cmd) - 32; i++)
+		len += snprintf(cmd + len, sizeof(cmd) - len, " %llu",
+				(unsigned long long)sizes[i]);
+	snprintf(cmd + len, sizeof(cmd) - len, " </dev/null 2>/dev/null");
+	f = popen(cmd, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long bytes;
+		double med, p10, p90, pct;
+		int r;
+
+		if (sscanf(line, "size %llu %lf %lf %lf %d", &bytes, &med, &p10,
+			   &p90, &r) == 5) {
+			for (i = 0; i < nsizes; i++)
+				if (sizes[i] == bytes)
+					st[i] = (struct br_stat){ .ok = true,
+						.med = med, .p10 = p10,
+						.p90 = p90, .reps = r };
+		} else if (ovl && sscanf(line, "overlap %llu %lf", &bytes,
+					 &pct) == 2) {
+			for (i = 0; i < nsizes; i++)
+				if (sizes[i] == bytes)
+					ovl[i] = pct;
+		}
+	}
+	status = pclose(f);
+	if (status && WIFEXITED(status) && WEXITSTATUS(status) == 124)
+		for (i = 0; i < nsizes; i++)
+			if (!st[i].ok)
+				st[i].why = "timeout";
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+const char *br_default_out(const char *name, char *buf, size_t len)
+{
+	struct stat sb;
+
+#ifdef THBENCH_TOP
+	snprintf(buf, len, "%s/build", THBENCH_TOP);
+	if (!stat(buf, &sb) && S_ISDIR(sb.st_mode) && !access(buf, W_OK)) {
+		snprintf(buf, len, "%s/build/bench/%s", THBENCH_TOP, name);
+		return buf;
+	}
+#endif
+	(void)sb;
+	snprintf(buf, len, "thbench-%s", name);
+	return buf;
+}
+
+/* The progress line: rewritten in place, on a terminal only. */
+void br_progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!isatty(STDERR_FILENO))
+		return;
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * bench_ranks.h - the parts thbench's Allreduce benchmarks share: ranks as
+ * threads (one thread per rank, each on its own context and vport, through
+ * th_boot_run_threads()), statistics, the MPICH peer, a CPU hog for the
+ * noise runs, the output directory and the progress line.
+ */
+#ifndef THBENCH_RANKS_H
+#define THBENCH_RANKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "thverbs.h"
+
+#define BR_TIMEOUT_NS	30000000000ULL
+#define BR_MPI_TIMEOUT_S 180
+
+struct br_stat {
+	bool ok;
+	double med, p10, p90;	/* microseconds */
+	int reps;
+	const char *why;	/* when !ok: what to print instead */
+};
+
+enum br_variant { BR_OFFLOAD, BR_P2P };
+
+/*
+ * One measurement with ranks as threads: @reps timed operations after
+ * @warmup, a team barrier before each; a sample is the slowest rank's time
+ * from its barrier to its completion.  With @compute_us > 0, each rank
+ * starts the operation, computes for that long, then waits (the offload),
+ * or computes and then runs it (the host-driven tree, which cannot
+ * progress without its host).
+ */
+struct br_job {
+	unsigned int n;
+	enum br_variant v;
+	struct th_coll_attr attr;
+	const char *provider;
+	int reps, warmup;
+	double compute_us;
+	/* filled: per rank and rep, then the error of the first failed rank */
+	double *t;
+	int err;
+};
+
+int br_run_threads(struct br_job *j, struct br_stat *st);
+/* Spin for @us microseconds of wall time (the "compute" of the overlap). */
+void br_compute(double us);
+
+double br_now_us(void);
+void br_stat_of(struct br_stat *st, double *t, int n);
+
+/* A process spinning on CPU @cpu until br_hog_stop(); -1 if none. */
+pid_t br_hog_start(int cpu);
+void br_hog_stop(pid_t pid);
+
+/* The MPICH peer, built into @out with mpicc: NULL and @why if it cannot be. */
+const char *br_mpi_build(const char *out, char *bin, size_t len,
+			 const char **why);
+/*
+ * mpiexec -n @n @bin @mode @reps @warmup SIZES: lines "size BYTES med p10
+ * p90 reps" fill @st[i] for @sizes[i]; mode "overlap" fills @ovl[i] with
+ * the overlap percentage.
+ */
+void br_mpi_run(const char *bin, const char *mode, unsigned int n, int reps,
+		int warmup, const uint64_t *sizes, unsigned int nsizes,
+		struct br_stat *st, double *ovl);
+
+bool br_have(const char *prog);
+int br_mkdir_p(const char *dir);
+/* DIR for @name: build/bench/@name in the source tree, else ./thbench-@name. */
+const char *br_default_out(const char *name, char *buf, size_t len);
+void br_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* THBENCH_RANKS_H */
