@@ -44,11 +44,19 @@ void br_stat_of(struct br_stat *st, double *t, int n)
 	st->reps = n;
 }
 
+static double br_cpu_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
 void br_compute(double us)
 {
-	double end = br_now_us() + us;
+	double end = br_cpu_us() + us;
 
-	while (br_now_us() < end)
+	while (br_cpu_us() < end)
 		;
 }
 
@@ -71,6 +79,10 @@ static int br_op(struct br_job *j, struct th_coll *coll, struct th_p2p *p2p)
 {
 	int ret;
 
+	if (j->compute_only) {
+		br_compute(j->compute_us);
+		return 0;
+	}
 	if (p2p) {
 		if (j->compute_us > 0)
 			br_compute(j->compute_us);
@@ -118,8 +130,10 @@ static int br_rank(struct th_boot *b, void *arg)
 		t0 = br_now_us();
 		if (!ret)
 			ret = br_op(j, coll, p2p);
-		if (rep >= 0)
+		if (rep >= 0) {
+			j->t0[(size_t)rank * j->reps + rep] = t0;
 			j->t[(size_t)rank * j->reps + rep] = br_now_us() - t0;
+		}
 	}
 	th_coll_destroy(coll);
 	th_p2p_destroy(p2p);
@@ -142,20 +156,31 @@ int br_run_threads(struct br_job *j, struct br_stat *st)
 	st->ok = false;
 	st->why = "error";
 	j->t = calloc((size_t)j->n * j->reps, sizeof(double));
+	j->t0 = calloc((size_t)j->n * j->reps, sizeof(double));
 	sh.err = calloc(j->n, sizeof(int));
 	worst = calloc(j->reps, sizeof(double));
 	sh.devs = th_get_device_list(j->provider, &sh.ndev);
-	if (j->t && sh.err && worst && sh.devs && sh.ndev > 0)
+	if (j->t && j->t0 && sh.err && worst && sh.devs && sh.ndev > 0)
 		ret = th_boot_run_threads(j->n, br_rank, &sh);
-	else if (j->t && sh.err && worst)
+	else if (j->t && j->t0 && sh.err && worst)
 		ret = -ENODEV;
 	for (r = 0; !ret && r < j->n; r++)
 		ret = sh.err[r];
 	if (!ret) {
-		for (rep = 0; rep < j->reps; rep++)
-			for (r = 0; r < j->n; r++)
+		for (rep = 0; rep < j->reps; rep++) {
+			double first = 0, last = 0, s, e;
+
+			for (r = 0; r < j->n; r++) {
+				s = j->t0[(size_t)r * j->reps + rep];
+				e = s + j->t[(size_t)r * j->reps + rep];
 				if (j->t[(size_t)r * j->reps + rep] > worst[rep])
 					worst[rep] = j->t[(size_t)r * j->reps + rep];
+				first = !r || s < first ? s : first;
+				last = e > last ? e : last;
+			}
+			if (j->span)
+				worst[rep] = last - first;
+		}
 		br_stat_of(st, worst, j->reps);
 	}
 	j->err = ret;
@@ -163,7 +188,9 @@ int br_run_threads(struct br_job *j, struct br_stat *st)
 	free(worst);
 	free(sh.err);
 	free(j->t);
+	free(j->t0);
 	j->t = NULL;
+	j->t0 = NULL;
 	return ret;
 }
 
@@ -297,7 +324,7 @@ void br_mpi_run(const char *bin, const char *mode, unsigned int n, int reps,
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long bytes;
-		double med, p10, p90, pct;
+		double med, p10, p90, pct, tc, tt, tp;
 		int r;
 
 		if (sscanf(line, "size %llu %lf %lf %lf %d", &bytes, &med, &p10,
@@ -307,11 +334,14 @@ void br_mpi_run(const char *bin, const char *mode, unsigned int n, int reps,
 					st[i] = (struct br_stat){ .ok = true,
 						.med = med, .p10 = p10,
 						.p90 = p90, .reps = r };
-		} else if (ovl && sscanf(line, "overlap %llu %lf", &bytes,
-					 &pct) == 2) {
+		} else if (ovl && sscanf(line, "overlap %llu %lf %lf %lf %lf",
+					 &bytes, &pct, &tp, &tc, &tt) == 5) {
 			for (i = 0; i < nsizes; i++)
-				if (sizes[i] == bytes)
-					ovl[i] = pct;
+				if (sizes[i] == bytes) {
+					ovl[3 * i] = pct;
+					ovl[3 * i + 1] = tc;
+					ovl[3 * i + 2] = tt;
+				}
 		}
 	}
 	status = pclose(f);

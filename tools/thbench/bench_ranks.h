@@ -33,7 +33,9 @@ enum br_variant { BR_OFFLOAD, BR_P2P };
  * from its barrier to its completion.  With @compute_us > 0, each rank
  * starts the operation, computes for that long, then waits (the offload),
  * or computes and then runs it (the host-driven tree, which cannot
- * progress without its host).
+ * progress without its host); with @compute_only, it only computes.  The
+ * compute is CPU time of the rank's thread, so that ranks sharing a core
+ * each do the same work however they are scheduled.
  */
 struct br_job {
 	unsigned int n;
@@ -42,13 +44,20 @@ struct br_job {
 	const char *provider;
 	int reps, warmup;
 	double compute_us;
+	bool compute_only;
+	/*
+	 * A sample is the job's span instead: from the first rank's start to
+	 * the last rank's completion (one clock: the ranks share a process),
+	 * which counts the time oversubscribed ranks wait for a core.
+	 */
+	bool span;
 	/* filled: per rank and rep, then the error of the first failed rank */
-	double *t;
+	double *t, *t0;
 	int err;
 };
 
 int br_run_threads(struct br_job *j, struct br_stat *st);
-/* Spin for @us microseconds of wall time (the "compute" of the overlap). */
+/* Spin for @us microseconds of this thread's CPU time (the "compute"). */
 void br_compute(double us);
 
 double br_now_us(void);
@@ -63,8 +72,8 @@ const char *br_mpi_build(const char *out, char *bin, size_t len,
 			 const char **why);
 /*
  * mpiexec -n @n @bin @mode @reps @warmup SIZES: lines "size BYTES med p10
- * p90 reps" fill @st[i] for @sizes[i]; mode "overlap" fills @ovl[i] with
- * the overlap percentage.
+ * p90 reps" fill @st[i] for @sizes[i]; mode "overlap" fills @ovl[3i ...
+ * 3i + 2] with the overlap percentage, the compute's and the total time.
  */
 void br_mpi_run(const char *bin, const char *mode, unsigned int n, int reps,
 		int warmup, const uint64_t *sizes, unsigned int nsizes,
