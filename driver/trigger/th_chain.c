@@ -81,25 +81,81 @@ static bool th_user_charge_chain(struct th_eng_vport *vp)
 }
 
 /*
- * Accept one validated chain: reserve its CQ entries, then fire it at once
- * or leave it pending on its counter.  Returns a refusal reason; nothing
- * is installed unless it is TH_NIC_REFUSE_NONE.
+ * A chain with room for max_chain descriptors: from @vp's pool of completed
+ * ones, else newly allocated.  Its descriptors are left as they were: the
+ * doorbell overwrites them.
  */
-static u32 th_chain_post(struct th_eng_vport *vp, const struct th_nic_desc *descs,
-			 u32 n, struct th_eng_ctx *ctx)
+static struct th_eng_chain *th_chain_get(struct th_eng_vport *vp)
+{
+	struct th_eng_chain *chain = NULL;
+
+	th_lock(&vp->lock);
+	if (vp->chain_pool_len) {
+		chain = th_container_of(vp->chain_pool.next,
+					struct th_eng_chain, node);
+		th_list_del(&chain->node);
+		vp->chain_pool_len--;
+	}
+	th_unlock(&vp->lock);
+	if (chain) {
+		memset(chain, 0, offsetof(struct th_eng_chain, descs));
+		return chain;
+	}
+	return th_zalloc(sizeof(*chain) +
+			 vp->eng->lim.max_chain * sizeof(chain->descs[0]));
+}
+
+/* Keep @chain for reuse if the pool has room; false: the caller frees it. */
+static bool th_chain_pool_put_locked(struct th_eng_vport *vp,
+				     struct th_eng_chain *chain)
+{
+	if (vp->chain_pool_len >= TH_ENG_CHAIN_POOL)
+		return false;
+	th_list_add_tail(&vp->chain_pool, &chain->node);
+	vp->chain_pool_len++;
+	return true;
+}
+
+static void th_chain_release(struct th_eng_vport *vp, struct th_eng_chain *chain)
+{
+	bool pooled;
+
+	th_lock(&vp->lock);
+	pooled = th_chain_pool_put_locked(vp, chain);
+	th_unlock(&vp->lock);
+	if (!pooled)
+		th_free(chain);
+}
+
+/* Free the pool: @vp is being destroyed and nothing runs on it. */
+void th_chain_pool_drain(struct th_eng_vport *vp)
 {
 	struct th_eng_chain *chain;
+
+	while (!th_list_empty(&vp->chain_pool)) {
+		chain = th_container_of(vp->chain_pool.next,
+					struct th_eng_chain, node);
+		th_list_del(&chain->node);
+		th_free(chain);
+	}
+	vp->chain_pool_len = 0;
+}
+
+/*
+ * Accept @chain, whose @n descriptors the doorbell copied in and
+ * validated: reserve its CQ entries, then fire it at once or leave it
+ * pending on its counter.  Returns a refusal reason; nothing is installed
+ * unless it is TH_NIC_REFUSE_NONE (the caller keeps @chain then).
+ */
+static u32 th_chain_post(struct th_eng_vport *vp, struct th_eng_chain *chain,
+			 u32 n, struct th_eng_ctx *ctx)
+{
+	const struct th_nic_desc *descs = chain->descs;
 	u32 credits = 1;	/* room for the one error or cancel entry */
 	u32 i, reason;
 
 	if (!th_user_charge_chain(vp))
 		return TH_NIC_REFUSE_USER_CHAINS;
-	chain = th_zalloc(sizeof(*chain) + n * sizeof(*descs));
-	if (!chain) {
-		th_atomic_dec(&vp->user->chains);
-		return TH_NIC_REFUSE_NOMEM;
-	}
-	memcpy(chain->descs, descs, n * sizeof(*descs));
 	chain->vp = vp;
 	chain->ndesc = n;
 	chain->threshold = descs[0].threshold;
@@ -146,18 +202,18 @@ static u32 th_chain_post(struct th_eng_vport *vp, const struct th_nic_desc *desc
 err_unlock:
 	th_unlock(&vp->lock);
 	th_atomic_dec(&vp->user->chains);
-	th_free(chain);
 	return reason;
 }
 
 /*
  * Consume the SQ from the engine's head to the tail userspace published,
  * filling @db's (out) fields.  Each chain is copied out of the shared ring
- * into vp->scratch first, and only that copy is validated and used:
- * userspace may rewrite the slots at any time.  Stops at the first refused
- * chain, which leaves the SQ head on its first slot and installs nothing.
- * Doorbells on a vport are serialised by its sq_lock (the scratch area and
- * the SQ head); the caller runs @ctx afterwards, outside it.
+ * once, straight into the chain object that will run it (from the vport's
+ * pool), and only that copy is validated and used: userspace may rewrite
+ * the slots at any time.  Stops at the first refused chain, which leaves
+ * the SQ head on its first slot and installs nothing.  Doorbells on a
+ * vport are serialised by its sq_lock (the SQ head); the caller runs @ctx
+ * afterwards, outside it.
  */
 int th_eng_doorbell(struct th_eng_vport *vp, struct th_eng_ctx *ctx,
 		    struct th_nic_doorbell *db)
@@ -165,6 +221,7 @@ int th_eng_doorbell(struct th_eng_vport *vp, struct th_eng_ctx *ctx,
 	const struct th_nic_desc *slots = vp->sq.slots;
 	u32 max_chain = vp->eng->lim.max_chain;
 	u32 head, avail, n, bad = 0, reason = TH_NIC_REFUSE_NONE;
+	struct th_eng_chain *chain;
 
 	db->chains = 0;
 	db->descs = 0;
@@ -177,6 +234,12 @@ int th_eng_doorbell(struct th_eng_vport *vp, struct th_eng_ctx *ctx,
 		avail = vp->sq.entries;
 
 	while (avail) {
+		chain = th_chain_get(vp);
+		if (!chain) {
+			reason = TH_NIC_REFUSE_NOMEM;
+			bad = 0;
+			break;
+		}
 		n = 0;
 		do {
 			if (n == avail || n == max_chain) {
@@ -185,17 +248,18 @@ int th_eng_doorbell(struct th_eng_vport *vp, struct th_eng_ctx *ctx,
 				reason = TH_NIC_REFUSE_CHAIN;
 				break;
 			}
-			memcpy(&vp->scratch[n], &slots[(head + n) & vp->sq.mask],
+			memcpy(&chain->descs[n], &slots[(head + n) & vp->sq.mask],
 			       sizeof(*slots));
-		} while (vp->scratch[n++].flags & TH_NIC_DF_LINK);
+		} while (chain->descs[n++].flags & TH_NIC_DF_LINK);
 
 		if (!reason)
-			reason = th_eng_chain_validate(vp, vp->scratch, n, &bad);
+			reason = th_eng_chain_validate(vp, chain->descs, n, &bad);
 		if (!reason) {
-			reason = th_chain_post(vp, vp->scratch, n, ctx);
+			reason = th_chain_post(vp, chain, n, ctx);
 			bad = 0;
 		}
 		if (reason) {
+			th_chain_release(vp, chain);
 			db->bad_index = head;
 			db->bad_desc = bad;
 			break;
@@ -399,6 +463,7 @@ void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 {
 	struct th_eng_vport *vp = chain->vp;
 	struct th_nic_cqe cqe;
+	bool pooled;
 
 	if (status)
 		th_chain_fail_counters(ctx, chain, at);
@@ -427,8 +492,10 @@ void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	vp->running--;
 	if (chain->stride)
 		th_list_del(&chain->rearm_link);
+	pooled = th_chain_pool_put_locked(vp, chain);
 	/* the last touch of @vp: a destroyer may free it once we unlock */
 	vp->eng->ops->wake(vp);
 	th_unlock(&vp->lock);
-	th_free(chain);
+	if (!pooled)
+		th_free(chain);
 }

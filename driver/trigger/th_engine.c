@@ -156,12 +156,10 @@ int th_eng_vport_init(struct th_eng_vport *vp, struct th_eng *eng, u32 node,
 	vp->mrs = th_zalloc(sizeof(*vp->mrs) * lim->max_mrs);
 	if (!vp->mrs)
 		goto err_free_pending;
-	vp->scratch = th_zalloc(sizeof(*vp->scratch) * lim->max_chain);
-	if (!vp->scratch)
-		goto err_free_mrs;
 	for (i = 0; i < lim->max_counters; i++)
 		th_list_init(&vp->pending[i]);
 	th_list_init(&vp->rearming);
+	th_list_init(&vp->chain_pool);
 	vp->mr_key_shift = th_bits_for(lim->max_mrs);
 	th_ring_setup(&vp->sq, sq_mem, cfg->sq_entries);
 	th_ring_setup(&vp->cq, cq_mem, cfg->cq_entries);
@@ -169,8 +167,6 @@ int th_eng_vport_init(struct th_eng_vport *vp, struct th_eng *eng, u32 node,
 	th_mutex_init(&vp->sq_lock);
 	return 0;
 
-err_free_mrs:
-	th_free(vp->mrs);
 err_free_pending:
 	th_free(vp->pending);
 err_uncharge:
@@ -237,7 +233,7 @@ void th_eng_vport_destroy(struct th_eng_vport *vp)
 			ops->mr_free(vp->eng->fabric, priv);
 	}
 	th_atomic_dec(&vp->user->vports);
-	th_free(vp->scratch);
+	th_chain_pool_drain(vp);
 	th_free(vp->mrs);
 	th_free(vp->pending);
 	th_mutex_destroy(&vp->sq_lock);

@@ -62,6 +62,8 @@ struct th_eng_limits {
 #define TH_ENG_DEF_SQ		1024
 #define TH_ENG_DEF_CQ		1024
 #define TH_ENG_DEF_CHAIN	16
+/* Completed chains a vport keeps for reuse (memory charged as pending) */
+#define TH_ENG_CHAIN_POOL	16
 #define TH_ENG_DEF_MRS		64
 #define TH_ENG_DEF_MR_SIZE	0x40000000ULL	/* 1 GiB */
 /*
@@ -250,7 +252,7 @@ struct th_eng_stats {
  *	while the vport exists; remote accesses need the same one on both
  *	ends
  * @user: the user it is charged to
- * @lock: protects everything below except @sq and @scratch
+ * @lock: protects everything below except @sq
  * @dead: killed: chains no longer fire, MRs no longer resolve
  * @error: in the error state after a remote access violation: pending
  *	chains failed, the doorbell refuses
@@ -261,9 +263,12 @@ struct th_eng_stats {
  * @mr_key_shift: bits of a key that hold the slot index
  * @cq: completion ring; the engine produces
  * @cq_reserved: CQ entries promised to chains accepted and not completed
- * @sq_lock: serialises doorbells (the SQ head and @scratch)
+ * @sq_lock: serialises doorbells (the SQ head)
  * @sq: submission ring; the engine consumes under @sq_lock
- * @scratch: @eng->lim.max_chain descriptors the doorbell copies into
+ * @chain_pool: chains (room for @eng->lim.max_chain descriptors each)
+ *	that completed, kept for the next doorbell: posting allocates
+ *	nothing in the steady state
+ * @chain_pool_len: their number, at most TH_ENG_CHAIN_POOL
  * @running: chains fired and not yet completed
  * @rearming: chains ending in REARM, pending or running (rearm_link)
  * @seq: posting order
@@ -287,7 +292,8 @@ struct th_eng_vport {
 	u32 cq_reserved;
 	th_mutex_t sq_lock;
 	struct th_eng_ring sq;
-	struct th_nic_desc *scratch;
+	struct th_list chain_pool;
+	u32 chain_pool_len;
 	u32 running;
 	struct th_list rearming;
 	u64 seq;

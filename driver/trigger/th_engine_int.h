@@ -83,6 +83,7 @@ void th_ct_fire_locked(struct th_eng_vport *vp, u32 idx,
 
 /* th_chain.c */
 bool th_desc_writes_cqe(const struct th_nic_desc *d);
+void th_chain_pool_drain(struct th_eng_vport *vp);
 void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 		       int status, u32 at);
 void th_chain_fail_pending_locked(struct th_eng_vport *vp,

@@ -411,6 +411,48 @@ TEST_F(trig, keys_are_unguessable_and_never_reused_at_once)
 }
 
 /*
+ * Completed chains go back to their vport's pool and the next doorbell
+ * takes them: the pool never holds more than TH_ENG_CHAIN_POOL, and a
+ * reused chain runs exactly its new descriptors, none of its old ones.
+ */
+TEST_F(trig, chains_are_reused_from_a_bounded_pool)
+{
+	struct th_nic_desc d[3];
+	struct th_nic_cqe cqe[8];
+	struct th_eng_stats before, after;
+	u32 i;
+
+	for (i = 0; i < 3 * TH_ENG_CHAIN_POOL; i++) {
+		d[0] = thn_ct_op(TH_NIC_OP_CT_INC, 5, 1);
+		thn_trigger(&d[0], 4, 1, i);
+		ASSERT_EQ(0, th_t_post(self->vp, d, 1, NULL));
+	}
+	EXPECT_EQ(0, self->vp->ev.chain_pool_len);
+	ASSERT_EQ(0, inc(self->vp, 4, 1));
+	EXPECT_EQ(3 * TH_ENG_CHAIN_POOL, th_t_ct(self->vp, 5));
+	EXPECT_EQ(TH_ENG_CHAIN_POOL, self->vp->ev.chain_pool_len);
+
+	/* a three-descriptor chain, then a one-descriptor one in its place */
+	d[0] = thn_ct_op(TH_NIC_OP_CT_INC, 6, 1);
+	d[1] = thn_ct_op(TH_NIC_OP_CT_INC, 6, 10);
+	d[2] = thn_notify(7);
+	thn_link(d, 3);
+	thn_trigger(&d[0], 4, 1, 1);
+	ASSERT_EQ(0, th_t_post(self->vp, d, 3, NULL));
+	EXPECT_EQ(11, th_t_ct(self->vp, 6));
+	EXPECT_EQ(1, th_t_cq_drain(self->vp, cqe, 8));
+	th_eng_stats_read(&self->vp->ev, &before);
+	d[0] = thn_ct_op(TH_NIC_OP_CT_INC, 6, 100);
+	thn_trigger(&d[0], 4, 1, 2);
+	ASSERT_EQ(0, th_t_post(self->vp, d, 1, NULL));
+	th_eng_stats_read(&self->vp->ev, &after);
+	EXPECT_EQ(111, th_t_ct(self->vp, 6));
+	EXPECT_EQ(before.descs_run + 1, after.descs_run);
+	EXPECT_EQ(0, th_t_cq_drain(self->vp, cqe, 8));	/* no stale NOTIFY */
+	EXPECT_EQ(TH_ENG_CHAIN_POOL, self->vp->ev.chain_pool_len);
+}
+
+/*
  * One increment that fires more chains than a context's budget: the rest
  * run on the fabric's progress thread, and every one of them completes.
  */
