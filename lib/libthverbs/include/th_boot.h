@@ -6,7 +6,8 @@
  *
  * Conventions as in thverbs.h: calls return 0 or a negative errno;
  * th_boot_init() returns NULL and sets errno.  A handle is used by one
- * thread at a time (with ranks as threads, each rank's thread its own).  Once a call has failed (a peer died, the launcher is
+ * thread at a time (with ranks as threads, each rank's thread uses its
+ * own).  Once a call has failed (a peer died, the launcher is
  * gone or aborted the job, a timeout passed), every later call on the
  * handle fails with the same error at once: the job is over.
  */
