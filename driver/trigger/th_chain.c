@@ -81,38 +81,44 @@ static bool th_user_charge_chain(struct th_eng_vport *vp)
 }
 
 /*
- * A chain with room for max_chain descriptors: from @vp's pool of completed
- * ones, else newly allocated.  Its descriptors are left as they were: the
- * doorbell overwrites them.
+ * A chain with room for @n descriptors: from @vp's pool of completed ones
+ * of its size, else newly allocated.  Its descriptors are left as they
+ * were: the doorbell overwrites them.
  */
-static struct th_eng_chain *th_chain_get(struct th_eng_vport *vp)
+static struct th_eng_chain *th_chain_get(struct th_eng_vport *vp, u32 n)
 {
+	u32 size = n > TH_ENG_CHAIN_SMALL, room;
 	struct th_eng_chain *chain = NULL;
 
 	th_lock(&vp->lock);
-	if (vp->chain_pool_len) {
-		chain = th_container_of(vp->chain_pool.next,
+	if (vp->chain_pool_len[size]) {
+		chain = th_container_of(vp->chain_pool[size].next,
 					struct th_eng_chain, node);
 		th_list_del(&chain->node);
-		vp->chain_pool_len--;
+		vp->chain_pool_len[size]--;
 	}
 	th_unlock(&vp->lock);
 	if (chain) {
 		memset(chain, 0, offsetof(struct th_eng_chain, descs));
-		return chain;
+	} else {
+		room = size ? vp->eng->lim.max_chain : TH_ENG_CHAIN_SMALL;
+		chain = th_zalloc(sizeof(*chain) + room * sizeof(chain->descs[0]));
 	}
-	return th_zalloc(sizeof(*chain) +
-			 vp->eng->lim.max_chain * sizeof(chain->descs[0]));
+	if (chain)
+		chain->size = size;
+	return chain;
 }
 
 /* Keep @chain for reuse if the pool has room; false: the caller frees it. */
 static bool th_chain_pool_put_locked(struct th_eng_vport *vp,
 				     struct th_eng_chain *chain)
 {
-	if (vp->chain_pool_len >= TH_ENG_CHAIN_POOL)
+	u32 size = chain->size;
+
+	if (vp->chain_pool_len[size] >= TH_ENG_CHAIN_POOL)
 		return false;
-	th_list_add_tail(&vp->chain_pool, &chain->node);
-	vp->chain_pool_len++;
+	th_list_add_tail(&vp->chain_pool[size], &chain->node);
+	vp->chain_pool_len[size]++;
 	return true;
 }
 
@@ -127,18 +133,44 @@ static void th_chain_release(struct th_eng_vport *vp, struct th_eng_chain *chain
 		th_free(chain);
 }
 
-/* Free the pool: @vp is being destroyed and nothing runs on it. */
+/* Free the pools: @vp is being destroyed and nothing runs on it. */
 void th_chain_pool_drain(struct th_eng_vport *vp)
 {
 	struct th_eng_chain *chain;
+	u32 size;
 
-	while (!th_list_empty(&vp->chain_pool)) {
-		chain = th_container_of(vp->chain_pool.next,
-					struct th_eng_chain, node);
-		th_list_del(&chain->node);
-		th_free(chain);
+	for (size = 0; size < 2; size++) {
+		while (!th_list_empty(&vp->chain_pool[size])) {
+			chain = th_container_of(vp->chain_pool[size].next,
+						struct th_eng_chain, node);
+			th_list_del(&chain->node);
+			th_free(chain);
+		}
+		vp->chain_pool_len[size] = 0;
 	}
-	vp->chain_pool_len = 0;
+}
+
+/*
+ * The length of the chain at SQ slot @head: up to the first descriptor
+ * without LINK, within @avail slots and max_chain.  0 (and @bad) when it
+ * has no end there.  The slots are shared with userspace: the copy the
+ * doorbell takes afterwards is checked again.
+ */
+static u32 th_chain_scan(struct th_eng_vport *vp, u32 head, u32 avail,
+			 u32 *bad)
+{
+	const struct th_nic_desc *slots = vp->sq.slots;
+	u32 max_chain = vp->eng->lim.max_chain, n = 0;
+
+	do {
+		if (n == avail || n == max_chain) {
+			/* no end before the tail, or longer than allowed */
+			*bad = n - 1;
+			return 0;
+		}
+	} while (th_read_once(slots[(head + n++) & vp->sq.mask].flags) &
+		 TH_NIC_DF_LINK);
+	return n;
 }
 
 /*
@@ -219,8 +251,7 @@ int th_eng_doorbell(struct th_eng_vport *vp, struct th_eng_ctx *ctx,
 		    struct th_nic_doorbell *db)
 {
 	const struct th_nic_desc *slots = vp->sq.slots;
-	u32 max_chain = vp->eng->lim.max_chain;
-	u32 head, avail, n, bad = 0, reason = TH_NIC_REFUSE_NONE;
+	u32 head, avail, n, i, bad = 0, reason = TH_NIC_REFUSE_NONE;
 	struct th_eng_chain *chain;
 
 	db->chains = 0;
@@ -234,24 +265,24 @@ int th_eng_doorbell(struct th_eng_vport *vp, struct th_eng_ctx *ctx,
 		avail = vp->sq.entries;
 
 	while (avail) {
-		chain = th_chain_get(vp);
+		n = th_chain_scan(vp, head, avail, &bad);
+		chain = n ? th_chain_get(vp, n) : NULL;
 		if (!chain) {
-			reason = TH_NIC_REFUSE_NOMEM;
-			bad = 0;
+			reason = n ? TH_NIC_REFUSE_NOMEM : TH_NIC_REFUSE_CHAIN;
+			db->bad_index = head;
+			db->bad_desc = n ? 0 : bad;
 			break;
 		}
-		n = 0;
-		do {
-			if (n == avail || n == max_chain) {
-				/* no end before the tail, or longer than allowed */
-				bad = n - 1;
-				reason = TH_NIC_REFUSE_CHAIN;
-				break;
-			}
-			memcpy(&chain->descs[n], &slots[(head + n) & vp->sq.mask],
+		for (i = 0; i < n; i++)
+			memcpy(&chain->descs[i], &slots[(head + i) & vp->sq.mask],
 			       sizeof(*slots));
-		} while (chain->descs[n++].flags & TH_NIC_DF_LINK);
-
+		/* userspace may have rewritten the slots since: the copy decides */
+		for (i = 0; i + 1 < n && (chain->descs[i].flags & TH_NIC_DF_LINK); i++)
+			;
+		if (i + 1 != n || (chain->descs[n - 1].flags & TH_NIC_DF_LINK)) {
+			bad = i;
+			reason = TH_NIC_REFUSE_CHAIN;
+		}
 		if (!reason)
 			reason = th_eng_chain_validate(vp, chain->descs, n, &bad);
 		if (!reason) {

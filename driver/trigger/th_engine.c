@@ -159,7 +159,8 @@ int th_eng_vport_init(struct th_eng_vport *vp, struct th_eng *eng, u32 node,
 	for (i = 0; i < lim->max_counters; i++)
 		th_list_init(&vp->pending[i]);
 	th_list_init(&vp->rearming);
-	th_list_init(&vp->chain_pool);
+	th_list_init(&vp->chain_pool[0]);
+	th_list_init(&vp->chain_pool[1]);
 	vp->mr_key_shift = th_bits_for(lim->max_mrs);
 	th_ring_setup(&vp->sq, sq_mem, cfg->sq_entries);
 	th_ring_setup(&vp->cq, cq_mem, cfg->cq_entries);

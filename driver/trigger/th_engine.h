@@ -62,8 +62,14 @@ struct th_eng_limits {
 #define TH_ENG_DEF_SQ		1024
 #define TH_ENG_DEF_CQ		1024
 #define TH_ENG_DEF_CHAIN	16
-/* Completed chains a vport keeps for reuse (memory charged as pending) */
+/*
+ * Completed chains a vport keeps for reuse, of each size (memory charged
+ * as pending chains' is); chains of up to TH_ENG_CHAIN_SMALL descriptors
+ * are allocated that small, so that many short pending chains stay
+ * compact.
+ */
 #define TH_ENG_CHAIN_POOL	16
+#define TH_ENG_CHAIN_SMALL	4
 #define TH_ENG_DEF_MRS		64
 #define TH_ENG_DEF_MR_SIZE	0x40000000ULL	/* 1 GiB */
 /*
@@ -265,10 +271,10 @@ struct th_eng_stats {
  * @cq_reserved: CQ entries promised to chains accepted and not completed
  * @sq_lock: serialises doorbells (the SQ head)
  * @sq: submission ring; the engine consumes under @sq_lock
- * @chain_pool: chains (room for @eng->lim.max_chain descriptors each)
- *	that completed, kept for the next doorbell: posting allocates
- *	nothing in the steady state
- * @chain_pool_len: their number, at most TH_ENG_CHAIN_POOL
+ * @chain_pool: chains that completed, kept for the next doorbell, by size:
+ *	[0] room for TH_ENG_CHAIN_SMALL descriptors, [1] for max_chain;
+ *	posting allocates nothing in the steady state
+ * @chain_pool_len: their numbers, at most TH_ENG_CHAIN_POOL each
  * @running: chains fired and not yet completed
  * @rearming: chains ending in REARM, pending or running (rearm_link)
  * @seq: posting order
@@ -292,8 +298,8 @@ struct th_eng_vport {
 	u32 cq_reserved;
 	th_mutex_t sq_lock;
 	struct th_eng_ring sq;
-	struct th_list chain_pool;
-	u32 chain_pool_len;
+	struct th_list chain_pool[2];
+	u32 chain_pool_len[2];
 	u32 running;
 	struct th_list rearming;
 	u64 seq;

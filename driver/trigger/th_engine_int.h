@@ -49,6 +49,7 @@ struct th_exec_hold {
  * @done: bytes (REDUCE: elements) of descriptor @pos already done
  * @hold: what descriptor @pos holds while it runs in slices
  * @descs: the engine's copy of the descriptors
+ * @size: 0: room for TH_ENG_CHAIN_SMALL descriptors, 1: for max_chain
  */
 struct th_eng_chain {
 	struct th_list node;
@@ -67,6 +68,7 @@ struct th_eng_chain {
 	u32 pos;
 	u64 done;
 	struct th_exec_hold hold;
+	u32 size;
 	struct th_nic_desc descs[];
 };
 

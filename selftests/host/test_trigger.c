@@ -427,12 +427,14 @@ TEST_F(trig, chains_are_reused_from_a_bounded_pool)
 		thn_trigger(&d[0], 4, 1, i);
 		ASSERT_EQ(0, th_t_post(self->vp, d, 1, NULL));
 	}
-	EXPECT_EQ(0, self->vp->ev.chain_pool_len);
+	EXPECT_EQ(0, self->vp->ev.chain_pool_len[0]);
 	ASSERT_EQ(0, inc(self->vp, 4, 1));
 	EXPECT_EQ(3 * TH_ENG_CHAIN_POOL, th_t_ct(self->vp, 5));
-	EXPECT_EQ(TH_ENG_CHAIN_POOL, self->vp->ev.chain_pool_len);
+	EXPECT_EQ(TH_ENG_CHAIN_POOL, self->vp->ev.chain_pool_len[0]);
+	EXPECT_EQ(0, self->vp->ev.chain_pool_len[1]);
 
 	/* a three-descriptor chain, then a one-descriptor one in its place */
+	ASSERT_GE(TH_ENG_CHAIN_SMALL, 3);
 	d[0] = thn_ct_op(TH_NIC_OP_CT_INC, 6, 1);
 	d[1] = thn_ct_op(TH_NIC_OP_CT_INC, 6, 10);
 	d[2] = thn_notify(7);
@@ -449,7 +451,7 @@ TEST_F(trig, chains_are_reused_from_a_bounded_pool)
 	EXPECT_EQ(111, th_t_ct(self->vp, 6));
 	EXPECT_EQ(before.descs_run + 1, after.descs_run);
 	EXPECT_EQ(0, th_t_cq_drain(self->vp, cqe, 8));	/* no stale NOTIFY */
-	EXPECT_EQ(TH_ENG_CHAIN_POOL, self->vp->ev.chain_pool_len);
+	EXPECT_EQ(TH_ENG_CHAIN_POOL, self->vp->ev.chain_pool_len[0]);
 }
 
 /*
