@@ -106,55 +106,12 @@ static void ar_usage(FILE *f)
 
 /* ---- options ---------------------------------------------------------------- */
 
-static int ar_parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-	unsigned long long x;
-
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -EINVAL;
-	if (*end == 'k' || *end == 'K') {
-		x <<= 10;
-		end++;
-	} else if (*end == 'm' || *end == 'M') {
-		x <<= 20;
-		end++;
-	}
-	if (*end)
-		return -EINVAL;
-	*v = x;
-	return 0;
-}
-
-static int ar_parse_list(const char *arg, uint64_t *v, unsigned int *n,
-			 uint64_t min, uint64_t max)
-{
-	char *copy = strdup(arg), *save = NULL, *tok;
-	int ret = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	*n = 0;
-	for (tok = strtok_r(copy, ",", &save); tok && !ret;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (*n == AR_MAX_LIST || ar_parse_u64(tok, &v[*n]) ||
-		    v[*n] < min || v[*n] > max)
-			ret = -EINVAL;
-		else
-			(*n)++;
-	}
-	free(copy);
-	return ret || !*n ? -EINVAL : 0;
-}
-
 static int ar_parse_uints(const char *arg, unsigned int *v, unsigned int *n,
 			  unsigned int min, unsigned int max)
 {
 	uint64_t tmp[AR_MAX_LIST];
 	unsigned int i;
-	int ret = ar_parse_list(arg, tmp, n, min, max);
+	int ret = br_parse_list(arg, tmp, AR_MAX_LIST, n, min, max);
 
 	for (i = 0; !ret && i < *n; i++)
 		v[i] = tmp[i];
@@ -214,7 +171,7 @@ static int ar_parse(int argc, char **argv, struct ar_opts *o)
 					     AR_MAX_RANKS);
 			i++;
 		} else if (!strcmp(a, "--sizes")) {
-			ret = ar_parse_list(v, o->sizes, &o->nsizes, 0,
+			ret = br_parse_list(v, o->sizes, AR_MAX_LIST, &o->nsizes, 0,
 					    1ULL << 30);
 			i++;
 		} else if (!strcmp(a, "--radix")) {

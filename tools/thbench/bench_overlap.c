@@ -65,28 +65,8 @@ static void ov_usage(FILE *f)
 		"to build/bench/overlap in the source tree.\n");
 }
 
-static int ov_parse_size(const char *s, uint64_t *v)
-{
-	char *end;
-	unsigned long long x;
-
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -EINVAL;
-	if (*end == 'K' || *end == 'k')
-		x <<= 10, end++;
-	else if (*end == 'M' || *end == 'm')
-		x <<= 20, end++;
-	if (*end || x > (1ULL << 26))
-		return -EINVAL;
-	*v = x;
-	return 0;
-}
-
 static int ov_parse(int argc, char **argv, struct ov_opts *o)
 {
-	char *list, *tok, *save;
 	int i, ret = 0;
 
 	*o = (struct ov_opts){ .n = 16, .radix = 4, .sizes = { 8, 65536 },
@@ -122,17 +102,8 @@ static int ov_parse(int argc, char **argv, struct ov_opts *o)
 			o->out = v;
 			i++;
 		} else if (!strcmp(a, "--sizes")) {
-			list = strdup(v);
-			o->nsizes = 0;
-			for (tok = strtok_r(list, ",", &save); !ret && tok;
-			     tok = strtok_r(NULL, ",", &save)) {
-				if (o->nsizes == OV_MAX_SIZES)
-					ret = -EINVAL;
-				else
-					ret = ov_parse_size(tok, &o->sizes[o->nsizes++]);
-			}
-			free(list);
-			ret = ret ? ret : o->nsizes ? 0 : -EINVAL;
+			ret = br_parse_list(v, o->sizes, OV_MAX_SIZES, &o->nsizes,
+					    0, 1ULL << 26);
 			i++;
 		} else {
 			ret = -EINVAL;

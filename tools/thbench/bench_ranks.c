@@ -351,6 +351,52 @@ void br_mpi_run(const char *bin, const char *mode, unsigned int n, int reps,
 				st[i].why = "timeout";
 }
 
+/* ---- options ---------------------------------------------------------------- */
+
+/* A size: a number with an optional K or M suffix. */
+static int br_parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	if (*end == 'k' || *end == 'K') {
+		x <<= 10;
+		end++;
+	} else if (*end == 'm' || *end == 'M') {
+		x <<= 20;
+		end++;
+	}
+	if (*end)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int br_parse_list(const char *arg, uint64_t *v, unsigned int cap,
+		  unsigned int *n, uint64_t min, uint64_t max)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	*n = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (*n == cap || br_parse_u64(tok, &v[*n]) ||
+		    v[*n] < min || v[*n] > max)
+			ret = -EINVAL;
+		else
+			(*n)++;
+	}
+	free(copy);
+	return ret || !*n ? -EINVAL : 0;
+}
+
 /* ---- output ---------------------------------------------------------------- */
 
 const char *br_default_out(const char *name, char *buf, size_t len)

@@ -79,6 +79,10 @@ void br_mpi_run(const char *bin, const char *mode, unsigned int n, int reps,
 		int warmup, const uint64_t *sizes, unsigned int nsizes,
 		struct br_stat *st, double *ovl);
 
+/* "8,64K,1M" into @v (at most @cap), each in @min ... @max; -EINVAL. */
+int br_parse_list(const char *arg, uint64_t *v, unsigned int cap,
+		  unsigned int *n, uint64_t min, uint64_t max);
+
 bool br_have(const char *prog);
 int br_mkdir_p(const char *dir);
 /* DIR for @name: build/bench/@name in the source tree, else ./thbench-@name. */
