@@ -51,6 +51,7 @@ struct bench_opts {
 	unsigned int graphs;
 	bool quick;
 	bool scaling;
+	bool scaling_large;
 	bool apps;
 	const char *outdir;
 	unsigned long long seed;
@@ -825,6 +826,134 @@ static int bench_scaling(const struct bench_opts *o)
 	return bench_gnuplot(o, "scaling.gp") ? -EIO : 0;
 }
 
+/*
+ * Scaling to large placements: every algorithm, one run each, up to 10^6
+ * tasks, on the two shapes that stress the insertion search and the
+ * listing: independent tasks on 2 processors (HEFT's worst case: every
+ * timeline packed, so each task once walked all of it) and random layered
+ * graphs on 8 processors (CCR 1).  Table, CSV, PNG.
+ */
+static struct th_dag *bench_independent(unsigned int n)
+{
+	struct th_dag *dag = th_dag_create(n);
+	unsigned int i;
+
+	if (!dag || th_dag_set_procs(dag, 2))
+		goto err;
+	for (i = 0; i < n; i++)
+		if (th_dag_set_cost(dag, i, 0, 1 + (i * 7919u) % 13) ||
+		    th_dag_set_cost(dag, i, 1, 1 + (i * 104729u) % 17))
+			goto err;
+	if (!th_dag_finalize(dag))
+		return dag;
+err:
+	th_dag_destroy(dag);
+	return NULL;
+}
+
+static int bench_scaling_large(const struct bench_opts *o)
+{
+	static const unsigned int sizes_full[] = { 1000, 10000, 100000, 300000, 1000000 };
+	static const unsigned int sizes_quick[] = { 1000, 10000, 100000 };
+	static const char *const shape[2] = { "independent, 2 procs",
+					      "layered, 8 procs, CCR 1" };
+	const unsigned int *sizes = o->quick ? sizes_quick : sizes_full;
+	unsigned int ns = o->quick ? 3 : 5, n, k, a;
+	double ms[5][2][NALG];
+	FILE *f, *dat[2];
+	char name[64];
+
+	bench_out("\n== Scaling to large placements: wall time of one schedule (ms)\n");
+	f = bench_open(o, "scaling_large.csv");
+	if (f) {
+		fprintf(f, "shape,tasks");
+		for (a = 0; a < NALG; a++)
+			fprintf(f, ",%s", th_sched_alg_name(a));
+		fputc('\n', f);
+	}
+	for (k = 0; k < 2; k++) {
+		snprintf(name, sizeof(name), "scaling_large_%u.dat", k);
+		dat[k] = bench_open(o, name);
+	}
+	bench_out("%-26s %8s", "shape", "tasks");
+	for (a = 0; a < NALG; a++)
+		bench_out(" %10s", th_sched_alg_name(a));
+	bench_out("\n");
+	for (k = 0; k < 2; k++) {
+		for (n = 0; n < ns; n++) {
+			struct th_dag_gen_params gp = {
+				.ntasks = sizes[n], .alpha = o->alpha,
+				.outdeg = o->outdeg,
+				.seed = bench_mix(o->seed, sizes[n], 77),
+			};
+			struct th_dag *dag = k ? th_dag_gen_random(&gp) :
+					     bench_independent(sizes[n]);
+
+			if (!dag || (k && th_dag_assign_costs(dag, 8, 1.0, 1.0, 5))) {
+				th_dag_destroy(dag);
+				return -ENOMEM;
+			}
+			bench_out("%-26s %8u", shape[k], sizes[n]);
+			if (f)
+				fprintf(f, "%s,%u", k ? "layered" : "independent",
+					sizes[n]);
+			if (dat[k])
+				fprintf(dat[k], "%u", sizes[n]);
+			for (a = 0; a < NALG; a++) {
+				fprintf(stderr, "\rthbench sched: %s, %u tasks, %s      ",
+					shape[k], sizes[n], th_sched_alg_name(a));
+				ms[n][k][a] = bench_time(dag, a, 1);
+				bench_out(" %10.1f", ms[n][k][a]);
+				if (f)
+					fprintf(f, ",%.3f", ms[n][k][a]);
+				if (dat[k])
+					fprintf(dat[k], " %.3f", ms[n][k][a]);
+			}
+			bench_out("\n");
+			if (f)
+				fputc('\n', f);
+			if (dat[k])
+				fputc('\n', dat[k]);
+			th_dag_destroy(dag);
+		}
+	}
+	fputc('\n', stderr);
+	bench_out("\nexponent b in time ~ tasks^b (least squares from 10,000 tasks):\n%-26s", "");
+	for (a = 0; a < NALG; a++)
+		bench_out(" %10s", th_sched_alg_name(a));
+	bench_out("\n");
+	for (k = 0; k < 2; k++) {
+		bench_out("%-26s", shape[k]);
+		for (a = 0; a < NALG; a++)
+			bench_out(" %10.2f", bench_slope(sizes, ns, &ms[0][k][a],
+							  2 * NALG, 10000));
+		bench_out("\n");
+	}
+	if (f)
+		fclose(f);
+	for (k = 0; k < 2; k++)
+		if (dat[k])
+			fclose(dat[k]);
+	f = bench_open(o, "scaling_large.gp");
+	if (!f)
+		return -EIO;
+	fprintf(f, "set terminal pngcairo size 1400,600 font ',11'\n"
+		   "set output 'scaling_large.png'\n"
+		   "set logscale xy\nset grid\nset key top left\n"
+		   "set xlabel 'tasks'\nset ylabel 'ms per schedule'\n"
+		   "set multiplot layout 1,2 title 'Scheduling time up to 10^6 tasks'\n");
+	for (k = 0; k < 2; k++) {
+		fprintf(f, "set title '%s'\nplot ", shape[k]);
+		for (a = 0; a < NALG; a++)
+			fprintf(f, "%s'scaling_large_%u.dat' using 1:%u with linespoints lw 2 title '%s'",
+				a ? ", " : "", k, a + 2, th_sched_alg_name(a));
+		fprintf(f, ", x/1e3 dashtype 2 lc 'gray' title 'n (reference)'\n");
+	}
+	fprintf(f, "unset multiplot\n");
+	fclose(f);
+	return bench_gnuplot(o, "scaling_large.gp") ? -EIO : 0;
+}
+
 /* The 750 x 32 figure: median of many runs per algorithm. */
 static void bench_speed_750(const struct bench_opts *o)
 {
@@ -876,6 +1005,9 @@ static void bench_usage(FILE *f)
 		"  -q, --quick        a small run (under a minute)\n"
 		"  -o, --out DIR      output directory (default ./thbench-sched)\n"
 		"      --scaling      time the algorithms up to 10,000 tasks x 64 processors\n"
+		"      --scaling-large  time one schedule of each algorithm up to 10^6\n"
+		"                     tasks: independent tasks on 2 processors and\n"
+		"                     random layered graphs on 8 (--quick: 10^5)\n"
 		"                     instead of the sweep\n"
 		"      --no-apps      skip the application graphs\n"
 		"      --seed N       seed (default 1)\n"
@@ -939,6 +1071,7 @@ int thbench_sched_main(int argc, char **argv)
 		{ "quick",	no_argument,	   NULL, 'q' },
 		{ "out",	required_argument, NULL, 'o' },
 		{ "scaling",	no_argument,	   NULL, 'S' },
+		{ "scaling-large", no_argument,	   NULL, 'L' },
 		{ "no-apps",	no_argument,	   NULL, 'N' },
 		{ "seed",	required_argument, NULL, 's' },
 		{ "alpha",	required_argument, NULL, 'A' },
@@ -970,6 +1103,9 @@ int thbench_sched_main(int argc, char **argv)
 			break;
 		case 'o':
 			o.outdir = optarg;
+			break;
+		case 'L':
+			o.scaling_large = true;
 			break;
 		case 'S':
 			o.scaling = true;
@@ -1019,13 +1155,16 @@ int thbench_sched_main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(path, sizeof(path), "%s/%s", o.outdir,
+		 o.scaling_large ? "scaling_large.txt" :
 		 o.scaling ? "scaling.txt" : "summary.txt");
 	bench_summary = fopen(path, "w");
 	if (!bench_summary) {
 		fprintf(stderr, "thbench sched: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	if (o.scaling) {
+	if (o.scaling_large) {
+		ret = bench_scaling_large(&o);
+	} else if (o.scaling) {
 		bench_speed_750(&o);
 		ret = bench_scaling(&o);
 	} else {

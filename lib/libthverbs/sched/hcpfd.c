@@ -12,12 +12,50 @@ static bool th_time_eq(double a, double b)
 	return fabs(a - b) <= TH_SCHED_EPS * (1.0 + fabs(a) + fabs(b));
 }
 
+/* Parents by ALST, then id: the order in which the listing picks them. */
+static int th_hcpfd_cmp(const void *a, const void *b, void *arg)
+{
+	const double *alst = arg;
+	unsigned int u = *(const unsigned int *)a, w = *(const unsigned int *)b;
+
+	if (alst[u] != alst[w])
+		return alst[u] < alst[w] ? -1 : 1;
+	return (u > w) - (u < w);
+}
+
+/*
+ * The unlisted parent of @v with the least ALST (ties: the lower id), or
+ * TH_NONE.  Each task's parents are sorted once, on its first visit, and a
+ * cursor moves past those listed since: a task is listed once and never
+ * unlisted, so the cursor only moves forward, and a task with many parents
+ * (the exit of independent tasks) costs n log n, not n per visit.
+ */
+static unsigned int th_hcpfd_pick(const struct th_dag *dag, unsigned int v,
+				  const double *alst, const bool *listed,
+				  unsigned int *par, unsigned int *cursor,
+				  bool *sorted)
+{
+	unsigned int lo = dag->pred_off[v], hi = dag->pred_off[v + 1], j;
+
+	if (!sorted[v]) {
+		for (j = lo; j < hi; j++)
+			par[j] = dag->edges[dag->pred[j]].from;
+		qsort_r(par + lo, hi - lo, sizeof(*par), th_hcpfd_cmp,
+			(void *)alst);
+		cursor[v] = lo;
+		sorted[v] = true;
+	}
+	while (cursor[v] < hi && listed[par[cursor[v]]])
+		cursor[v]++;
+	return cursor[v] < hi ? par[cursor[v]] : TH_NONE;
+}
+
 int th_sched_hcpfd_list(const struct th_dag *dag, unsigned int *out)
 {
 	unsigned int n = dag->ntasks, i, j, sp = 0, k = 0, *stack, *cp;
-	unsigned int ncp = 0;
+	unsigned int ncp = 0, *par, *cursor;
 	double *aest, *alst;
-	bool *listed;
+	bool *listed, *sorted;
 	int ret = -ENOMEM;
 
 	aest = malloc(n * sizeof(*aest));
@@ -25,7 +63,11 @@ int th_sched_hcpfd_list(const struct th_dag *dag, unsigned int *out)
 	stack = malloc(2 * n * sizeof(*stack));
 	cp = malloc(n * sizeof(*cp));
 	listed = calloc(n, sizeof(*listed));
-	if (!aest || !alst || !stack || !cp || !listed)
+	sorted = calloc(n, sizeof(*sorted));
+	cursor = malloc(n * sizeof(*cursor));
+	par = malloc((dag->pred_off[n] + 1) * sizeof(*par));
+	if (!aest || !alst || !stack || !cp || !listed || !sorted || !cursor ||
+	    !par)
 		goto out;
 	for (i = 0; i < n; i++) {
 		unsigned int v = dag->topo[i];
@@ -63,15 +105,7 @@ int th_sched_hcpfd_list(const struct th_dag *dag, unsigned int *out)
 			sp--;
 			continue;
 		}
-		for (j = dag->pred_off[v]; j < dag->pred_off[v + 1]; j++) {
-			unsigned int u = dag->edges[dag->pred[j]].from;
-
-			if (listed[u])
-				continue;
-			if (pick == TH_NONE || alst[u] < alst[pick] ||
-			    (alst[u] == alst[pick] && u < pick))
-				pick = u;
-		}
+		pick = th_hcpfd_pick(dag, v, alst, listed, par, cursor, sorted);
 		if (pick != TH_NONE) {
 			stack[sp++] = pick;
 			continue;
@@ -88,6 +122,9 @@ out:
 	free(stack);
 	free(cp);
 	free(listed);
+	free(sorted);
+	free(cursor);
+	free(par);
 	return ret;
 }
 

@@ -75,8 +75,10 @@ void th_sched_destroy(struct th_sched *s)
 	if (!s)
 		return;
 	if (s->procs)
-		for (i = 0; i < s->dag->nprocs; i++)
+		for (i = 0; i < s->dag->nprocs; i++) {
 			free(s->procs[i].slots);
+			th_gaps_free(&s->procs[i]);
+		}
 	free(s->procs);
 	free(s->slots);
 	free(s->next_copy);
@@ -118,6 +120,7 @@ int th_sched_place(struct th_sched *s, unsigned int task, unsigned int proc,
 	struct th_sched_slot *x;
 	unsigned int pos, i, idx;
 	double finish;
+	bool grown;
 
 	if (task >= dag->ntasks || proc >= dag->nprocs || !(start >= 0) ||
 	    isinf(start))
@@ -169,6 +172,9 @@ int th_sched_place(struct th_sched *s, unsigned int task, unsigned int proc,
 		pr->slots = ns;
 		pr->cap = cap;
 	}
+	grown = pr->tcap < pr->n + 1;
+	if (th_gaps_reserve(pr, pr->n + 1))
+		return -ENOMEM;
 	idx = s->nslots++;
 	x = &s->slots[idx];
 	x->task = task;
@@ -186,6 +192,7 @@ int th_sched_place(struct th_sched *s, unsigned int task, unsigned int proc,
 		(pr->n - pos) * sizeof(*pr->slots));
 	pr->slots[pos] = idx;
 	pr->n++;
+	th_gaps_update(s, pr, grown ? 0 : pos);
 	s->next_copy[idx] = s->first_copy[task];
 	s->first_copy[task] = idx;
 	if (!(flags & TH_SCHED_SLOT_DUP))
@@ -246,11 +253,11 @@ double th_sched_proc_iat(const struct th_sched *s, unsigned int proc)
 	return iat;
 }
 
-double th_sched_gap_start(const struct th_sched *s, unsigned int proc,
-			  double ready, double dur)
+/* Where the walk over @pr's timeline for a start >= @ready begins. */
+static unsigned int th_sched_walk_from(const struct th_sched *s,
+				       const struct th_sched_proc *pr,
+				       double ready)
 {
-	const struct th_sched_proc *pr = &s->procs[proc];
-	double t = ready;
 	unsigned int i;
 
 	/*
@@ -262,7 +269,23 @@ double th_sched_gap_start(const struct th_sched *s, unsigned int proc,
 		i--;
 	if (i > 0)
 		i--;
-	for (; i < pr->n; i++) {
+	return i;
+}
+
+/*
+ * The earliest start >= @ready of a copy lasting @dur on @proc that
+ * overlaps no busy slot: the first idle gap long enough (insertion), else
+ * after the last busy slot.  The plain walk, kept as the reference the
+ * index is tested against.
+ */
+double th_sched_gap_start_linear(const struct th_sched *s, unsigned int proc,
+				 double ready, double dur)
+{
+	const struct th_sched_proc *pr = &s->procs[proc];
+	double t = ready;
+	unsigned int i;
+
+	for (i = th_sched_walk_from(s, pr, ready); i < pr->n; i++) {
 		const struct th_sched_slot *x = &s->slots[pr->slots[i]];
 
 		if (th_slot_empty(x) || x->finish <= t)
@@ -270,6 +293,31 @@ double th_sched_gap_start(const struct th_sched *s, unsigned int proc,
 		if (th_time_le(t + dur, x->start))
 			return t;
 		t = fmax(t, x->finish);
+	}
+	return t;
+}
+
+/*
+ * The same answer: the walk until its running start has passed @ready,
+ * then the gap index (gaps.c) proposes the candidates, judged the same way.
+ */
+double th_sched_gap_start(const struct th_sched *s, unsigned int proc,
+			  double ready, double dur)
+{
+	const struct th_sched_proc *pr = &s->procs[proc];
+	double t = ready;
+	unsigned int i;
+
+	for (i = th_sched_walk_from(s, pr, ready); i < pr->n; i++) {
+		const struct th_sched_slot *x = &s->slots[pr->slots[i]];
+
+		if (th_slot_empty(x) || x->finish <= t)
+			continue;
+		if (th_time_le(t + dur, x->start))
+			return t;
+		t = fmax(t, x->finish);
+		if (t > ready)
+			return th_gaps_first_fit(s, pr, i + 1, t, dur);
 	}
 	return t;
 }

@@ -15,7 +15,8 @@ HOST_TESTS	+= $(SCHED_TESTS)
 
 # The tests find the STG files through TH_SHARED, defaulting to this path.
 TH_SHARED	?= $(abspath $(TOP)/../shared)
-$(S)/selftests/host/sched/%.o: CPPFLAGS += -DTH_SHARED_DEFAULT='"$(TH_SHARED)"' \
+$(S)/selftests/host/sched/%.o: CPPFLAGS += -I$(TOP)/lib/libthverbs/sched \
+	-DTH_SHARED_DEFAULT='"$(TH_SHARED)"' \
 	-DTH_SCHED_TESTDATA='"$(TOP)/selftests/host/sched/data"'
 
 $(SCHED_TESTS): $(BIN)/host/sched/%: $(S)/selftests/host/sched/%.o $(SCHED_SAN_OBJS)

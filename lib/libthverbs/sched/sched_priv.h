@@ -54,10 +54,22 @@ static inline double th_dag_w(const struct th_dag *dag, unsigned int v,
 	return dag->w[(size_t)v * dag->nprocs + s];
 }
 
+/*
+ * A processor's timeline, and the index of its idle gaps (gaps.c): two
+ * max-trees over the timeline's positions, @tcap leaves each (a power of
+ * two >= @cap), leaf i for position i:
+ *   room    how long a copy may last to fit just before the busy slot at
+ *           i, judged from the previous busy slot's finish (rounded up:
+ *           never less than the exact test accepts); -inf when empty
+ *   finish  the busy slot's finish; -inf when empty
+ */
 struct th_sched_proc {
 	unsigned int n;
 	unsigned int cap;
 	unsigned int *slots;		/* slot indices, ordered by start */
+	unsigned int tcap;
+	double *room;			/* 2 * tcap */
+	double *finish;			/* 2 * tcap */
 };
 
 struct th_sched {
@@ -74,6 +86,17 @@ struct th_sched {
 	uint64_t *copy_mask;
 	unsigned int mask_words;
 };
+
+/* gaps.c */
+int th_gaps_reserve(struct th_sched_proc *pr, unsigned int cap);
+void th_gaps_update(const struct th_sched *s, struct th_sched_proc *pr,
+		    unsigned int from);
+double th_gaps_first_fit(const struct th_sched *s,
+			 const struct th_sched_proc *pr, unsigned int i,
+			 double t, double dur);
+void th_gaps_free(struct th_sched_proc *pr);
+double th_sched_gap_start_linear(const struct th_sched *s, unsigned int proc,
+				 double ready, double dur);
 
 static inline bool th_sched_mask_test(const struct th_sched *s,
 				      unsigned int task, unsigned int proc)
