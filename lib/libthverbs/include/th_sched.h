@@ -38,6 +38,12 @@ int th_dag_set_name(struct th_dag *dag, unsigned int task, const char *name);
 int th_dag_add_edge(struct th_dag *dag, unsigned int from, unsigned int to,
 		    double cost);
 int th_dag_set_procs(struct th_dag *dag, unsigned int nprocs);
+/*
+ * w(task, proc) >= 0; INFINITY means the task cannot run on that processor
+ * (it is pinned to the others: a job's contribution lives on its member's
+ * node).  w̄ is the mean over the processors it can run on; a graph with a
+ * task that can run nowhere is refused by th_sched_run() (-EINVAL).
+ */
 int th_dag_set_cost(struct th_dag *dag, unsigned int task, unsigned int proc,
 		    double w);
 int th_dag_set_base(struct th_dag *dag, unsigned int task, double wbar);

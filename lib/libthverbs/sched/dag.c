@@ -120,21 +120,30 @@ int th_dag_set_procs(struct th_dag *dag, unsigned int nprocs)
 	return 0;
 }
 
+/*
+ * w̄: the mean over the processors the task may run on (finite costs); a
+ * task pinned to some processors is ranked by its cost there.  With every
+ * cost infinite it is infinite, and th_sched_run() refuses the graph.
+ */
 static void th_dag_update_mean(struct th_dag *dag, unsigned int v)
 {
-	double sum = 0;
-	unsigned int s;
+	double sum = 0, w;
+	unsigned int s, k = 0;
 
-	for (s = 0; s < dag->nprocs; s++)
-		sum += th_dag_w(dag, v, s);
-	dag->wmean[v] = sum / dag->nprocs;
+	for (s = 0; s < dag->nprocs; s++) {
+		w = th_dag_w(dag, v, s);
+		if (isinf(w))
+			continue;
+		sum += w;
+		k++;
+	}
+	dag->wmean[v] = k ? sum / k : INFINITY;
 }
 
 int th_dag_set_cost(struct th_dag *dag, unsigned int task, unsigned int proc,
 		    double w)
 {
-	if (task >= dag->ntasks || proc >= dag->nprocs || !(w >= 0) ||
-	    isinf(w))
+	if (task >= dag->ntasks || proc >= dag->nprocs || !(w >= 0))
 		return -EINVAL;
 	if (dag->virt[task] && w != 0)
 		return -EINVAL;

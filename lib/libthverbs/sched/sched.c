@@ -42,6 +42,12 @@ struct th_sched *th_sched_create(const struct th_dag *dag)
 	}
 	n = dag->ntasks;
 	p = dag->nprocs;
+	/* every task must be able to run somewhere */
+	for (n = 0; n < dag->ntasks; n++)
+		if (isinf(th_dag_mean_cost(dag, n))) {
+			errno = EINVAL;
+			return NULL;
+		}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
@@ -128,6 +134,8 @@ int th_sched_place(struct th_sched *s, unsigned int task, unsigned int proc,
 	if (!(flags & TH_SCHED_SLOT_DUP) && s->primary[task] != TH_NONE)
 		return -EEXIST;
 	finish = start + th_dag_w(dag, task, proc);
+	if (isinf(finish))
+		return -EINVAL;	/* the task cannot run on that processor */
 	pr = &s->procs[proc];
 	pos = th_sched_proc_pos(s, pr, start);
 	if (finish > start) {
