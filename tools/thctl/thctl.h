@@ -14,6 +14,7 @@ enum thctl_exit {
 };
 
 int thctl_demo_main(int argc, char **argv);
+int thctl_place_main(int argc, char **argv);
 int thctl_sched_main(int argc, char **argv);
 int thctl_tree_main(int argc, char **argv);
 /* cmd_devices.c */

@@ -162,3 +162,41 @@ out:
 	free(back);
 	return ret;
 }
+
+char *th_dag_read_file(const char *path, size_t *len_out,
+		       struct th_dag_diag *diag)
+{
+	size_t len = 0, cap = 0, n;
+	char *buf = NULL, *nb;
+	FILE *f;
+	int err;
+
+	f = fopen(path, "r");
+	if (!f) {
+		err = errno;
+		if (diag) {
+			memset(diag, 0, sizeof(*diag));
+			snprintf(diag->msg, sizeof(diag->msg), "%s", strerror(err));
+		}
+		errno = err;
+		return NULL;
+	}
+	do {
+		if (cap - len < 65536) {
+			cap = cap ? 2 * cap : 131072;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n);
+	fclose(f);
+	*len_out = len;
+	return buf;
+}

@@ -41,6 +41,9 @@ void th_dag_diag_warn(struct th_dag_diag *d, unsigned int line,
 bool th_dag_tok_long(const char *tok, unsigned int len, long *out);
 bool th_dag_tok_double(const char *tok, unsigned int len, double *out);
 
+/* A whole file, malloc'd; NULL with errno and diag->msg. */
+char *th_dag_read_file(const char *path, size_t *len, struct th_dag_diag *diag);
+
 /* An edge on a cycle of an unfinalized graph, or -1 when there is none. */
 long th_dag_cycle_edge(const struct th_dag *dag);
 

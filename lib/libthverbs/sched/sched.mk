@@ -19,6 +19,8 @@ $(S)/selftests/host/sched/%.o: CPPFLAGS += -I$(TOP)/lib/libthverbs/sched \
 	-DTH_SHARED_DEFAULT='"$(TH_SHARED)"' \
 	-DTH_SCHED_TESTDATA='"$(TOP)/selftests/host/sched/data"'
 
-$(SCHED_TESTS): $(BIN)/host/sched/%: $(S)/selftests/host/sched/%.o $(SCHED_SAN_OBJS)
+# the placer builds k-nomial trees (lib/libthverbs/coll/tree.c)
+$(SCHED_TESTS): $(BIN)/host/sched/%: $(S)/selftests/host/sched/%.o $(SCHED_SAN_OBJS) \
+		$(S)/lib/libthverbs/coll/tree.o
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(LDLIBS)

@@ -410,38 +410,14 @@ int th_dag_write_text(const struct th_dag *dag, FILE *f)
 struct th_dag *th_dag_load(const char *path, struct th_dag_diag *diag)
 {
 	struct th_dag *dag;
-	size_t len = 0, cap = 0, n;
-	char *buf = NULL, *nb;
 	const char *p;
-	FILE *f;
+	size_t len;
+	char *buf;
 	int err;
 
-	f = fopen(path, "r");
-	if (!f) {
-		err = errno;
-		if (diag) {
-			memset(diag, 0, sizeof(*diag));
-			snprintf(diag->msg, sizeof(diag->msg), "%s", strerror(err));
-		}
-		errno = err;
+	buf = th_dag_read_file(path, &len, diag);
+	if (!buf)
 		return NULL;
-	}
-	do {
-		if (cap - len < 65536) {
-			cap = cap ? 2 * cap : 131072;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n);
-	fclose(f);
 	/* the first word that is not white space or in a '#' comment line */
 	for (p = buf; p < buf + len; p++) {
 		if (*p == '#')

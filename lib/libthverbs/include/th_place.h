@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * th_place.h - placing several offload jobs onto the NIC nodes of one
+ * fabric (Documentation/placement.rst): the jobs (collectives over member
+ * sets, DAGs of offloadable steps), the fabric cost model, and the placer,
+ * which turns every job into one DAG, schedules it with a th_sched
+ * algorithm and predicts each job's finish, beside two baselines.
+ *
+ * Conventions as in th_sched.h: calls return 0 or a negative errno;
+ * constructors return NULL and set errno; parse errors fill a
+ * struct th_dag_diag with the line, the column and what was expected.
+ * Times are seconds, sizes bytes, rates bytes per second.
+ */
+#ifndef TH_PLACE_H
+#define TH_PLACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "th_sched.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TH_PLACE_MAX_NODES	4096
+
+/* ---- the fabric cost model ------------------------------------------- */
+
+/**
+ * struct th_place_model - what an offloaded step costs on this fabric
+ * @nodes: NIC nodes
+ * @alu: per node, operand bytes the ALU reduces per second (a REDUCE of k
+ *	operands of B bytes reads k * B); nodes may differ
+ * @descriptor: seconds of NIC work per descriptor (posting aside: the
+ *	chains of a plan are posted once)
+ * @latency: seconds from a PUT's issue to its arrival, between nodes
+ * @bandwidth: bytes per second of a PUT or a COPY
+ * @passes: operands per ALU pass (the NIC's 7); a reduction of k operands
+ *	takes 1 + ceil((k - passes) / (passes - 1)) passes, each one
+ *	descriptor
+ */
+struct th_place_model {
+	unsigned int nodes;
+	double *alu;
+	double descriptor;
+	double latency;
+	double bandwidth;
+	unsigned int passes;
+};
+
+/* A model of @nodes identical nodes with the documented defaults. */
+struct th_place_model *th_place_model_create(unsigned int nodes);
+void th_place_model_destroy(struct th_place_model *m);
+/*
+ * The model file format:
+ *	thmodel 1
+ *	nodes N
+ *	alu RATE            every node, bytes/s
+ *	alu NODE RATE       one node
+ *	descriptor SECONDS
+ *	latency SECONDS
+ *	bandwidth RATE
+ * Later lines override earlier ones; '#' starts a comment line.
+ */
+struct th_place_model *th_place_model_parse(const char *text, size_t len,
+					    struct th_dag_diag *diag);
+struct th_place_model *th_place_model_load(const char *path,
+					   struct th_dag_diag *diag);
+int th_place_model_write(const struct th_place_model *m, FILE *f);
+
+/* Seconds a REDUCE of @operands operands of @bytes takes on @node. */
+double th_place_reduce_cost(const struct th_place_model *m, unsigned int node,
+			    unsigned int operands, uint64_t bytes);
+/* Seconds a PUT of @bytes takes between two nodes. */
+double th_place_put_cost(const struct th_place_model *m, uint64_t bytes);
+
+/* ---- jobs ---------------------------------------------------------------- */
+
+enum th_place_job_kind {
+	TH_PLACE_ALLREDUCE,
+	TH_PLACE_REDUCE,
+	TH_PLACE_BCAST,
+	TH_PLACE_DAG,
+};
+
+enum th_place_step {
+	TH_PLACE_STEP_REDUCE,	/* combine @operands inputs of @bytes */
+	TH_PLACE_STEP_COPY,	/* move @bytes */
+};
+
+struct th_place_jobs;
+
+struct th_place_jobs *th_place_jobs_create(void);
+void th_place_jobs_destroy(struct th_place_jobs *j);
+
+/*
+ * A collective job over @nmembers distinct nodes (@members), rooted at
+ * member node @root, of @bytes per member, on a @radix-nomial tree
+ * (0: 4).  Returns the job's index.
+ */
+int th_place_add_collective(struct th_place_jobs *j, const char *name,
+			    enum th_place_job_kind kind,
+			    const unsigned int *members, unsigned int nmembers,
+			    unsigned int root, uint64_t bytes,
+			    unsigned int radix);
+/* A DAG job, empty; steps and edges are added to it.  Returns its index. */
+int th_place_add_dag(struct th_place_jobs *j, const char *name);
+/*
+ * A step of DAG job @job: REDUCE of @operands inputs of @bytes, or COPY of
+ * @bytes; pinned to node @on, or free with TH_PLACE_ANY.  Returns its
+ * index within the job.
+ */
+#define TH_PLACE_ANY	0xffffffffu
+int th_place_add_step(struct th_place_jobs *j, unsigned int job,
+		      const char *name, enum th_place_step kind,
+		      unsigned int operands, uint64_t bytes, unsigned int on);
+/* @from's result (@bytes) is an input of @to (PUT when on other nodes). */
+int th_place_add_edge(struct th_place_jobs *j, unsigned int job,
+		      unsigned int from, unsigned int to, uint64_t bytes);
+
+unsigned int th_place_njobs(const struct th_place_jobs *j);
+const char *th_place_job_name(const struct th_place_jobs *j, unsigned int job);
+enum th_place_job_kind th_place_job_kind(const struct th_place_jobs *j,
+					 unsigned int job);
+/* The highest node any job names, plus one. */
+unsigned int th_place_nodes_named(const struct th_place_jobs *j);
+
+/*
+ * The job file format (Documentation/placement.rst):
+ *	thjobs 1
+ *	allreduce NAME members LIST root NODE bytes B [radix K]
+ *	reduce NAME members LIST root NODE bytes B [radix K]
+ *	bcast NAME members LIST root NODE bytes B [radix K]
+ *	dag NAME
+ *	  step NAME reduce OPERANDS BYTES [on NODE]
+ *	  step NAME copy BYTES [on NODE]
+ *	  edge FROM TO BYTES
+ *	end
+ * LIST is comma-separated nodes and ranges: 0-7,12,14.  Sizes take K, M
+ * and G suffixes.  Anything else is an error at its line and column, and
+ * nothing is returned.
+ */
+struct th_place_jobs *th_place_jobs_parse(const char *text, size_t len,
+					  struct th_dag_diag *diag);
+struct th_place_jobs *th_place_jobs_load(const char *path,
+					 struct th_dag_diag *diag);
+
+/* ---- the placer ------------------------------------------------------------ */
+
+enum th_place_mode {
+	TH_PLACE_SCHEDULED,	/* all jobs, one DAG, the chosen algorithm */
+	TH_PLACE_TREES,		/* each job on its own tree over its members */
+	TH_PLACE_SEQUENTIAL,	/* the jobs one after another, each on its tree */
+};
+
+/**
+ * struct th_place_job_result - one job in a placement
+ * @finish: when its last task finishes (seconds from the common start)
+ * @alone: its makespan placed alone with the same mode and algorithm
+ * @slowdown: finish / alone
+ */
+struct th_place_job_result {
+	double finish;
+	double alone;
+	double slowdown;
+};
+
+/**
+ * struct th_place_result - a placement's prediction
+ * @makespan: the last job's finish
+ * @unfairness: mean absolute deviation of the jobs' slowdowns
+ * @job: per job
+ * @sched: the schedule (TH_PLACE_SCHEDULED and TREES; NULL for SEQUENTIAL),
+ *	over the DAG of th_place_dag(); tasks are named JOB.TASK
+ */
+struct th_place_result {
+	double makespan;
+	double unfairness;
+	unsigned int njobs;
+	struct th_place_job_result *job;
+	struct th_sched *sched;
+	struct th_dag *dag;
+};
+
+/*
+ * The jobs as one DAG on the model's nodes: a collective's contributions
+ * (C.m) and deliveries (D.m) pinned to its members' nodes, its combining
+ * tasks (R.v, one per inner node of its tree) free in TH_PLACE_SCHEDULED
+ * and on the tree node's member in TREES; a DAG job's steps as given.
+ * @job_of, if not NULL, receives a malloc'd array: the job of each task.
+ */
+struct th_dag *th_place_dag(const struct th_place_jobs *j,
+			    const struct th_place_model *m,
+			    enum th_place_mode mode, unsigned int **job_of);
+
+/* Place and predict; NULL with errno (EINVAL: a node beyond the model). */
+struct th_place_result *th_place_run(const struct th_place_jobs *j,
+				     const struct th_place_model *m,
+				     enum th_place_mode mode,
+				     enum th_sched_alg alg);
+void th_place_result_destroy(struct th_place_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TH_PLACE_H */

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * place.c - the multi-job placer (SCHEDULING.md, "Placing offload jobs";
+ * th_place.h): every job becomes part of one DAG whose costs come from the
+ * fabric cost model, the DAG is scheduled, and each job's finish, its
+ * slowdown against running alone and the unfairness are predicted; the
+ * baselines place each job on its own k-nomial tree, together or one
+ * after another.
+ *
+ * A collective of n members (rank v on node members[v]) on its tree:
+ *   C.v  rank v's contribution, pinned to its node (one descriptor)
+ *   R.v  for each rank with children: reduces its contribution and its
+ *        children's results (1 + children operands); free in the
+ *        scheduled mode, on rank v's node on the trees
+ *   D.v  the result delivered at rank v's node (Allreduce, Broadcast:
+ *        every rank, forwarded down the tree; Reduce: the root)
+ * Edges carry the job's bytes; a PUT costs the model's put cost between
+ * nodes and nothing within one.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "place_priv.h"
+#include "thverbs.h"
+
+/* Tasks of one job in the merged DAG: [first, first + n). */
+struct th_place_build {
+	const struct th_place_model *m;
+	enum th_place_mode mode;
+	struct th_dag *dag;
+	unsigned int next;		/* the next task id */
+	unsigned int *job_of;
+};
+
+static unsigned int th_place_job_tasks(const struct th_place_job *jb)
+{
+	unsigned int n = jb->nmembers, v, inner = 0;
+
+	if (jb->kind == TH_PLACE_DAG)
+		return jb->nsteps;
+	if (jb->kind == TH_PLACE_BCAST)
+		return 1 + n;
+	for (v = 0; v < n; v++)
+		inner += th_tree_children(n, jb->root, jb->radix, v, NULL, 0) > 0;
+	return n + inner + (jb->kind == TH_PLACE_REDUCE ? 1 : n);
+}
+
+/* A task pinned to @node (infinite cost elsewhere), or free (TH_PLACE_ANY). */
+static int th_place_costs(struct th_place_build *b, unsigned int t,
+			  unsigned int node, unsigned int operands,
+			  uint64_t bytes, bool copy)
+{
+	unsigned int s;
+	double w;
+	int ret = 0;
+
+	for (s = 0; !ret && s < b->m->nodes; s++) {
+		if (node != TH_PLACE_ANY && s != node)
+			w = INFINITY;
+		else if (copy)
+			w = b->m->descriptor + bytes / b->m->bandwidth;
+		else if (operands)
+			w = th_place_reduce_cost(b->m, s, operands, bytes);
+		else
+			w = b->m->descriptor;	/* a start or a delivery */
+		ret = th_dag_set_cost(b->dag, t, s, w);
+	}
+	return ret;
+}
+
+static int th_place_task(struct th_place_build *b, unsigned int job,
+			 const char *jname, const char *fmt, unsigned int v,
+			 unsigned int *id)
+{
+	char name[96];
+
+	*id = b->next++;
+	b->job_of[*id] = job;
+	snprintf(name, sizeof(name), fmt, jname, v);
+	return th_dag_set_name(b->dag, *id, name);
+}
+
+static int th_place_edge(struct th_place_build *b, unsigned int from,
+			 unsigned int to, uint64_t bytes)
+{
+	return th_dag_add_edge(b->dag, from, to, th_place_put_cost(b->m, bytes));
+}
+
+static int th_place_collective(struct th_place_build *b, unsigned int job,
+			       const struct th_place_job *jb)
+{
+	unsigned int n = jb->nmembers, k = jb->radix, v, c, *kids = NULL;
+	unsigned int *cid, *rid, *did, *out;
+	bool reduce = jb->kind != TH_PLACE_BCAST;
+	int ret = -ENOMEM, nk, parent;
+
+	cid = malloc(4 * (size_t)n * sizeof(*cid));
+	kids = malloc(n * sizeof(*kids));
+	if (!cid || !kids)
+		goto out;
+	rid = cid + n;
+	did = rid + n;
+	out = did + n;		/* the task that carries rank v's result up */
+	ret = 0;
+	for (v = 0; !ret && v < n; v++) {
+		rid[v] = did[v] = TH_PLACE_ANY;
+		if (!reduce && v != jb->root)
+			continue;
+		ret = th_place_task(b, job, jb->name, "%s.C%u", v, &cid[v]);
+		if (!ret)
+			ret = th_place_costs(b, cid[v], jb->members[v], 0, 0, false);
+		out[v] = cid[v];
+	}
+	/* combining tasks, children before parents: ranks by depth, deepest first */
+	for (v = n; reduce && !ret && v-- > 0;) {
+		/* k-nomial children of a rank have higher relative ranks */
+		unsigned int r = (v + jb->root) % n;
+
+		nk = th_tree_children(n, jb->root, k, r, kids, n);
+		if (nk < 0) {
+			ret = nk;
+			break;
+		}
+		if (!nk)
+			continue;
+		ret = th_place_task(b, job, jb->name, "%s.R%u", r, &rid[r]);
+		if (!ret)
+			ret = th_place_costs(b, rid[r], b->mode == TH_PLACE_SCHEDULED ?
+					     TH_PLACE_ANY : jb->members[r],
+					     1 + nk, jb->bytes, false);
+		if (!ret)
+			ret = th_place_edge(b, cid[r], rid[r], jb->bytes);
+		for (c = 0; !ret && c < (unsigned int)nk; c++)
+			ret = th_place_edge(b, out[kids[c]], rid[r], jb->bytes);
+		out[r] = rid[r];
+	}
+	/* deliveries: top down (parents have lower relative ranks) */
+	for (v = 0; !ret && v < n; v++) {
+		unsigned int r = (v + jb->root) % n;
+
+		if (jb->kind == TH_PLACE_REDUCE && r != jb->root)
+			continue;
+		ret = th_place_task(b, job, jb->name, "%s.D%u", r, &did[r]);
+		if (!ret)
+			ret = th_place_costs(b, did[r], jb->members[r], 0, 0, false);
+		if (ret)
+			break;
+		parent = th_tree_parent(n, jb->root, k, r);
+		if (parent >= 0 && jb->kind != TH_PLACE_REDUCE)
+			ret = th_place_edge(b, did[parent], did[r], jb->bytes);
+		else
+			ret = th_place_edge(b, out[jb->root], did[r], jb->bytes);
+	}
+out:
+	free(cid);
+	free(kids);
+	return ret;
+}
+
+static int th_place_dag_job(struct th_place_build *b, unsigned int job,
+			    const struct th_place_job *jb)
+{
+	unsigned int first = b->next, i, id;
+	int ret = 0;
+
+	for (i = 0; !ret && i < jb->nsteps; i++) {
+		const struct th_place_dstep *st = &jb->steps[i];
+		char name[96];
+
+		id = b->next++;
+		b->job_of[id] = job;
+		snprintf(name, sizeof(name), "%s.%s", jb->name, st->name);
+		ret = th_dag_set_name(b->dag, id, name);
+		if (!ret)
+			ret = th_place_costs(b, id, st->on,
+					     st->kind == TH_PLACE_STEP_REDUCE ?
+					     st->operands : 0, st->bytes,
+					     st->kind == TH_PLACE_STEP_COPY);
+	}
+	for (i = 0; !ret && i < jb->nedges; i++)
+		ret = th_place_edge(b, first + jb->edges[i].from,
+				    first + jb->edges[i].to, jb->edges[i].bytes);
+	return ret;
+}
+
+/* The DAG of jobs @only (or every job when @only is TH_PLACE_ANY). */
+static struct th_dag *th_place_build(const struct th_place_jobs *j,
+				     const struct th_place_model *m,
+				     enum th_place_mode mode, unsigned int only,
+				     unsigned int **job_of)
+{
+	struct th_place_build b = { .m = m, .mode = mode };
+	unsigned int i, total = 0;
+	int ret = 0;
+
+	if (!j || !m || !j->njobs || th_place_nodes_named(j) > m->nodes) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (i = 0; i < j->njobs; i++)
+		if (only == TH_PLACE_ANY || only == i)
+			total += th_place_job_tasks(&j->jobs[i]);
+	b.job_of = malloc((total + 2) * sizeof(*b.job_of));
+	b.dag = th_dag_create(total);
+	if (!b.job_of || !b.dag || th_dag_set_procs(b.dag, m->nodes)) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (i = 0; !ret && i < j->njobs; i++) {
+		if (only != TH_PLACE_ANY && only != i)
+			continue;
+		ret = j->jobs[i].kind == TH_PLACE_DAG ?
+		      th_place_dag_job(&b, i, &j->jobs[i]) :
+		      th_place_collective(&b, i, &j->jobs[i]);
+	}
+	if (!ret && b.next != total)
+		ret = -EPROTO;	/* th_place_job_tasks() miscounted */
+	if (!ret)
+		ret = th_dag_finalize(b.dag);
+	if (ret)
+		goto err;
+	for (i = total; i < th_dag_ntasks(b.dag); i++)
+		b.job_of[i] = TH_PLACE_ANY;	/* the virtual start and exit */
+	if (job_of)
+		*job_of = b.job_of;
+	else
+		free(b.job_of);
+	return b.dag;
+err:
+	th_dag_destroy(b.dag);
+	free(b.job_of);
+	errno = ret < 0 ? -ret : EINVAL;
+	return NULL;
+}
+
+struct th_dag *th_place_dag(const struct th_place_jobs *j,
+			    const struct th_place_model *m,
+			    enum th_place_mode mode, unsigned int **job_of)
+{
+	return th_place_build(j, m, mode == TH_PLACE_SEQUENTIAL ?
+			      TH_PLACE_TREES : mode, TH_PLACE_ANY, job_of);
+}
+
+/* Each job's finish: the latest of its tasks' earliest copies. */
+static void th_place_finishes(const struct th_sched *s,
+			      const unsigned int *job_of, unsigned int njobs,
+			      double *finish)
+{
+	const struct th_dag *dag = th_sched_dag(s);
+	unsigned int i, n = th_dag_ntasks(dag);
+	double *first = malloc(n * sizeof(*first));
+
+	memset(finish, 0, njobs * sizeof(*finish));
+	if (!first)
+		return;
+	for (i = 0; i < n; i++)
+		first[i] = INFINITY;
+	for (i = 0; i < th_sched_nslots(s); i++) {
+		const struct th_sched_slot *x = th_sched_slot(s, i);
+
+		first[x->task] = fmin(first[x->task], x->finish);
+	}
+	for (i = 0; i < n; i++)
+		if (job_of[i] < njobs && !isinf(first[i]))
+			finish[job_of[i]] = fmax(finish[job_of[i]], first[i]);
+	free(first);
+}
+
+/*
+ * Schedule jobs @only (or all) in @mode; fills @finish per job, and hands
+ * the schedule and its DAG over when @s_out is not NULL.
+ */
+static int th_place_schedule(const struct th_place_jobs *j,
+			     const struct th_place_model *m,
+			     enum th_place_mode mode, enum th_sched_alg alg,
+			     unsigned int only, double *finish,
+			     struct th_sched **s_out, struct th_dag **dag_out)
+{
+	unsigned int *job_of = NULL;
+	struct th_dag *dag = th_place_build(j, m, mode, only, &job_of);
+	struct th_sched *s = dag ? th_sched_run(dag, alg) : NULL;
+	int err = s ? 0 : -errno;
+
+	if (s)
+		th_place_finishes(s, job_of, j->njobs, finish);
+	free(job_of);
+	if (s && s_out) {
+		*s_out = s;
+		*dag_out = dag;
+		return 0;
+	}
+	th_sched_destroy(s);
+	th_dag_destroy(dag);
+	return err;
+}
+
+void th_place_result_destroy(struct th_place_result *r)
+{
+	if (!r)
+		return;
+	th_sched_destroy(r->sched);
+	th_dag_destroy(r->dag);
+	free(r->job);
+	free(r);
+}
+
+struct th_place_result *th_place_run(const struct th_place_jobs *j,
+				     const struct th_place_model *m,
+				     enum th_place_mode mode,
+				     enum th_sched_alg alg)
+{
+	enum th_place_mode alone_mode = mode == TH_PLACE_SCHEDULED ?
+					TH_PLACE_SCHEDULED : TH_PLACE_TREES;
+	struct th_place_result *r;
+	double *f, mean = 0, dev = 0, clock = 0;
+	unsigned int i;
+	int ret;
+
+	if (!j || !m || (unsigned int)alg >= TH_SCHED_NR_ALGS ||
+	    mode > TH_PLACE_SEQUENTIAL || !j->njobs) {
+		errno = EINVAL;
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	f = calloc(j->njobs, sizeof(*f));
+	if (r)
+		r->job = calloc(j->njobs, sizeof(*r->job));
+	if (!r || !f || !r->job) {
+		free(f);
+		th_place_result_destroy(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->njobs = j->njobs;
+	/* each job alone: its own makespan, the reference of its slowdown */
+	for (i = 0; i < j->njobs; i++) {
+		ret = th_place_schedule(j, m, alone_mode, alg, i, f, NULL, NULL);
+		if (ret)
+			goto err;
+		r->job[i].alone = f[i];
+	}
+	if (mode == TH_PLACE_SEQUENTIAL) {
+		for (i = 0; i < j->njobs; i++) {
+			clock += r->job[i].alone;
+			r->job[i].finish = clock;
+		}
+	} else {
+		ret = th_place_schedule(j, m, mode, alg, TH_PLACE_ANY, f,
+					&r->sched, &r->dag);
+		if (ret)
+			goto err;
+		for (i = 0; i < j->njobs; i++)
+			r->job[i].finish = f[i];
+	}
+	for (i = 0; i < j->njobs; i++) {
+		r->job[i].slowdown = r->job[i].alone > 0 ?
+				     r->job[i].finish / r->job[i].alone : 1;
+		r->makespan = fmax(r->makespan, r->job[i].finish);
+		mean += r->job[i].slowdown / j->njobs;
+	}
+	for (i = 0; i < j->njobs; i++)
+		dev += fabs(r->job[i].slowdown - mean) / j->njobs;
+	r->unfairness = dev;
+	free(f);
+	return r;
+err:
+	free(f);
+	th_place_result_destroy(r);
+	errno = -ret;
+	return NULL;
+}

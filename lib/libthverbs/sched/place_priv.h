@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* place_priv.h - the placer's jobs, as jobs.c keeps them for place.c. */
+#ifndef TH_PLACE_PRIV_H
+#define TH_PLACE_PRIV_H
+
+#include "th_place.h"
+
+struct th_place_dstep {
+	char *name;
+	enum th_place_step kind;
+	unsigned int operands;
+	uint64_t bytes;
+	unsigned int on;		/* TH_PLACE_ANY: free */
+};
+
+struct th_place_dedge {
+	unsigned int from, to;
+	uint64_t bytes;
+};
+
+struct th_place_job {
+	char *name;
+	enum th_place_job_kind kind;
+	/* collectives */
+	unsigned int *members;		/* nodes, by rank */
+	unsigned int nmembers;
+	unsigned int root;		/* a rank */
+	uint64_t bytes;
+	unsigned int radix;
+	/* DAG jobs */
+	struct th_place_dstep *steps;
+	unsigned int nsteps, cap_steps;
+	struct th_place_dedge *edges;
+	unsigned int nedges, cap_edges;
+};
+
+struct th_place_jobs {
+	struct th_place_job *jobs;
+	unsigned int njobs, cap;
+};
+
+#endif /* TH_PLACE_PRIV_H */

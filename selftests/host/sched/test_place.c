@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * test_place.c - the multi-job placer's model: the job file (every
+ * malformed line refused at its line and column, nothing returned), the
+ * cost model file, the DAG a job becomes, predictions checked against
+ * hand computations (one Allreduce on its tree, disjoint jobs that do not
+ * slow each other down, the sequential baseline's sum), and placements
+ * that validate and keep contributions on their members' nodes.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "th_place.h"
+
+static struct th_place_jobs *parse(const char *text, struct th_dag_diag *d)
+{
+	return th_place_jobs_parse(text, strlen(text), d);
+}
+
+/* Round numbers: 1 us per descriptor and latency, 1 GB/s everywhere. */
+static struct th_place_model *round_model(unsigned int nodes)
+{
+	struct th_place_model *m = th_place_model_create(nodes);
+	unsigned int i;
+
+	if (!m)
+		return NULL;
+	m->descriptor = 1e-6;
+	m->latency = 1e-6;
+	m->bandwidth = 1e9;
+	for (i = 0; i < nodes; i++)
+		m->alu[i] = 1e9;
+	return m;
+}
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) <= 1e-12 * (1 + fabs(b));
+}
+
+TEST(job_file_parses)
+{
+	struct th_dag_diag d;
+	struct th_place_jobs *j = parse(
+		"thjobs 1\n"
+		"# comment\n"
+		"allreduce A members 0-2 root 0 bytes 1K radix 2\n"
+		"reduce R members 4,6,8-9 root 8 bytes 2M\n"
+		"bcast B members 3,5 root 5 bytes 100\n"
+		"dag G\n"
+		"  step s1 reduce 3 4K on 2\n"
+		"  step s2 copy 4K\n"
+		"  edge s1 s2 4K\n"
+		"end\n", &d);
+
+	ASSERT_NE(NULL, j) {
+		TH_LOG("%u:%u: %s", d.line, d.col, d.msg);
+	}
+	EXPECT_EQ(4, th_place_njobs(j));
+	EXPECT_STREQ("R", th_place_job_name(j, 1));
+	EXPECT_EQ(TH_PLACE_REDUCE, th_place_job_kind(j, 1));
+	EXPECT_EQ(TH_PLACE_DAG, th_place_job_kind(j, 3));
+	EXPECT_EQ(10, th_place_nodes_named(j));
+	th_place_jobs_destroy(j);
+}
+
+TEST(malformed_job_files_are_refused_at_line_and_column)
+{
+	static const struct {
+		const char *text;
+		unsigned int line, col;
+		const char *msg;
+	} bad[] = {
+		{ "", 1, 1, "thjobs 1" },
+		{ "thjobs 2\n", 1, 1, "thjobs 1" },
+		{ "thjobs 1\n", 2, 1, "a job" },
+		{ "thjobs 1\nallgather A\n", 2, 1, "'allreduce'" },
+		{ "thjobs 1\nallreduce A members 0-3 root 9 bytes 1K\n", 2, 1, "root (9)" },
+		{ "thjobs 1\nallreduce A members 0-3 bytes 1K\n", 2, 34, "'root NODE'" },
+		{ "thjobs 1\nallreduce A members 3-1 root 1 bytes 1K\n", 2, 21, "member list" },
+		{ "thjobs 1\nallreduce A members 0,1,1 root 1 bytes 1K\n", 2, 21, "repeats" },
+		{ "thjobs 1\nallreduce A members 0,1, root 1 bytes 1K\n", 2, 21, "member list" },
+		{ "thjobs 1\nallreduce A members 0-1 root 1 bytes 0\n", 2, 38, "size" },
+		{ "thjobs 1\nallreduce A members 0-1 root 1 bytes 1X\n", 2, 38, "size" },
+		{ "thjobs 1\nallreduce A members 0-1 root 1 bytes 8 radix 1\n", 2, 46, "radix" },
+		{ "thjobs 1\nallreduce A members 0-1 root 1 bytes 8 root 0\n", 2, 40, "each once" },
+		{ "thjobs 1\nallreduce A members 0-1 root 1 bytes 8\nbcast A members 0-1 root 0 bytes 8\n", 3, 7, "new job name" },
+		{ "thjobs 1\nallreduce A members 0-4096 root 1 bytes 8\n", 2, 21, "member list" },
+		{ "thjobs 1\ndag G\nstep a reduce 1 8\nend\n", 3, 15, "operand count" },
+		{ "thjobs 1\ndag G\nstep a copy 8 on\nend\n", 3, 18, "node number" },
+		{ "thjobs 1\ndag G\nstep a copy 8\nstep a copy 8\nend\n", 4, 6, "new step name" },
+		{ "thjobs 1\ndag G\nstep a copy 8\nedge a b 8\nend\n", 4, 8, "declared above" },
+		{ "thjobs 1\ndag G\nstep a copy 8\nedge a a 8\nend\n", 4, 8, "another step" },
+		{ "thjobs 1\ndag G\nstep a copy 8\n", 4, 1, "'end'" },
+		{ "thjobs 1\ndag G\nend\n", 3, 1, "a step" },
+		{ "thjobs 1\ndag G\nstep a copy 8\nallreduce A\nend\n", 4, 1, "'step', 'edge' or 'end'" },
+		{ "thjobs 1\ndag G\nstep a copy 8\nstep b copy 8\nedge a b 8\nedge b a 8\nend\n", 2, 1, "cycle" },
+	};
+	struct th_dag_diag d;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		EXPECT_EQ(NULL, parse(bad[i].text, &d)) {
+			TH_LOG("case %u accepted", i);
+		}
+		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(bad[i].line, d.line) {
+			TH_LOG("case %u: %u:%u: %s", i, d.line, d.col, d.msg);
+		}
+		EXPECT_EQ(bad[i].col, d.col) {
+			TH_LOG("case %u: %u:%u: %s", i, d.line, d.col, d.msg);
+		}
+		EXPECT_NE(NULL, strstr(d.msg, bad[i].msg)) {
+			TH_LOG("case %u: '%s' lacks '%s'", i, d.msg, bad[i].msg);
+		}
+	}
+}
+
+TEST(model_file_parses_and_refuses)
+{
+	static const char good[] =
+		"thmodel 1\nnodes 4\nalu 3e9\nalu 2 1e9\ndescriptor 1e-7\n"
+		"latency 2e-6\nbandwidth 5e9\n";
+	struct th_dag_diag d;
+	struct th_place_model *m = th_place_model_parse(good, strlen(good), &d);
+
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(4, m->nodes);
+	EXPECT_EQ(3e9, m->alu[0]);
+	EXPECT_EQ(1e9, m->alu[2]);
+	EXPECT_EQ(1e-7, m->descriptor);
+	EXPECT_EQ(2e-6, m->latency);
+	EXPECT_EQ(5e9, m->bandwidth);
+	/* 3 operands of 1000 bytes at 1e9: one pass, 3 us of ALU */
+	EXPECT_TRUE(near(th_place_reduce_cost(m, 2, 3, 1000), 1e-7 + 3e-6));
+	/* 13 operands: 7, then 6 more: two passes */
+	EXPECT_TRUE(near(th_place_reduce_cost(m, 2, 13, 1000), 2e-7 + 13e-6));
+	EXPECT_TRUE(near(th_place_reduce_cost(m, 2, 14, 1000), 3e-7 + 14e-6));
+	EXPECT_TRUE(near(th_place_put_cost(m, 5000), 1e-7 + 2e-6 + 1e-6));
+	th_place_model_destroy(m);
+
+	m = th_place_model_parse("thmodel 1\nalu 1e9\n", 19, &d);
+	EXPECT_EQ(NULL, m);
+	EXPECT_EQ(2, d.line);
+	m = th_place_model_parse("thmodel 1\nnodes 2\nalu 2 1e9\n", 27, &d);
+	EXPECT_EQ(NULL, m);
+	EXPECT_EQ(3, d.line);
+	EXPECT_EQ(5, d.col);
+	m = th_place_model_parse("thmodel 1\nnodes 2\nbandwidth 0\n", 30, &d);
+	EXPECT_EQ(NULL, m);
+	EXPECT_EQ(3, d.line);
+	EXPECT_EQ(11, d.col);
+}
+
+/*
+ * One 3-member Allreduce on its binomial tree, 1000 bytes, round model:
+ * C.v 1 us each; C.1, C.2 reach node 0 at 1 + 3 = 4 us (a PUT: 1 us
+ * descriptor, 1 us latency, 1 us of bytes); R.0 reduces 3 x 1000 bytes in
+ * 1 + 3 us: 4 .. 8; D.0 8 .. 9; D.1 and D.2 arrive at 12, end at 13.
+ */
+TEST(one_allreduce_on_its_tree_known_answer)
+{
+	struct th_dag_diag d;
+	struct th_place_jobs *j = parse(
+		"thjobs 1\nallreduce A members 0-2 root 0 bytes 1000 radix 2\n", &d);
+	struct th_place_model *m = round_model(3);
+	struct th_place_result *r;
+
+	ASSERT_NE(NULL, j);
+	ASSERT_NE(NULL, m);
+	r = th_place_run(j, m, TH_PLACE_TREES, TH_SCHED_HEFT);
+	ASSERT_NE(NULL, r);
+	EXPECT_TRUE(near(r->makespan, 13e-6)) {
+		TH_LOG("makespan %.9g us", r->makespan * 1e6);
+	}
+	EXPECT_TRUE(near(r->job[0].alone, 13e-6));
+	EXPECT_EQ(1.0, r->job[0].slowdown);
+	EXPECT_EQ(0.0, r->unfairness);
+	EXPECT_EQ(0, th_sched_validate(r->sched, NULL, 0));
+	/* 3 contributions, 1 combining task, 3 deliveries (+ start, exit) */
+	EXPECT_EQ(7, th_dag_nreal(r->dag));
+	th_place_result_destroy(r);
+	th_place_model_destroy(m);
+	th_place_jobs_destroy(j);
+}
+
+TEST(disjoint_jobs_do_not_slow_each_other_and_sequential_sums)
+{
+	struct th_dag_diag d;
+	struct th_place_jobs *j = parse(
+		"thjobs 1\n"
+		"allreduce A members 0-2 root 0 bytes 1000 radix 2\n"
+		"allreduce B members 3-5 root 5 bytes 1000 radix 2\n", &d);
+	struct th_place_model *m = round_model(6);
+	struct th_place_result *r;
+
+	ASSERT_NE(NULL, j);
+	r = th_place_run(j, m, TH_PLACE_TREES, TH_SCHED_HEFT);
+	ASSERT_NE(NULL, r);
+	EXPECT_TRUE(near(r->job[0].finish, 13e-6));
+	EXPECT_TRUE(near(r->job[1].finish, 13e-6));
+	EXPECT_TRUE(near(r->makespan, 13e-6));
+	EXPECT_EQ(0.0, r->unfairness);
+	th_place_result_destroy(r);
+	r = th_place_run(j, m, TH_PLACE_SEQUENTIAL, TH_SCHED_HEFT);
+	ASSERT_NE(NULL, r);
+	EXPECT_TRUE(near(r->job[0].finish, 13e-6));
+	EXPECT_TRUE(near(r->job[1].finish, 26e-6));
+	EXPECT_TRUE(near(r->makespan, 26e-6));
+	EXPECT_TRUE(near(r->job[1].slowdown, 2.0));
+	EXPECT_TRUE(near(r->unfairness, 0.5));
+	EXPECT_EQ(NULL, r->sched);
+	th_place_result_destroy(r);
+	th_place_model_destroy(m);
+	th_place_jobs_destroy(j);
+}
+
+/*
+ * Overlapping jobs, a DAG job and heterogeneous nodes: every algorithm's
+ * placement validates, puts each contribution and delivery on its
+ * member's node, and the figures hold together.
+ */
+TEST(every_algorithm_places_mixed_jobs_validly)
+{
+	struct th_dag_diag d;
+	struct th_place_jobs *j = parse(
+		"thjobs 1\n"
+		"allreduce A members 0-7 root 0 bytes 64K radix 2\n"
+		"allreduce B members 4-11 root 11 bytes 16K radix 4\n"
+		"reduce R members 0,3,6,9 root 3 bytes 256K\n"
+		"bcast C members 2,5,8 root 8 bytes 8K\n"
+		"dag G\n"
+		"  step in1 copy 32K on 1\n"
+		"  step in2 copy 32K on 10\n"
+		"  step sum reduce 2 32K\n"
+		"  step out copy 32K on 7\n"
+		"  edge in1 sum 32K\n  edge in2 sum 32K\n  edge sum out 32K\n"
+		"end\n", &d);
+	struct th_place_model *m = th_place_model_create(12);
+	unsigned int a, i, *job_of = NULL;
+	struct th_dag *dag;
+
+	ASSERT_NE(NULL, j) {
+		TH_LOG("%u:%u: %s", d.line, d.col, d.msg);
+	}
+	ASSERT_NE(NULL, m);
+	for (i = 0; i < 12; i++)
+		m->alu[i] = i % 3 ? 2e9 : 5e8;	/* every third node is slow */
+	dag = th_place_dag(j, m, TH_PLACE_SCHEDULED, &job_of);
+	ASSERT_NE(NULL, dag);
+	for (i = 0; i < th_dag_nreal(dag); i++) {
+		const char *name = th_dag_name(dag, i);
+		unsigned int allowed = 0, s;
+
+		ASSERT_LT(job_of[i], th_place_njobs(j));
+		for (s = 0; s < 12; s++)
+			allowed += !isinf(th_dag_cost(dag, i, s));
+		/* contributions and deliveries pinned, combining tasks free */
+		if (strstr(name, ".C") || strstr(name, ".D")) {
+			EXPECT_EQ(1, allowed);
+		} else if (strstr(name, ".R") || !strcmp(name, "G.sum")) {
+			EXPECT_EQ(12, allowed);
+		}
+	}
+	free(job_of);
+	th_dag_destroy(dag);
+	for (a = 0; a < TH_SCHED_NR_ALGS; a++) {
+		struct th_place_result *r = th_place_run(j, m, TH_PLACE_SCHEDULED, a);
+		char why[256] = "";
+
+		ASSERT_NE(NULL, r);
+		EXPECT_EQ(0, th_sched_validate(r->sched, why, sizeof(why))) {
+			TH_LOG("%s: %s", th_sched_alg_name(a), why);
+		}
+		/*
+		 * No job's finish is compared with its finish alone: list
+		 * heuristics are not monotone, and sharing may even help one.
+		 */
+		for (i = 0; i < r->njobs; i++) {
+			EXPECT_LT(0, r->job[i].finish);
+			EXPECT_LE(r->job[i].finish, r->makespan);
+			EXPECT_TRUE(near(r->job[i].slowdown,
+					 r->job[i].finish / r->job[i].alone));
+		}
+		for (i = 0; i < th_sched_nslots(r->sched); i++) {
+			const struct th_sched_slot *x = th_sched_slot(r->sched, i);
+
+			EXPECT_FALSE(isinf(th_dag_cost(r->dag, x->task, x->proc)));
+		}
+		th_place_result_destroy(r);
+	}
+	th_place_model_destroy(m);
+	th_place_jobs_destroy(j);
+}
+
+TEST(a_job_beyond_the_model_is_refused)
+{
+	struct th_dag_diag d;
+	struct th_place_jobs *j = parse(
+		"thjobs 1\nallreduce A members 0-4 root 0 bytes 8\n", &d);
+	struct th_place_model *m = th_place_model_create(4);
+
+	ASSERT_NE(NULL, j);
+	errno = 0;
+	EXPECT_EQ(NULL, th_place_run(j, m, TH_PLACE_SCHEDULED, TH_SCHED_HAGD));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(NULL, th_place_dag(j, m, TH_PLACE_TREES, NULL));
+	th_place_model_destroy(m);
+	th_place_jobs_destroy(j);
+}
+
+TEST(api_refuses_bad_jobs)
+{
+	struct th_place_jobs *j = th_place_jobs_create();
+	unsigned int mem[3] = { 0, 1, 1 };
+	int g;
+
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(-EINVAL, th_place_add_collective(j, "A", TH_PLACE_ALLREDUCE, mem, 3, 0, 8, 2));
+	EXPECT_EQ(-EINVAL, th_place_add_collective(j, "A", TH_PLACE_ALLREDUCE, mem, 2, 5, 8, 2));
+	EXPECT_EQ(-EINVAL, th_place_add_collective(j, "A", TH_PLACE_DAG, mem, 2, 0, 8, 2));
+	EXPECT_EQ(-EINVAL, th_place_add_collective(j, "bad name", TH_PLACE_REDUCE, mem, 2, 0, 8, 2));
+	EXPECT_EQ(0, th_place_add_collective(j, "A", TH_PLACE_REDUCE, mem, 2, 0, 8, 0));
+	EXPECT_EQ(-EEXIST, th_place_add_dag(j, "A"));
+	g = th_place_add_dag(j, "G");
+	EXPECT_EQ(1, g);
+	EXPECT_EQ(-EINVAL, th_place_add_step(j, 0, "s", TH_PLACE_STEP_COPY, 1, 8, TH_PLACE_ANY));
+	EXPECT_EQ(-EINVAL, th_place_add_step(j, g, "s", TH_PLACE_STEP_REDUCE, 1, 8, TH_PLACE_ANY));
+	EXPECT_EQ(0, th_place_add_step(j, g, "s", TH_PLACE_STEP_COPY, 1, 8, TH_PLACE_ANY));
+	EXPECT_EQ(-EINVAL, th_place_add_edge(j, g, 0, 0, 8));
+	EXPECT_EQ(-EINVAL, th_place_add_edge(j, g, 0, 1, 8));
+	th_place_jobs_destroy(j);
+}
+
+TEST_HARNESS_MAIN

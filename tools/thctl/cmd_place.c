@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * cmd_place.c - 'thctl place': place the offload jobs of a job file onto
+ * the fabric's NIC nodes with every scheduling algorithm (or one), beside
+ * the two baselines (each job on its own tree; the jobs one after
+ * another), and print the predicted makespans, each job's finish and
+ * slowdown, and the unfairness; a Gantt chart (SVG) and JSON on request.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "th_place.h"
+#include "thctl.h"
+
+struct thctl_place_opts {
+	const char *jobs;
+	const char *model;
+	unsigned int nodes;
+	int alg;		/* -1: every algorithm */
+	const char *svg;
+	bool json;
+	bool write_model;
+};
+
+static void thctl_place_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: thctl place [OPTIONS] JOBFILE\n"
+		"       thctl place --write-model [--nodes N]\n"
+		"\n"
+		"Places the offload jobs of JOBFILE (Documentation/placement.rst) on the\n"
+		"NIC nodes and predicts the makespan from the fabric cost model: every\n"
+		"job in one DAG, scheduled by each algorithm (HEFT, PETS, HCPFD, HAGD,\n"
+		"hagd+), beside two baselines that place each job on its own k-nomial\n"
+		"tree over its members, all together ('trees') or one after another\n"
+		"('sequential').  Per placement: the makespan, each job's finish and\n"
+		"its slowdown (finish / its makespan placed alone), and the unfairness\n"
+		"(mean absolute deviation of the slowdowns).\n"
+		"\n"
+		"  -m, --model FILE    the fabric cost model (default: --nodes identical\n"
+		"                      nodes with the built-in rates)\n"
+		"  -n, --nodes N       nodes of the default model (default: the highest\n"
+		"                      node a job names, plus one)\n"
+		"  -a, --alg NAME      heft, pets, hcpfd, hagd, hagd+, or all (default)\n"
+		"      --svg FILE      the Gantt chart of the first algorithm's placement\n"
+		"      --json          JSON instead of the table\n"
+		"      --write-model   print the default model in the model file format\n"
+		"  -h, --help          this text\n"
+		"\n"
+		"Times are predictions of the model, in microseconds.\n"
+		"Exit status: 0 success, 1 placement failed, 2 usage error or malformed\n"
+		"input (file:line:col: message).\n");
+}
+
+static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "nodes", required_argument, NULL, 'n' },
+		{ "alg", required_argument, NULL, 'a' },
+		{ "svg", required_argument, NULL, 'S' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "write-model", no_argument, NULL, 'W' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	char *end;
+	long v;
+	int c;
+
+	o->alg = -1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "m:n:a:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			o->model = optarg;
+			break;
+		case 'n':
+			v = strtol(optarg, &end, 10);
+			if (*end || v < 1 || v > TH_PLACE_MAX_NODES) {
+				fprintf(stderr, "thctl place: --nodes wants 1..%u\n",
+					TH_PLACE_MAX_NODES);
+				return -EINVAL;
+			}
+			o->nodes = v;
+			break;
+		case 'a':
+			if (!strcmp(optarg, "all")) {
+				o->alg = -1;
+			} else {
+				o->alg = th_sched_alg_from_name(optarg);
+				if (o->alg < 0) {
+					fprintf(stderr, "thctl place: unknown algorithm '%s'\n",
+						optarg);
+					return -EINVAL;
+				}
+			}
+			break;
+		case 'S':
+			o->svg = optarg;
+			break;
+		case 'J':
+			o->json = true;
+			break;
+		case 'W':
+			o->write_model = true;
+			break;
+		case 'h':
+			thctl_place_usage(stdout);
+			exit(THCTL_EXIT_OK);
+		default:
+			return -EINVAL;
+		}
+	}
+	if (o->write_model)
+		return optind == argc ? 0 : -EINVAL;
+	if (optind + 1 != argc) {
+		fprintf(stderr, "thctl place: %s\n", optind == argc ?
+			"no job file" : "one job file only");
+		return -EINVAL;
+	}
+	o->jobs = argv[optind];
+	return 0;
+}
+
+struct thctl_place_row {
+	const char *label;
+	struct th_place_result *r;
+};
+
+static void thctl_place_table(const struct th_place_jobs *j,
+			      const struct thctl_place_row *rows,
+			      unsigned int nrows)
+{
+	unsigned int i, k;
+	double best = 0;
+
+	for (i = 0; i < nrows; i++)
+		if (rows[i].r && (!best || rows[i].r->makespan < best))
+			best = rows[i].r->makespan;
+	printf("%-12s %12s %9s %11s", "placement", "makespan_us", "vs_best",
+	       "unfairness");
+	for (k = 0; k < th_place_njobs(j); k++)
+		printf("  %s (finish_us/slowdown)", th_place_job_name(j, k));
+	printf("\n");
+	for (i = 0; i < nrows; i++) {
+		const struct th_place_result *r = rows[i].r;
+
+		if (!r) {
+			printf("%-12s %12s\n", rows[i].label, "failed");
+			continue;
+		}
+		printf("%-12s %12.2f %9.3f %11.3f", rows[i].label,
+		       r->makespan * 1e6, best > 0 ? r->makespan / best : 1,
+		       r->unfairness);
+		for (k = 0; k < r->njobs; k++)
+			printf("  %10.2f/%.2f", r->job[k].finish * 1e6,
+			       r->job[k].slowdown);
+		printf("\n");
+	}
+}
+
+static void thctl_place_json(const struct th_place_jobs *j,
+			     const struct th_place_model *m,
+			     const struct thctl_place_row *rows,
+			     unsigned int nrows)
+{
+	unsigned int i, k;
+
+	printf("{\"nodes\": %u, \"placements\": [", m->nodes);
+	for (i = 0; i < nrows; i++) {
+		const struct th_place_result *r = rows[i].r;
+
+		printf("%s\n  {\"placement\": \"%s\"", i ? "," : "", rows[i].label);
+		if (!r) {
+			printf(", \"failed\": true}");
+			continue;
+		}
+		printf(", \"makespan_us\": %.3f, \"unfairness\": %.4f, \"jobs\": [",
+		       r->makespan * 1e6, r->unfairness);
+		for (k = 0; k < r->njobs; k++)
+			printf("%s{\"job\": \"%s\", \"finish_us\": %.3f, \"alone_us\": %.3f, \"slowdown\": %.4f}",
+			       k ? ", " : "", th_place_job_name(j, k),
+			       r->job[k].finish * 1e6, r->job[k].alone * 1e6,
+			       r->job[k].slowdown);
+		printf("]}");
+	}
+	printf("\n]}\n");
+}
+
+int thctl_place_main(int argc, char **argv)
+{
+	struct thctl_place_opts o = { 0 };
+	struct thctl_place_row rows[TH_SCHED_NR_ALGS + 2];
+	struct th_place_model *m = NULL;
+	struct th_place_jobs *j = NULL;
+	struct th_dag_diag d;
+	unsigned int nrows = 0, i;
+	int a, status = THCTL_EXIT_OK;
+
+	if (thctl_place_args(argc, argv, &o)) {
+		thctl_place_usage(stderr);
+		return THCTL_EXIT_USAGE;
+	}
+	if (o.write_model) {
+		m = th_place_model_create(o.nodes ? o.nodes : 16);
+		if (!m || th_place_model_write(m, stdout))
+			status = THCTL_EXIT_FAIL;
+		th_place_model_destroy(m);
+		return status;
+	}
+	j = th_place_jobs_load(o.jobs, &d);
+	if (!j) {
+		if (d.line)
+			fprintf(stderr, "%s:%u:%u: %s\n", o.jobs, d.line, d.col, d.msg);
+		else
+			fprintf(stderr, "thctl place: %s: %s\n", o.jobs, d.msg);
+		return THCTL_EXIT_USAGE;
+	}
+	if (o.model) {
+		m = th_place_model_load(o.model, &d);
+		if (!m) {
+			if (d.line)
+				fprintf(stderr, "%s:%u:%u: %s\n", o.model, d.line,
+					d.col, d.msg);
+			else
+				fprintf(stderr, "thctl place: %s: %s\n", o.model, d.msg);
+			th_place_jobs_destroy(j);
+			return THCTL_EXIT_USAGE;
+		}
+	} else {
+		m = th_place_model_create(o.nodes ? o.nodes :
+					  th_place_nodes_named(j));
+	}
+	if (!m || th_place_nodes_named(j) > m->nodes) {
+		fprintf(stderr, "thctl place: the jobs name node %u, the model has %u nodes\n",
+			th_place_nodes_named(j) - 1, m ? m->nodes : 0);
+		th_place_model_destroy(m);
+		th_place_jobs_destroy(j);
+		return THCTL_EXIT_USAGE;
+	}
+	for (a = 0; a < TH_SCHED_NR_ALGS; a++) {
+		if (o.alg >= 0 && a != o.alg)
+			continue;
+		rows[nrows].label = th_sched_alg_name(a);
+		rows[nrows++].r = th_place_run(j, m, TH_PLACE_SCHEDULED, a);
+	}
+	rows[nrows].label = "trees";
+	rows[nrows++].r = th_place_run(j, m, TH_PLACE_TREES, TH_SCHED_HEFT);
+	rows[nrows].label = "sequential";
+	rows[nrows++].r = th_place_run(j, m, TH_PLACE_SEQUENTIAL, TH_SCHED_HEFT);
+	for (i = 0; i < nrows; i++)
+		if (!rows[i].r)
+			status = THCTL_EXIT_FAIL;
+	if (o.json)
+		thctl_place_json(j, m, rows, nrows);
+	else
+		thctl_place_table(j, rows, nrows);
+	if (o.svg && rows[0].r && rows[0].r->sched) {
+		FILE *f = fopen(o.svg, "w");
+		char title[128];
+
+		snprintf(title, sizeof(title), "placement by %s", rows[0].label);
+		if (!f || th_sched_write_svg(rows[0].r->sched, f, title)) {
+			fprintf(stderr, "thctl place: %s: cannot write\n", o.svg);
+			status = THCTL_EXIT_FAIL;
+		}
+		if (f)
+			fclose(f);
+	}
+	for (i = 0; i < nrows; i++)
+		th_place_result_destroy(rows[i].r);
+	th_place_model_destroy(m);
+	th_place_jobs_destroy(j);
+	return status;
+}
