@@ -169,12 +169,27 @@ struct th_place_job_result {
 };
 
 /**
+ * struct th_place_task - what a task of the placement DAG is
+ * @job: its job, TH_PLACE_ANY for the virtual start and exit
+ * @role: 'C' a member's contribution, 'R' a combining task, 'D' the result
+ *	delivered at a member, 'S' a DAG job's step, 0 virtual
+ * @rank: the member (C, R, D: the tree node's rank) or the step's index
+ */
+struct th_place_task {
+	unsigned int job;
+	char role;
+	unsigned int rank;
+};
+
+/**
  * struct th_place_result - a placement's prediction
  * @makespan: the last job's finish
  * @unfairness: mean absolute deviation of the jobs' slowdowns
  * @job: per job
  * @sched: the schedule (TH_PLACE_SCHEDULED and TREES; NULL for SEQUENTIAL),
  *	over the DAG of th_place_dag(); tasks are named JOB.TASK
+ * @dag: that DAG
+ * @task: per task of @dag, what it is
  */
 struct th_place_result {
 	double makespan;
@@ -183,6 +198,7 @@ struct th_place_result {
 	struct th_place_job_result *job;
 	struct th_sched *sched;
 	struct th_dag *dag;
+	struct th_place_task *task;
 };
 
 /*
@@ -190,11 +206,11 @@ struct th_place_result {
  * (C.m) and deliveries (D.m) pinned to its members' nodes, its combining
  * tasks (R.v, one per inner node of its tree) free in TH_PLACE_SCHEDULED
  * and on the tree node's member in TREES; a DAG job's steps as given.
- * @job_of, if not NULL, receives a malloc'd array: the job of each task.
+ * @tasks, if not NULL, receives a malloc'd array: what each task is.
  */
 struct th_dag *th_place_dag(const struct th_place_jobs *j,
 			    const struct th_place_model *m,
-			    enum th_place_mode mode, unsigned int **job_of);
+			    enum th_place_mode mode, struct th_place_task **tasks);
 
 /* Place and predict; NULL with errno (EINVAL: a node beyond the model). */
 struct th_place_result *th_place_run(const struct th_place_jobs *j,

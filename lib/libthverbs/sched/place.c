@@ -32,7 +32,7 @@ struct th_place_build {
 	enum th_place_mode mode;
 	struct th_dag *dag;
 	unsigned int next;		/* the next task id */
-	unsigned int *job_of;
+	struct th_place_task *task;
 };
 
 static unsigned int th_place_job_tasks(const struct th_place_job *jb)
@@ -71,15 +71,17 @@ static int th_place_costs(struct th_place_build *b, unsigned int t,
 	return ret;
 }
 
+/* The next task: JOB.<role><v>. */
 static int th_place_task(struct th_place_build *b, unsigned int job,
-			 const char *jname, const char *fmt, unsigned int v,
+			 const char *jname, char role, unsigned int v,
 			 unsigned int *id)
 {
 	char name[96];
 
 	*id = b->next++;
-	b->job_of[*id] = job;
-	snprintf(name, sizeof(name), fmt, jname, v);
+	b->task[*id] = (struct th_place_task){ .job = job, .role = role,
+					       .rank = v };
+	snprintf(name, sizeof(name), "%s.%c%u", jname, role, v);
 	return th_dag_set_name(b->dag, *id, name);
 }
 
@@ -109,7 +111,7 @@ static int th_place_collective(struct th_place_build *b, unsigned int job,
 		rid[v] = did[v] = TH_PLACE_ANY;
 		if (!reduce && v != jb->root)
 			continue;
-		ret = th_place_task(b, job, jb->name, "%s.C%u", v, &cid[v]);
+		ret = th_place_task(b, job, jb->name, 'C', v, &cid[v]);
 		if (!ret)
 			ret = th_place_costs(b, cid[v], jb->members[v], 0, 0, false);
 		out[v] = cid[v];
@@ -126,7 +128,7 @@ static int th_place_collective(struct th_place_build *b, unsigned int job,
 		}
 		if (!nk)
 			continue;
-		ret = th_place_task(b, job, jb->name, "%s.R%u", r, &rid[r]);
+		ret = th_place_task(b, job, jb->name, 'R', r, &rid[r]);
 		if (!ret)
 			ret = th_place_costs(b, rid[r], b->mode == TH_PLACE_SCHEDULED ?
 					     TH_PLACE_ANY : jb->members[r],
@@ -143,7 +145,7 @@ static int th_place_collective(struct th_place_build *b, unsigned int job,
 
 		if (jb->kind == TH_PLACE_REDUCE && r != jb->root)
 			continue;
-		ret = th_place_task(b, job, jb->name, "%s.D%u", r, &did[r]);
+		ret = th_place_task(b, job, jb->name, 'D', r, &did[r]);
 		if (!ret)
 			ret = th_place_costs(b, did[r], jb->members[r], 0, 0, false);
 		if (ret)
@@ -171,7 +173,8 @@ static int th_place_dag_job(struct th_place_build *b, unsigned int job,
 		char name[96];
 
 		id = b->next++;
-		b->job_of[id] = job;
+		b->task[id] = (struct th_place_task){ .job = job, .role = 'S',
+						      .rank = i };
 		snprintf(name, sizeof(name), "%s.%s", jb->name, st->name);
 		ret = th_dag_set_name(b->dag, id, name);
 		if (!ret)
@@ -190,7 +193,7 @@ static int th_place_dag_job(struct th_place_build *b, unsigned int job,
 static struct th_dag *th_place_build(const struct th_place_jobs *j,
 				     const struct th_place_model *m,
 				     enum th_place_mode mode, unsigned int only,
-				     unsigned int **job_of)
+				     struct th_place_task **tasks)
 {
 	struct th_place_build b = { .m = m, .mode = mode };
 	unsigned int i, total = 0;
@@ -203,9 +206,9 @@ static struct th_dag *th_place_build(const struct th_place_jobs *j,
 	for (i = 0; i < j->njobs; i++)
 		if (only == TH_PLACE_ANY || only == i)
 			total += th_place_job_tasks(&j->jobs[i]);
-	b.job_of = malloc((total + 2) * sizeof(*b.job_of));
+	b.task = malloc((total + 2) * sizeof(*b.task));
 	b.dag = th_dag_create(total);
-	if (!b.job_of || !b.dag || th_dag_set_procs(b.dag, m->nodes)) {
+	if (!b.task || !b.dag || th_dag_set_procs(b.dag, m->nodes)) {
 		ret = -ENOMEM;
 		goto err;
 	}
@@ -222,32 +225,32 @@ static struct th_dag *th_place_build(const struct th_place_jobs *j,
 		ret = th_dag_finalize(b.dag);
 	if (ret)
 		goto err;
-	for (i = total; i < th_dag_ntasks(b.dag); i++)
-		b.job_of[i] = TH_PLACE_ANY;	/* the virtual start and exit */
-	if (job_of)
-		*job_of = b.job_of;
+	for (i = total; i < th_dag_ntasks(b.dag); i++)	/* virtual start, exit */
+		b.task[i] = (struct th_place_task){ .job = TH_PLACE_ANY };
+	if (tasks)
+		*tasks = b.task;
 	else
-		free(b.job_of);
+		free(b.task);
 	return b.dag;
 err:
 	th_dag_destroy(b.dag);
-	free(b.job_of);
+	free(b.task);
 	errno = ret < 0 ? -ret : EINVAL;
 	return NULL;
 }
 
 struct th_dag *th_place_dag(const struct th_place_jobs *j,
 			    const struct th_place_model *m,
-			    enum th_place_mode mode, unsigned int **job_of)
+			    enum th_place_mode mode, struct th_place_task **tasks)
 {
 	return th_place_build(j, m, mode == TH_PLACE_SEQUENTIAL ?
-			      TH_PLACE_TREES : mode, TH_PLACE_ANY, job_of);
+			      TH_PLACE_TREES : mode, TH_PLACE_ANY, tasks);
 }
 
 /* Each job's finish: the latest of its tasks' earliest copies. */
 static void th_place_finishes(const struct th_sched *s,
-			      const unsigned int *job_of, unsigned int njobs,
-			      double *finish)
+			      const struct th_place_task *task,
+			      unsigned int njobs, double *finish)
 {
 	const struct th_dag *dag = th_sched_dag(s);
 	unsigned int i, n = th_dag_ntasks(dag);
@@ -264,8 +267,8 @@ static void th_place_finishes(const struct th_sched *s,
 		first[x->task] = fmin(first[x->task], x->finish);
 	}
 	for (i = 0; i < n; i++)
-		if (job_of[i] < njobs && !isinf(first[i]))
-			finish[job_of[i]] = fmax(finish[job_of[i]], first[i]);
+		if (task[i].job < njobs && !isinf(first[i]))
+			finish[task[i].job] = fmax(finish[task[i].job], first[i]);
 	free(first);
 }
 
@@ -277,21 +280,22 @@ static int th_place_schedule(const struct th_place_jobs *j,
 			     const struct th_place_model *m,
 			     enum th_place_mode mode, enum th_sched_alg alg,
 			     unsigned int only, double *finish,
-			     struct th_sched **s_out, struct th_dag **dag_out)
+			     struct th_place_result *r)
 {
-	unsigned int *job_of = NULL;
-	struct th_dag *dag = th_place_build(j, m, mode, only, &job_of);
+	struct th_place_task *task = NULL;
+	struct th_dag *dag = th_place_build(j, m, mode, only, &task);
 	struct th_sched *s = dag ? th_sched_run(dag, alg) : NULL;
 	int err = s ? 0 : -errno;
 
 	if (s)
-		th_place_finishes(s, job_of, j->njobs, finish);
-	free(job_of);
-	if (s && s_out) {
-		*s_out = s;
-		*dag_out = dag;
+		th_place_finishes(s, task, j->njobs, finish);
+	if (s && r) {
+		r->sched = s;
+		r->dag = dag;
+		r->task = task;
 		return 0;
 	}
+	free(task);
 	th_sched_destroy(s);
 	th_dag_destroy(dag);
 	return err;
@@ -303,6 +307,7 @@ void th_place_result_destroy(struct th_place_result *r)
 		return;
 	th_sched_destroy(r->sched);
 	th_dag_destroy(r->dag);
+	free(r->task);
 	free(r->job);
 	free(r);
 }
@@ -337,7 +342,7 @@ struct th_place_result *th_place_run(const struct th_place_jobs *j,
 	r->njobs = j->njobs;
 	/* each job alone: its own makespan, the reference of its slowdown */
 	for (i = 0; i < j->njobs; i++) {
-		ret = th_place_schedule(j, m, alone_mode, alg, i, f, NULL, NULL);
+		ret = th_place_schedule(j, m, alone_mode, alg, i, f, NULL);
 		if (ret)
 			goto err;
 		r->job[i].alone = f[i];
@@ -348,8 +353,7 @@ struct th_place_result *th_place_run(const struct th_place_jobs *j,
 			r->job[i].finish = clock;
 		}
 	} else {
-		ret = th_place_schedule(j, m, mode, alg, TH_PLACE_ANY, f,
-					&r->sched, &r->dag);
+		ret = th_place_schedule(j, m, mode, alg, TH_PLACE_ANY, f, r);
 		if (ret)
 			goto err;
 		for (i = 0; i < j->njobs; i++)

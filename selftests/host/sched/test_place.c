@@ -241,7 +241,8 @@ TEST(every_algorithm_places_mixed_jobs_validly)
 		"  edge in1 sum 32K\n  edge in2 sum 32K\n  edge sum out 32K\n"
 		"end\n", &d);
 	struct th_place_model *m = th_place_model_create(12);
-	unsigned int a, i, *job_of = NULL;
+	struct th_place_task *task = NULL;
+	unsigned int a, i;
 	struct th_dag *dag;
 
 	ASSERT_NE(NULL, j) {
@@ -250,13 +251,16 @@ TEST(every_algorithm_places_mixed_jobs_validly)
 	ASSERT_NE(NULL, m);
 	for (i = 0; i < 12; i++)
 		m->alu[i] = i % 3 ? 2e9 : 5e8;	/* every third node is slow */
-	dag = th_place_dag(j, m, TH_PLACE_SCHEDULED, &job_of);
+	dag = th_place_dag(j, m, TH_PLACE_SCHEDULED, &task);
 	ASSERT_NE(NULL, dag);
 	for (i = 0; i < th_dag_nreal(dag); i++) {
 		const char *name = th_dag_name(dag, i);
 		unsigned int allowed = 0, s;
 
-		ASSERT_LT(job_of[i], th_place_njobs(j));
+		ASSERT_LT(task[i].job, th_place_njobs(j));
+		if (task[i].role != 'S') {
+			EXPECT_EQ(task[i].role, strchr(name, '.')[1]);
+		}
 		for (s = 0; s < 12; s++)
 			allowed += !isinf(th_dag_cost(dag, i, s));
 		/* contributions and deliveries pinned, combining tasks free */
@@ -266,7 +270,7 @@ TEST(every_algorithm_places_mixed_jobs_validly)
 			EXPECT_EQ(12, allowed);
 		}
 	}
-	free(job_of);
+	free(task);
 	th_dag_destroy(dag);
 	for (a = 0; a < TH_SCHED_NR_ALGS; a++) {
 		struct th_place_result *r = th_place_run(j, m, TH_PLACE_SCHEDULED, a);
