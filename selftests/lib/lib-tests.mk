@@ -6,7 +6,7 @@ LIB_HOST_TESTS	:= $(patsubst selftests/lib/%.c,$(BIN)/host/%,$(LIB_TEST_SRCS))
 LIB_VM_TESTS	:= $(patsubst selftests/lib/%.c,$(B)/vm/payload/%,$(LIB_TEST_SRCS))
 HOST_TESTS	+= $(LIB_HOST_TESTS)
 
-$(LIB_HOST_TESTS): $(BIN)/host/%: $(S)/selftests/lib/%.o $(VERBS_SAN_OBJS) \
+$(LIB_HOST_TESTS): $(BIN)/host/%: $(S)/selftests/lib/%.o $(VERBS_SAN_OBJS) $(SCHED_SAN_OBJS) \
 		$(IPF_SAN_OBJS) $(ENGINE_SAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(LDLIBS)

@@ -219,6 +219,35 @@ struct th_place_result *th_place_run(const struct th_place_jobs *j,
 				     enum th_sched_alg alg);
 void th_place_result_destroy(struct th_place_result *r);
 
+/* ---- running a placement ---------------------------------------------- */
+
+struct th_vport;
+struct th_place_exec;
+
+/*
+ * Compile placement @r of @j into chains on @vps[node], one vport per node
+ * of the model (@nodes of them, all driven by this process), posted once:
+ * each copy of a task in the schedule is a chain on its node that waits
+ * for its inputs, runs its step and sends its output on.  Collective jobs
+ * of whole doubles, summed (EOPNOTSUPP otherwise); ENOSPC when a node
+ * hosts more copies than its vport has counters.  Counters of the vports
+ * are reset; the vports serve this placement only.
+ */
+struct th_place_exec *th_place_exec_create(const struct th_place_jobs *j,
+					   const struct th_place_result *r,
+					   struct th_vport *const *vps,
+					   unsigned int nodes);
+/* A member's contribution and result buffers (bytes / 8 doubles), or NULL. */
+double *th_place_exec_send(struct th_place_exec *x, unsigned int job,
+			   unsigned int node);
+double *th_place_exec_recv(struct th_place_exec *x, unsigned int job,
+			   unsigned int node);
+/* A round: every contribution's counter, once. */
+int th_place_exec_start(struct th_place_exec *x);
+/* Until every copy on every node has finished the round. */
+int th_place_exec_wait(struct th_place_exec *x, uint64_t timeout_ns);
+void th_place_exec_destroy(struct th_place_exec *x);
+
 #ifdef __cplusplus
 }
 #endif

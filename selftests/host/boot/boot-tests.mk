@@ -17,7 +17,7 @@ $(BOOT_RANK): $(S)/selftests/host/boot/boot_rank.o $(BOOT_SAN_OBJS)
 
 # The rank program of the collectives job (selftests/lib/coll_rank.c),
 # whole library, for thrun --threads.
-$(COLL_RANK_HOST): $(S)/selftests/lib/coll_rank.o $(VERBS_SAN_OBJS) \
+$(COLL_RANK_HOST): $(S)/selftests/lib/coll_rank.o $(VERBS_SAN_OBJS) $(SCHED_SAN_OBJS) \
 		$(IPF_SAN_OBJS) $(ENGINE_SAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(LDLIBS)

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * place_test.c - placements run on the NIC: several collective jobs
+ * sharing 8 nodes (overlapping Allreduces, a Reduce over a wide tree, a
+ * Broadcast), placed by every algorithm and by the per-job trees, compiled
+ * into chains and run for several rounds; every member's result is
+ * bit-identical to the placement DAG evaluated on the host in the same
+ * order.  Runs on the in-process provider on the host and on th_nic.ko in
+ * the VM.  Also: what the executor refuses.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "lib_world.h"
+#include "th_place.h"
+#include "thverbs.h"
+
+#define NODES	8
+#define ROUNDS	3
+#define WAIT_NS	20000000000ULL
+
+static const char jobs_text[] =
+	"thjobs 1\n"
+	"allreduce A members 0-5 root 0 bytes 4K radix 2\n"
+	"allreduce B members 2-7 root 7 bytes 1K radix 4\n"
+	"reduce R members 0-7 root 3 bytes 2K radix 8\n"
+	"bcast C members 1,4,6 root 4 bytes 512\n";
+
+/* The members of each job above, by rank, and its doubles. */
+static const unsigned int job_members[4][8] = {
+	{ 0, 1, 2, 3, 4, 5 }, { 2, 3, 4, 5, 6, 7 },
+	{ 0, 1, 2, 3, 4, 5, 6, 7 }, { 1, 4, 6 },
+};
+static const unsigned int job_count[4] = { 512, 128, 256, 64 };
+
+static double input(unsigned int job, unsigned int node, unsigned int round,
+		    unsigned int i)
+{
+	/* sevenths: the order of the sums shows in the bits */
+	return (double)((job * 31 + node * 7 + round * 3 + i) % 97) / 7.0;
+}
+
+/*
+ * The placement DAG evaluated on the host, in topological order: a
+ * contribution is the member's input, a combining task sums its inputs
+ * left to right in the DAG's edge order (as the NIC's ALU does), a
+ * delivery is its input.  Returns one array per task (NULL: virtual).
+ */
+static double **reference(const struct th_place_result *r, unsigned int round)
+{
+	const struct th_dag *dag = r->dag;
+	unsigned int n = th_dag_ntasks(dag), done = 0, v, e, from, to, i;
+	double **val = calloc(n, sizeof(*val)), c;
+	bool *ok = calloc(n, sizeof(*ok));
+
+	while (val && ok && done < n) {
+		for (v = 0; v < n; v++) {
+			const struct th_place_task *t = &r->task[v];
+			unsigned int cnt = t->role ? job_count[t->job] : 0;
+			bool ready = true, first = true;
+
+			for (e = 0; !ok[v] && e < th_dag_nedges(dag); e++) {
+				th_dag_edge(dag, e, &from, &to, &c);
+				ready &= to != v || ok[from];
+			}
+			if (ok[v] || !ready)
+				continue;
+			ok[v] = true;
+			done++;
+			if (!t->role)
+				continue;
+			val[v] = calloc(cnt, sizeof(double));
+			if (t->role == 'C') {
+				for (i = 0; i < cnt; i++)
+					val[v][i] = input(t->job,
+							  job_members[t->job][t->rank],
+							  round, i);
+				continue;
+			}
+			for (e = 0; e < th_dag_nedges(dag); e++) {
+				th_dag_edge(dag, e, &from, &to, &c);
+				if (to != v || !val[from])
+					continue;
+				for (i = 0; i < cnt; i++)
+					val[v][i] = first ? val[from][i] :
+						    val[v][i] + val[from][i];
+				first = false;
+			}
+		}
+	}
+	free(ok);
+	return val;
+}
+
+static void free_ref(double **val, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; val && i < n; i++)
+		free(val[i]);
+	free(val);
+}
+
+FIXTURE(place) {
+	struct world w;
+	struct th_place_jobs *jobs;
+	struct th_place_model *model;
+};
+
+FIXTURE_SETUP(place)
+{
+	struct th_dag_diag d;
+
+	memset(&self->w, 0, sizeof(self->w));
+	ASSERT_EQ(0, world_open(&self->w, NODES));
+	self->jobs = th_place_jobs_parse(jobs_text, strlen(jobs_text), &d);
+	ASSERT_NE(NULL, self->jobs);
+	self->model = th_place_model_create(NODES);
+	ASSERT_NE(NULL, self->model);
+	/* heterogeneous ALUs: the placers move combining tasks around */
+	self->model->alu[0] = 5e8;
+	self->model->alu[5] = 8e9;
+}
+
+FIXTURE_TEARDOWN(place)
+{
+	th_place_model_destroy(self->model);
+	th_place_jobs_destroy(self->jobs);
+	world_close(&self->w, NODES);
+}
+
+/* Place, compile, run ROUNDS rounds and compare every delivery. */
+static void run_placement(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(place) *self, enum th_place_mode mode,
+			  enum th_sched_alg alg)
+{
+	struct th_place_result *r = th_place_run(self->jobs, self->model, mode,
+						 alg);
+	struct th_place_exec *x;
+	unsigned int round, job, k, v, bad = 0, checked = 0;
+
+	ASSERT_NE(NULL, r);
+	x = th_place_exec_create(self->jobs, r, self->w.vp, NODES);
+	ASSERT_NE(NULL, x) {
+		TH_LOG("%s: %s", th_sched_alg_name(alg), strerror(errno));
+	}
+	for (round = 0; round < ROUNDS; round++) {
+		double **ref;
+
+		for (job = 0; job < 4; job++)
+			for (k = 0; k < 8 && (k == 0 || job_members[job][k]); k++) {
+				unsigned int node = job_members[job][k], i;
+				double *send = th_place_exec_send(x, job, node);
+
+				ASSERT_NE(NULL, send);
+				for (i = 0; i < job_count[job]; i++)
+					send[i] = input(job, node, round, i);
+				memset(th_place_exec_recv(x, job, node), 0,
+				       job_count[job] * sizeof(double));
+			}
+		ASSERT_EQ(0, th_place_exec_start(x));
+		ASSERT_EQ(0, th_place_exec_wait(x, WAIT_NS));
+		ref = reference(r, round);
+		ASSERT_NE(NULL, ref);
+		for (v = 0; v < th_dag_ntasks(r->dag); v++) {
+			const struct th_place_task *t = &r->task[v];
+			unsigned int node;
+			double *got;
+
+			if (t->role != 'D')
+				continue;
+			node = job_members[t->job][t->rank];
+			got = th_place_exec_recv(x, t->job, node);
+			checked++;
+			if (memcmp(got, ref[v], job_count[t->job] * sizeof(double))) {
+				bad++;
+				TH_LOG("%s round %u: job %u at node %u: %g, want %g",
+				       th_sched_alg_name(alg), round, t->job, node,
+				       got[0], ref[v][0]);
+			}
+		}
+		free_ref(ref, th_dag_ntasks(r->dag));
+	}
+	/* 6 + 6 + 1 + 3 deliveries a round */
+	EXPECT_EQ(ROUNDS * 16, checked);
+	EXPECT_EQ(0, bad);
+	th_place_exec_destroy(x);
+	th_place_result_destroy(r);
+}
+
+TEST_F(place, every_algorithm_s_placement_computes_every_result)
+{
+	unsigned int a;
+
+	for (a = 0; a < TH_SCHED_NR_ALGS; a++)
+		run_placement(_metadata, self, TH_PLACE_SCHEDULED, a);
+}
+
+TEST_F(place, the_per_job_trees_compute_every_result)
+{
+	run_placement(_metadata, self, TH_PLACE_TREES, TH_SCHED_HEFT);
+}
+
+TEST_F(place, the_executor_refuses_what_it_cannot_run)
+{
+	static const char dag_text[] =
+		"thjobs 1\ndag G\nstep a copy 8 on 0\nstep b copy 8 on 1\n"
+		"edge a b 8\nend\n";
+	static const char odd_text[] =
+		"thjobs 1\nallreduce A members 0-3 root 0 bytes 12\n";
+	struct th_place_jobs *j;
+	struct th_place_result *r;
+	struct th_dag_diag d;
+
+	/* DAG jobs are predicted, not run yet */
+	j = th_place_jobs_parse(dag_text, strlen(dag_text), &d);
+	ASSERT_NE(NULL, j);
+	r = th_place_run(j, self->model, TH_PLACE_SCHEDULED, TH_SCHED_HAGD);
+	ASSERT_NE(NULL, r);
+	errno = 0;
+	EXPECT_EQ(NULL, th_place_exec_create(j, r, self->w.vp, NODES));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	/* fewer vports than the model's nodes */
+	EXPECT_EQ(NULL, th_place_exec_create(j, r, self->w.vp, NODES - 1));
+	EXPECT_EQ(EINVAL, errno);
+	th_place_result_destroy(r);
+	th_place_jobs_destroy(j);
+	/* not whole doubles */
+	j = th_place_jobs_parse(odd_text, strlen(odd_text), &d);
+	ASSERT_NE(NULL, j);
+	r = th_place_run(j, self->model, TH_PLACE_TREES, TH_SCHED_HEFT);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(NULL, th_place_exec_create(j, r, self->w.vp, NODES));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	th_place_result_destroy(r);
+	th_place_jobs_destroy(j);
+	/* the baseline that runs jobs one by one has no single schedule */
+	r = th_place_run(self->jobs, self->model, TH_PLACE_SEQUENTIAL,
+			 TH_SCHED_HEFT);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(NULL, th_place_exec_create(self->jobs, r, self->w.vp, NODES));
+	EXPECT_EQ(EINVAL, errno);
+	th_place_result_destroy(r);
+}
+
+TEST_HARNESS_MAIN
