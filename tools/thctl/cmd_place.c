@@ -14,6 +14,7 @@
 
 #include "th_place.h"
 #include "thctl.h"
+#include "thverbs.h"
 
 struct thctl_place_opts {
 	const char *jobs;
@@ -23,6 +24,8 @@ struct thctl_place_opts {
 	const char *svg;
 	bool json;
 	bool write_model;
+	bool calibrate;
+	const char *provider;
 };
 
 static void thctl_place_usage(FILE *f)
@@ -30,6 +33,7 @@ static void thctl_place_usage(FILE *f)
 	fprintf(f,
 		"usage: thctl place [OPTIONS] JOBFILE\n"
 		"       thctl place --write-model [--nodes N]\n"
+		"       thctl place --calibrate [--provider P] [--nodes N]\n"
 		"\n"
 		"Places the offload jobs of JOBFILE (Documentation/placement.rst) on the\n"
 		"NIC nodes and predicts the makespan from the fabric cost model: every\n"
@@ -48,6 +52,9 @@ static void thctl_place_usage(FILE *f)
 		"      --svg FILE      the Gantt chart of the first algorithm's placement\n"
 		"      --json          JSON instead of the table\n"
 		"      --write-model   print the default model in the model file format\n"
+		"      --calibrate     measure the model on a provider's first two nodes\n"
+		"                      (chains timed from this process) and print it\n"
+		"      --provider P    kernel, inproc or auto, for --calibrate\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"Times are predictions of the model, in microseconds.\n"
@@ -64,6 +71,8 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 		{ "svg", required_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "write-model", no_argument, NULL, 'W' },
+		{ "calibrate", no_argument, NULL, 'C' },
+		{ "provider", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -108,6 +117,12 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 		case 'W':
 			o->write_model = true;
 			break;
+		case 'C':
+			o->calibrate = true;
+			break;
+		case 'P':
+			o->provider = optarg;
+			break;
 		case 'h':
 			thctl_place_usage(stdout);
 			exit(THCTL_EXIT_OK);
@@ -115,7 +130,7 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 			return -EINVAL;
 		}
 	}
-	if (o->write_model)
+	if (o->write_model || o->calibrate)
 		return optind == argc ? 0 : -EINVAL;
 	if (optind + 1 != argc) {
 		fprintf(stderr, "thctl place: %s\n", optind == argc ?
@@ -191,6 +206,44 @@ static void thctl_place_json(const struct th_place_jobs *j,
 	printf("\n]}\n");
 }
 
+/* --calibrate: the model measured on the provider's nodes 0 and 1. */
+static int thctl_place_calibrate(const struct thctl_place_opts *o)
+{
+	struct th_context *ctx[2] = { NULL, NULL };
+	struct th_vport *vp[2] = { NULL, NULL };
+	struct th_place_model *m = NULL;
+	struct th_device **devs;
+	int ndev = 0, i, ret = -ENODEV;
+
+	devs = th_get_device_list(o->provider, &ndev);
+	if (devs && ndev >= 2) {
+		for (i = 0, ret = 0; !ret && i < 2; i++) {
+			ctx[i] = th_open_device(devs[i]);
+			vp[i] = ctx[i] ? th_create_vport(ctx[i], NULL) : NULL;
+			ret = vp[i] ? 0 : -errno;
+		}
+		m = th_place_model_create(o->nodes ? o->nodes : (unsigned int)ndev);
+		if (!ret)
+			ret = m ? th_place_calibrate(vp[0], vp[1], m) : -ENOMEM;
+	}
+	if (!ret) {
+		printf("# measured on provider %s, nodes 0 and 1\n",
+		       th_device_provider(devs[0]));
+		ret = th_place_model_write(m, stdout);
+	} else {
+		fprintf(stderr, "thctl place: calibration: %s\n", th_strerror(ret));
+	}
+	for (i = 0; i < 2; i++) {
+		if (vp[i])
+			th_destroy_vport(vp[i]);
+		if (ctx[i])
+			th_close_device(ctx[i]);
+	}
+	th_place_model_destroy(m);
+	th_free_device_list(devs);
+	return ret ? THCTL_EXIT_FAIL : THCTL_EXIT_OK;
+}
+
 int thctl_place_main(int argc, char **argv)
 {
 	struct thctl_place_opts o = { 0 };
@@ -205,6 +258,8 @@ int thctl_place_main(int argc, char **argv)
 		thctl_place_usage(stderr);
 		return THCTL_EXIT_USAGE;
 	}
+	if (o.calibrate)
+		return thctl_place_calibrate(&o);
 	if (o.write_model) {
 		m = th_place_model_create(o.nodes ? o.nodes : 16);
 		if (!m || th_place_model_write(m, stdout))

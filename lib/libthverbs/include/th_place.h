@@ -71,6 +71,15 @@ struct th_place_model *th_place_model_load(const char *path,
 					   struct th_dag_diag *diag);
 int th_place_model_write(const struct th_place_model *m, FILE *f);
 
+struct th_vport;
+/*
+ * Measure the model's descriptor cost, latency, bandwidth and ALU rate
+ * (every node's: the provider's nodes are alike) with chains on @a and @b,
+ * vports of two nodes driven by this process; @m keeps its node count.
+ */
+int th_place_calibrate(struct th_vport *a, struct th_vport *b,
+		       struct th_place_model *m);
+
 /* Seconds a REDUCE of @operands operands of @bytes takes on @node. */
 double th_place_reduce_cost(const struct th_place_model *m, unsigned int node,
 			    unsigned int operands, uint64_t bytes);
@@ -221,7 +230,6 @@ void th_place_result_destroy(struct th_place_result *r);
 
 /* ---- running a placement ---------------------------------------------- */
 
-struct th_vport;
 struct th_place_exec;
 
 /*
