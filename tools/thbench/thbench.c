@@ -16,6 +16,7 @@ static const struct thbench_cmd thbench_cmds[] = {
 	{ "allreduce-mp", thbench_allreduce_mp_main, "the same, one process per node (run under thrun)" },
 	{ "alu",   thbench_alu_main,   "ALU throughput per op, dtype and operand count" },
 	{ "overlap", thbench_overlap_main, "overlap and noise slowdown at one N: offload, p2p tree, MPICH" },
+	{ "place", thbench_place_main, "multi-job placement: every algorithm and the baselines, predicted and measured" },
 	{ "post",  thbench_post_main,  "latency of a one-descriptor chain and of a triggered hop" },
 	{ "sched", thbench_sched_main, "DAG scheduler evaluation sweep (HEFT, PETS, HCPFD, HAGD)" },
 };

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * bench_place.c - 'thbench place': random multi-job workloads placed by
+ * every scheduling algorithm and by the two baselines (each job on its own
+ * tree; the jobs one after another), predicted by the fabric cost model
+ * and measured on a provider, side by side: mean makespans, the model's
+ * error, and HAGD's improvement over the others.
+ *
+ * A workload: J collective jobs on N nodes; each an Allreduce (60%), a
+ * Reduce (20%) or a Broadcast (20%) over M random nodes, root among them,
+ * of a size drawn from the list, radix 2 or 4; the nodes' ALU rates are
+ * the model's times a factor drawn from [1 - beta/2, 1 + beta/2].
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_ranks.h"
+#include "th_place.h"
+#include "thbench.h"
+#include "thverbs.h"
+
+#define PL_MAX_LIST	16
+#define PL_NVAR		(TH_SCHED_NR_ALGS + 2)	/* + trees, sequential */
+#define PL_TIMEOUT_NS	20000000000ULL
+
+struct pl_opts {
+	unsigned int nodes;
+	uint64_t jobs[PL_MAX_LIST], members[PL_MAX_LIST], sizes[PL_MAX_LIST];
+	unsigned int njobs, nmembers, nsizes;
+	double beta;
+	unsigned int seeds;
+	int reps;
+	const char *provider, *out, *model;
+	bool measure;
+};
+
+static const char *pl_var_name(unsigned int v)
+{
+	return v < TH_SCHED_NR_ALGS ? th_sched_alg_name(v) :
+	       v == TH_SCHED_NR_ALGS ? "trees" : "sequential";
+}
+
+static void pl_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: thbench place [--nodes N] [--jobs LIST] [--members LIST]\n"
+		"                     [--sizes LIST] [--beta B] [--seeds S] [--reps R]\n"
+		"                     [--model FILE] [--provider P] [--no-measure]\n"
+		"                     [--out DIR]\n\n"
+		"Random multi-job workloads (J collectives of M members each on N nodes,\n"
+		"Allreduce 60%%, Reduce 20%%, Broadcast 20%%, sizes from the list, node\n"
+		"ALU rates spread by beta) placed by HEFT, PETS, HCPFD, HAGD, hagd+ and\n"
+		"by the baselines 'trees' (each job on its own k-nomial tree) and\n"
+		"'sequential' (the jobs one after another).  Per (J, M): the mean\n"
+		"predicted makespan over the seeds, the mean measured one (the placement\n"
+		"compiled into chains and run on the provider: median of R rounds), the\n"
+		"model's mean error |measured - predicted| / measured, and HAGD's\n"
+		"improvement over each (100 (X - HAGD) / X, on the means).\n"
+		"The model is measured on the provider first (th_place_calibrate), unless\n"
+		"--model gives one.\n"
+		"Defaults: --nodes 16 --jobs 2,4,8 --members 4,8 --sizes 8K,64K\n"
+		"  --beta 1.0 --seeds 5 --reps 20.  Output: a table, DIR/place.csv and\n"
+		"DIR/place.png (gnuplot); DIR defaults to build/bench/place.\n");
+}
+
+static int pl_parse(int argc, char **argv, struct pl_opts *o)
+{
+	int i, ret = 0;
+
+	*o = (struct pl_opts){ .nodes = 16, .jobs = { 2, 4, 8 }, .njobs = 3,
+			       .members = { 4, 8 }, .nmembers = 2,
+			       .sizes = { 8192, 65536 }, .nsizes = 2,
+			       .beta = 1.0, .seeds = 5, .reps = 20,
+			       .measure = true };
+	for (i = 1; !ret && i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			pl_usage(stdout);
+			return 1;
+		} else if (!strcmp(a, "--no-measure")) {
+			o->measure = false;
+			continue;
+		} else if (!v) {
+			ret = -EINVAL;
+		} else if (!strcmp(a, "--nodes")) {
+			o->nodes = atoi(v);
+			ret = o->nodes < 2 || o->nodes > 64 ? -EINVAL : 0;
+		} else if (!strcmp(a, "--jobs")) {
+			ret = br_parse_list(v, o->jobs, PL_MAX_LIST, &o->njobs, 1, 64);
+		} else if (!strcmp(a, "--members")) {
+			ret = br_parse_list(v, o->members, PL_MAX_LIST, &o->nmembers,
+					    2, 64);
+		} else if (!strcmp(a, "--sizes")) {
+			ret = br_parse_list(v, o->sizes, PL_MAX_LIST, &o->nsizes, 8,
+					    1 << 24);
+		} else if (!strcmp(a, "--beta")) {
+			o->beta = atof(v);
+			ret = o->beta < 0 || o->beta > 1.9 ? -EINVAL : 0;
+		} else if (!strcmp(a, "--seeds")) {
+			o->seeds = atoi(v);
+			ret = o->seeds < 1 ? -EINVAL : 0;
+		} else if (!strcmp(a, "--reps")) {
+			o->reps = atoi(v);
+			ret = o->reps < 1 ? -EINVAL : 0;
+		} else if (!strcmp(a, "--model")) {
+			o->model = v;
+		} else if (!strcmp(a, "--provider")) {
+			o->provider = v;
+		} else if (!strcmp(a, "--out")) {
+			o->out = v;
+		} else {
+			ret = -EINVAL;
+		}
+		i++;
+	}
+	for (i = 0; !ret && i < (int)o->nmembers; i++)
+		if (o->members[i] > o->nodes)
+			ret = -EINVAL;
+	return ret;
+}
+
+static uint64_t pl_rng(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* One random job; added to @j (and alone to @one, for the baseline). */
+static int pl_job(struct th_place_jobs *j, uint64_t *seed, unsigned int k,
+		  unsigned int members, const struct pl_opts *o)
+{
+	unsigned int mem[64], i, r = pl_rng(seed) % 10, pick, tmp, nodes[64];
+	enum th_place_job_kind kind = r < 6 ? TH_PLACE_ALLREDUCE :
+				      r < 8 ? TH_PLACE_REDUCE : TH_PLACE_BCAST;
+	uint64_t bytes = o->sizes[pl_rng(seed) % o->nsizes] & ~7ULL;
+	char name[16];
+
+	for (i = 0; i < o->nodes; i++)
+		nodes[i] = i;
+	for (i = 0; i < members; i++) {	/* a partial Fisher-Yates */
+		pick = i + pl_rng(seed) % (o->nodes - i);
+		tmp = nodes[i];
+		nodes[i] = nodes[pick];
+		nodes[pick] = tmp;
+		mem[i] = nodes[i];
+	}
+	snprintf(name, sizeof(name), "J%u", k);
+	return th_place_add_collective(j, name, kind, mem, members,
+				       mem[pl_rng(seed) % members], bytes,
+				       pl_rng(seed) % 2 ? 2 : 4);
+}
+
+/* Median seconds of a round of placement @r of @j run on @vps. */
+static int pl_measure(const struct th_place_jobs *j,
+		      const struct th_place_result *r, struct th_vport **vps,
+		      unsigned int nodes, int reps, double *out)
+{
+	struct th_place_exec *x = th_place_exec_create(j, r, vps, nodes);
+	double *t = calloc(reps, sizeof(*t)), t0;
+	int i, ret = x && t ? 0 : -errno;
+	struct br_stat st;
+
+	for (i = -3; !ret && i < reps; i++) {
+		t0 = br_now_us();
+		ret = th_place_exec_start(x);
+		if (!ret)
+			ret = th_place_exec_wait(x, PL_TIMEOUT_NS);
+		if (i >= 0)
+			t[i] = (br_now_us() - t0) * 1e-6;
+	}
+	if (!ret) {
+		br_stat_of(&st, t, reps);
+		*out = st.med;
+	}
+	th_place_exec_destroy(x);
+	free(t);
+	return ret;
+}
+
+/* The sequential baseline measured: each job alone on its tree, summed. */
+static int pl_measure_sequential(const struct th_place_jobs *j,
+				 const struct th_place_model *m,
+				 struct th_vport **vps, unsigned int nodes,
+				 int reps, uint64_t seed, unsigned int njobs,
+				 unsigned int members, const struct pl_opts *o,
+				 double *out)
+{
+	unsigned int k;
+	int ret = 0;
+
+	(void)j;
+	*out = 0;
+	for (k = 0; !ret && k < njobs; k++) {
+		struct th_place_jobs *one = th_place_jobs_create();
+		struct th_place_result *r;
+		uint64_t s = seed;
+		unsigned int i;
+		double t = 0;
+
+		/* the same generator, keeping job k only */
+		for (i = 0; one && i <= k; i++) {
+			struct th_place_jobs *scratch = th_place_jobs_create();
+
+			pl_job(i == k ? one : scratch, &s, i, members, o);
+			th_place_jobs_destroy(scratch);
+		}
+		r = one ? th_place_run(one, m, TH_PLACE_TREES, TH_SCHED_HEFT) : NULL;
+		ret = r ? pl_measure(one, r, vps, nodes, reps, &t) : -EINVAL;
+		*out += t;
+		th_place_result_destroy(r);
+		th_place_jobs_destroy(one);
+	}
+	return ret;
+}
+
+struct pl_cell {
+	double pred, meas, err;	/* sums over the seeds */
+	unsigned int n, nmeas;
+};
+
+int thbench_place_main(int argc, char **argv)
+{
+	char outbuf[4096], path[4096];
+	struct th_context **ctx = NULL;
+	struct th_vport *vps[64] = { NULL };
+	struct th_place_model *base = NULL;
+	struct th_device **devs = NULL;
+	struct pl_cell *cells = NULL;
+	struct th_dag_diag d;
+	struct pl_opts o;
+	unsigned int ji, mi, s, v, i, ncfg, done = 0;
+	FILE *csv = NULL;
+	int ndev = 0, ret, status = 1;
+
+	ret = pl_parse(argc, argv, &o);
+	if (ret) {
+		if (ret < 0)
+			pl_usage(stderr);
+		return ret < 0 ? 2 : 0;
+	}
+	if (!o.out)
+		o.out = br_default_out("place", outbuf, sizeof(outbuf));
+	if (br_mkdir_p(o.out))
+		o.out = NULL;
+	devs = th_get_device_list(o.provider, &ndev);
+	if (!devs || ndev < 2) {
+		fprintf(stderr, "thbench place: no devices\n");
+		return 1;
+	}
+	ctx = calloc(ndev, sizeof(*ctx));
+	ncfg = o.njobs * o.nmembers;
+	cells = calloc(ncfg * PL_NVAR, sizeof(*cells));
+	if (!ctx || !cells)
+		goto out;
+	for (i = 0; i < o.nodes; i++) {
+		unsigned int node = i % ndev;
+
+		if (!ctx[node])
+			ctx[node] = th_open_device(devs[node]);
+		vps[i] = ctx[node] ? th_create_vport(ctx[node], NULL) : NULL;
+		if (!vps[i]) {
+			fprintf(stderr, "thbench place: vport %u: %s\n", i,
+				strerror(errno));
+			goto out;
+		}
+	}
+	if (o.model) {
+		base = th_place_model_load(o.model, &d);
+		if (!base || base->nodes < o.nodes) {
+			fprintf(stderr, "thbench place: %s: %s\n", o.model,
+				base ? "fewer nodes than --nodes" : d.msg);
+			goto out;
+		}
+	} else {
+		base = th_place_model_create(o.nodes);
+		ret = base ? th_place_calibrate(vps[0], vps[1], base) : -ENOMEM;
+		if (ret) {
+			fprintf(stderr, "thbench place: calibration: %s\n",
+				th_strerror(ret));
+			goto out;
+		}
+	}
+	printf("# Multi-job placement on %u nodes of provider '%s', %u seeds, beta %g\n",
+	       o.nodes, th_device_provider(devs[0]), o.seeds, o.beta);
+	printf("# model: alu %.3g B/s (x U[%g, %g] per node), descriptor %.3g s, latency %.3g s, bandwidth %.3g B/s\n",
+	       base->alu[0], 1 - o.beta / 2, 1 + o.beta / 2, base->descriptor,
+	       base->latency, base->bandwidth);
+	printf("# per (jobs, members): mean makespan in us, predicted / measured (median of %d rounds);\n"
+	       "# err: mean |measured - predicted| / measured; hagd+-: HAGD's improvement over it\n",
+	       o.reps);
+	for (ji = 0; ji < o.njobs; ji++)
+		for (mi = 0; mi < o.nmembers; mi++) {
+			struct pl_cell *row = &cells[(ji * o.nmembers + mi) * PL_NVAR];
+
+			for (s = 0; s < o.seeds; s++) {
+				uint64_t seed = 0x9e3779b97f4a7c15ULL ^
+						(ji * 1000003ULL + mi * 7919ULL +
+						 s * 104729ULL + 1);
+				uint64_t gen = seed;
+				struct th_place_model *m = th_place_model_create(o.nodes);
+				struct th_place_jobs *j = th_place_jobs_create();
+
+				if (!m || !j)
+					goto out;
+				*m = (struct th_place_model){ .nodes = o.nodes,
+					.alu = m->alu, .descriptor = base->descriptor,
+					.latency = base->latency,
+					.bandwidth = base->bandwidth,
+					.passes = base->passes };
+				for (i = 0; i < o.nodes; i++)
+					m->alu[i] = base->alu[0] * (1 - o.beta / 2 +
+						o.beta * (pl_rng(&gen) % 1000) / 1000.0);
+				for (i = 0; i < o.jobs[ji]; i++)
+					pl_job(j, &gen, i, o.members[mi], &o);
+				for (v = 0; v < PL_NVAR; v++) {
+					enum th_place_mode mode = v < TH_SCHED_NR_ALGS ?
+						TH_PLACE_SCHEDULED : v == TH_SCHED_NR_ALGS ?
+						TH_PLACE_TREES : TH_PLACE_SEQUENTIAL;
+					struct th_place_result *r;
+					double meas = 0;
+
+					br_progress("[%u/%u] %llu jobs x %llu members, seed %u, %s",
+						    done, ncfg * o.seeds,
+						    (unsigned long long)o.jobs[ji],
+						    (unsigned long long)o.members[mi],
+						    s, pl_var_name(v));
+					r = th_place_run(j, m, mode, v < TH_SCHED_NR_ALGS ?
+							 v : TH_SCHED_HEFT);
+					if (!r)
+						continue;
+					row[v].pred += r->makespan;
+					row[v].n++;
+					if (o.measure) {
+						ret = mode == TH_PLACE_SEQUENTIAL ?
+						      pl_measure_sequential(j, m, vps,
+							o.nodes, o.reps, seed,
+							o.jobs[ji], o.members[mi],
+							&o, &meas) :
+						      pl_measure(j, r, vps, o.nodes,
+								 o.reps, &meas);
+						if (!ret && meas > 0) {
+							row[v].meas += meas;
+							row[v].err += fabs(meas - r->makespan) /
+								      meas;
+							row[v].nmeas++;
+						}
+					}
+					th_place_result_destroy(r);
+				}
+				done++;
+				th_place_jobs_destroy(j);
+				th_place_model_destroy(m);
+			}
+		}
+	br_progress("%s", "");
+	if (o.out && snprintf(path, sizeof(path), "%s/place.csv", o.out) <
+	    (int)sizeof(path))
+		csv = fopen(path, "w");
+	if (csv)
+		fprintf(csv, "jobs,members,placement,predicted_us,measured_us,error,hagd_improvement_pct\n");
+	printf("%5s %7s | %-10s %12s %12s %7s %9s\n", "jobs", "members",
+	       "placement", "predicted", "measured", "err", "hagd+-");
+	for (ji = 0; ji < o.njobs; ji++)
+		for (mi = 0; mi < o.nmembers; mi++) {
+			struct pl_cell *row = &cells[(ji * o.nmembers + mi) * PL_NVAR];
+			const struct pl_cell *h = &row[TH_SCHED_HAGD];
+
+			for (v = 0; v < PL_NVAR; v++) {
+				const struct pl_cell *c = &row[v];
+				double p = c->n ? c->pred / c->n : NAN;
+				double mm = c->nmeas ? c->meas / c->nmeas : NAN;
+				double e = c->nmeas ? c->err / c->nmeas : NAN;
+				double hp = h->n ? h->pred / h->n : NAN;
+				double imp = 100 * (p - hp) / p;
+
+				printf("%5llu %7llu | %-10s %12.2f %12.2f %7.3f %8.1f%%\n",
+				       (unsigned long long)o.jobs[ji],
+				       (unsigned long long)o.members[mi],
+				       pl_var_name(v), p * 1e6, mm * 1e6, e, imp);
+				if (csv)
+					fprintf(csv, "%llu,%llu,%s,%.3f,%.3f,%.4f,%.2f\n",
+						(unsigned long long)o.jobs[ji],
+						(unsigned long long)o.members[mi],
+						pl_var_name(v), p * 1e6, mm * 1e6,
+						e, imp);
+			}
+		}
+	if (csv) {
+		fclose(csv);
+		fprintf(stderr, "thbench place: csv %s\n", path);
+		if (br_have("gnuplot") && snprintf(path, sizeof(path),
+		    "cd '%s' && gnuplot -e \"set terminal png size 1000,600; "
+		    "set output 'place.png'; set datafile separator ','; "
+		    "set style data histograms; set style fill solid 0.8; "
+		    "set ylabel 'mean predicted makespan (us)'; set xtics rotate by -30; "
+		    "set title 'Multi-job placement, predicted makespan'; "
+		    "plot 'place.csv' every ::1 using 4:xtic(stringcolumn(1).'x'.stringcolumn(2).' '.stringcolumn(3)) title 'predicted', "
+		    "'' every ::1 using 5 title 'measured'\" >/dev/null 2>&1",
+		    o.out) < (int)sizeof(path) && !system(path))
+			fprintf(stderr, "thbench place: plot %s/place.png\n", o.out);
+	}
+	status = 0;
+out:
+	for (i = 0; i < o.nodes && i < 64; i++)
+		if (vps[i])
+			th_destroy_vport(vps[i]);
+	for (i = 0; ctx && i < (unsigned int)ndev; i++)
+		if (ctx[i])
+			th_close_device(ctx[i]);
+	free(ctx);
+	free(cells);
+	th_place_model_destroy(base);
+	th_free_device_list(devs);
+	return status;
+}
