@@ -260,6 +260,60 @@ else
 	not_ok "post without a file: usage on stderr, exit 2" "exit $rc"
 fi
 
+# ---- thctl place: the multi-job placer ------------------------------------
+if [ "$MODE" = all ]; then
+	JOBS=$EX/place/two-allreduces.jobs
+	run place "$JOBS"
+	rows=$(grep -cE '^(heft|pets|hcpfd|hagd|hagd\+|trees|sequential) ' "$TMP/out")
+	seq=$(awk '$1 == "sequential" { print $2 }' "$TMP/out")
+	trees=$(awk '$1 == "trees" { print $2 }' "$TMP/out")
+	if [ "$rc" -eq 0 ] && [ "$rows" -eq 7 ] &&
+	   awk -v s="$seq" -v t="$trees" 'BEGIN { exit !(t > 0 && t < s) }'; then
+		ok "place: every algorithm and both baselines, trees beat sequential"
+	else
+		not_ok "place: every algorithm and both baselines" "exit $rc, $rows rows" \
+			"$(cat "$TMP/out" "$TMP/err")"
+	fi
+	run place --json --alg hagd "$JOBS"
+	if [ "$rc" -eq 0 ] && python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+p = [x["placement"] for x in d["placements"]]
+assert p == ["hagd", "trees", "sequential"], p
+assert all(len(x["jobs"]) == 2 for x in d["placements"])' "$TMP/out" 2> "$TMP/err"; then
+		ok "place --json: one algorithm and the baselines, valid JSON"
+	else
+		not_ok "place --json" "exit $rc" "$(cat "$TMP/err")"
+	fi
+	run place --svg "$TMP/p.svg" --alg hcpfd "$JOBS"
+	if [ "$rc" -eq 0 ] && grep -q "<svg" "$TMP/p.svg"; then
+		ok "place --svg writes the Gantt chart"
+	else
+		not_ok "place --svg writes the Gantt chart" "exit $rc"
+	fi
+	printf 'thjobs 1\nallreduce A members 0-3 root 9 bytes 1K\n' > "$TMP/bad.jobs"
+	expect_refusal "place: a malformed job file, file:line:col, exit 2" 2 \
+		"^$TMP/bad.jobs:2:1: expected the root \\(9\\) among the members$" \
+		place "$TMP/bad.jobs"
+	run place --write-model --nodes 3
+	cp "$TMP/out" "$TMP/small.model"
+	expect_refusal "place: jobs beyond the model's nodes, exit 2" 2 \
+		"jobs name node 3, the model has 3 nodes" \
+		place --model "$TMP/small.model" "$JOBS"
+	printf 'thmodel 1\nnodes 4\nlatency -1\n' > "$TMP/bad.model"
+	expect_refusal "place: a malformed model file, file:line:col, exit 2" 2 \
+		"^$TMP/bad.model:3:9: expected a time in seconds" \
+		place --model "$TMP/bad.model" "$JOBS"
+	run place --calibrate --nodes 4
+	cp "$TMP/out" "$TMP/cal.model"
+	if [ "$rc" -eq 0 ] && grep -q "^thmodel 1" "$TMP/cal.model" &&
+	   "$THCTL" place --model "$TMP/cal.model" "$JOBS" > /dev/null 2>&1; then
+		ok "place --calibrate measures a model that place reads back"
+	else
+		not_ok "place --calibrate measures a model that place reads back" \
+			"exit $rc" "$(cat "$TMP/err")"
+	fi
+fi
+
 # ---- the tutorial's program: compiles against the library, runs, is the
 # one printed in Documentation/tutorial.rst -----------------------------------
 LIB=$TOP/build/lib
