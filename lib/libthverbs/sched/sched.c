@@ -283,11 +283,12 @@ static unsigned int th_sched_walk_from(const struct th_sched *s,
 /*
  * The earliest start >= @ready of a copy lasting @dur on @proc that
  * overlaps no busy slot: the first idle gap long enough (insertion), else
- * after the last busy slot.  The plain walk, kept as the reference the
- * index is tested against.
+ * after the last busy slot.  The walk over the timeline; with @indexed,
+ * once its running start has passed @ready, the gap index (gaps.c)
+ * proposes the candidates instead, judged the same way.
  */
-double th_sched_gap_start_linear(const struct th_sched *s, unsigned int proc,
-				 double ready, double dur)
+static double th_sched_gap_walk(const struct th_sched *s, unsigned int proc,
+				double ready, double dur, bool indexed)
 {
 	const struct th_sched_proc *pr = &s->procs[proc];
 	double t = ready;
@@ -301,33 +302,23 @@ double th_sched_gap_start_linear(const struct th_sched *s, unsigned int proc,
 		if (th_time_le(t + dur, x->start))
 			return t;
 		t = fmax(t, x->finish);
+		if (indexed && t > ready)
+			return th_gaps_first_fit(s, pr, i + 1, t, dur);
 	}
 	return t;
 }
 
-/*
- * The same answer: the walk until its running start has passed @ready,
- * then the gap index (gaps.c) proposes the candidates, judged the same way.
- */
+/* The plain walk: the reference the index is tested against. */
+double th_sched_gap_start_linear(const struct th_sched *s, unsigned int proc,
+				 double ready, double dur)
+{
+	return th_sched_gap_walk(s, proc, ready, dur, false);
+}
+
 double th_sched_gap_start(const struct th_sched *s, unsigned int proc,
 			  double ready, double dur)
 {
-	const struct th_sched_proc *pr = &s->procs[proc];
-	double t = ready;
-	unsigned int i;
-
-	for (i = th_sched_walk_from(s, pr, ready); i < pr->n; i++) {
-		const struct th_sched_slot *x = &s->slots[pr->slots[i]];
-
-		if (th_slot_empty(x) || x->finish <= t)
-			continue;
-		if (th_time_le(t + dur, x->start))
-			return t;
-		t = fmax(t, x->finish);
-		if (t > ready)
-			return th_gaps_first_fit(s, pr, i + 1, t, dur);
-	}
-	return t;
+	return th_sched_gap_walk(s, proc, ready, dur, true);
 }
 
 bool th_sched_has_copy_on(const struct th_sched *s, unsigned int task,
