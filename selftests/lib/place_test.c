@@ -207,7 +207,7 @@ TEST_F(place, the_per_job_trees_compute_every_result)
 TEST_F(place, the_executor_refuses_what_it_cannot_run)
 {
 	static const char dag_text[] =
-		"thjobs 1\ndag G\nstep a copy 8 on 0\nstep b copy 8 on 1\n"
+		"thjobs 1\ndag G\nstep a copy 8\nstep b copy 8 on 1\n"
 		"edge a b 8\nend\n";
 	static const char odd_text[] =
 		"thjobs 1\nallreduce A members 0-3 root 0 bytes 12\n";
@@ -215,7 +215,7 @@ TEST_F(place, the_executor_refuses_what_it_cannot_run)
 	struct th_place_result *r;
 	struct th_dag_diag d;
 
-	/* DAG jobs are predicted, not run yet */
+	/* a DAG job's source must be pinned: its host buffer lives there */
 	j = th_place_jobs_parse(dag_text, strlen(dag_text), &d);
 	ASSERT_NE(NULL, j);
 	r = th_place_run(j, self->model, TH_PLACE_SCHEDULED, TH_SCHED_HAGD);
@@ -228,6 +228,29 @@ TEST_F(place, the_executor_refuses_what_it_cannot_run)
 	EXPECT_EQ(EINVAL, errno);
 	th_place_result_destroy(r);
 	th_place_jobs_destroy(j);
+	/* a copy of two inputs; an input of another size */
+	{
+		static const char *const bad[] = {
+			"thjobs 1\ndag G\nstep a copy 8 on 0\nstep b copy 8 on 1\n"
+			"step c copy 8 on 2\nedge a c 8\nedge b c 8\nend\n",
+			"thjobs 1\ndag G\nstep a copy 16 on 0\nstep b copy 8 on 1\n"
+			"edge a b 8\nend\n",
+		};
+		unsigned int i;
+
+		for (i = 0; i < 2; i++) {
+			j = th_place_jobs_parse(bad[i], strlen(bad[i]), &d);
+			ASSERT_NE(NULL, j);
+			r = th_place_run(j, self->model, TH_PLACE_SCHEDULED,
+					 TH_SCHED_HEFT);
+			ASSERT_NE(NULL, r);
+			errno = 0;
+			EXPECT_EQ(NULL, th_place_exec_create(j, r, self->w.vp, NODES));
+			EXPECT_EQ(EOPNOTSUPP, errno);
+			th_place_result_destroy(r);
+			th_place_jobs_destroy(j);
+		}
+	}
 	/* not whole doubles */
 	j = th_place_jobs_parse(odd_text, strlen(odd_text), &d);
 	ASSERT_NE(NULL, j);
@@ -244,6 +267,149 @@ TEST_F(place, the_executor_refuses_what_it_cannot_run)
 	EXPECT_EQ(NULL, th_place_exec_create(self->jobs, r, self->w.vp, NODES));
 	EXPECT_EQ(EINVAL, errno);
 	th_place_result_destroy(r);
+}
+
+/*
+ * A DAG job beside a collective: sources on nodes 1, 6 and 2, a free
+ * 3-input sum, a free copy of it and a pinned sink; every algorithm.
+ * The sink holds (in1 + in2) + in3 ... in the edge order, bit for bit.
+ */
+TEST_F(place, dag_jobs_run_too)
+{
+	static const char text[] =
+		"thjobs 1\n"
+		"allreduce A members 0-3 root 0 bytes 1K\n"
+		"dag G\n"
+		"  step in1 copy 2K on 1\n"
+		"  step in2 copy 2K on 6\n"
+		"  step in3 copy 2K on 2\n"
+		"  step sum reduce 3 2K\n"
+		"  step mid copy 2K\n"
+		"  step out copy 2K on 7\n"
+		"  edge in1 sum 2K\n  edge in2 sum 2K\n  edge in3 sum 2K\n"
+		"  edge sum mid 2K\n  edge mid out 2K\n"
+		"end\n";
+	struct th_dag_diag d;
+	struct th_place_jobs *j = th_place_jobs_parse(text, strlen(text), &d);
+	unsigned int a, round, i, s;
+
+	ASSERT_NE(NULL, j) {
+		TH_LOG("%u:%u: %s", d.line, d.col, d.msg);
+	}
+	for (a = 0; a < TH_SCHED_NR_ALGS; a++) {
+		struct th_place_result *r = th_place_run(j, self->model,
+							 TH_PLACE_SCHEDULED, a);
+		struct th_place_exec *x;
+
+		ASSERT_NE(NULL, r);
+		x = th_place_exec_create(j, r, self->w.vp, NODES);
+		ASSERT_NE(NULL, x) {
+			TH_LOG("%s: %s", th_sched_alg_name(a), strerror(errno));
+		}
+		EXPECT_EQ(NULL, th_place_exec_step_in(x, 1, 3));	/* not a source */
+		EXPECT_EQ(NULL, th_place_exec_step_out(x, 1, 0));	/* not a sink */
+		for (round = 0; round < ROUNDS; round++) {
+			double want[256], *out;
+
+			for (s = 0; s < 3; s++) {
+				double *in = th_place_exec_step_in(x, 1, s);
+
+				ASSERT_NE(NULL, in);
+				for (i = 0; i < 256; i++)
+					in[i] = input(9, s, round, i);
+			}
+			for (i = 0; i < 256; i++)
+				want[i] = (input(9, 0, round, i) + input(9, 1, round, i)) +
+					  input(9, 2, round, i);
+			ASSERT_EQ(0, th_place_exec_start(x));
+			ASSERT_EQ(0, th_place_exec_wait(x, WAIT_NS));
+			out = th_place_exec_step_out(x, 1, 5);
+			ASSERT_NE(NULL, out);
+			EXPECT_EQ(0, memcmp(out, want, sizeof(want))) {
+				TH_LOG("%s round %u: %g, want %g",
+				       th_sched_alg_name(a), round, out[0], want[0]);
+			}
+		}
+		th_place_exec_destroy(x);
+		th_place_result_destroy(r);
+	}
+	th_place_jobs_destroy(j);
+}
+
+/*
+ * Duplicated tasks: with 10 us hops and 10 ns descriptors, HCPFD and HAGD
+ * copy the shared sum x to the nodes of its consumers (the scheduler
+ * decides; the test checks that they did).  Every copy is a chain of its
+ * own, fed by the sources; each consumer reads the copy on its node.
+ *   x = s1 + s2, y = x + s1, z = x + s2; o1 = y, o2 = z, o3 = x
+ */
+TEST_F(place, duplicated_tasks_run_too)
+{
+	static const char text[] =
+		"thjobs 1\ndag G\n"
+		"  step s1 copy 8K on 0\n  step s2 copy 8K on 1\n"
+		"  step x reduce 2 8K\n  step y reduce 2 8K\n  step z reduce 2 8K\n"
+		"  step o1 copy 8K on 2\n  step o2 copy 8K on 3\n  step o3 copy 8K on 4\n"
+		"  edge s1 x 8K\n  edge s2 x 8K\n  edge x y 8K\n  edge s1 y 8K\n"
+		"  edge x z 8K\n  edge s2 z 8K\n"
+		"  edge y o1 8K\n  edge z o2 8K\n  edge x o3 8K\n"
+		"end\n";
+	static const enum th_sched_alg algs[] = {
+		TH_SCHED_HCPFD, TH_SCHED_HAGD, TH_SCHED_HAGD_PLUS,
+	};
+	struct th_place_model *m = th_place_model_create(NODES);
+	struct th_dag_diag d;
+	struct th_place_jobs *j = th_place_jobs_parse(text, strlen(text), &d);
+	unsigned int a, i, round, dups;
+
+	ASSERT_NE(NULL, j);
+	ASSERT_NE(NULL, m);
+	m->latency = 1e-5;
+	m->descriptor = 1e-8;
+	for (a = 0; a < sizeof(algs) / sizeof(algs[0]); a++) {
+		struct th_place_result *r = th_place_run(j, m, TH_PLACE_SCHEDULED,
+							 algs[a]);
+		struct th_place_exec *x;
+
+		ASSERT_NE(NULL, r);
+		for (i = 0, dups = 0; i < th_sched_nslots(r->sched); i++)
+			dups += !!(th_sched_slot(r->sched, i)->flags &
+				   TH_SCHED_SLOT_DUP);
+		EXPECT_LT(0, dups) {
+			TH_LOG("%s placed no duplicate", th_sched_alg_name(algs[a]));
+		}
+		x = th_place_exec_create(j, r, self->w.vp, NODES);
+		ASSERT_NE(NULL, x);
+		for (round = 0; round < ROUNDS; round++) {
+			double *s1 = th_place_exec_step_in(x, 0, 0);
+			double *s2 = th_place_exec_step_in(x, 0, 1);
+			double *o1, *o2, *o3, sum;
+
+			for (i = 0; i < 1024; i++) {
+				s1[i] = input(5, 0, round, i);
+				s2[i] = input(5, 1, round, i);
+			}
+			ASSERT_EQ(0, th_place_exec_start(x));
+			ASSERT_EQ(0, th_place_exec_wait(x, WAIT_NS));
+			o1 = th_place_exec_step_out(x, 0, 5);
+			o2 = th_place_exec_step_out(x, 0, 6);
+			o3 = th_place_exec_step_out(x, 0, 7);
+			for (i = 0; i < 1024; i++) {
+				sum = s1[i] + s2[i];
+				if (o3[i] != sum || o1[i] != sum + s1[i] ||
+				    o2[i] != sum + s2[i])
+					break;
+			}
+			EXPECT_EQ(1024, i) {
+				TH_LOG("%s round %u: element %u wrong",
+				       th_sched_alg_name(algs[a]), round, i);
+			}
+		}
+		th_place_exec_destroy(x);
+		th_place_result_destroy(r);
+	}
+	th_place_model_destroy(m);
+	th_place_jobs_destroy(j);
 }
 
 TEST_HARNESS_MAIN

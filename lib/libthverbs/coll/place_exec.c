@@ -4,9 +4,11 @@
  * the schedule becomes a chain on its node's vport, compiled into the
  * collectives' plan object (plan.c) and posted once as re-arming chains.
  * A round is the hosts' increments of their contributions' counters; the
- * NIC does the rest.  Collective jobs only, double sum (Documentation/
- * placement.rst); each result is what a host evaluating the same tree in
- * the same order gets, bit for bit.
+ * NIC does the rest.  Doubles, summed (Documentation/placement.rst); each
+ * result is what a host evaluating the same DAG in the same order gets,
+ * bit for bit.  A DAG job's steps take their inputs in edge order (a copy
+ * takes one); its sources read, and its sinks write, host buffers on the
+ * nodes they are pinned to.
  *
  * Per node: one scratch MR holding, for each copy there, its output and
  * an input slot per input that arrives by PUT, and for each member of a
@@ -62,6 +64,8 @@ struct th_place_exec {
 	unsigned int *per_node;		/* copies per node */
 	uint64_t *send_off, *recv_off;	/* per job x node, or UINT64_MAX */
 	uint64_t *bytes_of;		/* per job */
+	uint64_t *step_in, *step_out;	/* per task: a DAG source's, a sink's */
+	bool *sink;			/* per task: no successor */
 	uint64_t started;
 	uint64_t max_chain;
 };
@@ -70,6 +74,16 @@ static uint64_t *th_px_slot(struct th_place_exec *x, uint64_t *arr,
 			    unsigned int job, unsigned int node)
 {
 	return &arr[(size_t)job * x->nodes + node];
+}
+
+/* Bytes of task @v's output. */
+static uint64_t th_px_bytes(const struct th_place_exec *x, unsigned int v)
+{
+	const struct th_place_task *t = &x->r->task[v];
+
+	if (t->role == 'S')
+		return x->j->jobs[t->job].steps[t->rank].bytes;
+	return x->bytes_of[t->job];
 }
 
 /* The predecessors of @v in the DAG's edge order (how the ALU orders them). */
@@ -132,8 +146,7 @@ static int th_px_layout(struct th_place_exec *x, uint64_t *scratch)
 		next_ct[i] = TH_PX_CT_FIRST;
 	for (c = 0; !ret && c < x->ncopies; c++) {
 		struct th_px_copy *cp = &x->copy[c];
-		const struct th_place_task *t = &x->r->task[cp->task];
-		uint64_t b = x->bytes_of[t->job];
+		uint64_t b = th_px_bytes(x, cp->task);
 
 		cp->out = scratch[cp->node];
 		scratch[cp->node] += b;
@@ -195,33 +208,20 @@ static struct th_remote th_px_remote(const struct th_place_exec *x,
 	return r;
 }
 
-/* The copy's own operation into its output (none for a contribution). */
-static int th_px_operation(struct th_place_exec *x, struct th_chain *c,
-			   const struct th_px_copy *cp, const struct th_mr *mr)
+/* out = in[0] + in[1] + ... left to right, <= 7 operands a pass. */
+static int th_px_sum(struct th_chain *c, const struct th_px_copy *cp,
+		     const struct th_mr *mr, uint32_t count)
 {
-	const struct th_place_task *t = &x->r->task[cp->task];
-	uint64_t b = x->bytes_of[t->job], off[TH_NIC_MAX_OPERANDS];
 	const struct th_mr *src[TH_NIC_MAX_OPERANDS];
-	uint32_t count = b / sizeof(double);
+	uint64_t off[TH_NIC_MAX_OPERANDS];
 	unsigned int done, n, i;
 	int ret;
 
-	if (t->role == 'C')
-		return th_chain_copy(c, mr, *th_px_slot(x, x->send_off, t->job,
-							cp->node), mr, cp->out, b, 0);
-	if (t->role == 'D') {
-		ret = th_chain_copy(c, mr, cp->in[0].off, mr, cp->out, b, 0);
-		return ret ? ret : th_chain_copy(c, mr, cp->out, mr,
-						 *th_px_slot(x, x->recv_off,
-							     t->job, cp->node),
-						 b, 0);
-	}
-	/* R: inputs left to right, <= 7 a pass, accumulating into out */
 	n = cp->nin < TH_NIC_MAX_OPERANDS ? cp->nin : TH_NIC_MAX_OPERANDS;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < TH_NIC_MAX_OPERANDS; i++)
 		src[i] = mr;
+	for (i = 0; i < n; i++)
 		off[i] = cp->in[i].off;
-	}
 	ret = th_chain_reduce(c, TH_NIC_ALU_SUM, TH_NIC_DT_FLOAT64, count, mr,
 			      cp->out, n, src, off, false, 0);
 	for (done = n; !ret && done < cp->nin; done += n) {
@@ -234,13 +234,50 @@ static int th_px_operation(struct th_place_exec *x, struct th_chain *c,
 	return ret;
 }
 
+/* The copy's own operation into its output. */
+static int th_px_operation(struct th_place_exec *x, struct th_chain *c,
+			   const struct th_px_copy *cp, const struct th_mr *mr)
+{
+	const struct th_place_task *t = &x->r->task[cp->task];
+	uint64_t b = th_px_bytes(x, cp->task);
+	uint32_t count = b / sizeof(double);
+	int ret;
+
+	if (t->role == 'S') {
+		/* a source reads its host buffer; a copy moves its one input */
+		if (!cp->nin)
+			ret = th_chain_copy(c, mr, x->step_in[cp->task], mr,
+					    cp->out, b, 0);
+		else if (x->j->jobs[t->job].steps[t->rank].kind ==
+			 TH_PLACE_STEP_COPY || cp->nin == 1)
+			ret = th_chain_copy(c, mr, cp->in[0].off, mr, cp->out, b, 0);
+		else
+			ret = th_px_sum(c, cp, mr, count);
+		if (!ret && x->sink[cp->task])
+			ret = th_chain_copy(c, mr, cp->out, mr,
+					    x->step_out[cp->task], b, 0);
+		return ret;
+	}
+	if (t->role == 'C')
+		return th_chain_copy(c, mr, *th_px_slot(x, x->send_off, t->job,
+							cp->node), mr, cp->out, b, 0);
+	if (t->role == 'D') {
+		ret = th_chain_copy(c, mr, cp->in[0].off, mr, cp->out, b, 0);
+		return ret ? ret : th_chain_copy(c, mr, cp->out, mr,
+						 *th_px_slot(x, x->recv_off,
+							     t->job, cp->node),
+						 b, 0);
+	}
+	return th_px_sum(c, cp, mr, count);
+}
+
 /* Tell every consumer of copy @ci: PUT (remote) or CT_INC (local). */
 static int th_px_fan_out(struct th_place_exec *x, unsigned int ci,
 			 struct th_chain **c, uint16_t ct, uint64_t thr)
 {
 	const struct th_px_copy *cp = &x->copy[ci];
 	const struct th_mr *mr = x->g.local[cp->node].scratch_mr;
-	uint64_t b = x->bytes_of[x->r->task[cp->task].job];
+	uint64_t b = th_px_bytes(x, cp->task);
 	unsigned int k, i;
 	struct th_remote to;
 	int ret = 0;
@@ -299,6 +336,46 @@ static int th_px_compile_copy(struct th_place_exec *x, unsigned int ci)
 	return ret;
 }
 
+/*
+ * What the executor runs of a DAG job: sources and sinks pinned (their
+ * host buffers live there), inputs as large as the step, a copy with one
+ * input; doubles.  Also marks the sinks.
+ */
+static int th_px_check_dag_jobs(struct th_place_exec *x)
+{
+	const struct th_dag *dag = x->r->dag;
+	unsigned int v, e, from, to, n = th_dag_ntasks(dag), nin;
+	double c;
+
+	for (v = 0; v < n; v++)
+		x->sink[v] = x->r->task[v].role == 'S';
+	for (e = 0; e < th_dag_nedges(dag); e++) {
+		th_dag_edge(dag, e, &from, &to, &c);
+		if (!th_dag_is_virtual(dag, to))
+			x->sink[from] = false;
+	}
+	for (v = 0; v < n; v++) {
+		const struct th_place_task *t = &x->r->task[v];
+		const struct th_place_dstep *st;
+
+		if (t->role != 'S')
+			continue;
+		st = &x->j->jobs[t->job].steps[t->rank];
+		nin = th_px_preds(dag, v, NULL, NULL);
+		if (st->bytes % sizeof(double) ||
+		    ((!nin || x->sink[v]) && st->on == TH_PLACE_ANY) ||
+		    (st->kind == TH_PLACE_STEP_COPY && nin > 1))
+			return -EOPNOTSUPP;
+	}
+	for (e = 0; e < th_dag_nedges(dag); e++) {
+		th_dag_edge(dag, e, &from, &to, &c);
+		if (x->r->task[to].role == 'S' && x->r->task[from].role &&
+		    th_px_bytes(x, from) != th_px_bytes(x, to))
+			return -EOPNOTSUPP;	/* an input of another size */
+	}
+	return 0;
+}
+
 TH_EXPORT void th_place_exec_destroy(struct th_place_exec *x)
 {
 	unsigned int c;
@@ -317,6 +394,9 @@ TH_EXPORT void th_place_exec_destroy(struct th_place_exec *x)
 	free(x->send_off);
 	free(x->recv_off);
 	free(x->bytes_of);
+	free(x->step_in);
+	free(x->step_out);
+	free(x->sink);
 	free(x);
 }
 
@@ -326,7 +406,7 @@ static int th_px_init(struct th_place_exec *x, struct th_vport *const *vps)
 	const struct th_dag *dag = x->r->dag;
 	unsigned int i, c, n = th_dag_ntasks(dag), nj = x->j->njobs, k;
 	uint64_t *scratch;
-	int ret;
+	int ret = 0;
 
 	x->ncopies = 0;
 	for (i = 0; i < th_sched_nslots(s); i++)
@@ -344,15 +424,25 @@ static int th_px_init(struct th_place_exec *x, struct th_vport *const *vps)
 		free(scratch);
 		return -ENOMEM;
 	}
+	x->step_in = malloc(n * sizeof(*x->step_in));
+	x->step_out = malloc(n * sizeof(*x->step_out));
+	x->sink = calloc(n, sizeof(*x->sink));
+	if (!x->step_in || !x->step_out || !x->sink) {
+		free(scratch);
+		return -ENOMEM;
+	}
 	for (i = 0; i < nj; i++) {
-		const struct th_place_job *jb = &x->j->jobs[i];
-
-		/* collectives only, whole doubles */
-		if (jb->kind == TH_PLACE_DAG || jb->bytes % sizeof(double)) {
+		x->bytes_of[i] = x->j->jobs[i].bytes;
+		if (x->j->jobs[i].kind != TH_PLACE_DAG &&
+		    x->bytes_of[i] % sizeof(double)) {
 			free(scratch);
-			return -EOPNOTSUPP;
+			return -EOPNOTSUPP;	/* whole doubles only */
 		}
-		x->bytes_of[i] = jb->bytes;
+	}
+	ret = th_px_check_dag_jobs(x);
+	if (ret) {
+		free(scratch);
+		return ret;
 	}
 	/* copies in slot order; the slot index is the copy index */
 	memset(x->first_copy, 0xff, n * sizeof(*x->first_copy));
@@ -384,6 +474,24 @@ static int th_px_init(struct th_place_exec *x, struct th_vport *const *vps)
 			scratch[node] += jb->bytes;
 			*th_px_slot(x, x->recv_off, i, node) = scratch[node];
 			scratch[node] += jb->bytes;
+		}
+	}
+	/* DAG sources' and sinks' host buffers, on their pinned nodes */
+	for (i = 0; i < n; i++) {
+		const struct th_place_task *t = &x->r->task[i];
+		unsigned int on;
+
+		x->step_in[i] = x->step_out[i] = UINT64_MAX;
+		if (t->role != 'S')
+			continue;
+		on = x->j->jobs[t->job].steps[t->rank].on;
+		if (!th_px_preds(dag, i, NULL, NULL)) {
+			x->step_in[i] = scratch[on];
+			scratch[on] += th_px_bytes(x, i);
+		}
+		if (x->sink[i]) {
+			x->step_out[i] = scratch[on];
+			scratch[on] += th_px_bytes(x, i);
 		}
 	}
 	x->max_chain = vps[0]->ctx->attr.max_chain;
@@ -466,14 +574,52 @@ TH_EXPORT double *th_place_exec_recv(struct th_place_exec *x, unsigned int job,
 	return th_px_buf(x, x->recv_off, job, node);
 }
 
+/* The DAG step's task in the placement DAG, or TH_PLACE_ANY. */
+static unsigned int th_px_step_task(const struct th_place_exec *x,
+				    unsigned int job, unsigned int step)
+{
+	unsigned int v;
+
+	for (v = 0; v < th_dag_ntasks(x->r->dag); v++)
+		if (x->r->task[v].role == 'S' && x->r->task[v].job == job &&
+		    x->r->task[v].rank == step)
+			return v;
+	return TH_PLACE_ANY;
+}
+
+static double *th_px_step_buf(struct th_place_exec *x, uint64_t *arr,
+			      unsigned int job, unsigned int step)
+{
+	unsigned int v = x ? th_px_step_task(x, job, step) : TH_PLACE_ANY;
+	unsigned int on;
+
+	if (v == TH_PLACE_ANY || arr[v] == UINT64_MAX)
+		return NULL;
+	on = x->j->jobs[job].steps[step].on;
+	return (double *)(x->g.local[on].scratch + arr[v]);
+}
+
+TH_EXPORT double *th_place_exec_step_in(struct th_place_exec *x,
+					unsigned int job, unsigned int step)
+{
+	return x ? th_px_step_buf(x, x->step_in, job, step) : NULL;
+}
+
+TH_EXPORT double *th_place_exec_step_out(struct th_place_exec *x,
+					 unsigned int job, unsigned int step)
+{
+	return x ? th_px_step_buf(x, x->step_out, job, step) : NULL;
+}
+
 TH_EXPORT int th_place_exec_start(struct th_place_exec *x)
 {
 	unsigned int c;
 	int ret = 0;
 
 	x->started++;
+	/* contributions and DAG sources: the copies with no input */
 	for (c = 0; !ret && c < x->ncopies; c++)
-		if (x->r->task[x->copy[c].task].role == 'C')
+		if (!x->copy[c].nin)
 			ret = th_ct_inc(x->g.local[x->copy[c].node].vp,
 					x->copy[c].x, 1);
 	return ret;

@@ -236,8 +236,10 @@ struct th_place_exec;
  * Compile placement @r of @j into chains on @vps[node], one vport per node
  * of the model (@nodes of them, all driven by this process), posted once:
  * each copy of a task in the schedule is a chain on its node that waits
- * for its inputs, runs its step and sends its output on.  Collective jobs
- * of whole doubles, summed (EOPNOTSUPP otherwise); ENOSPC when a node
+ * for its inputs, runs its step and sends its output on.  Whole doubles,
+ * summed; a DAG job's reduce steps sum their inputs in edge order, a copy
+ * step takes one input, sources and sinks are pinned ('on') and read and
+ * write host buffers there (EOPNOTSUPP otherwise); ENOSPC when a node
  * hosts more copies than its vport has counters.  Counters of the vports
  * are reset; the vports serve this placement only.
  */
@@ -250,7 +252,12 @@ double *th_place_exec_send(struct th_place_exec *x, unsigned int job,
 			   unsigned int node);
 double *th_place_exec_recv(struct th_place_exec *x, unsigned int job,
 			   unsigned int node);
-/* A round: every contribution's counter, once. */
+/* A DAG job's source input and sink output buffers (step's bytes / 8). */
+double *th_place_exec_step_in(struct th_place_exec *x, unsigned int job,
+			      unsigned int step);
+double *th_place_exec_step_out(struct th_place_exec *x, unsigned int job,
+			       unsigned int step);
+/* A round: every contribution's (and DAG source's) counter, once. */
 int th_place_exec_start(struct th_place_exec *x);
 /* Until every copy on every node has finished the round. */
 int th_place_exec_wait(struct th_place_exec *x, uint64_t timeout_ns);
