@@ -49,7 +49,8 @@ static void thctl_place_usage(FILE *f)
 		"  -n, --nodes N       nodes of the default model (default: the highest\n"
 		"                      node a job names, plus one)\n"
 		"  -a, --alg NAME      heft, pets, hcpfd, hagd, hagd+, or all (default)\n"
-		"      --svg FILE      the Gantt chart of the first algorithm's placement\n"
+		"      --svg FILE      the Gantt chart of the first algorithm's placement,\n"
+		"                      one row per node, coloured by job, duplicates hatched\n"
 		"      --json          JSON instead of the table\n"
 		"      --write-model   print the default model in the model file format\n"
 		"      --calibrate     measure the model on a provider's first two nodes\n"
@@ -318,13 +319,28 @@ int thctl_place_main(int argc, char **argv)
 		FILE *f = fopen(o.svg, "w");
 		char title[128];
 
-		snprintf(title, sizeof(title), "placement by %s", rows[0].label);
-		if (!f || th_sched_write_svg(rows[0].r->sched, f, title)) {
+		const struct th_place_result *r0 = rows[0].r;
+		unsigned int nt = th_dag_ntasks(r0->dag), t, *grp;
+		const char **names;
+
+		grp = calloc(nt, sizeof(*grp));
+		names = calloc(th_place_njobs(j), sizeof(*names));
+		for (t = 0; grp && t < nt; t++)
+			grp[t] = r0->task[t].job;
+		for (t = 0; names && t < th_place_njobs(j); t++)
+			names[t] = th_place_job_name(j, t);
+		snprintf(title, sizeof(title), "placement by %s (colour: job)",
+			 rows[0].label);
+		if (!f || !grp || !names ||
+		    th_sched_write_svg_groups(r0->sched, f, title, grp,
+					      th_place_njobs(j), names)) {
 			fprintf(stderr, "thctl place: %s: cannot write\n", o.svg);
 			status = THCTL_EXIT_FAIL;
 		}
 		if (f)
 			fclose(f);
+		free(grp);
+		free(names);
 	}
 	for (i = 0; i < nrows; i++)
 		th_place_result_destroy(rows[i].r);

@@ -270,5 +270,12 @@ int th_sched_metrics(const struct th_sched *s, struct th_sched_metrics *m);
 
 /* An SVG Gantt chart: one row per processor, duplicates hatched. */
 int th_sched_write_svg(const struct th_sched *s, FILE *f, const char *title);
+/*
+ * The same, coloured by group: @group[task] < @ngroups (virtual tasks are
+ * not drawn), with a legend of @names; duplicates lighter and hatched.
+ */
+int th_sched_write_svg_groups(const struct th_sched *s, FILE *f,
+			      const char *title, const unsigned int *group,
+			      unsigned int ngroups, const char *const *names);
 
 #endif /* TH_SCHED_H */

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-/* svg.c - an SVG Gantt chart of a schedule, duplicates hatched. */
+/*
+ * svg.c - an SVG Gantt chart of a schedule, duplicates hatched; coloured
+ * by task, or by group (the placer's jobs) with a legend.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +31,13 @@ static void th_svg_escape(FILE *f, const char *s)
 
 int th_sched_write_svg(const struct th_sched *s, FILE *f, const char *title)
 {
+	return th_sched_write_svg_groups(s, f, title, NULL, 0, NULL);
+}
+
+int th_sched_write_svg_groups(const struct th_sched *s, FILE *f,
+			      const char *title, const unsigned int *group,
+			      unsigned int ngroups, const char *const *names)
+{
 	const struct th_dag *dag = s->dag;
 	unsigned int p = dag->nprocs, i, height;
 	struct th_sched_metrics m;
@@ -38,7 +48,7 @@ int th_sched_write_svg(const struct th_sched *s, FILE *f, const char *title)
 	if (ret)
 		return ret;
 	scale = m.makespan > 0 ? TH_SVG_PLOT / m.makespan : 1;
-	height = TH_SVG_TOP + p * TH_SVG_ROW + 50;
+	height = TH_SVG_TOP + p * TH_SVG_ROW + 50 + (group ? 20 : 0);
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" font-family=\"sans-serif\" font-size=\"11\">\n",
 		TH_SVG_LEFT + TH_SVG_PLOT + 30, height);
 	fputs("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"10\" y=\"20\" font-size=\"14\">", f);
@@ -55,17 +65,19 @@ int th_sched_write_svg(const struct th_sched *s, FILE *f, const char *title)
 		double x0 = TH_SVG_LEFT + x->start * scale;
 		double w = (x->finish - x->start) * scale;
 		unsigned int y = TH_SVG_TOP + x->proc * TH_SVG_ROW + 3;
-		unsigned int hue = (x->task * 47) % 360;
+		unsigned int g = group ? group[x->task] : x->task;
+		unsigned int hue = group ? (g < ngroups ? g * 360 / ngroups : 0) :
+				   (x->task * 47) % 360;
 		bool dup = x->flags & TH_SCHED_SLOT_DUP;
 
 		if (dag->virt[x->task] || !(w > 0))
 			continue;
 		fprintf(f, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%u\" fill=\"",
 			x0, y, w, TH_SVG_ROW - 6);
-		if (dup)
+		if (dup && !group)
 			fputs("#ffffff", f);
 		else
-			fprintf(f, "hsl(%u,60%%,75%%)", hue);
+			fprintf(f, "hsl(%u,60%%,%u%%)", hue, dup ? 90 : 75);
 		fprintf(f, "\" stroke=\"%s\"%s><title>", dup ? "#c00" : "#333",
 			dup ? " stroke-dasharray=\"3,2\"" : "");
 		th_svg_escape(f, dag->names[x->task]);
@@ -94,6 +106,15 @@ int th_sched_write_svg(const struct th_sched *s, FILE *f, const char *title)
 			TH_SVG_LEFT + t * scale, TH_SVG_TOP + p * TH_SVG_ROW,
 			TH_SVG_LEFT + t * scale, TH_SVG_TOP + p * TH_SVG_ROW + 5,
 			TH_SVG_LEFT + t * scale, TH_SVG_TOP + p * TH_SVG_ROW + 18, t);
+	for (i = 0; group && i < ngroups; i++) {
+		unsigned int x = TH_SVG_LEFT + i * 110;
+		unsigned int y = TH_SVG_TOP + p * TH_SVG_ROW + 30;
+
+		fprintf(f, "<rect x=\"%u\" y=\"%u\" width=\"14\" height=\"12\" fill=\"hsl(%u,60%%,75%%)\" stroke=\"#333\"/><text x=\"%u\" y=\"%u\">",
+			x, y, i * 360 / ngroups, x + 18, y + 10);
+		th_svg_escape(f, names ? names[i] : "");
+		fputs("</text>\n", f);
+	}
 	fputs("</svg>\n", f);
 	return ferror(f) ? -EIO : 0;
 }

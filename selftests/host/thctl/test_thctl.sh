@@ -285,10 +285,12 @@ assert all(len(x["jobs"]) == 2 for x in d["placements"])' "$TMP/out" 2> "$TMP/er
 		not_ok "place --json" "exit $rc" "$(cat "$TMP/err")"
 	fi
 	run place --svg "$TMP/p.svg" --alg hcpfd "$JOBS"
-	if [ "$rc" -eq 0 ] && grep -q "<svg" "$TMP/p.svg"; then
-		ok "place --svg writes the Gantt chart"
+	colours=$(grep -o 'hsl([0-9]*,60%,75%)' "$TMP/p.svg" 2>/dev/null | sort -u | wc -l)
+	if [ "$rc" -eq 0 ] && grep -q "<svg" "$TMP/p.svg" && [ "$colours" -eq 2 ] &&
+	   grep -q '>A</text>' "$TMP/p.svg" && grep -q '>B</text>' "$TMP/p.svg"; then
+		ok "place --svg writes the Gantt chart, a colour and a legend per job"
 	else
-		not_ok "place --svg writes the Gantt chart" "exit $rc"
+		not_ok "place --svg writes the Gantt chart" "exit $rc, $colours colours"
 	fi
 	printf 'thjobs 1\nallreduce A members 0-3 root 9 bytes 1K\n' > "$TMP/bad.jobs"
 	expect_refusal "place: a malformed job file, file:line:col, exit 2" 2 \
