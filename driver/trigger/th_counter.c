@@ -61,6 +61,8 @@ int th_eng_ct_update(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
 		th_unlock(&vp->lock);
 		return -EINVAL;
 	}
+	if (vp->ct_time)
+		th_timing_update(vp, idx, ctx);
 	th_ct_fire_locked(vp, idx, ctx);
 	vp->eng->ops->wake(vp);
 	th_unlock(&vp->lock);

@@ -156,6 +156,11 @@ int th_eng_vport_init(struct th_eng_vport *vp, struct th_eng *eng, u32 node,
 	vp->mrs = th_zalloc(sizeof(*vp->mrs) * lim->max_mrs);
 	if (!vp->mrs)
 		goto err_free_pending;
+	if (eng->timing) {
+		vp->ct_time = th_zalloc(sizeof(*vp->ct_time) * lim->max_counters);
+		if (!vp->ct_time)
+			goto err_free_mrs;
+	}
 	for (i = 0; i < lim->max_counters; i++)
 		th_list_init(&vp->pending[i]);
 	th_list_init(&vp->rearming);
@@ -168,6 +173,8 @@ int th_eng_vport_init(struct th_eng_vport *vp, struct th_eng *eng, u32 node,
 	th_mutex_init(&vp->sq_lock);
 	return 0;
 
+err_free_mrs:
+	th_free(vp->mrs);
 err_free_pending:
 	th_free(vp->pending);
 err_uncharge:
@@ -235,6 +242,7 @@ void th_eng_vport_destroy(struct th_eng_vport *vp)
 	}
 	th_atomic_dec(&vp->user->vports);
 	th_chain_pool_drain(vp);
+	th_free(vp->ct_time);
 	th_free(vp->mrs);
 	th_free(vp->pending);
 	th_mutex_destroy(&vp->sq_lock);
@@ -247,6 +255,8 @@ void th_eng_ctx_init(struct th_eng_ctx *ctx, struct th_eng *eng)
 	th_list_init(&ctx->ready);
 	ctx->ran = 0;
 	ctx->bytes = 0;
+	/* a host's call happens at the host's clock */
+	ctx->stamp = eng->timing ? th_read_once(eng->timing->host) : 0;
 }
 
 /* A provider's worker re-queues a deferred chain into its own context. */
@@ -338,6 +348,8 @@ void th_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 {
 	chain->status = status;
 	chain->vp->running++;
+	if (ctx->eng->timing)
+		th_timing_fire(ctx, chain);
 	th_list_add_tail(&ctx->ready, &chain->node);
 }
 

@@ -161,6 +161,36 @@ struct th_eng_ops {
  * @budget_bytes: bytes one context moves or reduces before deferring
  * @slice: bytes of one operation between two scheduling points
  */
+/**
+ * struct th_eng_timing - a virtual clock for the engine (a provider's timed
+ *	mode; the module runs in real time and never sets one)
+ * @lock: protects @now and @node_busy
+ * @desc_fs: femtoseconds of NIC work per REDUCE pass or COPY
+ * @latency_fs: a PUT's flight, issue to arrival (with @desc_fs more)
+ * @byte_fs: femtoseconds per byte moved
+ * @alu_byte_fs: per node, femtoseconds per operand byte reduced
+ * @node_busy: per node, when its NIC finishes the work it has
+ * @now: the latest event so far
+ * @host: the host's clock: its calls happen then; a wait that sees a
+ *	counter brings it to that counter's latest update
+ *
+ * Every counter update carries a time (struct th_eng_ctx.stamp): the
+ * host's at @host, a chain's at the point of its run.  A chain starts when
+ * its counter's latest update happened; REDUCE and COPY occupy the node's
+ * NIC in the order they run, a PUT or GET arrives after its flight without
+ * occupying it, counter operations take no time.
+ */
+struct th_eng_timing {
+	th_lock_t lock;
+	u64 desc_fs;
+	u64 latency_fs;
+	u64 byte_fs;
+	u64 *alu_byte_fs;
+	u64 *node_busy;
+	u64 now;
+	u64 host;
+};
+
 struct th_eng {
 	const struct th_eng_ops *ops;
 	void *fabric;
@@ -168,6 +198,7 @@ struct th_eng {
 	u32 budget_chains;
 	u64 budget_bytes;
 	u64 slice;
+	struct th_eng_timing *timing;	/* NULL: real time */
 };
 
 /**
@@ -277,6 +308,7 @@ struct th_eng_stats {
  * @chain_pool_len: their numbers, at most TH_ENG_CHAIN_POOL each
  * @running: chains fired and not yet completed
  * @rearming: chains ending in REARM, pending or running (rearm_link)
+ * @ct_time: timed mode: per counter, when it was last updated
  * @seq: posting order
  * @stats: statistics
  */
@@ -302,6 +334,7 @@ struct th_eng_vport {
 	u32 chain_pool_len[2];
 	u32 running;
 	struct th_list rearming;
+	u64 *ct_time;
 	u64 seq;
 	struct th_eng_stats stats;
 };
@@ -322,6 +355,7 @@ struct th_eng_ctx {
 	struct th_list ready;
 	u32 ran;
 	u64 bytes;
+	u64 stamp;		/* timed mode: when the next update happens */
 };
 
 /**
@@ -360,6 +394,8 @@ void th_eng_vport_kill(struct th_eng_vport *vp, struct th_eng_ctx *ctx);
 bool th_eng_vport_idle(struct th_eng_vport *vp);
 void th_eng_vport_destroy(struct th_eng_vport *vp);
 void th_eng_ctx_init(struct th_eng_ctx *ctx, struct th_eng *eng);
+/* Timed mode: the host saw counter @idx of @vp (a wait returned). */
+void th_eng_timing_saw(struct th_eng_vport *vp, u32 idx);
 void th_eng_ctx_add(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
 void th_eng_ctx_run(struct th_eng_ctx *ctx);
 void th_eng_ctx_run_all(struct th_eng_ctx *ctx);

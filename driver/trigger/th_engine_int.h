@@ -50,6 +50,8 @@ struct th_exec_hold {
  * @hold: what descriptor @pos holds while it runs in slices
  * @descs: the engine's copy of the descriptors
  * @size: 0: room for TH_ENG_CHAIN_SMALL descriptors, 1: for max_chain
+ * @vnow: timed mode: the chain's clock (when fired: when it may start)
+ * @vbusy: timed mode: it holds its node's NIC (from its first REDUCE or COPY)
  */
 struct th_eng_chain {
 	struct th_list node;
@@ -69,6 +71,8 @@ struct th_eng_chain {
 	u64 done;
 	struct th_exec_hold hold;
 	u32 size;
+	u64 vnow;
+	bool vbusy;
 	struct th_nic_desc descs[];
 };
 
@@ -78,6 +82,13 @@ void th_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 void th_cq_write_locked(struct th_eng_vport *vp, const struct th_nic_cqe *cqe);
 u32 th_cq_used_locked(struct th_eng_vport *vp);
 bool th_ctx_out_of_budget(const struct th_eng_ctx *ctx);
+
+/* th_timing.c */
+void th_timing_fire(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
+void th_timing_update(struct th_eng_vport *vp, u32 idx,
+		      const struct th_eng_ctx *ctx);
+void th_timing_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+		    const struct th_nic_desc *d);
 
 /* th_counter.c */
 void th_ct_fire_locked(struct th_eng_vport *vp, u32 idx,

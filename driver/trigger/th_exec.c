@@ -390,6 +390,9 @@ bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 			ret = th_exec_stopped(vp);
 			if (ret)
 				break;
+			/* timed mode: once per descriptor, not on a resume */
+			if (ctx->eng->timing && !chain->done && !chain->hold.nref)
+				th_timing_desc(ctx, chain, &chain->descs[i]);
 			ret = th_exec_desc(ctx, chain, &chain->descs[i], &t);
 			if (ret)
 				break;

@@ -45,6 +45,9 @@ struct th_px_input {
 
 struct th_px_copy {
 	unsigned int task, node;
+	double start, finish;		/* the schedule's */
+	unsigned int prev;		/* the copy before it on its node, or ANY */
+	unsigned int next;		/* the copy after it on its node, or ANY */
 	uint64_t out;			/* output in its node's scratch */
 	uint16_t x, y;			/* counters; y 0: none */
 	unsigned int nin;
@@ -106,25 +109,65 @@ static unsigned int th_px_preds(const struct th_dag *dag, unsigned int v,
 	return n;
 }
 
-/* The producer copy of @u that feeds a consumer on @node. */
+/*
+ * The producer copy of @u that feeds a consumer on @node, as the scheduler
+ * assumed (th_sched_arrival()): the earliest-finishing copy by a PUT, or
+ * the copy on @node when it is there no later than that.
+ */
 static unsigned int th_px_feeder(const struct th_place_exec *x, unsigned int u,
 				 unsigned int node, double cost)
 {
-	unsigned int c, best = TH_PLACE_ANY;
-	double t, best_t = INFINITY;
+	unsigned int c, best = TH_PLACE_ANY, local = TH_PLACE_ANY;
 
 	for (c = x->first_copy[u]; c != TH_PLACE_ANY; c = x->next_copy[c]) {
-		const struct th_sched_slot *s = th_sched_slot(x->r->sched, c);
-
-		if (x->copy[c].node == node)
-			return c;
-		t = s->finish + cost;
-		if (t < best_t) {
-			best_t = t;
+		if (x->copy[c].node == node &&
+		    (local == TH_PLACE_ANY || x->copy[c].finish < x->copy[local].finish))
+			local = c;
+		if (best == TH_PLACE_ANY || x->copy[c].finish < x->copy[best].finish)
 			best = c;
-		}
 	}
+	if (local != TH_PLACE_ANY &&
+	    x->copy[local].finish <= x->copy[best].finish + cost)
+		return local;
 	return best;
+}
+
+/* Copies by node, then by the schedule's start (then finish, index). */
+static int th_px_order_cmp(const void *a, const void *b, void *arg)
+{
+	const struct th_px_copy *c = arg;
+	unsigned int i = *(const unsigned int *)a, k = *(const unsigned int *)b;
+
+	if (c[i].node != c[k].node)
+		return c[i].node < c[k].node ? -1 : 1;
+	if (c[i].start != c[k].start)
+		return c[i].start < c[k].start ? -1 : 1;
+	if (c[i].finish != c[k].finish)
+		return c[i].finish < c[k].finish ? -1 : 1;
+	return (i > k) - (i < k);
+}
+
+/*
+ * Each node runs its copies in the schedule's order: every copy also
+ * waits for the one before it on its node, so that the NIC follows the
+ * schedule rather than the order in which inputs happen to arrive.
+ */
+static int th_px_node_order(struct th_place_exec *x)
+{
+	unsigned int *idx = malloc((x->ncopies + 1) * sizeof(*idx)), i;
+
+	if (!idx)
+		return -ENOMEM;
+	for (i = 0; i < x->ncopies; i++)
+		idx[i] = i;
+	qsort_r(idx, x->ncopies, sizeof(*idx), th_px_order_cmp, x->copy);
+	for (i = 1; i < x->ncopies; i++)
+		if (x->copy[idx[i]].node == x->copy[idx[i - 1]].node) {
+			x->copy[idx[i]].prev = idx[i - 1];
+			x->copy[idx[i - 1]].next = idx[i];
+		}
+	free(idx);
+	return 0;
 }
 
 /* Lay out every node's scratch and give every copy its counters. */
@@ -146,10 +189,18 @@ static int th_px_layout(struct th_place_exec *x, uint64_t *scratch)
 		next_ct[i] = TH_PX_CT_FIRST;
 	for (c = 0; !ret && c < x->ncopies; c++) {
 		struct th_px_copy *cp = &x->copy[c];
+		const struct th_place_task *t = &x->r->task[cp->task];
 		uint64_t b = th_px_bytes(x, cp->task);
 
-		cp->out = scratch[cp->node];
-		scratch[cp->node] += b;
+		/* a delivery or a sink writes straight into the host's buffer */
+		if (t->role == 'D') {
+			cp->out = *th_px_slot(x, x->recv_off, t->job, cp->node);
+		} else if (t->role == 'S' && x->sink[cp->task]) {
+			cp->out = x->step_out[cp->task];
+		} else {
+			cp->out = scratch[cp->node];
+			scratch[cp->node] += b;
+		}
 		cp->x = next_ct[cp->node]++;
 		npred = th_px_preds(dag, cp->task, preds, cost);
 		cp->nin = npred;
@@ -178,15 +229,24 @@ static int th_px_layout(struct th_place_exec *x, uint64_t *scratch)
 		for (i = 0; i < x->copy[c].nin; i++)
 			if (!x->copy[c].in[i].remote)
 				x->copy[c].in[i].off = x->copy[x->copy[c].in[i].from].out;
-	/* a copy with more consumers than one chain holds gets Y */
+	/*
+	 * A copy whose outputs do not fit in its chain gets Y: the outputs go
+	 * from chains that fire on it once the operation is done (so that, on
+	 * a virtual clock too, they leave after it).  In the chain: the
+	 * operation's passes, the node's next turn, the outputs, DONE, REARM.
+	 */
 	for (c = 0; !ret && c < x->ncopies; c++) {
-		unsigned int k, consumers = 0;
+		const struct th_px_copy *cp = &x->copy[c];
+		unsigned int k, len = 0;
 
 		for (k = 0; k < x->ncopies; k++)
 			for (i = 0; i < x->copy[k].nin; i++)
-				consumers += x->copy[k].in[i].from == c;
-		if (consumers + 4 > x->max_chain)
-			x->copy[c].y = next_ct[x->copy[c].node]++;
+				len += x->copy[k].in[i].from == c;
+		len += cp->nin > TH_NIC_MAX_OPERANDS ?
+		       2 + (cp->nin - TH_NIC_MAX_OPERANDS - 1) / TH_PX_PASS : 1;
+		len += (cp->next != TH_PLACE_ANY) + 2;
+		if (len > x->max_chain)
+			x->copy[c].y = next_ct[cp->node]++;
 	}
 	for (i = 0; !ret && i < x->nodes; i++)
 		if (next_ct[i] > x->g.local[i].vp->info.ct_count)
@@ -253,21 +313,13 @@ static int th_px_operation(struct th_place_exec *x, struct th_chain *c,
 			ret = th_chain_copy(c, mr, cp->in[0].off, mr, cp->out, b, 0);
 		else
 			ret = th_px_sum(c, cp, mr, count);
-		if (!ret && x->sink[cp->task])
-			ret = th_chain_copy(c, mr, cp->out, mr,
-					    x->step_out[cp->task], b, 0);
 		return ret;
 	}
 	if (t->role == 'C')
 		return th_chain_copy(c, mr, *th_px_slot(x, x->send_off, t->job,
 							cp->node), mr, cp->out, b, 0);
-	if (t->role == 'D') {
-		ret = th_chain_copy(c, mr, cp->in[0].off, mr, cp->out, b, 0);
-		return ret ? ret : th_chain_copy(c, mr, cp->out, mr,
-						 *th_px_slot(x, x->recv_off,
-							     t->job, cp->node),
-						 b, 0);
-	}
+	if (t->role == 'D')
+		return th_chain_copy(c, mr, cp->in[0].off, mr, cp->out, b, 0);
 	return th_px_sum(c, cp, mr, count);
 }
 
@@ -312,10 +364,13 @@ static int th_px_compile_copy(struct th_place_exec *x, unsigned int ci)
 	const struct th_px_copy *cp = &x->copy[ci];
 	const struct th_mr *mr = x->g.local[cp->node].scratch_mr;
 	struct th_chain *c = th_plan_chain(&x->plan);
-	uint64_t nin = cp->nin ? cp->nin : 1;	/* C: the host's start */
+	/* its inputs (a source: the host's start), and its node's turn */
+	uint64_t nin = (cp->nin ? cp->nin : 1) + (cp->prev != TH_PLACE_ANY);
 	int ret;
 
 	ret = th_px_operation(x, c, cp, mr);
+	if (!ret && cp->next != TH_PLACE_ANY)
+		ret = th_chain_ct_inc(c, x->copy[cp->next].x, 1, 0);
 	if (!ret && cp->y) {
 		ret = th_chain_ct_inc(c, cp->y, 1, 0);
 		if (!ret)
@@ -452,7 +507,11 @@ static int th_px_init(struct th_place_exec *x, struct th_vport *const *vps)
 		if (th_dag_is_virtual(dag, sl->task))
 			continue;
 		x->copy[c] = (struct th_px_copy){ .task = sl->task,
-						  .node = sl->proc };
+						  .node = sl->proc,
+						  .start = sl->start,
+						  .finish = sl->finish,
+						  .prev = TH_PLACE_ANY,
+						  .next = TH_PLACE_ANY };
 		x->next_copy[c] = x->first_copy[sl->task];
 		x->first_copy[sl->task] = c;
 		x->per_node[sl->proc]++;
@@ -499,6 +558,8 @@ static int th_px_init(struct th_place_exec *x, struct th_vport *const *vps)
 	for (i = 0; !ret && i < x->nodes; i++)
 		ret = th_group_rank_init(&x->g, &x->g.local[i], i, vps[i], NULL,
 					 NULL);
+	if (!ret)
+		ret = th_px_node_order(x);
 	if (!ret)
 		ret = th_px_layout(x, scratch);
 	for (i = 0; !ret && i < x->nodes; i++)

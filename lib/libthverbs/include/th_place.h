@@ -40,7 +40,7 @@ extern "C" {
  * @bandwidth: bytes per second of a PUT or a COPY
  * @passes: operands per ALU pass (the NIC's 7); a reduction of k operands
  *	takes 1 + ceil((k - passes) / (passes - 1)) passes, each one
- *	descriptor
+ *	descriptor, each after the first also reading the partial result
  */
 struct th_place_model {
 	unsigned int nodes;
@@ -80,9 +80,15 @@ struct th_vport;
 int th_place_calibrate(struct th_vport *a, struct th_vport *b,
 		       struct th_place_model *m);
 
-/* Seconds a REDUCE of @operands operands of @bytes takes on @node. */
+/*
+ * Seconds a REDUCE of @operands operands of @bytes takes on @node: its
+ * passes, each a descriptor, and every operand byte read, the partial
+ * result again in each pass after the first.
+ */
 double th_place_reduce_cost(const struct th_place_model *m, unsigned int node,
 			    unsigned int operands, uint64_t bytes);
+/* Seconds a COPY of @bytes takes (a contribution's, a delivery's). */
+double th_place_copy_cost(const struct th_place_model *m, uint64_t bytes);
 /* Seconds a PUT of @bytes takes between two nodes. */
 double th_place_put_cost(const struct th_place_model *m, uint64_t bytes);
 
@@ -227,6 +233,26 @@ struct th_place_result *th_place_run(const struct th_place_jobs *j,
 				     enum th_place_mode mode,
 				     enum th_sched_alg alg);
 void th_place_result_destroy(struct th_place_result *r);
+
+/* ---- the timed mode ------------------------------------------------------ */
+
+/*
+ * Run this process's in-process fabric on a virtual clock driven by @m
+ * (NULL: real time again), before any vport of it exists (-EBUSY).  Each
+ * REDUCE pass and COPY then holds its node's NIC for its modelled time,
+ * in the order they run; a PUT arrives after descriptor + latency +
+ * bytes / bandwidth without holding the NIC; counter operations take no
+ * time; a chain starts when its counter's latest update has happened.
+ * Data still moves for real.  Times are kept in femtoseconds.  -EINVAL when
+ * @m has fewer nodes than the fabric.
+ */
+int th_place_timed(const struct th_place_model *m);
+/*
+ * The host's virtual clock, in seconds; -1 in real time.  The host's calls
+ * happen at it; a wait (th_ct_wait()) that sees a counter reached brings
+ * it to when that counter was last updated.
+ */
+double th_place_timed_now(void);
 
 /* ---- running a placement ---------------------------------------------- */
 

@@ -65,7 +65,14 @@ double th_place_reduce_cost(const struct th_place_model *m, unsigned int node,
 		return INFINITY;
 	if (operands > p)
 		passes += (operands - p + p - 2) / (p - 1);
-	return passes * m->descriptor + (double)operands * bytes / m->alu[node];
+	/* every pass after the first reads the partial result again */
+	return passes * m->descriptor +
+	       (double)(operands + passes - 1) * bytes / m->alu[node];
+}
+
+double th_place_copy_cost(const struct th_place_model *m, uint64_t bytes)
+{
+	return m->descriptor + bytes / m->bandwidth;
 }
 
 double th_place_put_cost(const struct th_place_model *m, uint64_t bytes)

@@ -8,12 +8,13 @@
  * after another.
  *
  * A collective of n members (rank v on node members[v]) on its tree:
- *   C.v  rank v's contribution, pinned to its node (one descriptor)
+ *   C.v  rank v's contribution, pinned to its node (a copy out of send)
  *   R.v  for each rank with children: reduces its contribution and its
  *        children's results (1 + children operands); free in the
  *        scheduled mode, on rank v's node on the trees
- *   D.v  the result delivered at rank v's node (Allreduce, Broadcast:
- *        every rank, forwarded down the tree; Reduce: the root)
+ *   D.v  the result delivered at rank v's node, a copy into recv
+ *        (Allreduce, Broadcast: every rank, forwarded down the tree;
+ *        Reduce: the root)
  * Edges carry the job's bytes; a PUT costs the model's put cost between
  * nodes and nothing within one.
  */
@@ -60,12 +61,10 @@ static int th_place_costs(struct th_place_build *b, unsigned int t,
 	for (s = 0; !ret && s < b->m->nodes; s++) {
 		if (node != TH_PLACE_ANY && s != node)
 			w = INFINITY;
-		else if (copy)
-			w = b->m->descriptor + bytes / b->m->bandwidth;
-		else if (operands)
-			w = th_place_reduce_cost(b->m, s, operands, bytes);
+		else if (copy || !operands)
+			w = th_place_copy_cost(b->m, bytes);
 		else
-			w = b->m->descriptor;	/* a start or a delivery */
+			w = th_place_reduce_cost(b->m, s, operands, bytes);
 		ret = th_dag_set_cost(b->dag, t, s, w);
 	}
 	return ret;
@@ -113,7 +112,8 @@ static int th_place_collective(struct th_place_build *b, unsigned int job,
 			continue;
 		ret = th_place_task(b, job, jb->name, 'C', v, &cid[v]);
 		if (!ret)
-			ret = th_place_costs(b, cid[v], jb->members[v], 0, 0, false);
+			ret = th_place_costs(b, cid[v], jb->members[v], 0,
+					     jb->bytes, true);
 		out[v] = cid[v];
 	}
 	/* combining tasks, children before parents: ranks by depth, deepest first */
@@ -147,7 +147,8 @@ static int th_place_collective(struct th_place_build *b, unsigned int job,
 			continue;
 		ret = th_place_task(b, job, jb->name, 'D', r, &did[r]);
 		if (!ret)
-			ret = th_place_costs(b, did[r], jb->members[r], 0, 0, false);
+			ret = th_place_costs(b, did[r], jb->members[r], 0,
+					     jb->bytes, true);
 		if (ret)
 			break;
 		parent = th_tree_parent(n, jb->root, k, r);

@@ -211,8 +211,13 @@ int th_ipf_ct_wait(struct th_ipf_vport *vp, struct th_nic_ct_wait *req)
 		pthread_mutex_unlock(&f->lock);
 		th_ipf_ct_sleep(vp, req, &deadline);
 		ret = th_eng_cmd_ct_wait_result(&vp->ev, req, false);
+		if (!ret)
+			th_eng_timing_saw(&vp->ev, req->ct);
 		f->eng.ops->vport_put(f, &vp->ev);
 		return ret;
 	}
-	return th_eng_cmd_ct_wait_result(&vp->ev, req, false);
+	ret = th_eng_cmd_ct_wait_result(&vp->ev, req, false);
+	if (!ret)
+		th_eng_timing_saw(&vp->ev, req->ct);
+	return ret;
 }
