@@ -153,17 +153,7 @@ struct th_eng_ops {
 };
 
 /**
- * struct th_eng - one fabric's engine
- * @ops: provider hooks
- * @fabric: provider context passed back to @ops
- * @lim: limits
- * @budget_chains: chains one context runs before deferring the rest
- * @budget_bytes: bytes one context moves or reduces before deferring
- * @slice: bytes of one operation between two scheduling points
- */
-/**
- * struct th_eng_timing - a virtual clock for the engine (a provider's timed
- *	mode; the module runs in real time and never sets one)
+ * struct th_eng_timing - the engine's virtual clock, for a timed mode
  * @lock: protects @now and @node_busy
  * @desc_fs: femtoseconds of NIC work per REDUCE pass or COPY
  * @latency_fs: a PUT's flight, issue to arrival (with @desc_fs more)
@@ -174,7 +164,8 @@ struct th_eng_ops {
  * @host: the host's clock: its calls happen then; a wait that sees a
  *	counter brings it to that counter's latest update
  *
- * Every counter update carries a time (struct th_eng_ctx.stamp): the
+ * A provider's timed mode; the module runs in real time and never sets
+ * one.  Every counter update carries a time (struct th_eng_ctx.stamp): the
  * host's at @host, a chain's at the point of its run.  A chain starts when
  * its counter's latest update happened; REDUCE and COPY occupy the node's
  * NIC in the order they run, a PUT or GET arrives after its flight without
@@ -191,6 +182,16 @@ struct th_eng_timing {
 	u64 host;
 };
 
+/**
+ * struct th_eng - one fabric's engine
+ * @ops: provider hooks
+ * @fabric: provider context passed back to @ops
+ * @lim: limits
+ * @budget_chains: chains one context runs before deferring the rest
+ * @budget_bytes: bytes one context moves or reduces before deferring
+ * @slice: bytes of one operation between two scheduling points
+ * @timing: the virtual clock of a timed mode; NULL: real time
+ */
 struct th_eng {
 	const struct th_eng_ops *ops;
 	void *fabric;
@@ -345,6 +346,7 @@ struct th_eng_vport {
  * @ready: chains in firing order
  * @ran: chains run so far
  * @bytes: bytes moved or reduced so far
+ * @stamp: timed mode: the time of the next counter update it makes
  *
  * A context lives on the stack of whoever runs chains (a doorbell, a
  * counter update, a provider worker).  Deliveries that fire further chains
