@@ -36,6 +36,8 @@ struct pl_opts {
 	int reps;
 	const char *provider, *out, *model;
 	bool measure;
+	bool timed;		/* the in-process provider on the model's clock */
+	unsigned int scale;	/* > 0: one timed Allreduce over this many nodes */
 };
 
 static const char *pl_var_name(unsigned int v)
@@ -50,7 +52,8 @@ static void pl_usage(FILE *f)
 		"usage: thbench place [--nodes N] [--jobs LIST] [--members LIST]\n"
 		"                     [--sizes LIST] [--beta B] [--seeds S] [--reps R]\n"
 		"                     [--model FILE] [--provider P] [--no-measure]\n"
-		"                     [--out DIR]\n\n"
+		"                     [--timed] [--out DIR]\n"
+		"       thbench place --scale N [--timed]\n\n"
 		"Random multi-job workloads (J collectives of M members each on N nodes,\n"
 		"Allreduce 60%%, Reduce 20%%, Broadcast 20%%, sizes from the list, node\n"
 		"ALU rates spread by beta) placed by HEFT, PETS, HCPFD, HAGD, hagd+ and\n"
@@ -61,7 +64,10 @@ static void pl_usage(FILE *f)
 		"model's mean error |measured - predicted| / measured, and HAGD's\n"
 		"improvement over each (100 (X - HAGD) / X, on the means).\n"
 		"The model is measured on the provider first (th_place_calibrate), unless\n"
-		"--model gives one.\n"
+		"--model gives one.  --timed runs the in-process provider on the model's\n"
+		"virtual clock (th_place_timed): 'measured' is then the virtual makespan.\n"
+		"--scale N: one Allreduce of 8 KiB over N nodes (radix 4), placed on its\n"
+		"tree and by HAGD, predicted, run, and the wall time it all took.\n"
 		"Defaults: --nodes 16 --jobs 2,4,8 --members 4,8 --sizes 8K,64K\n"
 		"  --beta 1.0 --seeds 5 --reps 20.  Output: a table, DIR/place.csv and\n"
 		"DIR/place.png (gnuplot); DIR defaults to build/bench/place.\n");
@@ -85,6 +91,9 @@ static int pl_parse(int argc, char **argv, struct pl_opts *o)
 		} else if (!strcmp(a, "--no-measure")) {
 			o->measure = false;
 			continue;
+		} else if (!strcmp(a, "--timed")) {
+			o->timed = true;
+			continue;
 		} else if (!v) {
 			ret = -EINVAL;
 		} else if (!strcmp(a, "--nodes")) {
@@ -107,6 +116,9 @@ static int pl_parse(int argc, char **argv, struct pl_opts *o)
 		} else if (!strcmp(a, "--reps")) {
 			o->reps = atoi(v);
 			ret = o->reps < 1 ? -EINVAL : 0;
+		} else if (!strcmp(a, "--scale")) {
+			o->scale = atoi(v);
+			ret = o->scale < 2 || o->scale > 65536 ? -EINVAL : 0;
 		} else if (!strcmp(a, "--model")) {
 			o->model = v;
 		} else if (!strcmp(a, "--provider")) {
@@ -168,12 +180,15 @@ static int pl_measure(const struct th_place_jobs *j,
 	struct br_stat st;
 
 	for (i = -3; !ret && i < reps; i++) {
+		double v0 = th_place_timed_now();
+
 		t0 = br_now_us();
 		ret = th_place_exec_start(x);
 		if (!ret)
 			ret = th_place_exec_wait(x, PL_TIMEOUT_NS);
 		if (i >= 0)
-			t[i] = (br_now_us() - t0) * 1e-6;
+			t[i] = v0 >= 0 ? th_place_timed_now() - v0 :
+			       (br_now_us() - t0) * 1e-6;
 	}
 	if (!ret) {
 		br_stat_of(&st, t, reps);
@@ -220,6 +235,122 @@ static int pl_measure_sequential(const struct th_place_jobs *j,
 	return ret;
 }
 
+/* Vports 0 .. n - 1, one on each of the first n nodes. */
+static int pl_open(struct th_device **devs, int ndev, struct th_context **ctx,
+		   struct th_vport **vps, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		unsigned int node = i % ndev;
+
+		if (!ctx[node])
+			ctx[node] = th_open_device(devs[node]);
+		vps[i] = ctx[node] ? th_create_vport(ctx[node], NULL) : NULL;
+		if (!vps[i])
+			return -errno;
+	}
+	return 0;
+}
+
+static void pl_close(struct th_vport **vps, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (vps[i]) {
+			th_destroy_vport(vps[i]);
+			vps[i] = NULL;
+		}
+}
+
+/* A model of the fabric's @nodes: @m's rates, then @m's first for the rest. */
+static struct th_place_model *pl_fabric_model(const struct th_place_model *m,
+					      unsigned int nodes)
+{
+	struct th_place_model *f = th_place_model_create(nodes);
+	unsigned int i;
+
+	if (!f)
+		return NULL;
+	f->descriptor = m->descriptor;
+	f->latency = m->latency;
+	f->bandwidth = m->bandwidth;
+	for (i = 0; i < nodes; i++)
+		f->alu[i] = m->alu[i < m->nodes ? i : 0];
+	return f;
+}
+
+/* --scale: one big Allreduce, placed, predicted and run, with wall times. */
+static int pl_scale(const struct pl_opts *o)
+{
+	struct th_place_model *m = th_place_model_create(o->scale);
+	struct th_place_jobs *j = th_place_jobs_create();
+	unsigned int *mem = malloc(o->scale * sizeof(*mem)), i, k;
+	struct th_vport **vps = calloc(o->scale, sizeof(*vps));
+	static const enum th_place_mode modes[2] = { TH_PLACE_TREES,
+						     TH_PLACE_SCHEDULED };
+	struct th_device **devs = NULL;
+	struct th_context **ctx = NULL;
+	int ndev = 0, ret = -ENOMEM;
+
+	if (!m || !j || !mem || !vps)
+		goto out;
+	for (i = 0; i < o->scale; i++)
+		mem[i] = i;
+	ret = th_place_add_collective(j, "big", TH_PLACE_ALLREDUCE, mem, o->scale,
+				      0, 8192, 4);
+	if (ret < 0)
+		goto out;
+	if (o->timed)
+		ret = th_place_timed(m);
+	devs = th_get_device_list("inproc", &ndev);
+	ctx = devs ? calloc(ndev, sizeof(*ctx)) : NULL;
+	if (ret || !ctx || ndev < (int)o->scale) {
+		fprintf(stderr, "thbench place: %u in-process nodes: %s\n", o->scale,
+			ret ? th_strerror(ret) : "not available");
+		ret = ret ? ret : -ENODEV;
+		goto out;
+	}
+	printf("# One Allreduce of 8 KiB over %u nodes (radix 4), in-process provider%s\n",
+	       o->scale, o->timed ? " on the virtual clock" : "");
+	printf("%-10s %14s %14s %12s %12s\n", "placement", "predicted_us",
+	       "measured_us", "place_s", "run_s");
+	for (k = 0; k < 2; k++) {
+		double w0 = br_now_us(), w1, w2, meas = 0;
+		struct th_place_result *r = th_place_run(j, m, modes[k],
+							 k ? TH_SCHED_HAGD :
+							 TH_SCHED_HEFT);
+
+		w1 = br_now_us();
+		ret = r ? pl_open(devs, ndev, ctx, vps, o->scale) : -errno;
+		if (!ret)
+			ret = pl_measure(j, r, vps, o->scale, 1, &meas);
+		pl_close(vps, o->scale);
+		w2 = br_now_us();
+		if (ret) {
+			fprintf(stderr, "thbench place: %s\n", th_strerror(ret));
+			th_place_result_destroy(r);
+			break;
+		}
+		printf("%-10s %14.3f %14.3f %12.3f %12.3f\n", k ? "hagd" : "trees",
+		       r->makespan * 1e6, meas * 1e6, (w1 - w0) * 1e-6,
+		       (w2 - w1) * 1e-6);
+		th_place_result_destroy(r);
+	}
+out:
+	for (i = 0; ctx && i < (unsigned int)ndev; i++)
+		if (ctx[i])
+			th_close_device(ctx[i]);
+	free(ctx);
+	th_free_device_list(devs);
+	free(vps);
+	free(mem);
+	th_place_jobs_destroy(j);
+	th_place_model_destroy(m);
+	return ret ? 1 : 0;
+}
+
 struct pl_cell {
 	double pred, meas, err;	/* sums over the seeds */
 	unsigned int n, nmeas;
@@ -245,6 +376,14 @@ int thbench_place_main(int argc, char **argv)
 			pl_usage(stderr);
 		return ret < 0 ? 2 : 0;
 	}
+	if (o.scale) {
+		char n[16];
+
+		/* before the in-process fabric exists: its size */
+		snprintf(n, sizeof(n), "%u", o.scale);
+		setenv("TH_INPROC_NODES", n, 1);
+		return pl_scale(&o);
+	}
 	if (!o.out)
 		o.out = br_default_out("place", outbuf, sizeof(outbuf));
 	if (br_mkdir_p(o.out))
@@ -259,17 +398,9 @@ int thbench_place_main(int argc, char **argv)
 	cells = calloc(ncfg * PL_NVAR, sizeof(*cells));
 	if (!ctx || !cells)
 		goto out;
-	for (i = 0; i < o.nodes; i++) {
-		unsigned int node = i % ndev;
-
-		if (!ctx[node])
-			ctx[node] = th_open_device(devs[node]);
-		vps[i] = ctx[node] ? th_create_vport(ctx[node], NULL) : NULL;
-		if (!vps[i]) {
-			fprintf(stderr, "thbench place: vport %u: %s\n", i,
-				strerror(errno));
-			goto out;
-		}
+	if (pl_open(devs, ndev, ctx, vps, o.nodes)) {
+		fprintf(stderr, "thbench place: vports: %s\n", strerror(errno));
+		goto out;
 	}
 	if (o.model) {
 		base = th_place_model_load(o.model, &d);
@@ -278,6 +409,8 @@ int thbench_place_main(int argc, char **argv)
 				base ? "fewer nodes than --nodes" : d.msg);
 			goto out;
 		}
+	} else if (o.timed) {
+		base = th_place_model_create(o.nodes);	/* the documented defaults */
 	} else {
 		base = th_place_model_create(o.nodes);
 		ret = base ? th_place_calibrate(vps[0], vps[1], base) : -ENOMEM;
@@ -287,8 +420,9 @@ int thbench_place_main(int argc, char **argv)
 			goto out;
 		}
 	}
-	printf("# Multi-job placement on %u nodes of provider '%s', %u seeds, beta %g\n",
-	       o.nodes, th_device_provider(devs[0]), o.seeds, o.beta);
+	printf("# Multi-job placement on %u nodes of provider '%s'%s, %u seeds, beta %g\n",
+	       o.nodes, th_device_provider(devs[0]),
+	       o.timed ? " on the model's virtual clock" : "", o.seeds, o.beta);
 	printf("# model: alu %.3g B/s (x U[%g, %g] per node), descriptor %.3g s, latency %.3g s, bandwidth %.3g B/s\n",
 	       base->alu[0], 1 - o.beta / 2, 1 + o.beta / 2, base->descriptor,
 	       base->latency, base->bandwidth);
@@ -303,7 +437,7 @@ int thbench_place_main(int argc, char **argv)
 				uint64_t seed = 0x9e3779b97f4a7c15ULL ^
 						(ji * 1000003ULL + mi * 7919ULL +
 						 s * 104729ULL + 1);
-				uint64_t gen = seed;
+				uint64_t gen = seed, jobs_seed;
 				struct th_place_model *m = th_place_model_create(o.nodes);
 				struct th_place_jobs *j = th_place_jobs_create();
 
@@ -317,8 +451,26 @@ int thbench_place_main(int argc, char **argv)
 				for (i = 0; i < o.nodes; i++)
 					m->alu[i] = base->alu[0] * (1 - o.beta / 2 +
 						o.beta * (pl_rng(&gen) % 1000) / 1000.0);
+				jobs_seed = gen;	/* the sequential baseline regenerates */
 				for (i = 0; i < o.jobs[ji]; i++)
 					pl_job(j, &gen, i, o.members[mi], &o);
+				if (o.timed && o.measure) {
+					struct th_place_model *fm =
+						pl_fabric_model(m, ndev);
+
+					/* the clock's rates are this workload's */
+					pl_close(vps, o.nodes);
+					ret = fm ? th_place_timed(fm) : -ENOMEM;
+					th_place_model_destroy(fm);
+					if (!ret)
+						ret = pl_open(devs, ndev, ctx, vps,
+							      o.nodes);
+					if (ret) {
+						fprintf(stderr, "thbench place: timed: %s\n",
+							th_strerror(ret));
+						goto out;
+					}
+				}
 				for (v = 0; v < PL_NVAR; v++) {
 					enum th_place_mode mode = v < TH_SCHED_NR_ALGS ?
 						TH_PLACE_SCHEDULED : v == TH_SCHED_NR_ALGS ?
@@ -340,7 +492,7 @@ int thbench_place_main(int argc, char **argv)
 					if (o.measure) {
 						ret = mode == TH_PLACE_SEQUENTIAL ?
 						      pl_measure_sequential(j, m, vps,
-							o.nodes, o.reps, seed,
+							o.nodes, o.reps, jobs_seed,
 							o.jobs[ji], o.members[mi],
 							&o, &meas) :
 						      pl_measure(j, r, vps, o.nodes,
