@@ -30,8 +30,10 @@ struct th_dag *th_dag_create(unsigned int ntasks)
 	dag->names = calloc(cap, sizeof(*dag->names));
 	dag->base = calloc(cap, sizeof(*dag->base));
 	dag->wmean = calloc(cap, sizeof(*dag->wmean));
+	dag->wstale = calloc(cap, sizeof(*dag->wstale));
 	dag->virt = calloc(cap, sizeof(*dag->virt));
-	if (!dag->names || !dag->base || !dag->wmean || !dag->virt) {
+	if (!dag->names || !dag->base || !dag->wmean || !dag->wstale ||
+	    !dag->virt) {
 		th_dag_destroy(dag);
 		errno = ENOMEM;
 		return NULL;
@@ -54,6 +56,7 @@ void th_dag_destroy(struct th_dag *dag)
 	free(dag->base);
 	free(dag->w);
 	free(dag->wmean);
+	free(dag->wstale);
 	free(dag->virt);
 	free(dag->edges);
 	free(dag->pred_off);
@@ -117,6 +120,7 @@ int th_dag_set_procs(struct th_dag *dag, unsigned int nprocs)
 	dag->w = w;
 	dag->nprocs = nprocs;
 	memset(dag->wmean, 0, dag->cap_tasks * sizeof(*dag->wmean));
+	memset(dag->wstale, 0, dag->cap_tasks * sizeof(*dag->wstale));
 	return 0;
 }
 
@@ -148,7 +152,8 @@ int th_dag_set_cost(struct th_dag *dag, unsigned int task, unsigned int proc,
 	if (dag->virt[task] && w != 0)
 		return -EINVAL;
 	dag->w[(size_t)task * dag->nprocs + proc] = w;
-	th_dag_update_mean(dag, task);
+	/* w̄ when next read: setting a whole row costs p, not p^2 */
+	dag->wstale[task] = true;
 	return 0;
 }
 
@@ -411,7 +416,14 @@ double th_dag_mean_cost(const struct th_dag *dag, unsigned int task)
 {
 	if (task >= dag->ntasks)
 		return NAN;
-	return dag->nprocs ? dag->wmean[task] : dag->base[task];
+	if (!dag->nprocs)
+		return dag->base[task];
+	if (dag->wstale[task]) {
+		/* the cache of w̄ is the graph's own, whatever the caller's const */
+		th_dag_update_mean((struct th_dag *)dag, task);
+		dag->wstale[task] = false;
+	}
+	return dag->wmean[task];
 }
 
 double th_dag_ccr(const struct th_dag *dag)

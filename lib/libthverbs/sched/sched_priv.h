@@ -29,7 +29,8 @@ struct th_dag {
 	char **names;			/* NULL entries: default names */
 	double *base;			/* structural weight, w̄ source */
 	double *w;			/* ntasks x nprocs */
-	double *wmean;			/* w̄, kept up to date */
+	double *wmean;			/* w̄, up to date unless wstale */
+	bool *wstale;			/* set_cost changed the row since */
 	bool *virt;
 
 	unsigned int nedges;
