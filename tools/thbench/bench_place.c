@@ -37,6 +37,7 @@ struct pl_opts {
 	const char *provider, *out, *model;
 	bool measure;
 	bool timed;		/* the in-process provider on the model's clock */
+	bool tianhe;		/* the offload/p2p comparison, modelled */
 	unsigned int scale;	/* > 0: one timed Allreduce over this many nodes */
 };
 
@@ -53,7 +54,8 @@ static void pl_usage(FILE *f)
 		"                     [--sizes LIST] [--beta B] [--seeds S] [--reps R]\n"
 		"                     [--model FILE] [--provider P] [--no-measure]\n"
 		"                     [--timed] [--out DIR]\n"
-		"       thbench place --scale N [--timed]\n\n"
+		"       thbench place --scale N [--timed]\n"
+		"       thbench place --tianhe\n\n"
 		"Random multi-job workloads (J collectives of M members each on N nodes,\n"
 		"Allreduce 60%%, Reduce 20%%, Broadcast 20%%, sizes from the list, node\n"
 		"ALU rates spread by beta) placed by HEFT, PETS, HCPFD, HAGD, hagd+ and\n"
@@ -68,6 +70,9 @@ static void pl_usage(FILE *f)
 		"virtual clock (th_place_timed): 'measured' is then the virtual makespan.\n"
 		"--scale N: one Allreduce of 8 KiB over N nodes (radix 4), placed on its\n"
 		"tree and by HAGD, predicted, run, and the wall time it all took.\n"
+		"--tianhe: the source paper's comparison at N = 16, modelled: the\n"
+		"offloaded Allreduce against the host-driven p2p tree, whose inner hosts\n"
+		"wake up, reduce on the CPU and post; parameters printed.\n"
 		"Defaults: --nodes 16 --jobs 2,4,8 --members 4,8 --sizes 8K,64K\n"
 		"  --beta 1.0 --seeds 5 --reps 20.  Output: a table, DIR/place.csv and\n"
 		"DIR/place.png (gnuplot); DIR defaults to build/bench/place.\n");
@@ -93,6 +98,9 @@ static int pl_parse(int argc, char **argv, struct pl_opts *o)
 			continue;
 		} else if (!strcmp(a, "--timed")) {
 			o->timed = true;
+			continue;
+		} else if (!strcmp(a, "--tianhe")) {
+			o->tianhe = true;
 			continue;
 		} else if (!v) {
 			ret = -EINVAL;
@@ -281,6 +289,117 @@ static struct th_place_model *pl_fabric_model(const struct th_place_model *m,
 	return f;
 }
 
+/*
+ * --tianhe: the source paper's comparison, modelled.  One Allreduce over
+ * N nodes on its k-nomial tree, offloaded (the placer's DAG: the NIC
+ * reduces and forwards) against the host-driven p2p tree (a DAG of host
+ * steps: every inner node's host wakes up on its children's data, reduces
+ * on the CPU, posts a PUT; on the way down it wakes up and posts one PUT
+ * per child), both with the same NIC.  Each side pays one host post at
+ * the start and one wake-up at the end.  Predictions of the model, with
+ * the parameters printed; see Documentation/placement.rst.
+ */
+struct pl_host {
+	double wake;		/* s: a blocked host sees a completion */
+	double cpu;		/* operand bytes/s of a CPU reduction */
+	double post;		/* s: software overhead of posting a message */
+};
+
+static double pl_p2p_tree(const struct th_place_model *m,
+			  const struct pl_host *h, unsigned int n,
+			  unsigned int k, uint64_t bytes)
+{
+	struct th_dag *dag = th_dag_create(2 * n);
+	unsigned int kids[256], v, s, nk;
+	struct th_sched *sc = NULL;
+	double put = th_place_put_cost(m, bytes), ms = -1, w;
+	int parent;
+
+	if (!dag || th_dag_set_procs(dag, n))
+		goto out;
+	for (v = 0; v < n; v++) {
+		nk = th_tree_children(n, 0, k, v, kids, 256);
+		parent = th_tree_parent(n, 0, k, v);
+		/* up (task v): leaves post; inner hosts wake, reduce, post */
+		w = nk ? h->wake + (1.0 + nk) * bytes / h->cpu : 0;
+		w += parent >= 0 ? h->post : 0;
+		for (s = 0; s < n; s++)
+			th_dag_set_cost(dag, v, s, s == v ? w : INFINITY);
+		/* down (task n + v): wake (not the root), post to each child */
+		w = (parent >= 0 ? h->wake : 0) + nk * h->post;
+		for (s = 0; s < n; s++)
+			th_dag_set_cost(dag, n + v, s, s == v ? w : INFINITY);
+		if (parent >= 0) {
+			th_dag_add_edge(dag, v, parent, put);
+			th_dag_add_edge(dag, n + parent, n + v, put);
+		} else {
+			th_dag_add_edge(dag, v, n + v, 0);
+		}
+	}
+	if (th_dag_finalize(dag))
+		goto out;
+	sc = th_sched_run(dag, TH_SCHED_HEFT);	/* everything pinned */
+	if (sc) {
+		struct th_sched_metrics mt;
+
+		if (!th_sched_metrics(sc, &mt))
+			ms = mt.makespan;
+	}
+out:
+	th_sched_destroy(sc);
+	th_dag_destroy(dag);
+	/* the leaves' last wake-up is in their down task; the start's post */
+	return ms < 0 ? ms : ms + h->post;
+}
+
+static int pl_tianhe(void)
+{
+	static const unsigned int radix[] = { 2, 4 };
+	static const uint64_t sizes[] = { 8, 65536 };
+	const struct pl_host h = { .wake = 5e-6, .cpu = 5e9, .post = 7e-7 };
+	struct th_place_model *m = th_place_model_create(16);
+	unsigned int ri, si, i, mem[16];
+
+	if (!m)
+		return 1;
+	m->latency = 1e-6;
+	m->bandwidth = 6e9;
+	m->descriptor = 2e-7;
+	for (i = 0; i < 16; i++) {
+		m->alu[i] = 2e9;
+		mem[i] = i;
+	}
+	printf("# Allreduce over 16 nodes, offloaded vs host-driven p2p tree: the model's prediction\n"
+	       "# NIC: latency %.2g s, bandwidth %.3g B/s, descriptor %.2g s, ALU %.3g B/s\n"
+	       "# host: wake-up %.2g s, CPU reduction %.3g B/s, post %.2g s\n"
+	       "# (LogGP: L = latency, o = post (host) or descriptor (NIC), G = 1 / bandwidth)\n",
+	       m->latency, m->bandwidth, m->descriptor, m->alu[0], h.wake, h.cpu,
+	       h.post);
+	printf("%5s %7s | %12s %12s %9s %7s\n", "radix", "bytes", "offload_us",
+	       "p2p_us", "off/p2p", "paper");
+	for (ri = 0; ri < 2; ri++)
+		for (si = 0; si < 2; si++) {
+			struct th_place_jobs *j = th_place_jobs_create();
+			struct th_place_result *r = NULL;
+			double off = -1, p2p;
+
+			if (j && th_place_add_collective(j, "A", TH_PLACE_ALLREDUCE,
+							 mem, 16, 0, sizes[si],
+							 radix[ri]) >= 0)
+				r = th_place_run(j, m, TH_PLACE_TREES, TH_SCHED_HEFT);
+			if (r)	/* the start's post, the end's wake-up */
+				off = r->makespan + h.post + h.wake;
+			p2p = pl_p2p_tree(m, &h, 16, radix[ri], sizes[si]);
+			printf("%5u %7llu | %12.2f %12.2f %9.3f %7.3f\n", radix[ri],
+			       (unsigned long long)sizes[si], off * 1e6, p2p * 1e6,
+			       off > 0 && p2p > 0 ? off / p2p : NAN, 0.404);
+			th_place_result_destroy(r);
+			th_place_jobs_destroy(j);
+		}
+	th_place_model_destroy(m);
+	return 0;
+}
+
 /* --scale: one big Allreduce, placed, predicted and run, with wall times. */
 static int pl_scale(const struct pl_opts *o)
 {
@@ -376,6 +495,8 @@ int thbench_place_main(int argc, char **argv)
 			pl_usage(stderr);
 		return ret < 0 ? 2 : 0;
 	}
+	if (o.tianhe)
+		return pl_tianhe();
 	if (o.scale) {
 		char n[16];
 
