@@ -4,7 +4,8 @@
  * compiled into chains and run on the virtual clock take exactly the
  * makespan the placer predicted, for every algorithm and the per-job
  * trees, round after round, with results still right; the same run twice
- * gives the same clock; the mode is refused once vports exist.  The timed
+ * gives the same clock; the mode is refused once vports exist, and with a
+ * model that lacks a node or has a rate of zero.  The timed
  * mode is the in-process provider's: on another provider the test skips.
  */
 #include <errno.h>
@@ -106,6 +107,12 @@ TEST(measured_equals_predicted_on_the_virtual_clock)
 	ASSERT_NE(NULL, fabric);
 	j = th_place_jobs_parse(jobs_text, strlen(jobs_text), &d);
 	ASSERT_NE(NULL, j);
+	/* every node of the fabric needs a rate; a rate of 0 is no rate */
+	EXPECT_EQ(-EINVAL, th_place_timed(m));
+	fabric->alu[9] = 0;
+	EXPECT_EQ(-EINVAL, th_place_timed(fabric));
+	fabric->alu[9] = 2e9;
+	EXPECT_EQ(-1.0, th_place_timed_now());	/* still real time */
 	ASSERT_EQ(0, th_place_timed(fabric));
 	ASSERT_EQ(0, world_open(&w, NODES));
 	/* the clock cannot change under live vports */

@@ -32,8 +32,8 @@ extern "C" {
 /**
  * struct th_place_model - what an offloaded step costs on this fabric
  * @nodes: NIC nodes
- * @alu: per node, operand bytes the ALU reduces per second (a REDUCE of k
- *	operands of B bytes reads k * B); nodes may differ
+ * @alu: per node, operand bytes the ALU reads per second when it reduces
+ *	(th_place_reduce_cost()); nodes may differ
  * @descriptor: seconds of NIC work per descriptor (posting aside: the
  *	chains of a plan are posted once)
  * @latency: seconds from a PUT's issue to its arrival, between nodes
@@ -53,6 +53,12 @@ struct th_place_model {
 
 /* A model of @nodes identical nodes with the documented defaults. */
 struct th_place_model *th_place_model_create(unsigned int nodes);
+/*
+ * 0 when @m can drive the placer or the timed mode: rates positive and
+ * finite, times non-negative and finite, at least 2 operands a pass;
+ * -EINVAL otherwise (a model filled in by hand may be anything).
+ */
+int th_place_model_check(const struct th_place_model *m);
 void th_place_model_destroy(struct th_place_model *m);
 /*
  * The model file format:

@@ -9,6 +9,7 @@
  * 'thctl place --calibrate' for the provider at hand.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,21 @@ void th_place_model_destroy(struct th_place_model *m)
 		return;
 	free(m->alu);
 	free(m);
+}
+
+int th_place_model_check(const struct th_place_model *m)
+{
+	unsigned int i;
+
+	if (!m || !m->nodes || m->nodes > TH_PLACE_MAX_NODES || !m->alu ||
+	    m->passes < 2 || !(m->descriptor >= 0) || !(m->latency >= 0) ||
+	    !(m->bandwidth > 0) || isinf(m->descriptor) || isinf(m->latency) ||
+	    isinf(m->bandwidth))
+		return -EINVAL;
+	for (i = 0; i < m->nodes; i++)
+		if (!(m->alu[i] > 0) || isinf(m->alu[i]))
+			return -EINVAL;
+	return 0;
 }
 
 double th_place_reduce_cost(const struct th_place_model *m, unsigned int node,

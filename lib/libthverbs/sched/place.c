@@ -200,7 +200,8 @@ static struct th_dag *th_place_build(const struct th_place_jobs *j,
 	unsigned int i, total = 0;
 	int ret = 0;
 
-	if (!j || !m || !j->njobs || th_place_nodes_named(j) > m->nodes) {
+	if (!j || th_place_model_check(m) || !j->njobs ||
+	    th_place_nodes_named(j) > m->nodes) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -325,7 +326,7 @@ struct th_place_result *th_place_run(const struct th_place_jobs *j,
 	unsigned int i;
 	int ret;
 
-	if (!j || !m || (unsigned int)alg >= TH_SCHED_NR_ALGS ||
+	if (!j || th_place_model_check(m) || (unsigned int)alg >= TH_SCHED_NR_ALGS ||
 	    mode > TH_PLACE_SEQUENTIAL || !j->njobs) {
 		errno = EINVAL;
 		return NULL;

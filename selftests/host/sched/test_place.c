@@ -342,4 +342,43 @@ TEST(api_refuses_bad_jobs)
 	th_place_jobs_destroy(j);
 }
 
+/* A model filled in by hand is checked before the placer uses it. */
+TEST(bad_models_are_refused)
+{
+	struct th_dag_diag d;
+	struct th_place_jobs *j = parse(
+		"thjobs 1\nallreduce A members 0-3 root 0 bytes 64\n", &d);
+	struct th_place_model *m = th_place_model_create(4);
+	unsigned int i;
+
+	ASSERT_NE(NULL, j);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(0, th_place_model_check(m));
+	EXPECT_EQ(-EINVAL, th_place_model_check(NULL));
+	for (i = 0; i < 6; i++) {
+		struct th_place_model b = *m;
+		double alu[4] = { 1e9, 1e9, 1e9, 1e9 };
+
+		b.alu = alu;
+		switch (i) {
+		case 0: alu[2] = 0; break;
+		case 1: alu[1] = INFINITY; break;
+		case 2: b.bandwidth = 0; break;
+		case 3: b.latency = -1e-6; break;
+		case 4: b.descriptor = NAN; break;
+		default: b.passes = 1; break;
+		}
+		EXPECT_EQ(-EINVAL, th_place_model_check(&b)) {
+			TH_LOG("case %u accepted", i);
+		}
+		errno = 0;
+		EXPECT_EQ(NULL, th_place_run(j, &b, TH_PLACE_SCHEDULED,
+					     TH_SCHED_HAGD));
+		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(NULL, th_place_dag(j, &b, TH_PLACE_TREES, NULL));
+	}
+	th_place_model_destroy(m);
+	th_place_jobs_destroy(j);
+}
+
 TEST_HARNESS_MAIN

@@ -305,6 +305,24 @@ assert all(len(x["jobs"]) == 2 for x in d["placements"])' "$TMP/out" 2> "$TMP/er
 	expect_refusal "place: a malformed model file, file:line:col, exit 2" 2 \
 		"^$TMP/bad.model:3:9: expected a time in seconds" \
 		place --model "$TMP/bad.model" "$JOBS"
+	# the tutorial and placement.rst show these outputs as they are
+	for pair in "tutorial.rst --model $EX/place/slow-roots.model $EX/place/tenants.jobs" \
+		    "placement.rst $JOBS"; do
+		set -- $pair
+		doc=$1
+		shift
+		run place "$@"
+		if [ "$rc" -eq 0 ] && python3 - "$TMP/out" "$TOP/Documentation/$doc" <<'PY'
+import sys
+out = ["    " + l for l in open(sys.argv[1]).read().splitlines()]
+sys.exit(0 if "\n".join(out) in open(sys.argv[2]).read() else 1)
+PY
+		then
+			ok "place: $doc shows the output as it is"
+		else
+			not_ok "place: $doc shows the output as it is" "exit $rc"
+		fi
+	done
 	run place --calibrate --nodes 4
 	cp "$TMP/out" "$TMP/cal.model"
 	if [ "$rc" -eq 0 ] && grep -q "^thmodel 1" "$TMP/cal.model" &&

@@ -136,6 +136,11 @@ int th_ipf_mr_reg(struct th_ipf_vport *vp, struct th_nic_mr_reg *req);
 int th_ipf_ct_wait(struct th_ipf_vport *vp, struct th_nic_ct_wait *req);
 void th_ipf_ct_wake(struct th_ipf_vport *vp);
 
+/* provider.c: the timed mode (th_place_timed() converts the model) */
+int th_ip_timing_set(const u64 *alu_fs, unsigned int nodes, u64 desc_fs,
+		     u64 latency_fs, u64 byte_fs);
+int th_ip_timing_now(u64 *host);
+
 /* memcheck.c */
 int th_ipf_mem_check(u64 addr, u64 len, u32 access);
 

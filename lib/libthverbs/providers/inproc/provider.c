@@ -10,10 +10,10 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "thverbs_priv.h"
 #include "inproc.h"
-#include "th_place.h"
 
 static struct th_ipf *th_inproc_fabric;
 static int th_inproc_err;
@@ -197,36 +197,25 @@ const struct th_provider_ops th_inproc_provider = {
 
 /* ---- timed mode ------------------------------------------------------------ */
 
-/* Femtoseconds, rounded to the nearest. */
-static u64 th_ip_fs(double seconds)
-{
-	return (u64)(seconds * 1e15 + 0.5);
-}
-
 /*
- * Run the in-process fabric on a virtual clock driven by @m (NULL: back to
- * real time), before any vport exists (-EBUSY otherwise).
+ * Put the fabric on a virtual clock with these costs (@alu_fs: one per
+ * node; NULL: real time again), before any vport exists (-EBUSY).  The
+ * placer's th_place_timed() checks and converts its model to these.
  */
-TH_EXPORT int th_place_timed(const struct th_place_model *m)
+int th_ip_timing_set(const u64 *alu_fs, unsigned int nodes, u64 desc_fs,
+		     u64 latency_fs, u64 byte_fs)
 {
 	struct th_eng_timing *tm = NULL, *old;
 	struct th_ipf *f;
-	unsigned int i;
 	size_t k;
 	int err;
 
 	f = th_inproc_get(&err);
 	if (!f)
 		return err ? err : -ENODEV;
-	if (m && m->nodes < f->eng.lim.nodes)
+	if (alu_fs && nodes < f->eng.lim.nodes)
 		return -EINVAL;	/* every node needs its ALU rate */
-	pthread_mutex_lock(&f->lock);
-	for (k = 0; k < (size_t)f->eng.lim.nodes * f->eng.lim.max_vports; k++)
-		if (f->vports[k]) {
-			pthread_mutex_unlock(&f->lock);
-			return -EBUSY;
-		}
-	if (m) {
+	if (alu_fs) {
 		tm = calloc(1, sizeof(*tm));
 		if (tm) {
 			tm->alu_byte_fs = calloc(f->eng.lim.nodes, sizeof(u64));
@@ -238,40 +227,48 @@ TH_EXPORT int th_place_timed(const struct th_place_model *m)
 				free(tm->node_busy);
 			}
 			free(tm);
-			pthread_mutex_unlock(&f->lock);
 			return -ENOMEM;
 		}
 		th_lock_init(&tm->lock);
-		tm->desc_fs = th_ip_fs(m->descriptor);
-		tm->latency_fs = th_ip_fs(m->latency);
-		tm->byte_fs = th_ip_fs(1 / m->bandwidth);
-		for (i = 0; i < f->eng.lim.nodes; i++)
-			tm->alu_byte_fs[i] = th_ip_fs(1 / m->alu[i]);
+		tm->desc_fs = desc_fs;
+		tm->latency_fs = latency_fs;
+		tm->byte_fs = byte_fs;
+		memcpy(tm->alu_byte_fs, alu_fs, f->eng.lim.nodes * sizeof(u64));
 	}
-	old = f->eng.timing;
-	f->eng.timing = tm;
-	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_lock(&f->lock);
+	for (k = 0; k < (size_t)f->eng.lim.nodes * f->eng.lim.max_vports; k++)
+		if (f->vports[k])
+			break;
+	if (k < (size_t)f->eng.lim.nodes * f->eng.lim.max_vports) {
+		pthread_mutex_unlock(&f->lock);
+		old = tm;	/* not installed */
+		err = -EBUSY;
+	} else {
+		old = f->eng.timing;
+		f->eng.timing = tm;
+		pthread_mutex_unlock(&f->lock);
+		err = 0;
+	}
 	if (old) {
 		th_lock_destroy(&old->lock);
 		free(old->alu_byte_fs);
 		free(old->node_busy);
 		free(old);
 	}
-	return 0;
+	return err;
 }
 
-/* The host's virtual clock in seconds; -1 in real time. */
-TH_EXPORT double th_place_timed_now(void)
+/* The host's virtual clock in femtoseconds; -ENOENT in real time. */
+int th_ip_timing_now(u64 *host)
 {
 	struct th_ipf *f;
-	u64 now;
 	int err;
 
 	f = th_inproc_get(&err);
 	if (!f || !f->eng.timing)
-		return -1;
+		return -ENOENT;
 	th_lock(&f->eng.timing->lock);
-	now = f->eng.timing->host;
+	*host = f->eng.timing->host;
 	th_unlock(&f->eng.timing->lock);
-	return now * 1e-15;
+	return 0;
 }
