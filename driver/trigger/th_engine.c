@@ -255,8 +255,8 @@ void th_eng_ctx_init(struct th_eng_ctx *ctx, struct th_eng *eng)
 	th_list_init(&ctx->ready);
 	ctx->ran = 0;
 	ctx->bytes = 0;
-	/* a host's call happens at the host's clock */
-	ctx->stamp = eng->timing ? th_read_once(eng->timing->host) : 0;
+	/* a host's call happens at the calling host's clock */
+	ctx->stamp = eng->timing ? eng->timing->host_now() : 0;
 }
 
 /* A provider's worker re-queues a deferred chain into its own context. */

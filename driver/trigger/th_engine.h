@@ -161,12 +161,14 @@ struct th_eng_ops {
  * @alu_byte_fs: per node, femtoseconds per operand byte reduced
  * @node_busy: per node, when its NIC finishes the work it has
  * @now: the latest event so far
- * @host: the host's clock: its calls happen then; a wait that sees a
- *	counter brings it to that counter's latest update
+ * @host_now: the clock of the host that calls into the engine now (the
+ *	provider may keep one per thread): its commands happen then
  *
  * A provider's timed mode; the module runs in real time and never sets
- * one.  Every counter update carries a time (struct th_eng_ctx.stamp): the
- * host's at @host, a chain's at the point of its run.  A chain starts when
+ * one.  Every counter update carries a time (struct th_eng_ctx.stamp): a
+ * host command's at @host_now(), a chain's at the point of its run; a
+ * host that waits for a counter reads that counter's time with
+ * th_eng_timing_seen() and moves its own clock.  A chain starts when
  * its counter's latest update happened; REDUCE and COPY occupy the node's
  * NIC in the order they run, a PUT or GET arrives after its flight without
  * occupying it, counter operations take no time.
@@ -179,7 +181,7 @@ struct th_eng_timing {
 	u64 *alu_byte_fs;
 	u64 *node_busy;
 	u64 now;
-	u64 host;
+	u64 (*host_now)(void);
 };
 
 /**
@@ -396,8 +398,8 @@ void th_eng_vport_kill(struct th_eng_vport *vp, struct th_eng_ctx *ctx);
 bool th_eng_vport_idle(struct th_eng_vport *vp);
 void th_eng_vport_destroy(struct th_eng_vport *vp);
 void th_eng_ctx_init(struct th_eng_ctx *ctx, struct th_eng *eng);
-/* Timed mode: the host saw counter @idx of @vp (a wait returned). */
-void th_eng_timing_saw(struct th_eng_vport *vp, u32 idx);
+/* Timed mode: when counter @idx of @vp was last updated. */
+u64 th_eng_timing_seen(struct th_eng_vport *vp, u32 idx);
 void th_eng_ctx_add(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
 void th_eng_ctx_run(struct th_eng_ctx *ctx);
 void th_eng_ctx_run_all(struct th_eng_ctx *ctx);

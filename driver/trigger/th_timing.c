@@ -86,18 +86,18 @@ void th_timing_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	}
 }
 
-void th_eng_timing_saw(struct th_eng_vport *vp, u32 idx)
+/*
+ * When counter @idx of @vp was last updated: a host whose wait saw it
+ * cannot be earlier.  0 in real time.
+ */
+u64 th_eng_timing_seen(struct th_eng_vport *vp, u32 idx)
 {
-	struct th_eng_timing *tm = vp->eng->timing;
 	u64 t;
 
-	if (!tm || !vp->ct_time || idx >= vp->eng->lim.max_counters)
-		return;
+	if (!vp->eng->timing || !vp->ct_time || idx >= vp->eng->lim.max_counters)
+		return 0;
 	th_lock(&vp->lock);
 	t = vp->ct_time[idx];
 	th_unlock(&vp->lock);
-	th_lock(&tm->lock);
-	if (t > tm->host)
-		tm->host = t;
-	th_unlock(&tm->lock);
+	return t;
 }

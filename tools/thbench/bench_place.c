@@ -70,9 +70,11 @@ static void pl_usage(FILE *f)
 		"virtual clock (th_place_timed): 'measured' is then the virtual makespan.\n"
 		"--scale N: one Allreduce of 8 KiB over N nodes (radix 4), placed on its\n"
 		"tree and by HAGD, predicted, run, and the wall time it all took.\n"
-		"--tianhe: the source paper's comparison at N = 16, modelled: the\n"
-		"offloaded Allreduce against the host-driven p2p tree, whose inner hosts\n"
-		"wake up, reduce on the CPU and post; parameters printed.\n"
+		"--tianhe: the source paper's comparison at N = 16: the offloaded\n"
+		"Allreduce against the host-driven p2p tree, whose inner hosts wake up,\n"
+		"reduce on the CPU and post; predicted, then run on the virtual clock\n"
+		"with ranks as threads, each with its own host clock; then the timed\n"
+		"ratio as the host's wake-up and post vary.  Parameters printed.\n"
 		"Defaults: --nodes 16 --jobs 2,4,8 --members 4,8 --sizes 8K,64K\n"
 		"  --beta 1.0 --seeds 5 --reps 20.  Output: a table, DIR/place.csv and\n"
 		"DIR/place.png (gnuplot); DIR defaults to build/bench/place.\n");
@@ -284,29 +286,26 @@ static struct th_place_model *pl_fabric_model(const struct th_place_model *m,
 	f->descriptor = m->descriptor;
 	f->latency = m->latency;
 	f->bandwidth = m->bandwidth;
+	f->passes = m->passes;
+	f->wake = m->wake;
+	f->post = m->post;
+	f->cpu = m->cpu;
 	for (i = 0; i < nodes; i++)
 		f->alu[i] = m->alu[i < m->nodes ? i : 0];
 	return f;
 }
 
 /*
- * --tianhe: the source paper's comparison, modelled.  One Allreduce over
- * N nodes on its k-nomial tree, offloaded (the placer's DAG: the NIC
- * reduces and forwards) against the host-driven p2p tree (a DAG of host
- * steps: every inner node's host wakes up on its children's data, reduces
- * on the CPU, posts a PUT; on the way down it wakes up and posts one PUT
- * per child), both with the same NIC.  Each side pays one host post at
- * the start and one wake-up at the end.  Predictions of the model, with
- * the parameters printed; see Documentation/placement.rst.
+ * --tianhe: the source paper's comparison.  One Allreduce over N nodes on
+ * its k-nomial tree, offloaded against the host-driven p2p tree, both on
+ * the same NIC; predicted (the placer's DAG for the offload; a DAG of host
+ * steps for p2p: every inner node's host wakes up on its children's data,
+ * reduces on the CPU, posts a PUT; on the way down it wakes up and posts
+ * one PUT per child), then run: th_coll and th_p2p, ranks as threads, on
+ * the virtual clock with the model's host costs.  See
+ * Documentation/placement.rst.
  */
-struct pl_host {
-	double wake;		/* s: a blocked host sees a completion */
-	double cpu;		/* operand bytes/s of a CPU reduction */
-	double post;		/* s: software overhead of posting a message */
-};
-
-static double pl_p2p_tree(const struct th_place_model *m,
-			  const struct pl_host *h, unsigned int n,
+static double pl_p2p_tree(const struct th_place_model *m, unsigned int n,
 			  unsigned int k, uint64_t bytes)
 {
 	struct th_dag *dag = th_dag_create(2 * n);
@@ -321,12 +320,12 @@ static double pl_p2p_tree(const struct th_place_model *m,
 		nk = th_tree_children(n, 0, k, v, kids, 256);
 		parent = th_tree_parent(n, 0, k, v);
 		/* up (task v): leaves post; inner hosts wake, reduce, post */
-		w = nk ? h->wake + (1.0 + nk) * bytes / h->cpu : 0;
-		w += parent >= 0 ? h->post : 0;
+		w = nk ? m->wake + (1.0 + nk) * bytes / m->cpu : 0;
+		w += parent >= 0 ? m->post : 0;
 		for (s = 0; s < n; s++)
 			th_dag_set_cost(dag, v, s, s == v ? w : INFINITY);
 		/* down (task n + v): wake (not the root), post to each child */
-		w = (parent >= 0 ? h->wake : 0) + nk * h->post;
+		w = (parent >= 0 ? m->wake : 0) + nk * m->post;
 		for (s = 0; s < n; s++)
 			th_dag_set_cost(dag, n + v, s, s == v ? w : INFINITY);
 		if (parent >= 0) {
@@ -348,56 +347,138 @@ static double pl_p2p_tree(const struct th_place_model *m,
 out:
 	th_sched_destroy(sc);
 	th_dag_destroy(dag);
-	/* the leaves' last wake-up is in their down task; the start's post */
-	return ms < 0 ? ms : ms + h->post;
+	/* the leaves' last wake-up is in their down task */
+	return ms;
+}
+
+/*
+ * The same Allreduce run on the in-process provider's virtual clock with
+ * @m's host costs, ranks as threads: the slowest rank's time (µs) from the
+ * barrier where the ranks' clocks meet to its completion; -1 on failure.
+ */
+static double pl_tianhe_run(const struct th_place_model *m, unsigned int radix,
+			    uint64_t bytes, enum br_variant v)
+{
+	struct br_job j = {
+		.n = m->nodes, .v = v, .provider = "inproc", .reps = 3,
+		.warmup = 1, .timed = true,
+		.attr = { .kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
+			  .dtype = TH_NIC_DT_FLOAT64, .count = bytes / 8,
+			  .radix = radix },
+	};
+	struct th_place_model *fm = NULL;
+	struct th_device **devs;
+	struct br_stat st = { 0 };
+	int ndev = 0, ret = -ENODEV;
+
+	devs = th_get_device_list("inproc", &ndev);
+	th_free_device_list(devs);
+	if (ndev >= (int)m->nodes)
+		fm = pl_fabric_model(m, ndev);
+	if (fm)
+		ret = th_place_timed(fm);
+	if (!ret) {
+		ret = br_run_threads(&j, &st);
+		th_place_timed(NULL);
+	}
+	th_place_model_destroy(fm);
+	if (ret || !st.ok) {
+		fprintf(stderr, "thbench place --tianhe: %s: %s\n",
+			v == BR_P2P ? "p2p" : "offload", th_strerror(ret));
+		return -1;
+	}
+	return st.med;
+}
+
+/* The timed ratio at 8 B, radix 4, as the host's wake-up and post vary. */
+static void pl_tianhe_sensitivity(struct th_place_model *m)
+{
+	static const double wake[] = { 1e-6, 2e-6, 5e-6, 10e-6 };
+	static const double post[] = { 3.5e-7, 7e-7, 1.4e-6 };
+	double w0 = m->wake, p0 = m->post, off, p2p;
+	unsigned int wi, pi;
+
+	printf("\n# offload/p2p, timed, 8 B, radix 4, by the host's wake-up (rows) and post (columns)\n");
+	printf("%8s", "wake_us");
+	for (pi = 0; pi < 3; pi++)
+		printf("  post=%.2fus", post[pi] * 1e6);
+	printf("\n");
+	for (wi = 0; wi < 4; wi++) {
+		printf("%8.1f", wake[wi] * 1e6);
+		for (pi = 0; pi < 3; pi++) {
+			m->wake = wake[wi];
+			m->post = post[pi];
+			off = pl_tianhe_run(m, 4, 8, BR_OFFLOAD);
+			p2p = pl_tianhe_run(m, 4, 8, BR_P2P);
+			printf("  %12.3f", off > 0 && p2p > 0 ? off / p2p : NAN);
+		}
+		printf("\n");
+	}
+	m->wake = w0;
+	m->post = p0;
 }
 
 static int pl_tianhe(void)
 {
 	static const unsigned int radix[] = { 2, 4 };
 	static const uint64_t sizes[] = { 8, 65536 };
-	const struct pl_host h = { .wake = 5e-6, .cpu = 5e9, .post = 7e-7 };
 	struct th_place_model *m = th_place_model_create(16);
 	unsigned int ri, si, i, mem[16];
+	int bad = 0;
 
 	if (!m)
 		return 1;
 	m->latency = 1e-6;
 	m->bandwidth = 6e9;
 	m->descriptor = 2e-7;
+	m->wake = 5e-6;
+	m->post = 7e-7;
+	m->cpu = 5e9;
 	for (i = 0; i < 16; i++) {
 		m->alu[i] = 2e9;
 		mem[i] = i;
 	}
-	printf("# Allreduce over 16 nodes, offloaded vs host-driven p2p tree: the model's prediction\n"
+	printf("# Allreduce over 16 nodes, offloaded vs host-driven p2p tree\n"
 	       "# NIC: latency %.2g s, bandwidth %.3g B/s, descriptor %.2g s, ALU %.3g B/s\n"
 	       "# host: wake-up %.2g s, CPU reduction %.3g B/s, post %.2g s\n"
-	       "# (LogGP: L = latency, o = post (host) or descriptor (NIC), G = 1 / bandwidth)\n",
-	       m->latency, m->bandwidth, m->descriptor, m->alu[0], h.wake, h.cpu,
-	       h.post);
-	printf("%5s %7s | %12s %12s %9s %7s\n", "radix", "bytes", "offload_us",
-	       "p2p_us", "off/p2p", "paper");
+	       "# (LogGP: L = latency, o = post (host) or descriptor (NIC), G = 1 / bandwidth)\n"
+	       "# off_placer: the placer's prediction for its own compile of the Allreduce\n"
+	       "# (which also copies each contribution in and each result out);\n"
+	       "# p2p_model: the DAG of host steps; timed: th_coll and th_p2p run on the\n"
+	       "# in-process provider's virtual clock, ranks as threads, each with its\n"
+	       "# own host clock; microseconds, the slowest rank\n",
+	       m->latency, m->bandwidth, m->descriptor, m->alu[0], m->wake,
+	       m->cpu, m->post);
+	printf("%5s %7s | %10s %10s %8s | %10s %10s %8s | %6s\n", "radix",
+	       "bytes", "off_placer", "p2p_model", "ratio", "off_timed",
+	       "p2p_timed", "ratio", "paper");
 	for (ri = 0; ri < 2; ri++)
 		for (si = 0; si < 2; si++) {
 			struct th_place_jobs *j = th_place_jobs_create();
 			struct th_place_result *r = NULL;
-			double off = -1, p2p;
+			double off = -1, p2p, toff, tp2p;
 
 			if (j && th_place_add_collective(j, "A", TH_PLACE_ALLREDUCE,
 							 mem, 16, 0, sizes[si],
 							 radix[ri]) >= 0)
 				r = th_place_run(j, m, TH_PLACE_TREES, TH_SCHED_HEFT);
 			if (r)	/* the start's post, the end's wake-up */
-				off = r->makespan + h.post + h.wake;
-			p2p = pl_p2p_tree(m, &h, 16, radix[ri], sizes[si]);
-			printf("%5u %7llu | %12.2f %12.2f %9.3f %7.3f\n", radix[ri],
-			       (unsigned long long)sizes[si], off * 1e6, p2p * 1e6,
-			       off > 0 && p2p > 0 ? off / p2p : NAN, 0.404);
+				off = r->makespan + m->post + m->wake;
+			p2p = pl_p2p_tree(m, 16, radix[ri], sizes[si]);
+			toff = pl_tianhe_run(m, radix[ri], sizes[si], BR_OFFLOAD);
+			tp2p = pl_tianhe_run(m, radix[ri], sizes[si], BR_P2P);
+			bad |= toff < 0 || tp2p < 0;
+			printf("%5u %7llu | %10.2f %10.2f %8.3f | %10.2f %10.2f %8.3f | %6.3f\n",
+			       radix[ri], (unsigned long long)sizes[si], off * 1e6,
+			       p2p * 1e6, off > 0 && p2p > 0 ? off / p2p : NAN,
+			       toff, tp2p, toff > 0 && tp2p > 0 ? toff / tp2p : NAN,
+			       0.404);
 			th_place_result_destroy(r);
 			th_place_jobs_destroy(j);
 		}
+	pl_tianhe_sensitivity(m);
 	th_place_model_destroy(m);
-	return 0;
+	return bad;
 }
 
 /* --scale: one big Allreduce, placed, predicted and run, with wall times. */

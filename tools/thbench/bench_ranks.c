@@ -18,6 +18,7 @@
 #include "bench_ranks.h"
 #include "th_boot.h"
 #include "th_p2p.h"
+#include "th_place.h"
 
 double br_now_us(void)
 {
@@ -94,6 +95,42 @@ static int br_op(struct br_job *j, struct th_coll *coll, struct th_p2p *p2p)
 	return ret ? ret : th_coll_wait(coll, BR_TIMEOUT_NS);
 }
 
+/*
+ * A barrier, then the start of a sample in microseconds: now, or on the
+ * virtual clock,
+ * the latest of the ranks' host clocks, to which every rank moves (a
+ * barrier in virtual time).
+ */
+static int br_start(struct th_boot *b, const struct br_job *j, double *t0)
+{
+	double mine, *all, latest = 0;
+	unsigned int r;
+	int ret;
+
+	if (!j->timed) {
+		ret = th_boot_barrier(b);
+		*t0 = br_now_us();
+		return ret;
+	}
+	all = malloc(j->n * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	mine = th_place_timed_now();
+	ret = th_boot_allgather(b, &mine, all, sizeof(mine));
+	for (r = 0; !ret && r < j->n; r++)
+		latest = all[r] > latest ? all[r] : latest;
+	if (!ret)
+		ret = th_place_timed_advance(latest);
+	free(all);
+	*t0 = latest * 1e6;
+	return ret;
+}
+
+static double br_end(const struct br_job *j)
+{
+	return j->timed ? th_place_timed_now() * 1e6 : br_now_us();
+}
+
 static int br_rank(struct th_boot *b, void *arg)
 {
 	struct br_shared *sh = arg;
@@ -125,14 +162,13 @@ static int br_rank(struct th_boot *b, void *arg)
 		ret = coll || p2p ? 0 : -errno;
 	/* every rank takes part in every barrier, even after a failure */
 	for (rep = -j->warmup; rep < j->reps; rep++) {
-		if (th_boot_barrier(b))
-			break;
-		t0 = br_now_us();
+		if (br_start(b, j, &t0))
+			break;	/* a barrier, too */
 		if (!ret)
 			ret = br_op(j, coll, p2p);
 		if (rep >= 0) {
 			j->t0[(size_t)rank * j->reps + rep] = t0;
-			j->t[(size_t)rank * j->reps + rep] = br_now_us() - t0;
+			j->t[(size_t)rank * j->reps + rep] = br_end(j) - t0;
 		}
 	}
 	th_coll_destroy(coll);

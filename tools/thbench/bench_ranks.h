@@ -51,6 +51,12 @@ struct br_job {
 	 * which counts the time oversubscribed ranks wait for a core.
 	 */
 	bool span;
+	/*
+	 * Times are of the in-process provider's virtual clock (the caller
+	 * installed it with th_place_timed()): at each barrier the ranks'
+	 * host clocks meet at the latest of them, where the sample starts.
+	 */
+	bool timed;
 	/* filled: per rank and rep, then the error of the first failed rank */
 	double *t, *t0;
 	int err;

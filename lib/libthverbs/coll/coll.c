@@ -614,6 +614,17 @@ static int th_coll_wait_rank(struct th_coll *cl, unsigned int li,
 	int n;
 
 	while (cl->done[li] < cl->started) {
+		/*
+		 * On a virtual clock the host learns of the round through the
+		 * wait on D, not from a CQ entry written in real time already.
+		 */
+		if (th_vport_timed(rk->vp)) {
+			now = th_coll_now_ns();
+			n = th_ct_wait(rk->vp, TH_COLL_CT_D, cl->done[li] + 1,
+				       deadline > now ? deadline - now : 0);
+			if (n)
+				return n;
+		}
 		n = th_poll_cq(rk->vp, &cqe, 1);
 		if (n < 0)
 			return n;

@@ -36,6 +36,7 @@
 #include "th_alu.h"
 #include "th_p2p.h"
 #include "thverbs_priv.h"
+#include "timed.h"
 
 #define TH_P2P_PASS		(TH_NIC_MAX_OPERANDS - 1)
 
@@ -132,10 +133,15 @@ static int th_p2p_drain(struct th_p2p *p, struct th_p2p_rank *rk)
 	return th_p2p_wait(p, rk, TH_P2P_CT_SENT, rk->sent);
 }
 
-/* dst = src[0] op ... op src[n-1] on the CPU, at most 7 operands a pass. */
+/*
+ * dst = src[0] op ... op src[n-1] on the CPU, at most 7 operands a pass;
+ * the timed mode charges every operand byte read, dst again after the
+ * first pass.
+ */
 static void th_p2p_reduce(struct th_p2p *p, void *dst, const void **src,
 			  unsigned int nsrc)
 {
+	uint64_t bytes = (uint64_t)p->attr.count * p->esize;
 	unsigned int done, k;
 
 	if (!p->attr.count)
@@ -143,10 +149,12 @@ static void th_p2p_reduce(struct th_p2p *p, void *dst, const void **src,
 	k = nsrc < TH_NIC_MAX_OPERANDS ? nsrc : TH_NIC_MAX_OPERANDS;
 	th_alu_reduce(p->attr.op, p->attr.dtype, dst, src, k, false,
 		      p->attr.count);
+	th_timed_cpu(k * bytes);
 	for (done = k; done < nsrc; done += k) {
 		k = nsrc - done < TH_P2P_PASS ? nsrc - done : TH_P2P_PASS;
 		th_alu_reduce(p->attr.op, p->attr.dtype, dst, src + done, k,
 			      true, p->attr.count);
+		th_timed_cpu((k + 1) * bytes);
 	}
 }
 

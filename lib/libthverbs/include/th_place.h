@@ -41,6 +41,13 @@ extern "C" {
  * @passes: operands per ALU pass (the NIC's 7); a reduction of k operands
  *	takes 1 + ceil((k - passes) / (passes - 1)) passes, each one
  *	descriptor, each after the first also reading the partial result
+ * @wake: the host, for the timed mode (th_place_timed()); the placer
+ *	places NIC work and never reads these three.  Seconds from a
+ *	counter's update to a host that waited for it running again
+ * @post: seconds of host software per command to the NIC (a posted
+ *	chain, a counter update)
+ * @cpu: operand bytes per second of a host's reduction on its CPU
+ *	(th_p2p); 0: not charged.  All three are 0 by default: a free host
  */
 struct th_place_model {
 	unsigned int nodes;
@@ -49,6 +56,9 @@ struct th_place_model {
 	double latency;
 	double bandwidth;
 	unsigned int passes;
+	double wake;
+	double post;
+	double cpu;
 };
 
 /* A model of @nodes identical nodes with the documented defaults. */
@@ -69,6 +79,9 @@ void th_place_model_destroy(struct th_place_model *m);
  *	descriptor SECONDS
  *	latency SECONDS
  *	bandwidth RATE
+ *	wake SECONDS        the host, for the timed mode (0 if absent)
+ *	post SECONDS
+ *	cpu RATE            0: not charged
  * Later lines override earlier ones; '#' starts a comment line.
  */
 struct th_place_model *th_place_model_parse(const char *text, size_t len,
@@ -254,11 +267,21 @@ void th_place_result_destroy(struct th_place_result *r);
  */
 int th_place_timed(const struct th_place_model *m);
 /*
- * The host's virtual clock, in seconds; -1 in real time.  The host's calls
- * happen at it; a wait (th_ct_wait()) that sees a counter reached brings
- * it to when that counter was last updated.
+ * The calling thread's host clock, in seconds; -1 in real time.  Each
+ * thread keeps its own, from 0 when the clock was installed (ranks as
+ * threads each have theirs).  The host's commands to the NIC happen at
+ * it, each after @m->post of software; a wait (th_ct_wait()) for a
+ * counter last updated later brings it to that update plus @m->wake; a
+ * host-driven reduction (th_p2p) adds its operand bytes / @m->cpu.
  */
 double th_place_timed_now(void);
+/*
+ * Move the calling thread's host clock forward to @seconds, if it is
+ * earlier: the host computed until then, or met other threads at a
+ * barrier (each advances to the latest of their clocks).  -ENOENT in
+ * real time, -EINVAL for a negative or infinite time.
+ */
+int th_place_timed_advance(double seconds);
 
 /* ---- running a placement ---------------------------------------------- */
 

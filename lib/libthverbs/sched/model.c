@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * model.c - the fabric cost model of the placer (th_place.h): per-node ALU
- * rates, the per-descriptor cost, link latency and bandwidth; defaults,
- * the model file format and the costs of a REDUCE and a PUT.
+ * rates, the per-descriptor cost, link latency and bandwidth, and the
+ * host's costs for the timed mode; defaults, the model file format and
+ * the costs of a REDUCE and a PUT.
  *
  * Defaults are the in-process provider's orders of magnitude on a current
  * x86 core (thbench alu, thbench post): calibrate with
@@ -64,7 +65,8 @@ int th_place_model_check(const struct th_place_model *m)
 	if (!m || !m->nodes || m->nodes > TH_PLACE_MAX_NODES || !m->alu ||
 	    m->passes < 2 || !(m->descriptor >= 0) || !(m->latency >= 0) ||
 	    !(m->bandwidth > 0) || isinf(m->descriptor) || isinf(m->latency) ||
-	    isinf(m->bandwidth))
+	    isinf(m->bandwidth) || !(m->wake >= 0) || !(m->post >= 0) ||
+	    !(m->cpu >= 0) || isinf(m->wake) || isinf(m->post) || isinf(m->cpu))
 		return -EINVAL;
 	for (i = 0; i < m->nodes; i++)
 		if (!(m->alu[i] > 0) || isinf(m->alu[i]))
@@ -185,10 +187,12 @@ static int th_model_line(struct th_place_model **mp, struct th_dag_lex *lx,
 		return ret;
 	}
 	if (th_model_is(lx, 0, "descriptor") || th_model_is(lx, 0, "latency") ||
-	    th_model_is(lx, 0, "bandwidth")) {
+	    th_model_is(lx, 0, "bandwidth") || th_model_is(lx, 0, "wake") ||
+	    th_model_is(lx, 0, "post") || th_model_is(lx, 0, "cpu")) {
 		bool bw = th_model_is(lx, 0, "bandwidth");
+		bool cpu = th_model_is(lx, 0, "cpu");
 
-		ret = th_model_real(lx, 1, d, bw ? "a rate in bytes/s" :
+		ret = th_model_real(lx, 1, d, bw || cpu ? "a rate in bytes/s" :
 				    "a time in seconds", !bw, &v);
 		if (!ret)
 			ret = th_model_end(lx, 2, d);
@@ -196,14 +200,20 @@ static int th_model_line(struct th_place_model **mp, struct th_dag_lex *lx,
 			return ret;
 		if (bw)
 			m->bandwidth = v;
+		else if (cpu)
+			m->cpu = v;
 		else if (th_model_is(lx, 0, "latency"))
 			m->latency = v;
+		else if (th_model_is(lx, 0, "wake"))
+			m->wake = v;
+		else if (th_model_is(lx, 0, "post"))
+			m->post = v;
 		else
 			m->descriptor = v;
 		return 0;
 	}
 	return th_dag_diag_set(d, lx->line, lx->tok_col[0],
-			       "expected 'alu', 'descriptor', 'latency' or 'bandwidth', got '%.*s'",
+			       "expected 'alu', 'descriptor', 'latency', 'bandwidth', 'wake', 'post' or 'cpu', got '%.*s'",
 			       (int)lx->tok_len[0], lx->tok[0]);
 }
 
@@ -277,5 +287,9 @@ int th_place_model_write(const struct th_place_model *m, FILE *f)
 	}
 	fprintf(f, "descriptor %.6g\nlatency %.6g\nbandwidth %.6g\n",
 		m->descriptor, m->latency, m->bandwidth);
+	/* the host's costs, for the timed mode: left out while free */
+	if (m->wake || m->post || m->cpu)
+		fprintf(f, "wake %.6g\npost %.6g\ncpu %.6g\n", m->wake, m->post,
+			m->cpu);
 	return ferror(f) ? -EIO : 0;
 }

@@ -39,7 +39,13 @@ struct th_provider_ops {
 	int (*ct_wait)(struct th_vport *vp, struct th_nic_ct_wait *w);
 	int (*cancel)(struct th_vport *vp, struct th_nic_cancel *c);
 	int (*vport_fd)(const struct th_vport *vp);
+	/*
+	 * The vport runs on a virtual clock (the in-process timed mode),
+	 * whose host learns of the NIC's work only through waits; NULL: no.
+	 */
+	bool (*timed)(const struct th_vport *vp);
 };
+
 
 extern const struct th_provider_ops th_kernel_provider;
 extern const struct th_provider_ops th_inproc_provider;
@@ -82,6 +88,12 @@ struct th_vport {
 	bool refused;		/* the NIC refused the last post */
 	void *priv;
 };
+
+/* @vp's provider keeps a virtual clock (struct th_provider_ops.timed). */
+static inline bool th_vport_timed(const struct th_vport *vp)
+{
+	return vp->ctx->dev.ops->timed && vp->ctx->dev.ops->timed(vp);
+}
 
 struct th_mr {
 	struct th_vport *vp;

@@ -124,7 +124,7 @@ TEST(model_file_parses_and_refuses)
 {
 	static const char good[] =
 		"thmodel 1\nnodes 4\nalu 3e9\nalu 2 1e9\ndescriptor 1e-7\n"
-		"latency 2e-6\nbandwidth 5e9\n";
+		"latency 2e-6\nbandwidth 5e9\nwake 5e-6\npost 7e-7\ncpu 4e9\n";
 	struct th_dag_diag d;
 	struct th_place_model *m = th_place_model_parse(good, strlen(good), &d);
 
@@ -135,6 +135,9 @@ TEST(model_file_parses_and_refuses)
 	EXPECT_EQ(1e-7, m->descriptor);
 	EXPECT_EQ(2e-6, m->latency);
 	EXPECT_EQ(5e9, m->bandwidth);
+	EXPECT_EQ(5e-6, m->wake);
+	EXPECT_EQ(7e-7, m->post);
+	EXPECT_EQ(4e9, m->cpu);
 	/* 3 operands of 1000 bytes at 1e9: one pass, 3 us of ALU */
 	EXPECT_TRUE(near(th_place_reduce_cost(m, 2, 3, 1000), 1e-7 + 3e-6));
 	/* 13 operands: 7, then 6 more with the partial result: two passes */
@@ -155,6 +158,62 @@ TEST(model_file_parses_and_refuses)
 	EXPECT_EQ(NULL, m);
 	EXPECT_EQ(3, d.line);
 	EXPECT_EQ(11, d.col);
+	/* the host's costs: times may be 0, never negative; a rate too */
+	m = th_place_model_parse("thmodel 1\nnodes 2\nwake -1e-6\n", 29, &d);
+	EXPECT_EQ(NULL, m);
+	EXPECT_EQ(3, d.line);
+	EXPECT_EQ(6, d.col);
+	m = th_place_model_parse("thmodel 1\nnodes 2\ncpu 1e9 2\n", 28, &d);
+	EXPECT_EQ(NULL, m);
+	EXPECT_EQ(3, d.line);
+	EXPECT_EQ(9, d.col);
+	m = th_place_model_parse("thmodel 1\nnodes 2\npost 0\ncpu 0\n", 31, &d);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(0, m->post);
+	EXPECT_EQ(0, m->cpu);
+	th_place_model_destroy(m);
+}
+
+/* What th_place_model_write() writes, th_place_model_parse() reads back. */
+TEST(model_file_round_trips)
+{
+	struct th_place_model *m = th_place_model_create(3), *back;
+	struct th_dag_diag d;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int host;
+
+	ASSERT_NE(NULL, m);
+	for (host = 0; host < 2; host++) {
+		m->alu[1] = 5e8;
+		if (host) {
+			m->wake = 2e-6;
+			m->post = 5e-7;
+			m->cpu = 3e9;
+		}
+		f = open_memstream(&text, &len);
+		ASSERT_NE(NULL, f);
+		ASSERT_EQ(0, th_place_model_write(m, f));
+		ASSERT_EQ(0, fclose(f));
+		/* a free host is left out of the file */
+		EXPECT_EQ(host, strstr(text, "wake") != NULL);
+		back = th_place_model_parse(text, len, &d);
+		ASSERT_NE(NULL, back) TH_LOG("%u:%u: %s", d.line, d.col, d.msg);
+		EXPECT_EQ(m->nodes, back->nodes);
+		EXPECT_EQ(m->alu[0], back->alu[0]);
+		EXPECT_EQ(m->alu[1], back->alu[1]);
+		EXPECT_EQ(m->descriptor, back->descriptor);
+		EXPECT_EQ(m->latency, back->latency);
+		EXPECT_EQ(m->bandwidth, back->bandwidth);
+		EXPECT_EQ(m->wake, back->wake);
+		EXPECT_EQ(m->post, back->post);
+		EXPECT_EQ(m->cpu, back->cpu);
+		th_place_model_destroy(back);
+		free(text);
+		text = NULL;
+	}
+	th_place_model_destroy(m);
 }
 
 /*
@@ -355,7 +414,7 @@ TEST(bad_models_are_refused)
 	ASSERT_NE(NULL, m);
 	EXPECT_EQ(0, th_place_model_check(m));
 	EXPECT_EQ(-EINVAL, th_place_model_check(NULL));
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < 9; i++) {
 		struct th_place_model b = *m;
 		double alu[4] = { 1e9, 1e9, 1e9, 1e9 };
 
@@ -366,6 +425,9 @@ TEST(bad_models_are_refused)
 		case 2: b.bandwidth = 0; break;
 		case 3: b.latency = -1e-6; break;
 		case 4: b.descriptor = NAN; break;
+		case 5: b.wake = -1e-6; break;
+		case 6: b.post = INFINITY; break;
+		case 7: b.cpu = NAN; break;
 		default: b.passes = 1; break;
 		}
 		EXPECT_EQ(-EINVAL, th_place_model_check(&b)) {

@@ -48,6 +48,8 @@ struct th_ipf_waitq {
  * @runq: vports with deferred chains, served in turn
  * @progress_started: @progress exists (started on first use)
  * @stopping: th_ipf_destroy() asks @progress to exit
+ * @host: the host's costs in the timed mode (@eng.timing set), written
+ *	only while no vport exists
  */
 struct th_ipf {
 	struct th_eng eng;
@@ -62,6 +64,11 @@ struct th_ipf {
 	struct th_list runq;
 	bool progress_started;
 	bool stopping;
+	struct {
+		u64 wake_fs;
+		u64 post_fs;
+		u64 cpu_byte_fs;
+	} host;
 };
 
 /**
@@ -136,10 +143,41 @@ int th_ipf_mr_reg(struct th_ipf_vport *vp, struct th_nic_mr_reg *req);
 int th_ipf_ct_wait(struct th_ipf_vport *vp, struct th_nic_ct_wait *req);
 void th_ipf_ct_wake(struct th_ipf_vport *vp);
 
-/* provider.c: the timed mode (th_place_timed() converts the model) */
-int th_ip_timing_set(const u64 *alu_fs, unsigned int nodes, u64 desc_fs,
-		     u64 latency_fs, u64 byte_fs);
+/* provider.c */
+struct th_ipf *th_inproc_get(int *err);
+
+/**
+ * struct th_ip_timing - the costs of the timed mode, in femtoseconds
+ * @alu_fs: per node, per operand byte a NIC reduces
+ * @nodes: entries of @alu_fs: at least the fabric's nodes
+ * @desc_fs: NIC work per REDUCE pass or COPY
+ * @latency_fs: a PUT's flight
+ * @byte_fs: per byte a PUT or a COPY moves
+ * @wake_fs: a host that waited for a counter runs this long after its
+ *	update
+ * @post_fs: host software per command (a doorbell, a counter update)
+ * @cpu_byte_fs: per operand byte a host reduces on its CPU
+ *
+ * th_place_timed() converts the placer's model to these.
+ */
+struct th_ip_timing {
+	const u64 *alu_fs;
+	unsigned int nodes;
+	u64 desc_fs;
+	u64 latency_fs;
+	u64 byte_fs;
+	u64 wake_fs;
+	u64 post_fs;
+	u64 cpu_byte_fs;
+};
+
+/* timed.c: the virtual clock, and one host clock per thread */
+int th_ip_timing_set(const struct th_ip_timing *t);
 int th_ip_timing_now(u64 *host);
+int th_ip_timing_advance(u64 to);
+void th_ip_timing_cpu(u64 bytes);
+void th_ip_timing_command(struct th_ipf *f);
+void th_ip_timing_saw(struct th_ipf_vport *vp, u32 ct);
 
 /* memcheck.c */
 int th_ipf_mem_check(u64 addr, u64 len, u32 access);

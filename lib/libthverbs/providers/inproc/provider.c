@@ -48,7 +48,7 @@ static void th_inproc_init(void)
 	th_inproc_fabric = th_ipf_create(&lim, &th_inproc_err);
 }
 
-static struct th_ipf *th_inproc_get(int *err)
+struct th_ipf *th_inproc_get(int *err)
 {
 	pthread_once(&th_inproc_once, th_inproc_init);
 	*err = th_inproc_err;
@@ -148,14 +148,17 @@ static int th_ip_mr_dereg(struct th_vport *vp, struct th_nic_mr_dereg *req)
 	return th_eng_cmd_mr_dereg(&th_ip_vport(vp)->ev, req);
 }
 
+/* A host's command costs it the timed mode's software overhead first. */
 static int th_ip_doorbell(struct th_vport *vp, struct th_nic_doorbell *db)
 {
+	th_ip_timing_command(th_ip_vport(vp)->fabric);
 	return th_eng_cmd_doorbell(&th_ip_vport(vp)->ev, db);
 }
 
 static int th_ip_ct_update(struct th_vport *vp, bool set,
 			   struct th_nic_ct_update *u)
 {
+	th_ip_timing_command(th_ip_vport(vp)->fabric);
 	return th_eng_cmd_ct_update(&th_ip_vport(vp)->ev, set, u);
 }
 
@@ -173,6 +176,11 @@ static int th_ip_vport_fd(const struct th_vport *vp)
 {
 	(void)vp;
 	return -EOPNOTSUPP;	/* wait with th_ct_wait() or poll the CQ */
+}
+
+static bool th_ip_timed(const struct th_vport *vp)
+{
+	return th_ip_vport(vp)->fabric->eng.timing;
 }
 
 const struct th_provider_ops th_inproc_provider = {
@@ -193,82 +201,5 @@ const struct th_provider_ops th_inproc_provider = {
 	.ct_wait	= th_ip_ct_wait,
 	.cancel		= th_ip_cancel,
 	.vport_fd	= th_ip_vport_fd,
+	.timed		= th_ip_timed,
 };
-
-/* ---- timed mode ------------------------------------------------------------ */
-
-/*
- * Put the fabric on a virtual clock with these costs (@alu_fs: one per
- * node; NULL: real time again), before any vport exists (-EBUSY).  The
- * placer's th_place_timed() checks and converts its model to these.
- */
-int th_ip_timing_set(const u64 *alu_fs, unsigned int nodes, u64 desc_fs,
-		     u64 latency_fs, u64 byte_fs)
-{
-	struct th_eng_timing *tm = NULL, *old;
-	struct th_ipf *f;
-	size_t k;
-	int err;
-
-	f = th_inproc_get(&err);
-	if (!f)
-		return err ? err : -ENODEV;
-	if (alu_fs && nodes < f->eng.lim.nodes)
-		return -EINVAL;	/* every node needs its ALU rate */
-	if (alu_fs) {
-		tm = calloc(1, sizeof(*tm));
-		if (tm) {
-			tm->alu_byte_fs = calloc(f->eng.lim.nodes, sizeof(u64));
-			tm->node_busy = calloc(f->eng.lim.nodes, sizeof(u64));
-		}
-		if (!tm || !tm->alu_byte_fs || !tm->node_busy) {
-			if (tm) {
-				free(tm->alu_byte_fs);
-				free(tm->node_busy);
-			}
-			free(tm);
-			return -ENOMEM;
-		}
-		th_lock_init(&tm->lock);
-		tm->desc_fs = desc_fs;
-		tm->latency_fs = latency_fs;
-		tm->byte_fs = byte_fs;
-		memcpy(tm->alu_byte_fs, alu_fs, f->eng.lim.nodes * sizeof(u64));
-	}
-	pthread_mutex_lock(&f->lock);
-	for (k = 0; k < (size_t)f->eng.lim.nodes * f->eng.lim.max_vports; k++)
-		if (f->vports[k])
-			break;
-	if (k < (size_t)f->eng.lim.nodes * f->eng.lim.max_vports) {
-		pthread_mutex_unlock(&f->lock);
-		old = tm;	/* not installed */
-		err = -EBUSY;
-	} else {
-		old = f->eng.timing;
-		f->eng.timing = tm;
-		pthread_mutex_unlock(&f->lock);
-		err = 0;
-	}
-	if (old) {
-		th_lock_destroy(&old->lock);
-		free(old->alu_byte_fs);
-		free(old->node_busy);
-		free(old);
-	}
-	return err;
-}
-
-/* The host's virtual clock in femtoseconds; -ENOENT in real time. */
-int th_ip_timing_now(u64 *host)
-{
-	struct th_ipf *f;
-	int err;
-
-	f = th_inproc_get(&err);
-	if (!f || !f->eng.timing)
-		return -ENOENT;
-	th_lock(&f->eng.timing->lock);
-	*host = f->eng.timing->host;
-	th_unlock(&f->eng.timing->lock);
-	return 0;
-}

@@ -212,12 +212,12 @@ int th_ipf_ct_wait(struct th_ipf_vport *vp, struct th_nic_ct_wait *req)
 		th_ipf_ct_sleep(vp, req, &deadline);
 		ret = th_eng_cmd_ct_wait_result(&vp->ev, req, false);
 		if (!ret)
-			th_eng_timing_saw(&vp->ev, req->ct);
+			th_ip_timing_saw(vp, req->ct);
 		f->eng.ops->vport_put(f, &vp->ev);
 		return ret;
 	}
 	ret = th_eng_cmd_ct_wait_result(&vp->ev, req, false);
 	if (!ret)
-		th_eng_timing_saw(&vp->ev, req->ct);
+		th_ip_timing_saw(vp, req->ct);
 	return ret;
 }
