@@ -8,15 +8,23 @@
  *   latency     a PUT of 8 bytes there and one back (a round trip)
  *   bandwidth   the same with 1 MiB
  *   alu         a 2-operand double sum of 256 KiB a side
+ * and the host, for the timed mode:
+ *   post        a counter increment that fires nothing
+ *   cpu         the same sum as the ALU's, on this CPU
+ *   wake        from an increment to the return of another thread's
+ *               wait for it, that thread asleep, less the increment
  * Each figure is the median of its runs.  With one process driving both
  * vports, an increment runs what it fires before it returns, on the
  * in-process and on the kernel provider alike.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "th_alu.h"
 #include "thverbs_priv.h"
 #include "th_place.h"
 
@@ -24,8 +32,10 @@
 #define TH_CAL_BIG	(1u << 20)
 #define TH_CAL_ALU	(256u << 10)
 #define TH_CAL_TIMEOUT	5000000000ULL
+#define TH_CAL_WAKES	51
+#define TH_CAL_ASLEEP_NS 300000	/* long enough for the waiter to sleep */
 
-enum { CT_GO = 1, CT_SPIN, CT_BACK, CT_THERE };
+enum { CT_GO = 1, CT_SPIN, CT_BACK, CT_THERE, CT_WAKE };
 
 static double th_cal_now(void)
 {
@@ -87,8 +97,98 @@ static void th_cal_reset(struct th_vport *vp)
 	th_cancel_all(vp);
 	while (th_poll_cq(vp, cqe, 16) > 0)
 		;
-	for (i = CT_GO; i <= CT_THERE; i++)
+	for (i = CT_GO; i <= CT_WAKE; i++)
 		th_ct_set(vp, i, 0, 0);
+}
+
+static double th_cal_median(double *t, unsigned int n)
+{
+	qsort(t, n, sizeof(*t), th_cal_cmp);
+	return t[n / 2];
+}
+
+/* The host's post and CPU rate; @buf holds two operands of TH_CAL_ALU. */
+static int th_cal_host(struct th_vport *vp, uint8_t *buf,
+		       struct th_place_model *m)
+{
+	double t[TH_CAL_RUNS], t0, cpu;
+	const void *src[2] = { buf, buf + TH_CAL_ALU };
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < TH_CAL_RUNS; i++) {
+		t0 = th_cal_now();
+		ret = th_ct_inc(vp, CT_SPIN, 1);
+		t[i] = th_cal_now() - t0;
+	}
+	if (ret)
+		return ret;
+	m->post = th_cal_median(t, TH_CAL_RUNS);
+	for (i = 0; i < TH_CAL_RUNS / 4; i++) {
+		t0 = th_cal_now();
+		th_alu_reduce(TH_NIC_ALU_SUM, TH_NIC_DT_FLOAT64, buf, src, 2,
+			      false, TH_CAL_ALU / 8);
+		t[i] = th_cal_now() - t0;
+	}
+	cpu = th_cal_median(t, TH_CAL_RUNS / 4);
+	m->cpu = cpu > 0 ? 2.0 * TH_CAL_ALU / cpu : 1e12;
+	return 0;
+}
+
+struct th_cal_waiter {
+	struct th_vport *vp;
+	double woke[TH_CAL_WAKES];
+	unsigned int done;	/* rounds whose @woke is written */
+	int ret;
+};
+
+static void *th_cal_waiter(void *arg)
+{
+	struct th_cal_waiter *w = arg;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < TH_CAL_WAKES; i++) {
+		ret = th_ct_wait(w->vp, CT_WAKE, i + 1, TH_CAL_TIMEOUT);
+		w->woke[i] = th_cal_now();
+		__atomic_store_n(&w->ret, ret, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->done, i + 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* The host's wake-up: another thread asleep in a wait for our increment. */
+static int th_cal_wake(struct th_vport *vp, struct th_place_model *m)
+{
+	struct th_cal_waiter w = { .vp = vp };
+	const struct timespec asleep = { 0, TH_CAL_ASLEEP_NS };
+	double t[TH_CAL_WAKES], wake;
+	unsigned int i;
+	pthread_t thr;
+	int ret = 0;
+
+	if (pthread_create(&thr, NULL, th_cal_waiter, &w))
+		return -EAGAIN;
+	for (i = 0; !ret && i < TH_CAL_WAKES; i++) {
+		nanosleep(&asleep, NULL);
+		t[i] = th_cal_now();
+		ret = th_ct_inc(vp, CT_WAKE, 1);
+		/* one round at a time: the waiter sleeps again before the next */
+		while (!ret && __atomic_load_n(&w.done, __ATOMIC_ACQUIRE) <= i)
+			sched_yield();
+		if (!ret)
+			ret = w.ret;
+	}
+	if (ret)	/* release a waiter still waiting */
+		th_ct_inc(vp, CT_WAKE, TH_CAL_WAKES);
+	pthread_join(thr, NULL);
+	if (ret)
+		return ret;
+	for (i = 0; i < TH_CAL_WAKES; i++)
+		t[i] = w.woke[i] - t[i];
+	wake = th_cal_median(t, TH_CAL_WAKES) - m->post;
+	m->wake = wake > 0 ? wake : 0;
+	return 0;
 }
 
 TH_EXPORT int th_place_calibrate(struct th_vport *a, struct th_vport *b,
@@ -186,6 +286,10 @@ TH_EXPORT int th_place_calibrate(struct th_vport *a, struct th_vport *b,
 	alu -= m->descriptor;
 	for (i = 0; i < m->nodes; i++)
 		m->alu[i] = alu > 0 ? 2.0 * TH_CAL_ALU / alu : 1e12;
+	ret = th_cal_host(a, bufa + 2 * TH_CAL_BIG, m);
+	if (!ret)
+		ret = th_cal_wake(a, m);
+	th_cal_reset(a);
 out:
 	if (ma)
 		th_dereg_mr(ma);
