@@ -74,9 +74,17 @@ static bool th_fabric_vport_quiet(struct th_vport *vp)
 static void th_fabric_quiesce(struct th_eng_vport *ev)
 {
 	struct th_vport *vp = th_vport_from_ev(ev);
+	struct th_fabric *fab = ev->eng->fabric;
 
+	/* parked chains run now and see the vport dead; none parks again */
+	spin_lock(&vp->defer_lock);
+	vp->unparking = true;
+	th_list_splice_tail(&vp->deferred, &vp->parked);
+	spin_unlock(&vp->defer_lock);
+	queue_work(fab->wq, &vp->run_work);
 	th_vport_put(vp);
 	wait_event(vp->wq, th_fabric_vport_quiet(vp));
+	cancel_delayed_work_sync(&vp->park_work);
 	flush_work(&vp->run_work);
 }
 
@@ -109,6 +117,83 @@ void th_fabric_run_work(struct work_struct *work)
 	th_eng_ctx_run(&ctx);
 }
 
+/*
+ * Under @vp's defer_lock: parked chains due by @now go to @deferred;
+ * returns whether any did, and sets @park_work for the next one.
+ */
+static bool th_fabric_unpark_due_locked(struct th_fabric *fab,
+					struct th_vport *vp, u64 now)
+	__must_hold(&vp->defer_lock)
+{
+	struct th_list *pos, *next;
+	struct th_eng_chain *chain;
+	u64 soonest = 0, due;
+	bool moved = false;
+
+	for (pos = vp->parked.next; pos != &vp->parked; pos = next) {
+		next = pos->next;
+		chain = th_eng_chain_from_node(pos);
+		due = th_eng_chain_due(chain);
+		if (due <= now) {
+			th_list_del(pos);
+			th_list_add_tail(&vp->deferred, pos);
+			moved = true;
+		} else if (!soonest || due < soonest) {
+			soonest = due;
+		}
+	}
+	vp->park_next = soonest;
+	if (soonest)
+		mod_delayed_work(fab->wq, &vp->park_work,
+				 nsecs_to_jiffies(soonest - now) + 1);
+	return moved;
+}
+
+/* The time of a parked chain came: it joins the vport's deferred work. */
+void th_fabric_park_work(struct work_struct *work)
+{
+	struct th_vport *vp = container_of(to_delayed_work(work),
+					   struct th_vport, park_work);
+	struct th_fabric *fab = vp->ev.eng->fabric;
+	bool moved;
+
+	spin_lock(&vp->defer_lock);
+	moved = th_fabric_unpark_due_locked(fab, vp, ktime_get_ns());
+	spin_unlock(&vp->defer_lock);
+	if (moved)
+		queue_work(fab->wq, &vp->run_work);
+}
+
+/*
+ * Fault injection holds @chain back for @ns: park it on its vport, and
+ * have the vport's delayed work run it then (at once while the vport is
+ * being destroyed).
+ */
+static void th_fabric_park(void *fabric, struct th_eng_chain *chain, u64 ns)
+{
+	struct th_fabric *fab = fabric;
+	struct th_vport *vp = th_vport_from_ev(th_eng_chain_vport(chain));
+	u64 now = ktime_get_ns(), due = now + ns;
+	bool now_run = false;
+
+	spin_lock(&vp->defer_lock);
+	if (vp->unparking) {
+		th_list_add_tail(&vp->deferred, th_eng_chain_node(chain));
+		now_run = true;
+	} else {
+		th_eng_chain_set_due(chain, due);
+		th_list_add_tail(&vp->parked, th_eng_chain_node(chain));
+		if (!vp->park_next || due < vp->park_next) {
+			vp->park_next = due;
+			mod_delayed_work(fab->wq, &vp->park_work,
+					 nsecs_to_jiffies(ns) + 1);
+		}
+	}
+	spin_unlock(&vp->defer_lock);
+	if (now_run)
+		queue_work(fab->wq, &vp->run_work);
+}
+
 static void th_fabric_mr_free(void *fabric, void *priv)
 {
 	th_umr_free(priv);
@@ -128,6 +213,7 @@ static const struct th_eng_ops th_fabric_ops = {
 	.defer		= th_fabric_defer,
 	.mr_free	= th_fabric_mr_free,
 	.random_u64	= th_fabric_random_u64,
+	.park		= th_fabric_park,
 };
 
 /*
@@ -184,7 +270,7 @@ struct th_fabric *th_fabric_create(const struct th_eng_limits *lim)
 	ret = -ENOMEM;
 	fab->nodes = kvcalloc(lim->nodes, sizeof(*fab->nodes), GFP_KERNEL);
 	if (!fab->nodes)
-		goto err_free_fab;
+		goto err_fini_eng;
 	fab->vports = kvcalloc((size_t)lim->nodes * lim->max_vports,
 			       sizeof(*fab->vports), GFP_KERNEL);
 	if (!fab->vports)
@@ -206,6 +292,8 @@ err_free_vports:
 	kvfree(fab->vports);
 err_free_nodes:
 	kvfree(fab->nodes);
+err_fini_eng:
+	th_eng_fini(&fab->eng);
 err_free_fab:
 	kfree(fab);
 	return ERR_PTR(ret);
@@ -219,5 +307,6 @@ void th_fabric_destroy(struct th_fabric *fab)
 	mutex_destroy(&fab->users_lock);
 	kvfree(fab->vports);
 	kvfree(fab->nodes);
+	th_eng_fini(&fab->eng);
 	kfree(fab);
 }

@@ -19,6 +19,7 @@ struct th_vport __rcu **th_fabric_slot(struct th_fabric *fab, u32 node,
 struct th_user *th_fabric_user_get(struct th_fabric *fab);
 void th_fabric_user_put(struct th_fabric *fab, struct th_user *user);
 void th_fabric_run_work(struct work_struct *work);
+void th_fabric_park_work(struct work_struct *work);
 
 /* th_dev.c */
 int th_dev_register(struct th_fabric *fab);

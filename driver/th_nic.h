@@ -153,9 +153,15 @@ struct th_region {
  * @domain: the domain it joined by descriptor, or NULL for @user's own
  * @refs: one for the fabric table, one per user (ioctl, peer operation)
  * @wq: CT_WAIT, deregistration and teardown waiters
- * @defer_lock: protects @deferred; taken in execution contexts
+ * @defer_lock: protects @deferred, @parked, @park_next and @unparking;
+ *	taken in execution contexts
  * @deferred: chains an execution context handed over past its budget
  * @run_work: runs @deferred on the fabric's workqueue, one budget per turn
+ * @parked: chains fault injection holds back, each until its due time
+ *	(th_eng_chain_due(), ktime ns)
+ * @park_work: moves the parked chains whose time came to @deferred
+ * @park_next: when @park_work is set to run (0: not set)
+ * @unparking: being destroyed: chains parked from now on run at once
  * @regions: SQ, CQ and counter memory
  * @cfg: ring sizes and layouts
  * @rcu: frees the vport after concurrent RCU lookups are done
@@ -172,6 +178,10 @@ struct th_vport {
 	spinlock_t defer_lock;
 	struct th_list deferred;
 	struct work_struct run_work;
+	struct th_list parked;
+	struct delayed_work park_work;
+	u64 park_next;
+	bool unparking;
 	struct th_region regions[TH_REGION_NR];
 	struct th_eng_vport_config cfg;
 	struct rcu_head rcu;

@@ -56,6 +56,9 @@
 #define TH_GFP_USER	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 #define th_zalloc(sz)		kzalloc(sz, TH_GFP_USER)
 #define th_free(p)		kfree(p)
+/* The fabric's own tables, sized by its node count, at module load. */
+#define th_vzalloc(sz)		kvzalloc(sz, GFP_KERNEL)
+#define th_vfree(p)		kvfree(p)
 
 /*
  * Ring indices and counters are shared with userspace mappings: the
@@ -134,6 +137,8 @@ struct th_atomic_u {
 
 #define th_zalloc(sz)		calloc(1, sz)
 #define th_free(p)		free(p)
+#define th_vzalloc(sz)		calloc(1, sz)
+#define th_vfree(p)		free(p)
 
 #define th_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define th_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)

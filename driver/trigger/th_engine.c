@@ -53,7 +53,8 @@ int th_eng_init(struct th_eng *eng, const struct th_eng_ops *ops, void *fabric,
 	eng->budget_chains = TH_ENG_BUDGET_CHAINS;
 	eng->budget_bytes = TH_ENG_BUDGET_BYTES;
 	eng->slice = TH_ENG_SLICE;
-	return 0;
+	/* undone by th_eng_fini() */
+	return th_eng_nodes_init(eng);
 }
 
 bool th_eng_ring_size_valid(u32 entries, u32 max)
@@ -241,6 +242,7 @@ void th_eng_vport_destroy(struct th_eng_vport *vp)
 			ops->mr_free(vp->eng->fabric, priv);
 	}
 	th_atomic_dec(&vp->user->vports);
+	th_fault_vport_gone(vp);
 	th_chain_pool_drain(vp);
 	th_free(vp->ct_time);
 	th_free(vp->mrs);
@@ -301,6 +303,7 @@ static void th_ctx_defer(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 static void th_ctx_run(struct th_eng_ctx *ctx, bool may_defer)
 {
 	struct th_eng_chain *chain;
+	u64 ns;
 
 	may_defer = may_defer && ctx->eng->ops->defer;
 	while (!th_list_empty(&ctx->ready)) {
@@ -312,6 +315,13 @@ static void th_ctx_run(struct th_eng_ctx *ctx, bool may_defer)
 		}
 		ctx->ran++;
 		while (!th_exec_chain(ctx, chain)) {
+			/* fault injection holds it back: the provider's timer */
+			if (chain->park_ns) {
+				ns = chain->park_ns;
+				chain->park_ns = 0;
+				ctx->eng->ops->park(ctx->eng->fabric, chain, ns);
+				break;
+			}
 			/* stopped between two slices of a long operation */
 			if (may_defer) {
 				th_ctx_defer(ctx, chain);
@@ -348,6 +358,7 @@ void th_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 {
 	chain->status = status;
 	chain->vp->running++;
+	chain->vp->stats.chains_fired++;
 	if (ctx->eng->timing)
 		th_timing_fire(ctx, chain);
 	th_list_add_tail(&ctx->ready, &chain->node);
@@ -385,4 +396,15 @@ void th_eng_stats_read(struct th_eng_vport *vp, struct th_eng_stats *st)
 	th_lock(&vp->lock);
 	*st = vp->stats;
 	th_unlock(&vp->lock);
+}
+
+/* @sum += @st, field by field (every field is a u64 count). */
+void th_eng_stats_add(struct th_eng_stats *sum, const struct th_eng_stats *st)
+{
+	u64 *d = (u64 *)sum;
+	const u64 *v = (const u64 *)st;
+	size_t i;
+
+	for (i = 0; i < sizeof(*st) / sizeof(u64); i++)
+		d[i] += v[i];
 }

@@ -139,6 +139,10 @@ struct th_eng_user {
  * @mr_free: release what the provider put behind an MR (its @priv), once
  *	nothing uses the region any more; may be NULL
  * @random_u64: unpredictable bits for MR keys
+ * @park: fault injection held a fired chain back (a delivery delayed, or
+ *	lost and to be sent again): run it again, as @defer does, @ns
+ *	nanoseconds from now, or at once when its vport is being destroyed.
+ *	May be NULL: the provider then offers no fault injection.
  */
 struct th_eng_ops {
 	struct th_eng_vport *(*vport_get)(void *fabric, u32 node, u32 vport);
@@ -150,6 +154,7 @@ struct th_eng_ops {
 	void (*defer)(void *fabric, struct th_eng_chain *chain);
 	void (*mr_free)(void *fabric, void *priv);
 	u64 (*random_u64)(void *fabric);
+	void (*park)(void *fabric, struct th_eng_chain *chain, u64 ns);
 };
 
 /**
@@ -184,6 +189,41 @@ struct th_eng_timing {
 	u64 (*host_now)(void);
 };
 
+#define TH_ENG_FAULT_ANY	0xffffffffu
+#define TH_ENG_FAULT_PPM	1000000u
+#define TH_ENG_FAULT_MAX_NS	100000000ULL	/* 100 ms */
+#define TH_ENG_FAULT_MAX_RETRIES 16
+
+/**
+ * struct th_eng_fault - fault injection on what one node's NIC sends
+ * @drop_ppm: deliveries (a PUT's data, a GET's request, a remote
+ *	WRITE_INLINE) lost, per million
+ * @delay_ppm: deliveries held back by @delay_ns, per million; a delivery
+ *	is lost or delayed, never both (@drop_ppm + @delay_ppm <= 10^6)
+ * @delay_ns: how long a delayed delivery is held back
+ * @retry_ns: the sender's timeout: a lost delivery is sent again after it
+ * @retries: a delivery is sent again at most this many times; when the
+ *	last is lost too, its descriptor fails with -ETIMEDOUT
+ * @vport: only what this vport of the node sends; TH_ENG_FAULT_ANY: all
+ * @seed: the generator's seed: the same deliveries, in the same order,
+ *	meet the same faults
+ *
+ * A lost delivery never arrived: nothing is written at the target, and
+ * the one sent again is the only one that can arrive, so nothing is ever
+ * delivered twice.  Times are at most TH_ENG_FAULT_MAX_NS.
+ */
+struct th_eng_fault {
+	u32 drop_ppm;
+	u32 delay_ppm;
+	u64 delay_ns;
+	u64 retry_ns;
+	u32 retries;
+	u32 vport;
+	u64 seed;
+};
+
+struct th_eng_node;
+
 /**
  * struct th_eng - one fabric's engine
  * @ops: provider hooks
@@ -193,6 +233,8 @@ struct th_eng_timing {
  * @budget_bytes: bytes one context moves or reduces before deferring
  * @slice: bytes of one operation between two scheduling points
  * @timing: the virtual clock of a timed mode; NULL: real time
+ * @nodes: per node, its fault injection and the statistics of its
+ *	destroyed vports (th_fault.c)
  */
 struct th_eng {
 	const struct th_eng_ops *ops;
@@ -202,6 +244,7 @@ struct th_eng {
 	u64 budget_bytes;
 	u64 slice;
 	struct th_eng_timing *timing;	/* NULL: real time */
+	struct th_eng_node *nodes;
 };
 
 /**
@@ -267,6 +310,16 @@ struct th_eng_mr {
  * @cqes: completion entries written
  * @violations: remote access violations (the vport entered the error
  *	state at the first)
+ * @chains_fired: chains fired (each round of a re-arming one)
+ * @bytes_put: bytes PUT and written inline to another vport
+ * @bytes_got: bytes read by GET
+ * @bytes_copied: bytes written by COPY and local WRITE_INLINE
+ * @faults_dropped: deliveries it sent that fault injection lost
+ * @faults_delayed: deliveries it sent that fault injection held back
+ * @retries: lost deliveries sent again
+ * @timeouts: descriptors failed with -ETIMEDOUT, their last retry lost
+ *
+ * The same fields serve as a node's totals (th_eng_node_stats()).
  */
 struct th_eng_stats {
 	u64 doorbells;
@@ -281,6 +334,14 @@ struct th_eng_stats {
 	u64 alu_bytes;
 	u64 cqes;
 	u64 violations;
+	u64 chains_fired;
+	u64 bytes_put;
+	u64 bytes_got;
+	u64 bytes_copied;
+	u64 faults_dropped;
+	u64 faults_delayed;
+	u64 retries;
+	u64 timeouts;
 };
 
 /**
@@ -408,6 +469,17 @@ struct th_list *th_eng_chain_node(struct th_eng_chain *chain);
 struct th_eng_vport *th_eng_chain_vport(struct th_eng_chain *chain);
 bool th_eng_cq_ready(struct th_eng_vport *vp);
 void th_eng_stats_read(struct th_eng_vport *vp, struct th_eng_stats *st);
+void th_eng_stats_add(struct th_eng_stats *sum, const struct th_eng_stats *st);
+
+/* th_fault.c: fault injection, and each node's totals */
+int th_eng_nodes_init(struct th_eng *eng);
+void th_eng_fini(struct th_eng *eng);
+int th_eng_fault_set(struct th_eng *eng, u32 node,
+		     const struct th_eng_fault *f);
+int th_eng_fault_get(struct th_eng *eng, u32 node, struct th_eng_fault *f);
+void th_eng_node_stats(struct th_eng *eng, u32 node, struct th_eng_stats *st);
+void th_eng_chain_set_due(struct th_eng_chain *chain, u64 due);
+u64 th_eng_chain_due(const struct th_eng_chain *chain);
 
 /* th_chain.c: posting, cancelling */
 int th_eng_doorbell(struct th_eng_vport *vp, struct th_eng_ctx *ctx,

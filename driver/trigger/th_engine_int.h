@@ -52,6 +52,11 @@ struct th_exec_hold {
  * @size: 0: room for TH_ENG_CHAIN_SMALL descriptors, 1: for max_chain
  * @vnow: timed mode: the chain's clock (when fired: when it may start)
  * @vbusy: timed mode: it holds its node's NIC (from its first REDUCE or COPY)
+ * @tries: fault injection: times descriptor @pos's delivery was lost
+ * @fault_pass: fault injection: descriptor @pos's delivery was held back
+ *	and goes now
+ * @park_ns: fault injection: how long to hold the chain back (ops->park)
+ * @due: while parked, the provider's note of when it runs again
  */
 struct th_eng_chain {
 	struct th_list node;
@@ -73,8 +78,32 @@ struct th_eng_chain {
 	u32 size;
 	u64 vnow;
 	bool vbusy;
+	u32 tries;
+	bool fault_pass;
+	u64 park_ns;
+	u64 due;
 	struct th_nic_desc descs[];
 };
+
+/**
+ * struct th_eng_node - what the engine keeps per node
+ * @lock: protects everything below
+ * @fault: its fault injection
+ * @faulty: @fault loses or delays something; read without @lock
+ * @rng: the fault generator's state
+ * @gone: the statistics of its destroyed vports
+ */
+struct th_eng_node {
+	th_lock_t lock;
+	struct th_eng_fault fault;
+	bool faulty;
+	u64 rng;
+	struct th_eng_stats gone;
+};
+
+/* th_fault.c */
+int th_fault_check(struct th_eng_chain *chain);
+void th_fault_vport_gone(struct th_eng_vport *vp);
 
 /* th_engine.c */
 void th_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,

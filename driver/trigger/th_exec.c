@@ -15,8 +15,25 @@
 struct th_exec_tally {
 	u64 bytes_moved;
 	u64 alu_bytes;
+	u64 bytes_put;
+	u64 bytes_got;
+	u64 bytes_copied;
 	u32 descs_run;
 };
+
+/* Where a descriptor's bytes count: PUT (and remote inline), GET, copy. */
+static void th_exec_count(struct th_exec_tally *t, const struct th_nic_desc *d,
+			  u64 n)
+{
+	t->bytes_moved += n;
+	if (d->opcode == TH_NIC_OP_PUT ||
+	    (d->opcode == TH_NIC_OP_WRITE_INLINE && (d->flags & TH_NIC_DF_REMOTE)))
+		t->bytes_put += n;
+	else if (d->opcode == TH_NIC_OP_GET)
+		t->bytes_got += n;
+	else
+		t->bytes_copied += n;
+}
 
 /* Why a chain must stop now: its vport destroyed, or in the error state. */
 static int th_exec_stopped(struct th_eng_vport *vp)
@@ -88,7 +105,8 @@ static int th_exec_between_slices(struct th_eng_ctx *ctx,
  * source bytes a later slice still reads.
  */
 static int th_exec_move(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			u64 len, struct th_exec_tally *t)
+			const struct th_nic_desc *d, u64 len,
+			struct th_exec_tally *t)
 {
 	struct th_exec_hold *h = &chain->hold;
 	u8 *dst = h->ref[0].ptr;
@@ -111,7 +129,7 @@ static int th_exec_move(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 		memmove(dst + off, src + off, n);
 		chain->done += n;
 		ctx->bytes += n;
-		t->bytes_moved += n;
+		th_exec_count(t, d, n);
 	}
 	return 0;
 }
@@ -168,11 +186,14 @@ static int th_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	int ret;
 
 	if (!h->nref) {
-		ret = th_exec_transfer_acquire(ctx, chain, d);
+		/* a delivery leaves the NIC: fault injection may hold it */
+		ret = d->opcode == TH_NIC_OP_COPY ? 0 : th_fault_check(chain);
+		if (!ret)
+			ret = th_exec_transfer_acquire(ctx, chain, d);
 		if (ret)
 			return ret;
 	}
-	ret = th_exec_move(ctx, chain, len, t);
+	ret = th_exec_move(ctx, chain, d, len, t);
 	if (ret)
 		return ret;
 	th_exec_release_refs(h);
@@ -197,6 +218,9 @@ static int th_exec_inline(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 		ret = th_mr_get(vp, w->lkey, TH_NIC_ACCESS_LOCAL_WRITE, w->off,
 				w->len, &h->ref[0]);
 	} else {
+		ret = th_fault_check(chain);
+		if (ret)
+			return ret;
 		h->peer = th_remote_get(vp, w->node, w->vport);
 		if (!h->peer)
 			return -ECONNREFUSED;
@@ -207,7 +231,7 @@ static int th_exec_inline(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	if (ret)
 		return ret;
 	memcpy(h->ref[0].ptr, w->data, w->len);
-	t->bytes_moved += w->len;
+	th_exec_count(t, d, w->len);
 	th_exec_release_refs(h);
 	if (d->flags & TH_NIC_DF_REMOTE_CT)
 		th_eng_ct_update(h->peer, w->remote_ct, TH_ENG_CT_INC, 1, 0, ctx);
@@ -370,6 +394,9 @@ static void th_exec_fold(struct th_eng_vport *vp, const struct th_exec_tally *t)
 	vp->stats.descs_run += t->descs_run;
 	vp->stats.bytes_moved += t->bytes_moved;
 	vp->stats.alu_bytes += t->alu_bytes;
+	vp->stats.bytes_put += t->bytes_put;
+	vp->stats.bytes_got += t->bytes_got;
+	vp->stats.bytes_copied += t->bytes_copied;
 	th_unlock(&vp->lock);
 }
 
@@ -391,7 +418,8 @@ bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 			if (ret)
 				break;
 			/* timed mode: once per descriptor, not on a resume */
-			if (ctx->eng->timing && !chain->done && !chain->hold.nref)
+			if (ctx->eng->timing && !chain->done && !chain->hold.nref &&
+			    !chain->tries && !chain->fault_pass)
 				th_timing_desc(ctx, chain, &chain->descs[i]);
 			ret = th_exec_desc(ctx, chain, &chain->descs[i], &t);
 			if (ret)
@@ -404,7 +432,8 @@ bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 		i = 0;
 	}
 	th_exec_fold(vp, &t);
-	if (ret == -EINPROGRESS) {
+	/* between slices, or parked by fault injection (chain->park_ns) */
+	if (ret == -EINPROGRESS || (ret == -EAGAIN && chain->park_ns)) {
 		chain->pos = i;
 		return false;
 	}

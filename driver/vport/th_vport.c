@@ -120,6 +120,8 @@ int th_vport_create(struct th_file *tf, struct th_nic_vport_create *req)
 	spin_lock_init(&vp->defer_lock);
 	th_list_init(&vp->deferred);
 	INIT_WORK(&vp->run_work, th_fabric_run_work);
+	th_list_init(&vp->parked);
+	INIT_DELAYED_WORK(&vp->park_work, th_fabric_park_work);
 
 	mutex_lock(&node->lock);
 	for (i = 0; i < lim->max_vports; i++) {

@@ -236,6 +236,93 @@ int th_ct_fail(struct th_vport *vp, uint16_t ct, uint64_t delta);
 int th_cancel_all(struct th_vport *vp);
 int th_cancel(struct th_vport *vp, uint64_t cookie);
 
+/* ---- statistics and fault injection ---------------------------------------- */
+
+/**
+ * struct th_stats - what a vport counted, or a node in total (its live
+ * vports and the ones destroyed); the fields of th_nic_netlink.h's
+ * TH_NL_STAT_*, which thctl shows for th_nic.ko's nodes
+ * @doorbells: doorbells rung
+ * @chains_posted: chains accepted; @chains_refused: refused at the doorbell
+ * @chains_fired: chains fired (each round of a re-arming one)
+ * @chains_done: completed (rounds, for re-arming chains); @chains_failed:
+ *	completed with an error; @chains_cancelled: cancelled
+ * @chains_deferred: times a chain was handed to the NIC's own context
+ * @descs_run: descriptors executed; @cqes: completion entries written
+ * @bytes_put: bytes PUT or written inline to another vport;
+ *	@bytes_got: read by GET; @bytes_copied: by COPY and local inline
+ *	writes; @bytes_reduced: operand bytes the ALU read
+ * @violations: remote access violations
+ * @faults_dropped, @faults_delayed: deliveries fault injection lost or
+ *	held back; @retries: lost ones sent again; @timeouts: descriptors
+ *	failed with -ETIMEDOUT, their last retry lost
+ */
+struct th_stats {
+	uint64_t doorbells;
+	uint64_t chains_posted;
+	uint64_t chains_refused;
+	uint64_t chains_fired;
+	uint64_t chains_done;
+	uint64_t chains_failed;
+	uint64_t chains_cancelled;
+	uint64_t chains_deferred;
+	uint64_t descs_run;
+	uint64_t cqes;
+	uint64_t bytes_put;
+	uint64_t bytes_got;
+	uint64_t bytes_copied;
+	uint64_t bytes_reduced;
+	uint64_t violations;
+	uint64_t faults_dropped;
+	uint64_t faults_delayed;
+	uint64_t retries;
+	uint64_t timeouts;
+};
+
+/*
+ * The in-process fabric's statistics; on th_nic.ko, -EOPNOTSUPP: read
+ * them over generic netlink (thctl stat).
+ */
+int th_vport_stats(struct th_vport *vp, struct th_stats *st);
+int th_node_stats(struct th_context *ctx, struct th_stats *st);
+
+#define TH_FAULT_ANY_VPORT	0xffffffffu
+
+/**
+ * struct th_fault - fault injection on what one node's NIC sends
+ * @drop_ppm: deliveries (a PUT's data, a GET's request, a remote inline
+ *	write) lost, per million; a lost one is sent again after @retry_ns
+ * @delay_ppm: deliveries held back by @delay_ns, per million
+ *	(@drop_ppm + @delay_ppm at most 10^6)
+ * @delay_ns: how long (at most 100 ms)
+ * @retry_ns: the sender's timeout before it sends a lost delivery again
+ *	(at most 100 ms)
+ * @retries: how many times at most (at most 16); when the last is lost
+ *	too, the descriptor fails with -ETIMEDOUT and its chain's failure
+ *	values are raised, on its targets' counters too
+ * @vport: only what this vport of the node sends; TH_FAULT_ANY_VPORT: all
+ * @seed: the same deliveries, in the same order, meet the same faults
+ *
+ * Rates of 0 turn it off.  Nothing is ever delivered twice.
+ */
+struct th_fault {
+	uint32_t drop_ppm;
+	uint32_t delay_ppm;
+	uint64_t delay_ns;
+	uint64_t retry_ns;
+	uint32_t retries;
+	uint32_t vport;
+	uint64_t seed;
+};
+
+/*
+ * The in-process fabric's fault injection on @ctx's node: -EINVAL out of
+ * range; on th_nic.ko, -EOPNOTSUPP: set it over generic netlink (thctl
+ * fault set, which needs CAP_NET_ADMIN).
+ */
+int th_fault_set(struct th_context *ctx, const struct th_fault *f);
+int th_fault_get(struct th_context *ctx, struct th_fault *f);
+
 /* ---- k-nomial trees (COLLECTIVES.md) ------------------------------------ */
 
 /* The parent of @rank, or -ENOENT for the root (-EINVAL on bad input). */

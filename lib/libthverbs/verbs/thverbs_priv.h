@@ -44,6 +44,11 @@ struct th_provider_ops {
 	 * whose host learns of the NIC's work only through waits; NULL: no.
 	 */
 	bool (*timed)(const struct th_vport *vp);
+	/* statistics and fault injection; NULL: -EOPNOTSUPP */
+	int (*vport_stats)(struct th_vport *vp, struct th_stats *st);
+	int (*node_stats)(struct th_context *ctx, struct th_stats *st);
+	int (*fault_set)(struct th_context *ctx, const struct th_fault *f);
+	int (*fault_get)(struct th_context *ctx, struct th_fault *f);
 };
 
 

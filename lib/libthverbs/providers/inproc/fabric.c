@@ -167,6 +167,7 @@ static void th_ipf_quiesce(struct th_eng_vport *ev)
 {
 	struct th_ipf_vport *vp = th_ipf_from_ev(ev);
 
+	th_ipf_unpark_vport(vp);
 	th_ipf_vport_put(vp->fabric, ev);
 	th_ipf_wait(vp->fabric, th_ipf_vport_quiet, vp, NULL);
 }
@@ -181,6 +182,135 @@ static u64 th_ipf_random_u64(void *fabric)
 	return v;
 }
 
+/* ---- parked chains (fault injection) ------------------------------------ */
+
+static void *th_ipf_progress(void *arg);
+
+static u64 th_ipf_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Under progress_lock: @chain joins its vport's turn on the run queue. */
+static void th_ipf_runq_add_locked(struct th_ipf *f, struct th_eng_chain *chain)
+{
+	struct th_ipf_vport *vp = th_ipf_from_ev(th_eng_chain_vport(chain));
+
+	if (th_list_empty(&vp->deferred))
+		th_list_add_tail(&f->runq, &vp->runq_link);
+	th_list_add_tail(&vp->deferred, th_eng_chain_node(chain));
+}
+
+/*
+ * Under progress_lock: parked chains whose time came go to the run queue;
+ * returns when the next one is due (0: none parked).
+ */
+static u64 th_ipf_unpark_due_locked(struct th_ipf *f)
+{
+	struct th_list *pos, *next;
+	struct th_eng_chain *chain;
+	u64 now = th_ipf_mono_ns(), soonest = 0, due;
+
+	for (pos = f->parked.next; pos != &f->parked; pos = next) {
+		next = pos->next;
+		chain = th_eng_chain_from_node(pos);
+		due = th_eng_chain_due(chain);
+		if (due <= now) {
+			th_list_del(pos);
+			th_ipf_runq_add_locked(f, chain);
+		} else if (!soonest || due < soonest) {
+			soonest = due;
+		}
+	}
+	return soonest;
+}
+
+/* Start the progress thread if it is not running; false if it cannot. */
+static bool th_ipf_progress_start_locked(struct th_ipf *f)
+{
+	if (!f->progress_started &&
+	    !pthread_create(&f->progress, NULL, th_ipf_progress, f))
+		f->progress_started = true;
+	return f->progress_started;
+}
+
+/*
+ * ops->park: the progress thread runs @chain again @ns from now, or at
+ * once if its vport is being destroyed.  Without a progress thread (none
+ * could be created), the chain runs now: a delay is then served short,
+ * never lost.
+ */
+static void th_ipf_park(void *fabric, struct th_eng_chain *chain, u64 ns)
+{
+	struct th_ipf *f = fabric;
+	struct th_ipf_vport *vp = th_ipf_from_ev(th_eng_chain_vport(chain));
+	struct th_eng_ctx ctx;
+
+	pthread_mutex_lock(&f->progress_lock);
+	if (vp->unparking || !th_ipf_progress_start_locked(f)) {
+		th_ipf_runq_add_locked(f, chain);
+	} else {
+		th_eng_chain_set_due(chain, th_ipf_mono_ns() + ns);
+		th_list_add_tail(&f->parked, th_eng_chain_node(chain));
+	}
+	if (f->progress_started) {
+		pthread_cond_signal(&f->progress_cond);
+		pthread_mutex_unlock(&f->progress_lock);
+		return;
+	}
+	th_list_del(&vp->runq_link);
+	th_eng_ctx_init(&ctx, &f->eng);
+	th_list_splice_tail(&ctx.ready, &vp->deferred);
+	pthread_mutex_unlock(&f->progress_lock);
+	th_eng_ctx_run_all(&ctx);
+}
+
+/* @vp is being destroyed: its parked chains run now (and see it dead). */
+void th_ipf_unpark_vport(struct th_ipf_vport *vp)
+{
+	struct th_ipf *f = vp->fabric;
+	struct th_list *pos, *next;
+	struct th_eng_chain *chain;
+
+	pthread_mutex_lock(&f->progress_lock);
+	vp->unparking = true;
+	for (pos = f->parked.next; pos != &f->parked; pos = next) {
+		next = pos->next;
+		chain = th_eng_chain_from_node(pos);
+		if (th_eng_chain_vport(chain) != &vp->ev)
+			continue;
+		th_list_del(pos);
+		th_ipf_runq_add_locked(f, chain);
+	}
+	pthread_cond_signal(&f->progress_cond);
+	pthread_mutex_unlock(&f->progress_lock);
+}
+
+/* Sleep on progress_cond until woken or until @due (monotonic ns). */
+static void th_ipf_progress_sleep_locked(struct th_ipf *f, u64 due)
+{
+	struct timespec ts;
+	u64 now, left;
+
+	if (!due) {
+		pthread_cond_wait(&f->progress_cond, &f->progress_lock);
+		return;
+	}
+	now = th_ipf_mono_ns();
+	left = due > now ? due - now : 0;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += left / 1000000000ULL;
+	ts.tv_nsec += left % 1000000000ULL;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&f->progress_cond, &f->progress_lock, &ts);
+}
+
 /*
  * The progress thread takes the vport at the head of the run queue, runs
  * its deferred chains for one context's budget, and puts it back at the
@@ -193,10 +323,15 @@ static void *th_ipf_progress(void *arg)
 	struct th_ipf_vport *vp;
 	struct th_eng_ctx ctx;
 
+	u64 due;
+
 	pthread_mutex_lock(&f->progress_lock);
 	for (;;) {
-		while (th_list_empty(&f->runq) && !f->stopping)
-			pthread_cond_wait(&f->progress_cond, &f->progress_lock);
+		due = th_ipf_unpark_due_locked(f);
+		if (th_list_empty(&f->runq) && !f->stopping) {
+			th_ipf_progress_sleep_locked(f, due);
+			continue;
+		}
 		if (th_list_empty(&f->runq))
 			break;		/* stopping, and nothing left to run */
 		vp = th_container_of(f->runq.next, struct th_ipf_vport,
@@ -222,10 +357,7 @@ static void th_ipf_defer(void *fabric, struct th_eng_chain *chain)
 	if (th_list_empty(&vp->deferred))
 		th_list_add_tail(&f->runq, &vp->runq_link);
 	th_list_add_tail(&vp->deferred, th_eng_chain_node(chain));
-	if (!f->progress_started &&
-	    !pthread_create(&f->progress, NULL, th_ipf_progress, f))
-		f->progress_started = true;
-	if (f->progress_started) {
+	if (th_ipf_progress_start_locked(f)) {
 		pthread_cond_signal(&f->progress_cond);
 		pthread_mutex_unlock(&f->progress_lock);
 		return;
@@ -246,6 +378,7 @@ static const struct th_eng_ops th_ipf_ops = {
 	.quiesce	= th_ipf_quiesce,
 	.defer		= th_ipf_defer,
 	.random_u64	= th_ipf_random_u64,
+	.park		= th_ipf_park,
 };
 
 /* The fabric's locks and tables, once nothing uses them. */
@@ -255,6 +388,7 @@ static void th_ipf_free(struct th_ipf *f)
 	pthread_mutex_destroy(&f->progress_lock);
 	th_ipf_waitq_destroy(&f->changed);
 	pthread_mutex_destroy(&f->lock);
+	th_eng_fini(&f->eng);
 	free(f->vports);
 	free(f);
 }
@@ -281,6 +415,7 @@ struct th_ipf *th_ipf_create(const struct th_eng_limits *lim, int *err)
 	pthread_mutex_init(&f->progress_lock, NULL);
 	pthread_cond_init(&f->progress_cond, NULL);
 	th_list_init(&f->runq);
+	th_list_init(&f->parked);
 	th_eng_user_init(&f->user);
 	f->default_domain = th_ipf_domain_create(f, &ret);
 	if (!f->default_domain)
@@ -292,6 +427,7 @@ err_free_locks:
 	*err = ret;
 	return NULL;
 err_free:
+	th_eng_fini(&f->eng);
 	free(f);
 	*err = ret;
 	return NULL;

@@ -42,10 +42,13 @@ struct th_ipf_waitq {
  * @default_domain: the domain of vports created without one
  * @progress: the NIC's progress thread: runs the chains a context handed
  *	over past its budget, as the module's per-vport work items do
- * @progress_lock: protects @runq, every vport's @deferred and @runq_link,
+ * @progress_lock: protects @runq, @parked, every vport's @deferred,
+ *	@runq_link and @unparking,
  *	@progress_started and @stopping
  * @progress_cond: signals @runq or @stopping
  * @runq: vports with deferred chains, served in turn
+ * @parked: chains fault injection holds back, each until its due time
+ *	(th_eng_chain_due()); the progress thread moves them to @runq
  * @progress_started: @progress exists (started on first use)
  * @stopping: th_ipf_destroy() asks @progress to exit
  * @host: the host's costs in the timed mode (@eng.timing set), written
@@ -62,6 +65,7 @@ struct th_ipf {
 	pthread_mutex_t progress_lock;
 	pthread_cond_t progress_cond;
 	struct th_list runq;
+	struct th_list parked;
 	bool progress_started;
 	bool stopping;
 	struct {
@@ -101,6 +105,8 @@ struct th_ipf_domain {
  * @ct_lock: protects @ct_waiters; taken after the vport lock
  * @deferred: chains the engine handed over past a context's budget
  * @runq_link: in the fabric's run queue while @deferred is not empty
+ * @unparking: being destroyed: chains parked from now on run at once
+ *	(under the fabric's progress_lock)
  */
 struct th_ipf_vport {
 	struct th_eng_vport ev;
@@ -116,6 +122,7 @@ struct th_ipf_vport {
 	pthread_mutex_t ct_lock;
 	struct th_list deferred;
 	struct th_list runq_link;
+	bool unparking;
 };
 
 /* fabric.c */
@@ -142,6 +149,9 @@ void th_ipf_vport_destroy(struct th_ipf_vport *vp);
 int th_ipf_mr_reg(struct th_ipf_vport *vp, struct th_nic_mr_reg *req);
 int th_ipf_ct_wait(struct th_ipf_vport *vp, struct th_nic_ct_wait *req);
 void th_ipf_ct_wake(struct th_ipf_vport *vp);
+
+/* fabric.c, for the engine's quiesce */
+void th_ipf_unpark_vport(struct th_ipf_vport *vp);
 
 /* provider.c */
 struct th_ipf *th_inproc_get(int *err);
@@ -170,6 +180,16 @@ struct th_ip_timing {
 	u64 post_fs;
 	u64 cpu_byte_fs;
 };
+
+/* stats.c: statistics and fault injection for the library calls */
+struct th_vport;
+struct th_context;
+struct th_stats;
+struct th_fault;
+int th_ip_vport_stats(struct th_vport *vp, struct th_stats *st);
+int th_ip_node_stats(struct th_context *ctx, struct th_stats *st);
+int th_ip_fault_set(struct th_context *ctx, const struct th_fault *f);
+int th_ip_fault_get(struct th_context *ctx, struct th_fault *f);
 
 /* timed.c: the virtual clock, and one host clock per thread */
 int th_ip_timing_set(const struct th_ip_timing *t);

@@ -202,4 +202,8 @@ const struct th_provider_ops th_inproc_provider = {
 	.cancel		= th_ip_cancel,
 	.vport_fd	= th_ip_vport_fd,
 	.timed		= th_ip_timed,
+	.vport_stats	= th_ip_vport_stats,
+	.node_stats	= th_ip_node_stats,
+	.fault_set	= th_ip_fault_set,
+	.fault_get	= th_ip_fault_get,
 };
