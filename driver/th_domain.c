@@ -15,6 +15,14 @@
 
 #include "th_loc.h"
 
+static atomic64_t th_domain_ids = ATOMIC64_INIT(0);
+
+/* A new domain's label (struct th_domain.id). */
+u64 th_domain_next_id(void)
+{
+	return atomic64_inc_return(&th_domain_ids);
+}
+
 static void th_domain_release_ref(struct kref *ref)
 {
 	kfree(container_of(ref, struct th_domain, ref));
@@ -56,6 +64,7 @@ struct file *th_domain_create(struct th_nic_domain_create *req)
 	if (!dom)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&dom->ref);
+	dom->id = th_domain_next_id();
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
 		kfree(dom);

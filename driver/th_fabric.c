@@ -194,6 +194,14 @@ static void th_fabric_park(void *fabric, struct th_eng_chain *chain, u64 ns)
 		queue_work(fab->wq, &vp->run_work);
 }
 
+/* The engine's events, on the netlink events group. */
+static void th_fabric_notify(struct th_eng_vport *ev, u32 event, int err)
+{
+	th_netlink_vport_event(th_vport_from_ev(ev),
+			       event == TH_ENG_EVENT_ERROR ?
+			       TH_NL_EVENT_VPORT_ERROR : TH_NL_EVENT_FAULT, err);
+}
+
 static void th_fabric_mr_free(void *fabric, void *priv)
 {
 	th_umr_free(priv);
@@ -214,6 +222,7 @@ static const struct th_eng_ops th_fabric_ops = {
 	.mr_free	= th_fabric_mr_free,
 	.random_u64	= th_fabric_random_u64,
 	.park		= th_fabric_park,
+	.notify		= th_fabric_notify,
 };
 
 /*
@@ -238,6 +247,7 @@ struct th_user *th_fabric_user_get(struct th_fabric *fab)
 		user->refs = 1;
 		th_eng_user_init(&user->acct);
 		kref_init(&user->domain.ref);
+		user->domain.id = th_domain_next_id();
 		hash_add(fab->users, &user->link, __kuid_val(uid));
 	}
 out:

@@ -10,6 +10,7 @@
 #include <linux/mm_types.h>
 
 #include "th_nic.h"
+#include "linux/th_nic_netlink.h"
 
 /* th_fabric.c */
 struct th_fabric *th_fabric_create(const struct th_eng_limits *lim);
@@ -31,6 +32,12 @@ void th_domain_publish(struct th_nic_domain_create *req, struct file *file,
 		       bool answered);
 struct th_domain *th_domain_from_fd(int fd);
 void th_domain_put(struct th_domain *dom);
+u64 th_domain_next_id(void);
+
+/* th_netlink.c */
+int th_netlink_register(struct th_fabric *fab);
+void th_netlink_unregister(void);
+void th_netlink_vport_event(struct th_vport *vp, u8 event, int err);
 
 /* th_ioctl.c */
 long th_ioctl(struct th_file *tf, unsigned int cmd, void __user *arg);

@@ -82,6 +82,12 @@ static int __init th_nic_init(void)
 		th_fabric_destroy(fab);
 		return ret;
 	}
+	ret = th_netlink_register(fab);
+	if (ret) {
+		th_dev_unregister(fab);
+		th_fabric_destroy(fab);
+		return ret;
+	}
 	th_fabric = fab;
 	return 0;
 }
@@ -89,6 +95,7 @@ static int __init th_nic_init(void)
 /* Only reachable when no node is open: each open file pins the module. */
 static void __exit th_nic_exit(void)
 {
+	th_netlink_unregister();
 	th_dev_unregister(th_fabric);
 	th_fabric_destroy(th_fabric);
 }

@@ -87,12 +87,15 @@ struct th_node {
 /**
  * struct th_domain - a set of vports that may reach each other
  * @ref: one per holder: the domain file, each vport in it
+ * @id: a label management shows (netlink), unique while the module is
+ *	loaded; never a way in: joining takes the domain's descriptor
  *
  * Its address is the identity the engine compares.  A user's default
  * domain is embedded in struct th_user instead.
  */
 struct th_domain {
 	struct kref ref;
+	u64 id;
 };
 
 /**
@@ -164,6 +167,7 @@ struct th_region {
  * @unparking: being destroyed: chains parked from now on run at once
  * @regions: SQ, CQ and counter memory
  * @cfg: ring sizes and layouts
+ * @pid: the process that created it (management shows it)
  * @rcu: frees the vport after concurrent RCU lookups are done
  */
 struct th_vport {
@@ -184,6 +188,7 @@ struct th_vport {
 	bool unparking;
 	struct th_region regions[TH_REGION_NR];
 	struct th_eng_vport_config cfg;
+	struct pid *pid;
 	struct rcu_head rcu;
 };
 

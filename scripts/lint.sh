@@ -27,7 +27,8 @@ done
 # and the engine's interface (make docs renders the reference from it).
 n=$((n + 1))
 kdoc=$(perl "$top/build/ksrc/scripts/kernel-doc" -none -Werror \
-	"$top/include/uapi/linux/th_nic.h" "$top/driver/trigger/th_engine.h" 2>&1)
+	"$top/include/uapi/linux/th_nic.h" "$top/include/uapi/linux/th_nic_netlink.h" \
+	"$top/driver/trigger/th_engine.h" 2>&1)
 if [ -z "$kdoc" ]; then
 	echo "ok $n kernel-doc complete for the uapi header and engine interface"
 else

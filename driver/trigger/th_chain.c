@@ -225,6 +225,7 @@ static u32 th_chain_post(struct th_eng_vport *vp, struct th_eng_chain *chain,
 	vp->cq_reserved += credits;
 	chain->seq = vp->seq++;
 	vp->stats.chains_posted++;
+	vp->accepted++;
 	if (chain->stride)
 		th_list_add_tail(&vp->rearming, &chain->rearm_link);
 	th_chain_fire_or_arm_locked(ctx, vp, chain);
@@ -521,6 +522,7 @@ void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	}
 	vp->cq_reserved -= chain->credits;
 	vp->running--;
+	vp->accepted--;
 	if (chain->stride)
 		th_list_del(&chain->rearm_link);
 	pooled = th_chain_pool_put_locked(vp, chain);

@@ -398,6 +398,23 @@ void th_eng_stats_read(struct th_eng_vport *vp, struct th_eng_stats *st)
 	th_unlock(&vp->lock);
 }
 
+void th_eng_vport_info(struct th_eng_vport *vp, struct th_eng_vport_info *info)
+{
+	u32 i;
+
+	memset(info, 0, sizeof(*info));
+	th_lock(&vp->lock);
+	info->state = vp->dead ? 2 : vp->error ? 1 : 0;
+	info->pending = vp->accepted;
+	info->mrs = vp->mr_count;
+	for (i = 0; i < vp->eng->lim.max_mrs; i++)
+		if (vp->mrs[i].lkey)
+			info->pinned += vp->mrs[i].len;
+	info->sq_entries = vp->sq.entries;
+	info->cq_entries = vp->cq.entries;
+	th_unlock(&vp->lock);
+}
+
 /* @sum += @st, field by field (every field is a u64 count). */
 void th_eng_stats_add(struct th_eng_stats *sum, const struct th_eng_stats *st)
 {

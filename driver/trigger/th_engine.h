@@ -143,6 +143,9 @@ struct th_eng_user {
  *	lost and to be sent again): run it again, as @defer does, @ns
  *	nanoseconds from now, or at once when its vport is being destroyed.
  *	May be NULL: the provider then offers no fault injection.
+ * @notify: enum th_eng_event @event happened on @vp (@err: its error);
+ *	called with no engine lock held, from execution contexts: must not
+ *	sleep.  May be NULL.
  */
 struct th_eng_ops {
 	struct th_eng_vport *(*vport_get)(void *fabric, u32 node, u32 vport);
@@ -155,6 +158,7 @@ struct th_eng_ops {
 	void (*mr_free)(void *fabric, void *priv);
 	u64 (*random_u64)(void *fabric);
 	void (*park)(void *fabric, struct th_eng_chain *chain, u64 ns);
+	void (*notify)(struct th_eng_vport *vp, u32 event, int err);
 };
 
 /**
@@ -375,6 +379,7 @@ struct th_eng_stats {
  * @ct_time: timed mode: per counter, when it was last updated
  * @seq: posting order
  * @stats: statistics
+ * @accepted: chains accepted and not completed
  */
 struct th_eng_vport {
 	struct th_eng *eng;
@@ -401,6 +406,32 @@ struct th_eng_vport {
 	u64 *ct_time;
 	u64 seq;
 	struct th_eng_stats stats;
+	u32 accepted;
+};
+
+/**
+ * struct th_eng_vport_info - what management shows of a vport
+ * @state: 0 running, 1 in the error state, 2 being destroyed (the
+ *	values of enum th_nl_vport_state)
+ * @pending: chains accepted and not completed
+ * @mrs: registered memory regions
+ * @pinned: bytes of those regions
+ * @sq_entries: SQ slots
+ * @cq_entries: CQ entries
+ */
+struct th_eng_vport_info {
+	u32 state;
+	u32 pending;
+	u32 mrs;
+	u64 pinned;
+	u32 sq_entries;
+	u32 cq_entries;
+};
+
+/* What the engine tells a provider's management (struct th_eng_ops.notify) */
+enum th_eng_event {
+	TH_ENG_EVENT_ERROR = 1,	/* the vport entered the error state */
+	TH_ENG_EVENT_FAULT,	/* a descriptor failed: its last retry was lost */
 };
 
 /**
@@ -470,6 +501,7 @@ struct th_eng_vport *th_eng_chain_vport(struct th_eng_chain *chain);
 bool th_eng_cq_ready(struct th_eng_vport *vp);
 void th_eng_stats_read(struct th_eng_vport *vp, struct th_eng_stats *st);
 void th_eng_stats_add(struct th_eng_stats *sum, const struct th_eng_stats *st);
+void th_eng_vport_info(struct th_eng_vport *vp, struct th_eng_vport_info *info);
 
 /* th_fault.c: fault injection, and each node's totals */
 int th_eng_nodes_init(struct th_eng *eng);

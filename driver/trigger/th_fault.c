@@ -135,6 +135,9 @@ int th_fault_check(struct th_eng_chain *chain)
 			vp->stats.timeouts++;
 			th_unlock(&vp->lock);
 			chain->tries = 0;
+			if (vp->eng->ops->notify)
+				vp->eng->ops->notify(vp, TH_ENG_EVENT_FAULT,
+						     -ETIMEDOUT);
 			return -ETIMEDOUT;
 		}
 		vp->stats.retries++;

@@ -46,14 +46,19 @@ void th_remote_put(struct th_eng_vport *vp, struct th_eng_vport *peer)
 static void th_remote_violation(struct th_eng_vport *vp,
 				struct th_eng_ctx *ctx)
 {
+	bool entered = false;
+
 	th_lock(&vp->lock);
 	vp->stats.violations++;
 	if (!vp->error && !vp->dead) {
 		vp->error = true;
+		entered = true;
 		th_chain_fail_pending_locked(vp, ctx, -ENOTCONN);
 		vp->eng->ops->wake(vp);
 	}
 	th_unlock(&vp->lock);
+	if (entered && vp->eng->ops->notify)
+		vp->eng->ops->notify(vp, TH_ENG_EVENT_ERROR, -ENOTCONN);
 }
 
 /*

@@ -115,6 +115,7 @@ int th_vport_create(struct th_file *tf, struct th_nic_vport_create *req)
 	if (ret)
 		goto err_put_user;
 	vp->owner = tf;
+	vp->pid = get_pid(task_tgid(current));
 	refcount_set(&vp->refs, 1);	/* the fabric table's */
 	init_waitqueue_head(&vp->wq);
 	spin_lock_init(&vp->defer_lock);
@@ -148,10 +149,12 @@ int th_vport_create(struct th_file *tf, struct th_nic_vport_create *req)
 	mutex_unlock(&node->lock);
 
 	th_vport_describe(vp, req);
+	th_netlink_vport_event(vp, TH_NL_EVENT_VPORT_NEW, 0);
 	return 0;
 
 err_unlock:
 	mutex_unlock(&node->lock);
+	put_pid(vp->pid);
 	th_vport_free_regions(vp);
 err_put_user:
 	th_fabric_user_put(fab, vp->user);
@@ -180,7 +183,9 @@ static void th_vport_teardown(struct th_vport *vp)
 	mutex_unlock(&node->lock);
 
 	th_eng_vport_destroy(&vp->ev);
+	th_netlink_vport_event(vp, TH_NL_EVENT_VPORT_DEL, 0);
 	th_vport_free_regions(vp);
+	put_pid(vp->pid);
 	th_fabric_user_put(fab, vp->user);
 	if (vp->domain)
 		th_domain_put(vp->domain);
