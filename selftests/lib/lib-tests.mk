@@ -31,7 +31,7 @@ VM_THCTL	:= $(B)/vm/payload/bin/thctl
 vm-payload: $(VM_THCTL)
 $(VM_THCTL): $(THCTL_OBJS) $(LIBTHVERBS_A)
 	@mkdir -p $(dir $@)
-	$(CC) -static -pthread -o $@ $(THCTL_OBJS) $(LIBTHVERBS_A) -lm
+	$(CC) -static -pthread -o $@ $(THCTL_OBJS) $(LIBTHVERBS_A) $(NL_LIBS) -lm
 
 # The chain-file examples and their golden digests (made with inproc): the
 # VM replays them on the kernel provider, so both must give bit-identical

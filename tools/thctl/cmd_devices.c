@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * cmd_devices.c - 'thctl devices', 'thctl info NODE' and 'thctl counters
- * NODE VPORT': what a provider's nodes are and what they allow.
+ * cmd_devices.c - 'thctl devices' and 'thctl info NODE': what a provider's
+ * nodes are and what they allow, as text or JSON (-j, -p).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "thverbs.h"
 #include "thctl.h"
 
 #define PROVIDER_HELP \
 	"  --provider P   kernel (/dev/th_nic*), inproc (a fabric inside this\n" \
 	"                 process) or auto (default: $TH_PROVIDER, else kernel\n" \
-	"                 if /dev/th_nic0 exists, else inproc)\n"
+	"                 if /dev/th_nic0 exists, else inproc)\n" \
+	"  -j, --json     one JSON document; -p, --pretty: indented\n"
+
+/* -j and -p */
+static bool dev_json, dev_pretty;
 
 /*
  * Common option parsing: --provider and -h; the rest are positional
@@ -37,6 +42,10 @@ static int dev_args(int argc, char **argv, const char **provider,
 			*provider = argv[i] + 11;
 		} else if (cts && !strcmp(argv[i], "--cts") && i + 1 < argc) {
 			*cts = argv[++i];
+		} else if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json")) {
+			dev_json = true;
+		} else if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "--pretty")) {
+			dev_pretty = true;
 		} else if (argv[i][0] == '-' || n == max_pos) {
 			fprintf(stderr, "thctl %s: unexpected argument '%s'\n",
 				argv[0], argv[i]);
@@ -114,7 +123,22 @@ int thctl_devices_main(int argc, char **argv)
 	list = dev_list("devices", provider, &n);
 	if (!list)
 		return THCTL_EXIT_FAIL;
-	for (i = 0; i < n; i++)
+	if (dev_json) {
+		struct tj j;
+
+		tj_init(&j, stdout, dev_pretty);
+		tj_arr_begin(&j);
+		for (i = 0; i < n; i++) {
+			tj_obj_begin(&j);
+			tj_kv_str(&j, "name", th_device_name(list[i]));
+			tj_kv_u64(&j, "node", th_device_node(list[i]));
+			tj_kv_str(&j, "provider", th_device_provider(list[i]));
+			tj_obj_end(&j);
+		}
+		tj_arr_end(&j);
+		tj_finish(&j);
+	}
+	for (i = 0; i < n && !dev_json; i++)
 		printf("%-10s node %-5u provider %s\n", th_device_name(list[i]),
 		       th_device_node(list[i]), th_device_provider(list[i]));
 	th_free_device_list(list);
@@ -162,6 +186,50 @@ static int dev_open(const char *cmd, const char *provider, const char *node_s,
 	return 0;
 }
 
+static void info_json(const struct th_nic_query *q, struct th_device *dev)
+{
+	static const struct {
+		uint64_t bit;
+		const char *name;
+	} feats[] = {
+		{ TH_NIC_FEAT_REDUCE_STRIDED, "reduce_strided" },
+		{ TH_NIC_FEAT_FLOAT_ALU, "float_alu" },
+		{ TH_NIC_FEAT_INPROC, "inproc" },
+		{ TH_NIC_FEAT_DOMAIN_FD, "domain_fd" },
+	};
+	struct tj j;
+	unsigned int i;
+
+	tj_init(&j, stdout, dev_pretty);
+	tj_obj_begin(&j);
+	tj_kv_str(&j, "name", th_device_name(dev));
+	tj_kv_str(&j, "provider", th_device_provider(dev));
+	tj_kv_u64(&j, "node", q->node_id);
+	tj_kv_u64(&j, "nodes", q->node_count);
+	tj_kv_u64(&j, "abi_version", q->abi_version);
+	tj_kv_u64(&j, "max_vports", q->max_vports);
+	tj_kv_u64(&j, "max_counters", q->max_counters);
+	tj_kv_u64(&j, "max_sq_entries", q->max_sq_entries);
+	tj_kv_u64(&j, "max_cq_entries", q->max_cq_entries);
+	tj_kv_u64(&j, "max_chain", q->max_chain);
+	tj_kv_u64(&j, "max_mrs", q->max_mrs);
+	tj_kv_u64(&j, "max_mr_size", q->max_mr_size);
+	tj_kv_u64(&j, "max_operands", q->max_operands);
+	tj_kv_u64(&j, "max_inline", q->max_inline);
+	tj_kv_u64(&j, "desc_size", q->desc_size);
+	tj_kv_u64(&j, "cqe_size", q->cqe_size);
+	tj_kv_u64(&j, "max_user_vports", q->max_user_vports);
+	tj_kv_u64(&j, "max_user_chains", q->max_user_chains);
+	tj_key(&j, "features");
+	tj_arr_begin(&j);
+	for (i = 0; i < sizeof(feats) / sizeof(feats[0]); i++)
+		if (q->features & feats[i].bit)
+			tj_str(&j, feats[i].name);
+	tj_arr_end(&j);
+	tj_obj_end(&j);
+	tj_finish(&j);
+}
+
 int thctl_info_main(int argc, char **argv)
 {
 	struct th_nic_query q = { .size = sizeof(q) };
@@ -182,6 +250,12 @@ int thctl_info_main(int argc, char **argv)
 	ret = dev_open("info", provider, pos[0], &list, &ctx, &q, &node);
 	if (ret)
 		return ret;
+	if (dev_json) {
+		info_json(&q, list[node]);
+		th_close_device(ctx);
+		th_free_device_list(list);
+		return THCTL_EXIT_OK;
+	}
 	printf("node            %u of %u (%s, provider %s)\n", q.node_id,
 	       q.node_count, th_device_name(list[node]),
 	       th_device_provider(list[node]));
@@ -209,87 +283,4 @@ int thctl_info_main(int argc, char **argv)
 	th_close_device(ctx);
 	th_free_device_list(list);
 	return THCTL_EXIT_OK;
-}
-
-/* ---- counters -------------------------------------------------------- */
-
-static void counters_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: thctl counters [--provider kernel|inproc|auto] [--cts FIRST-LAST]\n"
-		"                      NODE VPORT\n\n"
-		"What this can show, honestly: a vport and its counter page belong to\n"
-		"the open file (the process) that created it; the page is mapped only\n"
-		"into that process, and the inproc fabric exists only inside one\n"
-		"process.  So another process, such as this one, cannot read the\n"
-		"counters of a running program's vport.  This command opens NODE,\n"
-		"creates nothing, checks that VPORT and the counter range exist on\n"
-		"it, and prints the node's counter limits and how to see the values:\n"
-		"from the owning program (th_ct_read(3)), or with 'print counters'\n"
-		"in a chain file run by 'thctl post'.\n\n"
-		PROVIDER_HELP
-		"  --cts A-B      the counter range to check (default 0-7)\n\n"
-		"Exit status: 0 NODE, VPORT and the range exist; 1 the node could not\n"
-		"be opened; 2 usage error, unknown NODE, VPORT or counter out of range.\n");
-}
-
-int thctl_counters_main(int argc, char **argv)
-{
-	struct th_nic_query q = { .size = sizeof(q) };
-	const char *provider = NULL, *cts = NULL;
-	long node, vport, first = 0, last = 7;
-	struct th_device **list;
-	struct th_context *ctx;
-	char *pos[2];
-	int ret;
-
-	ret = dev_args(argc, argv, &provider, pos, 2, &cts, counters_usage);
-	if (ret < 0)
-		return ret == -1 ? THCTL_EXIT_OK : THCTL_EXIT_USAGE;
-	if (ret != 2) {
-		counters_usage(stderr);
-		return THCTL_EXIT_USAGE;
-	}
-	ret = dev_open("counters", provider, pos[0], &list, &ctx, &q, &node);
-	if (ret)
-		return ret;
-	ret = THCTL_EXIT_USAGE;
-	vport = dev_index("counters", "vport", pos[1], q.max_vports);
-	if (vport < 0)
-		goto out;
-	if (cts) {
-		char buf[64], *dash;
-
-		snprintf(buf, sizeof(buf), "%s", cts);
-		dash = strchr(buf, '-');
-		if (dash)
-			*dash = '\0';
-		first = dev_index("counters", "counter", buf, q.max_counters);
-		if (first < 0)
-			goto out;
-		last = dash ? dev_index("counters", "counter", dash + 1,
-					q.max_counters) : first;
-		if (last < 0)
-			goto out;
-		if (last < first) {
-			fprintf(stderr, "thctl counters: expected FIRST-LAST with FIRST <= LAST, got '%s'\n",
-				cts);
-			goto out;
-		}
-	} else if (last >= (long)q.max_counters) {
-		last = q.max_counters - 1;
-	}
-	printf("node %ld vport %ld: counters %ld-%ld of %u per vport\n", node,
-	       vport, first, last, q.max_counters);
-	printf("values: not readable from this process; the counter page of a vport\n"
-	       "is mapped only into the process that created it%s.\n"
-	       "Read them there with th_ct_read(3), or use 'print counters' in a\n"
-	       "chain file run by 'thctl post'.\n",
-	       q.features & TH_NIC_FEAT_INPROC ?
-	       " (and the inproc fabric lives inside one process)" : "");
-	ret = THCTL_EXIT_OK;
-out:
-	th_close_device(ctx);
-	th_free_device_list(list);
-	return ret;
 }

@@ -18,7 +18,11 @@ static const struct thctl_cmd thctl_cmds[] = {
 	{ "tree",  thctl_tree_main,  "print the k-nomial tree of N ranks" },
 	{ "devices", thctl_devices_main, "list the nodes of a provider" },
 	{ "info", thctl_info_main, "a node's ABI version, limits and features" },
-	{ "counters", thctl_counters_main, "check a node's vport and counter range (see --help)" },
+	{ "stat", thctl_stat_main, "th_nic.ko: statistics of every node, a node, a vport" },
+	{ "vports", thctl_vports_main, "th_nic.ko: the vports, their owners, state and memory" },
+	{ "counters", thctl_counters_main, "th_nic.ko: a vport's counters" },
+	{ "fault", thctl_fault_main, "th_nic.ko: fault injection: show, set, clear" },
+	{ "monitor", thctl_monitor_main, "th_nic.ko: vports created, destroyed, in error; faults" },
 	{ "post", thctl_post_main, "run a chain file: set up, post, trigger, wait, print" },
 };
 

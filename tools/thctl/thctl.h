@@ -20,7 +20,12 @@ int thctl_tree_main(int argc, char **argv);
 /* cmd_devices.c */
 int thctl_devices_main(int argc, char **argv);
 int thctl_info_main(int argc, char **argv);
+/* cmd_nl.c: th_nic.ko over generic netlink */
+int thctl_stat_main(int argc, char **argv);
+int thctl_vports_main(int argc, char **argv);
 int thctl_counters_main(int argc, char **argv);
+int thctl_fault_main(int argc, char **argv);
+int thctl_monitor_main(int argc, char **argv);
 /* cmd_post.c */
 int thctl_post_main(int argc, char **argv);
 

@@ -3,6 +3,11 @@ THCTL_SRCS	:= $(sort $(wildcard tools/thctl/*.c))
 THCTL_OBJS	:= $(THCTL_SRCS:%.c=$(O)/%.o)
 ALL_TARGETS	+= $(BIN)/thctl
 
+# management over generic netlink: libnl-genl-3 (scripts/deps.sh)
+NL_CFLAGS	:= -I/usr/include/libnl3
+NL_LIBS		:= -lnl-genl-3 -lnl-3
+$(THCTL_OBJS): CPPFLAGS += $(NL_CFLAGS)
+
 $(BIN)/thctl: $(THCTL_OBJS) $(ENGINE_OBJS) $(THCTL_EXTRA_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(NL_LIBS)

@@ -79,7 +79,7 @@ if [ "$MODE" = digest ]; then
 fi
 
 # ---- help and the command table ---------------------------------------------
-for cmd in devices info counters post; do
+for cmd in devices info post stat vports counters fault monitor; do
 	run "$cmd" --help
 	if [ "$rc" -eq 0 ] && grep -q "^usage: thctl $cmd" "$TMP/out" &&
 	   grep -q "Exit status" "$TMP/out"; then
@@ -121,17 +121,45 @@ else
 fi
 expect_refusal "info: unknown node, exit 2" 2 "unknown node 99999" info 99999
 expect_refusal "info: node not a number, exit 2" 2 "expected a node number" info x
-run counters 0 0
-if [ "$rc" -eq 0 ] && grep -q "not readable from this process" "$TMP/out"; then
-	ok "counters 0 0: says what it can and cannot show"
+# JSON: one document on stdout that parses, with the keys documented
+json_ok() {
+	python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+$2" "$TMP/out" 2>> "$TMP/err"
+}
+run devices -j
+if [ "$rc" -eq 0 ] && json_ok devices "assert d[0]['name'] == 'th_nic0' and d[0]['node'] == 0 and d[0]['provider'] == '$TH_PROVIDER'"; then
+	ok "devices -j: a JSON list of the nodes"
 else
-	not_ok "counters 0 0: says what it can and cannot show" "exit $rc" "$(cat "$TMP/err")"
+	not_ok "devices -j: a JSON list of the nodes" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
 fi
-expect_refusal "counters: counter out of range, exit 2" 2 \
-	"unknown counter 99999" counters --cts 0-99999 0 0
-expect_refusal "counters: vport out of range, exit 2" 2 "unknown vport" \
-	counters 0 99999
-expect_refusal "counters: unknown node, exit 2" 2 "unknown node" counters 99999 0
+run info 0 -j -p
+if [ "$rc" -eq 0 ] && [ "$(wc -l < "$TMP/out")" -gt 10 ] &&
+   json_ok info "assert d['node'] == 0 and d['max_counters'] > 0 and isinstance(d['features'], list)"; then
+	ok "info 0 -j -p: one pretty JSON object with the limits"
+else
+	not_ok "info 0 -j -p: one pretty JSON object with the limits" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+
+# ---- management over generic netlink ----------------------------------------
+# usage errors are found before th_nic.ko is asked
+expect_refusal "counters: vport not a number, exit 2" 2 "expected a vport number" \
+	counters 0 x
+expect_refusal "counters: FIRST-LAST backwards, exit 2" 2 "expected FIRST or FIRST-LAST" \
+	counters --cts 5-2 0 0
+expect_refusal "fault set: a rate above 100 %, exit 2" 2 "bad value '101%' for --drop" \
+	fault set 0 --drop 101%
+expect_refusal "fault set: rates adding up above 100 %, exit 2" 2 "add up to more than 100%" \
+	fault set 0 --drop 60% --delay-rate 50%
+expect_refusal "fault set: a delay above 100 ms, exit 2" 2 "bad value '2s' for --delay" \
+	fault set 0 --delay 2s
+if [ "$TH_PROVIDER" = inproc ] && [ ! -e /dev/th_nic0 ]; then
+	for cmd in "stat" "vports" "counters 0 0" "fault show" "monitor --timeout 1"; do
+		# shellcheck disable=SC2086
+		expect_refusal "$cmd without th_nic.ko: says so, exit 1" 1 \
+			"th_nic.ko is not loaded" $cmd
+	done
+fi
 expect_refusal "post: unknown provider, exit 2" 2 "unknown provider 'nic9'" \
 	post --provider nic9 "$EX/first_chain.chain"
 
