@@ -541,7 +541,8 @@ static struct genl_family th_nl_family = {
 	.module = THIS_MODULE,
 	.ops = th_nl_ops,
 	.n_ops = ARRAY_SIZE(th_nl_ops),
-	.resv_start_op = TH_NL_CMD_MAX + 1,
+	/* every command validates strictly: header, types, lengths */
+	.resv_start_op = TH_NL_CMD_NODE_GET,
 	.mcgrps = th_nl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(th_nl_mcgrps),
 };

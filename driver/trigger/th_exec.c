@@ -196,6 +196,9 @@ static int th_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	ret = th_exec_move(ctx, chain, d, len, t);
 	if (ret)
 		return ret;
+	if (d->opcode != TH_NIC_OP_COPY)
+		th_trace_deliver(chain->vp->node, chain->vp->index, d->xfer.node,
+				 d->xfer.vport, d->opcode, len);
 	th_exec_release_refs(h);
 	/* the control packet: data first, then the counter */
 	if (d->opcode == TH_NIC_OP_PUT && (d->flags & TH_NIC_DF_REMOTE_CT))
@@ -232,6 +235,9 @@ static int th_exec_inline(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 		return ret;
 	memcpy(h->ref[0].ptr, w->data, w->len);
 	th_exec_count(t, d, w->len);
+	if (d->flags & TH_NIC_DF_REMOTE)
+		th_trace_deliver(vp->node, vp->index, w->node, w->vport,
+				 d->opcode, w->len);
 	th_exec_release_refs(h);
 	if (d->flags & TH_NIC_DF_REMOTE_CT)
 		th_eng_ct_update(h->peer, w->remote_ct, TH_ENG_CT_INC, 1, 0, ctx);

@@ -128,6 +128,9 @@ int th_fault_check(struct th_eng_chain *chain)
 		chain->tries = 0;
 		return 0;
 	}
+	th_trace_fault(vp->node, vp->index, chain->cookie,
+		       roll >= drop ? 1 : chain->tries >= retries ? 2 : 0,
+		       chain->tries);
 	th_lock(&vp->lock);
 	if (roll < drop) {
 		vp->stats.faults_dropped++;

@@ -245,6 +245,15 @@ else
 	result "kernel log clean" 0 "$count kernel log lines report a problem" \
 		"(full log: $console):" "$shown"
 fi
+# 4. The JSON thctl printed in the guest parses, with its documented keys.
+if grep -q '^TH_VM: json ' "$clean"; then
+	while read -r line; do
+		case $line in
+		ok\ *) result "vm thctl JSON: ${line#ok } parses, documented keys" 1 ;;
+		*) result "vm thctl JSON: ${line#not ok }" 0 ;;
+		esac
+	done < <(python3 "$here/check-vm-json.py" "$clean")
+fi
 echo "1..$n" >>"$tap"
 
 passed=$(grep -cE '^ok [0-9]+' "$tap")

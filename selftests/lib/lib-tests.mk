@@ -6,16 +6,20 @@ LIB_HOST_TESTS	:= $(patsubst selftests/lib/%.c,$(BIN)/host/%,$(LIB_TEST_SRCS))
 LIB_VM_TESTS	:= $(patsubst selftests/lib/%.c,$(B)/vm/payload/%,$(LIB_TEST_SRCS))
 HOST_TESTS	+= $(LIB_HOST_TESTS)
 
+# th_nic.ko's fault injection is set over netlink: thctl's client, libnl
 $(LIB_HOST_TESTS): $(BIN)/host/%: $(S)/selftests/lib/%.o $(VERBS_SAN_OBJS) $(SCHED_SAN_OBJS) \
-		$(IPF_SAN_OBJS) $(ENGINE_SAN_OBJS)
+		$(IPF_SAN_OBJS) $(ENGINE_SAN_OBJS) $(S)/tools/thctl/nl.o
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(LDLIBS)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(LDLIBS) $(NL_LIBS)
+$(S)/selftests/lib/%.o: CPPFLAGS += -I$(TOP)/tools/thctl
 
 vm-payload: $(LIB_VM_TESTS)
 
-$(LIB_VM_TESTS): $(B)/vm/payload/%: $(TOP)/selftests/lib/%.c $(LIBTHVERBS_A) | ksrc
+$(LIB_VM_TESTS): $(B)/vm/payload/%: $(TOP)/selftests/lib/%.c $(LIBTHVERBS_A) \
+		$(TOP)/$(NL_CLIENT_SRC) | ksrc
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(VM_TEST_CFLAGS) -o $@ $< $(LIBTHVERBS_A) -lm
+	$(CC) $(CPPFLAGS) -I$(TOP)/tools/thctl $(VM_TEST_CFLAGS) -o $@ $< \
+		$(TOP)/$(NL_CLIENT_SRC) $(LIBTHVERBS_A) $(NL_LIBS) -lm
 
 # thbench, static, so the VM run reports the kernel provider's latencies
 # (as comments: benchmarks never pass or fail).

@@ -46,6 +46,62 @@ if [ -x "$here/bin/thctl" ]; then
 		"$here/bin/thctl" demo --provider kernel -q -n 16 -k 2 -c 7
 fi
 
+# Management over generic netlink: thctl on libnl.  Its JSON documents go
+# to the console between markers; the host checks that they parse, with
+# their documented keys (scripts/vm/check-vm-json.py).
+json() {
+	name=$1
+	shift
+	echo "TH_VM: json $name begin"
+	"$@"
+	st=$?
+	echo "TH_VM: json $name end"
+	return $st
+}
+if [ -x "$here/bin/thctl" ] && [ -x "$here/bin/vport_hold" ]; then
+	T="$here/bin/thctl"
+	fifo=/tmp/hold.in
+	rm -f "$fifo" && mkfifo "$fifo"
+	"$here/bin/vport_hold" 0 0 2 < "$fifo" > /tmp/hold.out &
+	hold=$!
+	exec 3> "$fifo"
+	i=0
+	while ! grep -q '^ready\|^failed' /tmp/hold.out 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	check "vport_hold: two vports held on node 0" grep -q '^ready 2' /tmp/hold.out
+	check "thctl stat -j: every node" json stat "$T" stat -j
+	check "thctl stat 0 -j: node 0" json stat-node "$T" stat 0 -j -p
+	check "thctl stat 0 0 -j: the owner's vport in detail" json stat-vport "$T" stat 0 0 -j
+	check "thctl vports -j: the vports" json vports "$T" vports -j
+	check "thctl vports -j as nobody: owner and state only" \
+		json vports-other su -s /bin/sh nobody -c "$T vports -j"
+	check "thctl counters 0 0: counter 1 is 42" \
+		sh -c "$T counters 0 0 | grep -qE '^ +1 +42 +0$'"
+	check "thctl counters 0 0 -j" json counters "$T" counters 0 0 -j
+	check "thctl counters as nobody: refused, exit 1" \
+		sh -c "! su -s /bin/sh nobody -c '$T counters 0 0' 2>/tmp/err && grep -q 'not permitted' /tmp/err"
+	check "thctl fault set as nobody: refused, exit 1" \
+		sh -c "! su -s /bin/sh nobody -c '$T fault set 3 --drop 1%' 2>/tmp/err && grep -q 'not permitted' /tmp/err"
+	check "thctl fault set 3 --drop 1%" "$T" fault set 3 --drop 1% --seed 5
+	check "thctl fault show -j: node 3's" json fault "$T" fault show -j
+	check "thctl fault clear 3" "$T" fault clear 3
+	check "thctl fault show: none left" sh -c "$T fault show | grep -q 'no fault injection'"
+	# events: a vport created and destroyed by thctl post, seen by monitor
+	"$T" monitor -j --timeout 5 > /tmp/mon.json &
+	mon=$!
+	sleep 1
+	"$T" post --provider kernel "$here/thctl/tools/thctl/examples/first_chain.chain" > /dev/null
+	wait $mon
+	check "thctl monitor -j: the events of thctl post" json monitor cat /tmp/mon.json
+	echo "# thctl stat 0 0 (sample)"
+	"$T" stat 0 0 | sed 's/^/# /'
+	exec 3>&-
+	wait $hold
+	rm -f "$fifo"
+fi
+
 # One process per node through thrun: an allreduce job, then the same job
 # with rank 5 killed in round 1, which thrun must report (not hang).
 if [ -x "$here/bin/thrun" ] && [ -x "$here/bin/coll_rank" ]; then
@@ -90,10 +146,38 @@ fi
 check "rmmod when no node is open" rmmod th_nic
 check "module gone after rmmod" sh -c "! grep -q '^th_nic ' /proc/modules"
 
-# A large fabric: 1024 nodes, each a device udev and sysfs can see.
-check "insmod nodes=1024" insmod "$mod" nodes=1024
+# A large fabric: 1024 nodes, each a device udev and sysfs can see, and
+# management dumps that span many messages.
+check "insmod nodes=1024" insmod "$mod" nodes=1024 max_user_vports=65536 \
+	max_counters=8 max_mrs=1
 check "1024 device nodes and sysfs entries" sh -c \
 	"[ \$(ls /dev/th_nic* | wc -l) -eq 1024 ] && [ -e /sys/class/th_nic/th_nic1023/dev ]"
+if [ -x "$here/bin/thctl" ] && [ -x "$here/bin/vport_hold" ]; then
+	T="$here/bin/thctl"
+	check "thctl stat -j: all 1024 nodes" json stat1024 "$T" stat -j
+	per=${TH_VM_DUMP_VPORTS:-64}
+	fifo=/tmp/hold.in
+	rm -f "$fifo" && mkfifo "$fifo"
+	echo "# memory before $((1024 * per)) vports: $(grep MemAvailable /proc/meminfo)"
+	"$here/bin/vport_hold" 0 1023 "$per" < "$fifo" > /tmp/hold.out &
+	hold=$!
+	exec 3> "$fifo"
+	i=0
+	while ! grep -q '^ready\|^failed' /tmp/hold.out 2>/dev/null && [ $i -lt 1200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "# vport_hold: $(cat /tmp/hold.out); $(grep MemAvailable /proc/meminfo)"
+	check "vport_hold: $per vports on each of 1024 nodes" \
+		grep -q "^ready $((1024 * per))" /tmp/hold.out
+	check "thctl vports: a dump of $((1024 * per)) vports, complete" \
+		sh -c "[ \$($T vports | tail -n +2 | wc -l) -eq $((1024 * per)) ]"
+	check "thctl vports -j: $((1024 * per)) entries" \
+		sh -c "[ \$($T vports -j | grep -o '\"vport\":' | wc -l) -eq $((1024 * per)) ]"
+	exec 3>&-
+	wait $hold
+	rm -f "$fifo"
+fi
 check "rmmod of the 1024-node fabric" rmmod th_nic
 
 echo "# th_nic selftests: $([ $rc -eq 0 ] && echo PASS || echo FAIL)"

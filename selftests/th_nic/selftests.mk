@@ -8,10 +8,19 @@ VM_TEST_CFLAGS	:= -O2 -g -std=gnu11 -D_GNU_SOURCE $(WARNFLAGS) -pthread -static 
 		   -I$(TOP)/selftests/common
 
 .PHONY: vm-payload
-vm-payload: ksrc $(VM_TEST_BINS)
+vm-payload: ksrc $(VM_TEST_BINS) $(B)/vm/payload/bin/vport_hold
 	@mkdir -p $(B)/vm/payload
 	@cp $(TOP)/selftests/th_nic/run.sh $(TOP)/selftests/th_nic/config $(B)/vm/payload/
 
+# the netlink test is a libnl client, as thctl is
+VM_TEST_EXTRA_netlink_test := -I/usr/include/libnl3
+VM_TEST_LIBS_netlink_test := -lnl-genl-3 -lnl-3
+
 $(B)/vm/payload/%: $(TOP)/selftests/th_nic/%.c $(wildcard selftests/th_nic/*.h selftests/common/*.h) | ksrc
+	@mkdir -p $(dir $@)
+	$(CC) $(VM_TEST_CFLAGS) $(VM_TEST_EXTRA_$*) -o $@ $< $(VM_TEST_LIBS_$*) -lm
+
+# run.sh's helper: vports held open for thctl to show
+$(B)/vm/payload/bin/vport_hold: $(TOP)/selftests/th_nic/vport_hold.c $(wildcard selftests/th_nic/*.h) | ksrc
 	@mkdir -p $(dir $@)
 	$(CC) $(VM_TEST_CFLAGS) -o $@ $< -lm

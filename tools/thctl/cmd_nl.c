@@ -17,6 +17,7 @@
 #include "json.h"
 #include "nl.h"
 #include "thctl.h"
+#include "thverbs.h"
 
 struct mg_opts {
 	bool json, pretty;
@@ -659,28 +660,6 @@ static int mg_fault_row(struct nlattr **tb, void *arg)
 	return 0;
 }
 
-static int mg_put_fault(struct nl_msg *msg, void *arg)
-{
-	const struct mg_opts *o = arg;
-	struct nlattr *nest;
-	uint32_t node;
-
-	if (mg_u32(o->pos[1], &node) || nla_put_u32(msg, TH_NL_A_NODE, node))
-		return -EINVAL;
-	nest = nla_nest_start(msg, TH_NL_A_FAULT);
-	if (!nest ||
-	    nla_put_u32(msg, TH_NL_FAULT_DROP_PPM, o->drop_ppm) ||
-	    nla_put_u32(msg, TH_NL_FAULT_DELAY_PPM, o->delay_ppm) ||
-	    nla_put_u64(msg, TH_NL_FAULT_DELAY_NS, o->delay_ns) ||
-	    nla_put_u64(msg, TH_NL_FAULT_RETRY_NS, o->retry_ns) ||
-	    nla_put_u32(msg, TH_NL_FAULT_RETRIES, o->retries) ||
-	    (o->has.vport && nla_put_u32(msg, TH_NL_FAULT_VPORT, o->vport)) ||
-	    nla_put_u64(msg, TH_NL_FAULT_SEED, o->seed))
-		return -EMSGSIZE;
-	nla_nest_end(msg, nest);
-	return 0;
-}
-
 int thctl_fault_main(int argc, char **argv)
 {
 	struct mg_opts o = { 0 };
@@ -728,8 +707,14 @@ int thctl_fault_main(int argc, char **argv)
 		else if (!ret && !w.rows)
 			printf("no fault injection on any node\n");
 	} else {
-		ret = thnl_request(&n, TH_NL_CMD_FAULT_SET, false, mg_put_fault,
-				   &o, NULL, NULL);
+		struct th_fault f = {
+			.drop_ppm = o.drop_ppm, .delay_ppm = o.delay_ppm,
+			.delay_ns = o.delay_ns, .retry_ns = o.retry_ns,
+			.retries = o.retries, .seed = o.seed,
+			.vport = o.has.vport ? o.vport : TH_FAULT_ANY_VPORT,
+		};
+
+		ret = thnl_fault_set(&n, t.node, &f);
 		if (o.json && !ret) {
 			tj_obj_begin(&w.j);
 			tj_kv_u64(&w.j, "node", t.node);

@@ -13,6 +13,7 @@
 #include <netlink/msg.h>
 
 #include "nl.h"
+#include "thverbs.h"
 
 int thnl_open(struct thnl *n)
 {
@@ -46,6 +47,7 @@ struct thnl_call {
 	thnl_reply_fn reply;
 	void *arg;
 	int stop;
+	bool done;	/* the request's ack, error or the dump's end came */
 };
 
 static int thnl_valid(struct nl_msg *msg, void *arg)
@@ -65,6 +67,17 @@ static int thnl_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
 
 	(void)who;
 	c->n->err = e->error;
+	c->done = true;
+	return NL_STOP;
+}
+
+/* The ack of a request, or the end of a dump: the exchange is over. */
+static int thnl_done(struct nl_msg *msg, void *arg)
+{
+	struct thnl_call *c = arg;
+
+	(void)msg;
+	c->done = true;
 	return NL_STOP;
 }
 
@@ -75,6 +88,8 @@ static struct nl_cb *thnl_cb(struct thnl_call *c)
 	if (!cb)
 		return NULL;
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, thnl_valid, c);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, thnl_done, c);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, thnl_done, c);
 	nl_cb_err(cb, NL_CB_CUSTOM, thnl_error, c);
 	return cb;
 }
@@ -101,8 +116,14 @@ int thnl_request(struct thnl *n, uint8_t cmd, bool dump, thnl_put_fn put,
 		ret = -EIO;
 		goto out;
 	}
-	/* until the dump's end, or the ack or error of a request */
-	ret = nl_recvmsgs(n->sk, cb);
+	/*
+	 * Until the dump's end, or the request's ack or error: a reply and
+	 * its ack may come in two reads, and an ack left unread would be
+	 * taken for the next request's answer.
+	 */
+	do {
+		ret = nl_recvmsgs(n->sk, cb);
+	} while (ret >= 0 && !c.done && !c.stop);
 	if (n->err)
 		ret = n->err;
 	else if (ret < 0 && !c.stop)
@@ -113,6 +134,13 @@ out:
 	nlmsg_free(msg);
 	nl_cb_put(cb);
 	return ret;
+}
+
+static int thnl_any_seq(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	return NL_OK;
 }
 
 int thnl_monitor(struct thnl *n, unsigned int count, int timeout_ms,
@@ -129,10 +157,11 @@ int thnl_monitor(struct thnl *n, unsigned int count, int timeout_ms,
 		return -ENOENT;
 	if (nl_socket_add_membership(n->sk, grp))
 		return -EPERM;
-	nl_socket_disable_seq_check(n->sk);
 	cb = thnl_cb(&c);
 	if (!cb)
 		return -ENOMEM;
+	/* events carry no sequence number of ours */
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, thnl_any_seq, NULL);
 	pfd.fd = nl_socket_get_fd(n->sk);
 	pfd.events = POLLIN;
 	ret = 0;
@@ -156,6 +185,42 @@ int thnl_monitor(struct thnl *n, unsigned int count, int timeout_ms,
 	}
 	nl_cb_put(cb);
 	return ret;
+}
+
+struct thnl_fault_req {
+	uint32_t node;
+	const struct th_fault *f;
+};
+
+static int thnl_put_fault(struct nl_msg *msg, void *arg)
+{
+	const struct thnl_fault_req *r = arg;
+	const struct th_fault *f = r->f;
+	struct nlattr *nest;
+
+	if (nla_put_u32(msg, TH_NL_A_NODE, r->node))
+		return -EMSGSIZE;
+	nest = nla_nest_start(msg, TH_NL_A_FAULT);
+	if (!nest ||
+	    nla_put_u32(msg, TH_NL_FAULT_DROP_PPM, f->drop_ppm) ||
+	    nla_put_u32(msg, TH_NL_FAULT_DELAY_PPM, f->delay_ppm) ||
+	    nla_put_u64(msg, TH_NL_FAULT_DELAY_NS, f->delay_ns) ||
+	    nla_put_u64(msg, TH_NL_FAULT_RETRY_NS, f->retry_ns) ||
+	    nla_put_u32(msg, TH_NL_FAULT_RETRIES, f->retries) ||
+	    (f->vport != TH_FAULT_ANY_VPORT &&
+	     nla_put_u32(msg, TH_NL_FAULT_VPORT, f->vport)) ||
+	    nla_put_u64(msg, TH_NL_FAULT_SEED, f->seed))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+int thnl_fault_set(struct thnl *n, uint32_t node, const struct th_fault *f)
+{
+	struct thnl_fault_req r = { .node = node, .f = f };
+
+	return thnl_request(n, TH_NL_CMD_FAULT_SET, false, thnl_put_fault, &r,
+			    NULL, NULL);
 }
 
 const char *thnl_stat_name(unsigned int attr)

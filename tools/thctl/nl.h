@@ -46,6 +46,14 @@ int thnl_request(struct thnl *n, uint8_t cmd, bool dump, thnl_put_fn put,
 int thnl_monitor(struct thnl *n, unsigned int count, int timeout_ms,
 		 thnl_reply_fn reply, void *reply_arg);
 
+struct th_fault;
+/*
+ * Set node @node's fault injection (struct th_fault, as the in-process
+ * provider's th_fault_set() takes it): 0 or the kernel's negative errno
+ * (-EPERM without CAP_NET_ADMIN).
+ */
+int thnl_fault_set(struct thnl *n, uint32_t node, const struct th_fault *f);
+
 /* The statistics' JSON keys and labels, by TH_NL_STAT_* (NULL: none). */
 const char *thnl_stat_name(unsigned int attr);
 /* "ok", "error" or "dead". */

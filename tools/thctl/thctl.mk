@@ -6,7 +6,9 @@ ALL_TARGETS	+= $(BIN)/thctl
 # management over generic netlink: libnl-genl-3 (scripts/deps.sh)
 NL_CFLAGS	:= -I/usr/include/libnl3
 NL_LIBS		:= -lnl-genl-3 -lnl-3
-$(THCTL_OBJS): CPPFLAGS += $(NL_CFLAGS)
+# thctl's netlink client (nl.c) serves thbench and the lib suite too
+CPPFLAGS	+= $(NL_CFLAGS)
+NL_CLIENT_SRC	:= tools/thctl/nl.c
 
 $(BIN)/thctl: $(THCTL_OBJS) $(ENGINE_OBJS) $(THCTL_EXTRA_OBJS)
 	@mkdir -p $(dir $@)

@@ -4,8 +4,10 @@
  * observability of the emulated NIC nodes (thctl stat, vports, counters,
  * fault, monitor).  Resolve the family by TH_NL_FAMILY_NAME; its version
  * is TH_NL_VERSION, also sent as TH_NL_A_VERSION in every reply.
- * Attributes not listed for a command are refused (strict policies);
- * new attributes and statistics are only ever appended.
+ * Validation is strict: a request carrying an attribute no request takes
+ * (a reply's), an unknown one, or one of the wrong size is refused with
+ * -EINVAL, as are reserved header bits.  New attributes and statistics
+ * are only ever appended.
  */
 #ifndef _UAPI_LINUX_TH_NIC_NETLINK_H
 #define _UAPI_LINUX_TH_NIC_NETLINK_H
