@@ -131,6 +131,8 @@ fi
 if [ -x "$here/bench/thbench" ]; then
 	echo "# thbench post --provider kernel"
 	"$here/bench/thbench" post --provider kernel --iters 2000 2>&1 | sed 's/^/# /'
+	echo "# thbench faults --provider kernel (1000 Allreduces per loss rate)"
+	"$here/bench/thbench" faults --provider kernel 2>&1 | sed 's/^/# /'
 	echo "# thbench allreduce --provider kernel (N = 16)"
 	"$here/bench/thbench" allreduce --provider kernel --nodes 16 \
 		--sizes 8,65536 --radix 2,4 --reps 100 --no-mpi --no-plot \

@@ -15,6 +15,7 @@ static const struct thbench_cmd thbench_cmds[] = {
 	{ "allreduce", thbench_allreduce_main, "Allreduce: offload vs host-driven p2p tree, recursive doubling, MPICH" },
 	{ "allreduce-mp", thbench_allreduce_mp_main, "the same, one process per node (run under thrun)" },
 	{ "alu",   thbench_alu_main,   "ALU throughput per op, dtype and operand count" },
+	{ "faults", thbench_faults_main, "Allreduces under lost deliveries: right, failed, wrong, hung; latency" },
 	{ "overlap", thbench_overlap_main, "overlap and noise slowdown at one N: offload, p2p tree, MPICH" },
 	{ "place", thbench_place_main, "multi-job placement: every algorithm and the baselines, predicted and measured" },
 	{ "post",  thbench_post_main,  "latency of a one-descriptor chain and of a triggered hop" },

@@ -7,6 +7,7 @@
 int thbench_allreduce_main(int argc, char **argv);
 int thbench_allreduce_mp_main(int argc, char **argv);
 int thbench_alu_main(int argc, char **argv);
+int thbench_faults_main(int argc, char **argv);
 int thbench_overlap_main(int argc, char **argv);
 int thbench_place_main(int argc, char **argv);
 int thbench_post_main(int argc, char **argv);
