@@ -100,6 +100,26 @@ if [ -x "$here/bin/thctl" ] && [ -x "$here/bin/vport_hold" ]; then
 	exec 3>&-
 	wait $hold
 	rm -f "$fifo"
+
+	# Trace events: one offloaded Allreduce through tracefs
+	# (Documentation/tracing.rst walks through the same).
+	tr=/sys/kernel/tracing
+	[ -d "$tr/events" ] || mount -t tracefs nodev "$tr" 2>/dev/null
+	if [ -d "$tr/events/th_nic" ]; then
+		echo > "$tr/trace"
+		echo 1 > "$tr/events/th_nic/enable"
+		"$T" demo --provider kernel -q -n 4 -k 2 -c 4 > /dev/null
+		echo 0 > "$tr/events/th_nic/enable"
+		check "trace events: an Allreduce's chains posted, fired, delivered, completed" \
+			sh -c "grep -q 'th_nic_chain_post:' $tr/trace &&
+				grep -q 'th_nic_chain_fire:' $tr/trace &&
+				grep -q 'th_nic_deliver:.*put' $tr/trace &&
+				grep -q 'th_nic_chain_complete:' $tr/trace"
+		echo "# trace of thctl demo -n 4 -k 2 -c 4 (the first 60 events)"
+		grep 'th_nic_' "$tr/trace" | head -n 60 | sed 's/^/# /'
+	else
+		not_ok "trace events: no events/th_nic in tracefs"
+	fi
 fi
 
 # One process per node through thrun: an allreduce job, then the same job
