@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "thctl.h"
 #include "thverbs.h"
 
@@ -28,19 +29,25 @@ struct demo {
 	struct th_vport **vp;
 	double **send, **recv;
 	bool verbose;
+	bool stats, json, pretty;
 };
 
 static void demo_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: thctl demo [-n NODES] [-k RADIX] [-c COUNT] [--provider P] [-q]\n\n"
+		"usage: thctl demo [-n NODES] [-k RADIX] [-c COUNT] [--provider P] [-q]\n"
+		"                  [--stats] [-j [-p]]\n\n"
 		"Compile an Allreduce (float64 sum of COUNT elements, default 4) over a\n"
 		"k-nomial tree of NODES nodes (default 16, radix 4) into the library's\n"
 		"plan of re-arming chains, print the plan node by node, run %u rounds\n"
 		"(one counter increment per host each) and check every node's result.\n"
 		"One process drives every node; nodes beyond the provider's share them.\n"
 		"The provider is kernel, inproc or auto (default: TH_PROVIDER, else\n"
-		"kernel when /dev/th_nic0 exists, else the in-process NIC model).\n\n"
+		"kernel when /dev/th_nic0 exists, else the in-process NIC model).\n"
+		"--stats prints the in-process fabric's statistics of the nodes used\n"
+		"(th_nic.ko's: thctl stat).  -j prints one JSON document instead:\n"
+		"{\"nodes\", \"radix\", \"count\", \"ok\", \"output\": [lines], \"stats\":\n"
+		"[{\"node\", the statistics...}] or null}; -p indents it.\n\n"
 		"Exit status: 0 every node has the right result, 1 a failure, 2 usage.\n",
 		DEMO_ROUNDS);
 }
@@ -176,6 +183,15 @@ static int demo_parse(int argc, char **argv, struct demo *d,
 		} else if (!strcmp(a, "-q")) {
 			d->verbose = false;
 			continue;
+		} else if (!strcmp(a, "--stats")) {
+			d->stats = true;
+			continue;
+		} else if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
+			d->json = true;
+			continue;
+		} else if (!strcmp(a, "-p") || !strcmp(a, "--pretty")) {
+			d->pretty = true;
+			continue;
 		} else if (!strcmp(a, "--provider") && i + 1 < argc) {
 			*provider = argv[++i];
 			continue;
@@ -205,22 +221,17 @@ static double demo_now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int thctl_demo_main(int argc, char **argv)
+static int demo_run(struct demo *dp, const char *provider)
 {
-	struct demo d = { .n = 16, .k = 4, .count = 4, .verbose = true };
+	struct demo d = *dp;
 	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE,
 				  .op = TH_NIC_ALU_SUM,
 				  .dtype = TH_NIC_DT_FLOAT64 };
-	const char *provider = NULL;
 	unsigned int r, i, j, round, bad = 0;
 	struct th_coll *coll;
 	double t0, t1 = 0, want;
 	int ret;
 
-	if (demo_parse(argc, argv, &d, &provider)) {
-		demo_usage(stderr);
-		return THCTL_EXIT_USAGE;
-	}
 	d.devs = th_get_device_list(provider, &d.ndev);
 	if (!d.devs || d.ndev < 1) {
 		fprintf(stderr, "thctl demo: no devices: %s\n", strerror(errno));
@@ -288,4 +299,49 @@ int thctl_demo_main(int argc, char **argv)
 	th_coll_destroy(coll);
 	demo_teardown(&d);
 	return bad ? THCTL_EXIT_FAIL : THCTL_EXIT_OK;
+}
+
+int thctl_demo_main(int argc, char **argv)
+{
+	struct demo d = { .n = 16, .k = 4, .count = 4, .verbose = true };
+	const char *provider = NULL;
+	struct thctl_capture cap;
+	struct th_device **devs;
+	bool *used;
+	int ret, ndev = 0, i;
+	struct tj j;
+
+	if (demo_parse(argc, argv, &d, &provider)) {
+		demo_usage(stderr);
+		return THCTL_EXIT_USAGE;
+	}
+	if (d.json && thctl_capture_begin(&cap))
+		return THCTL_EXIT_FAIL;
+	ret = demo_run(&d, provider);
+	if (!d.json && !d.stats)
+		return ret;
+	/* the nodes the ranks used: rank r on node r % ndev */
+	devs = th_get_device_list(provider, &ndev);
+	used = calloc(ndev > 0 ? ndev : 1, sizeof(*used));
+	for (i = 0; used && i < ndev; i++)
+		used[i] = (unsigned int)i < d.n;
+	if (d.stats && used && devs)
+		thctl_stats_print(devs, used, ndev);
+	if (d.json) {
+		tj_init(&j, cap.saved, d.pretty);
+		tj_obj_begin(&j);
+		tj_kv_u64(&j, "nodes", d.n);
+		tj_kv_u64(&j, "radix", d.k);
+		tj_kv_u64(&j, "count", d.count);
+		tj_key(&j, "ok");
+		tj_bool(&j, ret == THCTL_EXIT_OK);
+		thctl_capture_end(&cap, &j);
+		if (used && devs)
+			thctl_stats_json(&j, devs, used, ndev);
+		tj_obj_end(&j);
+		tj_finish(&j);
+	}
+	free(used);
+	th_free_device_list(devs);
+	return ret;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "th_place.h"
+#include "json.h"
 #include "thctl.h"
 #include "thverbs.h"
 
@@ -23,6 +24,7 @@ struct thctl_place_opts {
 	int alg;		/* -1: every algorithm */
 	const char *svg;
 	bool json;
+	bool pretty;
 	bool write_model;
 	bool calibrate;
 	const char *provider;
@@ -51,7 +53,7 @@ static void thctl_place_usage(FILE *f)
 		"  -a, --alg NAME      heft, pets, hcpfd, hagd, hagd+, or all (default)\n"
 		"      --svg FILE      the Gantt chart of the first algorithm's placement,\n"
 		"                      one row per node, coloured by job, duplicates hatched\n"
-		"      --json          JSON instead of the table\n"
+		"  -j, --json          JSON instead of the table; -p, --pretty: indented\n"
 		"      --write-model   print the default model in the model file format\n"
 		"      --calibrate     measure the model on a provider's first two nodes\n"
 		"                      (chains timed from this process) and print it\n"
@@ -71,6 +73,7 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 		{ "alg", required_argument, NULL, 'a' },
 		{ "svg", required_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "pretty", no_argument, NULL, 'p' },
 		{ "write-model", no_argument, NULL, 'W' },
 		{ "calibrate", no_argument, NULL, 'C' },
 		{ "provider", required_argument, NULL, 'P' },
@@ -83,8 +86,14 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 
 	o->alg = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:n:a:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:n:a:hjp", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'j':
+			o->json = true;
+			break;
+		case 'p':
+			o->pretty = true;
+			break;
 		case 'm':
 			o->model = optarg;
 			break;
@@ -182,29 +191,50 @@ static void thctl_place_table(const struct th_place_jobs *j,
 static void thctl_place_json(const struct th_place_jobs *j,
 			     const struct th_place_model *m,
 			     const struct thctl_place_row *rows,
-			     unsigned int nrows)
+			     unsigned int nrows, bool pretty)
 {
 	unsigned int i, k;
+	struct tj t;
 
-	printf("{\"nodes\": %u, \"placements\": [", m->nodes);
+	tj_init(&t, stdout, pretty);
+	tj_obj_begin(&t);
+	tj_kv_u64(&t, "nodes", m->nodes);
+	tj_key(&t, "placements");
+	tj_arr_begin(&t);
 	for (i = 0; i < nrows; i++) {
 		const struct th_place_result *r = rows[i].r;
 
-		printf("%s\n  {\"placement\": \"%s\"", i ? "," : "", rows[i].label);
+		tj_obj_begin(&t);
+		tj_kv_str(&t, "placement", rows[i].label);
 		if (!r) {
-			printf(", \"failed\": true}");
+			tj_key(&t, "failed");
+			tj_bool(&t, true);
+			tj_obj_end(&t);
 			continue;
 		}
-		printf(", \"makespan_us\": %.3f, \"unfairness\": %.4f, \"jobs\": [",
-		       r->makespan * 1e6, r->unfairness);
-		for (k = 0; k < r->njobs; k++)
-			printf("%s{\"job\": \"%s\", \"finish_us\": %.3f, \"alone_us\": %.3f, \"slowdown\": %.4f}",
-			       k ? ", " : "", th_place_job_name(j, k),
-			       r->job[k].finish * 1e6, r->job[k].alone * 1e6,
-			       r->job[k].slowdown);
-		printf("]}");
+		tj_key(&t, "makespan_us");
+		tj_double(&t, r->makespan * 1e6);
+		tj_key(&t, "unfairness");
+		tj_double(&t, r->unfairness);
+		tj_key(&t, "jobs");
+		tj_arr_begin(&t);
+		for (k = 0; k < r->njobs; k++) {
+			tj_obj_begin(&t);
+			tj_kv_str(&t, "job", th_place_job_name(j, k));
+			tj_key(&t, "finish_us");
+			tj_double(&t, r->job[k].finish * 1e6);
+			tj_key(&t, "alone_us");
+			tj_double(&t, r->job[k].alone * 1e6);
+			tj_key(&t, "slowdown");
+			tj_double(&t, r->job[k].slowdown);
+			tj_obj_end(&t);
+		}
+		tj_arr_end(&t);
+		tj_obj_end(&t);
 	}
-	printf("\n]}\n");
+	tj_arr_end(&t);
+	tj_obj_end(&t);
+	tj_finish(&t);
 }
 
 /* --calibrate: the model measured on the provider's nodes 0 and 1. */
@@ -312,7 +342,7 @@ int thctl_place_main(int argc, char **argv)
 		if (!rows[i].r)
 			status = THCTL_EXIT_FAIL;
 	if (o.json)
-		thctl_place_json(j, m, rows, nrows);
+		thctl_place_json(j, m, rows, nrows, o.pretty);
 	else
 		thctl_place_table(j, rows, nrows);
 	if (o.svg && rows[0].r && rows[0].r->sched) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "thverbs.h"
+#include "json.h"
 #include "thctl.h"
 #include "chainfile.h"
 
@@ -28,13 +29,14 @@ struct post_run {
 	struct th_mr **mr;		/* per MR */
 	struct th_chain *chain;
 	unsigned int posted;		/* chains accepted so far */
+	bool *used;			/* per node: a vport was made there */
 };
 
 static void post_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: thctl post [--provider kernel|inproc|auto] [-q] [--print-digest]\n"
-		"                  [--no-precheck] [-v] FILE\n\n"
+		"                  [--no-precheck] [-v] [--stats] [-j [-p]] FILE\n\n"
 		"Set up what FILE describes (buffers, MRs, chains on several nodes, one\n"
 		"vport per node), post every chain, then run the host actions in file\n"
 		"order: start (increment or set a counter), expect (wait for a counter),\n"
@@ -55,7 +57,12 @@ static void post_usage(FILE *f)
 		"                   bit-identical buffers\n"
 		"  --no-precheck    leave offsets and lengths to the NIC (shows its\n"
 		"                   refusal at the doorbell)\n"
-		"  -v, --verbose    say what is set up, posted and torn down (stderr)\n\n"
+		"  -v, --verbose    say what is set up, posted and torn down (stderr)\n"
+		"  --stats          at the end, the in-process fabric's statistics of\n"
+		"                   the nodes used (th_nic.ko's: thctl stat)\n"
+		"  -j, --json       one JSON document instead: {\"file\", \"ok\", \"output\":\n"
+		"                   [lines], \"stats\": [{\"node\", ...}] or null}; -p\n"
+		"                   indents it\n\n"
 		"Exit status: 0 every chain was accepted and every expect met; 1 the NIC\n"
 		"refused a chain, an expect timed out or failed, or a chain completed\n"
 		"with an error; 2 usage error or a malformed FILE.\n");
@@ -242,6 +249,8 @@ static int post_node(struct post_run *r, uint32_t node)
 		snprintf(what, sizeof(what), "create a vport on node %u", node);
 		return post_fail(r, what, -errno);
 	}
+	if (r->used)
+		r->used[node] = true;
 	if (r->verbose)
 		fprintf(stderr, "thctl post: node %u: vport %u\n", node,
 			th_vport_index(r->vp[node]));
@@ -566,7 +575,10 @@ out_free:
 int thctl_post_main(int argc, char **argv)
 {
 	const char *provider = NULL, *path = NULL;
-	bool quiet = false, digest = false;
+	bool quiet = false, digest = false, stats = false, json = false;
+	bool pretty = false;
+	struct thctl_capture cap;
+	struct tj j;
 	unsigned int flags = 0;
 	struct post_run run = { 0 };
 	struct th_nic_query q = { .size = sizeof(q) };
@@ -592,6 +604,12 @@ int thctl_post_main(int argc, char **argv)
 			flags |= CF_NO_RANGE_CHECK;
 		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			run.verbose = true;
+		} else if (!strcmp(argv[i], "--stats")) {
+			stats = true;
+		} else if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "--pretty")) {
+			pretty = true;
 		} else if (argv[i][0] == '-' || path) {
 			fprintf(stderr, "thctl post: unexpected argument '%s'\n",
 				argv[i]);
@@ -649,8 +667,26 @@ int thctl_post_main(int argc, char **argv)
 		return THCTL_EXIT_USAGE;
 	}
 	run.cf = cf;
+	run.used = calloc(run.ndevs, sizeof(*run.used));
+	if (json && thctl_capture_begin(&cap))
+		json = false;
 	ret = post_run_file(&run, quiet, digest);
 	fflush(stdout);
+	if (stats && !json && run.used)
+		thctl_stats_print(run.devs, run.used, run.ndevs);
+	if (json) {
+		tj_init(&j, cap.saved, pretty);
+		tj_obj_begin(&j);
+		tj_kv_str(&j, "file", path);
+		tj_key(&j, "ok");
+		tj_bool(&j, ret == THCTL_EXIT_OK);
+		thctl_capture_end(&cap, &j);
+		if (run.used)
+			thctl_stats_json(&j, run.devs, run.used, run.ndevs);
+		tj_obj_end(&j);
+		tj_finish(&j);
+	}
+	free(run.used);
 	cf_free(cf);
 	th_free_device_list(run.devs);
 	return ret;

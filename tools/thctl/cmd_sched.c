@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "th_sched.h"
+#include "json.h"
 #include "thctl.h"
 
 struct thctl_sched_opts {
@@ -22,6 +23,8 @@ struct thctl_sched_opts {
 	const char *write;
 	bool quiet;
 	bool costs_given;		/* -p/--ccr/--beta on a costed file */
+	bool json, pretty;
+	struct tj tj;			/* with json: the document */
 };
 
 static void thctl_sched_usage(FILE *f)
@@ -45,6 +48,11 @@ static void thctl_sched_usage(FILE *f)
 		"      --svg FILE      write an SVG Gantt chart (duplicates hatched)\n"
 		"      --write FILE    write the graph with its costs as th_dag text\n"
 		"  -q, --quiet         metrics only, no schedule table\n"
+		"  -j, --json          one JSON document: {\"tasks\", \"edges\", \"procs\",\n"
+		"                      \"schedules\": [{\"alg\", \"makespan\", \"slr\", \"speedup\",\n"
+		"                      \"efficiency\", \"inserted\", \"duplicated\", \"slots\":\n"
+		"                      [{\"proc\", \"task\", \"start\", \"finish\", \"duplicate\"}]}]}\n"
+		"                      (slots unless -q); --pretty: indented (-p is --procs)\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"Exit status: 0 success, 1 scheduling or validation failed,\n"
@@ -150,8 +158,52 @@ static int thctl_sched_print_table(const struct th_sched *s)
 	return 0;
 }
 
+/* One schedule as a JSON object: its metrics, and its slots with @table. */
+static void thctl_sched_json(struct tj *j, const struct th_sched *s,
+			     const char *alg, const struct th_sched_metrics *m,
+			     bool table)
+{
+	const struct th_dag *dag = th_sched_dag(s);
+	unsigned int n = th_sched_nslots(s), i;
+
+	tj_obj_begin(j);
+	tj_kv_str(j, "alg", alg);
+	tj_key(j, "makespan");
+	tj_double(j, m->makespan);
+	tj_key(j, "slr");
+	tj_double(j, m->slr);
+	tj_key(j, "speedup");
+	tj_double(j, m->speedup);
+	tj_key(j, "efficiency");
+	tj_double(j, m->efficiency);
+	tj_kv_u64(j, "inserted", m->ninserted);
+	tj_kv_u64(j, "duplicated", m->nduplicated);
+	if (table) {
+		tj_key(j, "slots");
+		tj_arr_begin(j);
+		for (i = 0; i < n; i++) {
+			const struct th_sched_slot *x = th_sched_slot(s, i);
+
+			if (th_dag_is_virtual(dag, x->task))
+				continue;
+			tj_obj_begin(j);
+			tj_kv_u64(j, "proc", x->proc);
+			tj_kv_str(j, "task", th_dag_name(dag, x->task));
+			tj_key(j, "start");
+			tj_double(j, x->start);
+			tj_key(j, "finish");
+			tj_double(j, x->finish);
+			tj_key(j, "duplicate");
+			tj_bool(j, x->flags & TH_SCHED_SLOT_DUP);
+			tj_obj_end(j);
+		}
+		tj_arr_end(j);
+	}
+	tj_obj_end(j);
+}
+
 static int thctl_sched_one(const struct th_dag *dag, int alg,
-			   const struct thctl_sched_opts *o, bool table)
+			   struct thctl_sched_opts *o, bool table)
 {
 	struct th_sched_metrics m;
 	struct th_sched *s;
@@ -172,9 +224,11 @@ static int thctl_sched_one(const struct th_dag *dag, int alg,
 		return THCTL_EXIT_FAIL;
 	}
 	ret = th_sched_metrics(s, &m);
-	if (!ret && table)
+	if (!ret && o->json)
+		thctl_sched_json(&o->tj, s, th_sched_alg_name(alg), &m, table);
+	if (!ret && table && !o->json)
 		ret = thctl_sched_print_table(s);
-	if (!ret)
+	if (!ret && !o->json)
 		thctl_sched_print_metrics(th_sched_alg_name(alg), &m);
 	if (!ret && o->svg) {
 		FILE *f = fopen(o->svg, "w");
@@ -214,6 +268,8 @@ int thctl_sched_main(int argc, char **argv)
 		{ "svg",	required_argument, NULL, 'S' },
 		{ "write",	required_argument, NULL, 'W' },
 		{ "quiet",	no_argument,	   NULL, 'q' },
+		{ "json",	no_argument,	   NULL, 'j' },
+		{ "pretty",	no_argument,	   NULL, 'P' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -228,8 +284,14 @@ int thctl_sched_main(int argc, char **argv)
 	double x;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "a:p:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "a:p:qhj", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'j':
+			o.json = true;
+			break;
+		case 'P':
+			o.pretty = true;
+			break;
 		case 'a':
 			if (!strcmp(optarg, "all")) {
 				o.alg = -1;
@@ -340,9 +402,19 @@ int thctl_sched_main(int argc, char **argv)
 		fprintf(stderr, "thctl sched: note: %s carries its own costs; -p, --ccr and --beta are ignored\n",
 			path);
 	}
-	printf("# %u tasks (+%u virtual), %u edges, %u processors, CCR %.4g\n",
-	       th_dag_nreal(dag), th_dag_ntasks(dag) - th_dag_nreal(dag),
-	       th_dag_nedges(dag), th_dag_nprocs(dag), th_dag_ccr(dag));
+	if (o.json) {
+		tj_init(&o.tj, stdout, o.pretty);
+		tj_obj_begin(&o.tj);
+		tj_kv_u64(&o.tj, "tasks", th_dag_nreal(dag));
+		tj_kv_u64(&o.tj, "edges", th_dag_nedges(dag));
+		tj_kv_u64(&o.tj, "procs", th_dag_nprocs(dag));
+		tj_key(&o.tj, "schedules");
+		tj_arr_begin(&o.tj);
+	} else {
+		printf("# %u tasks (+%u virtual), %u edges, %u processors, CCR %.4g\n",
+		       th_dag_nreal(dag), th_dag_ntasks(dag) - th_dag_nreal(dag),
+		       th_dag_nedges(dag), th_dag_nprocs(dag), th_dag_ccr(dag));
+	}
 	if (o.write) {
 		FILE *f = fopen(o.write, "w");
 
@@ -357,6 +429,11 @@ int thctl_sched_main(int argc, char **argv)
 	} else {
 		for (c = 0; c < TH_SCHED_NR_ALGS && !ret; c++)
 			ret = thctl_sched_one(dag, c, &o, false);
+	}
+	if (o.json && !ret) {
+		tj_arr_end(&o.tj);
+		tj_obj_end(&o.tj);
+		tj_finish(&o.tj);
 	}
 	th_dag_destroy(dag);
 	return ret;

@@ -13,6 +13,26 @@ enum thctl_exit {
 	THCTL_EXIT_USAGE	= 2,
 };
 
+#include <stdbool.h>
+#include <stdio.h>
+
+struct tj;
+struct th_device;
+
+/* stats.c: --stats and -j of post and demo */
+struct thctl_capture {
+	FILE *mem, *saved;
+	char *buf;
+	size_t len;
+};
+
+void thctl_stats_print(struct th_device **devs, const bool *used,
+		       unsigned int n);
+void thctl_stats_json(struct tj *j, struct th_device **devs, const bool *used,
+		      unsigned int n);
+int thctl_capture_begin(struct thctl_capture *c);
+void thctl_capture_end(struct thctl_capture *c, struct tj *j);
+
 int thctl_demo_main(int argc, char **argv);
 int thctl_place_main(int argc, char **argv);
 int thctl_sched_main(int argc, char **argv);

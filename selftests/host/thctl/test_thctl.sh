@@ -141,6 +141,39 @@ else
 	not_ok "info 0 -j -p: one pretty JSON object with the limits" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
 fi
 
+run tree 7 2 -j -p
+if [ "$rc" -eq 0 ] && json_ok tree "assert d['n'] == 7 and d['ranks'][0]['parent'] is None and d['ranks'][0]['children'] == [1, 2, 4] and d['ranks'][6]['parent'] == 4"; then
+	ok "tree -j -p: the ranks with parents and children"
+else
+	not_ok "tree -j -p: the ranks with parents and children" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+run sched --gen random:12 --alg hagd -j
+if [ "$rc" -eq 0 ] && json_ok sched "s = d['schedules'][0]; assert d['tasks'] == 12 and s['alg'] == 'hagd' and len({x['task'] for x in s['slots']}) == 12 and all(x['finish'] >= x['start'] for x in s['slots'])"; then
+	ok "sched -j: the schedule's metrics and every task placed"
+else
+	not_ok "sched -j: the schedule's metrics and every task placed" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+if [ "$TH_PROVIDER" = inproc ]; then
+	run demo -q -n 4 -k 2 -j
+	if [ "$rc" -eq 0 ] && json_ok demo "assert d['ok'] and d['nodes'] == 4 and 'correct' in d['output'][-1] and len(d['stats']) == 4 and all(s['chains_posted'] == 4 for s in d['stats'])"; then
+		ok "demo -j: the result, its output and the nodes' statistics"
+	else
+		not_ok "demo -j: the result, its output and the nodes' statistics" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+	fi
+	run post -j "$EX/first_chain.chain"
+	if [ "$rc" -eq 0 ] && json_ok post "assert d['ok'] and d['stats'][0]['chains_done'] == 1 and d['stats'][0]['bytes_put'] > 0 and any('buffer' in l for l in d['output'])"; then
+		ok "post -j: the output lines and the statistics of the nodes used"
+	else
+		not_ok "post -j: the output lines and the statistics of the nodes used" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+	fi
+	run post --stats "$EX/first_chain.chain"
+	if [ "$rc" -eq 0 ] && grep -qE "^statistics of node 0: .*chains_done 1" "$TMP/out"; then
+		ok "post --stats: the in-process fabric's statistics"
+	else
+		not_ok "post --stats: the in-process fabric's statistics" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+	fi
+fi
+
 # ---- management over generic netlink ----------------------------------------
 # usage errors are found before th_nic.ko is asked
 expect_refusal "counters: vport not a number, exit 2" 2 "expected a vport number" \
