@@ -14,7 +14,7 @@
 #   LOGS         where logs and TAP go     (default: $TOP/build/logs)
 #   KDIR, VM_KERNEL   kernel tree / image  (scripts/kdir.sh)
 #   VM_TIMEOUT   seconds before a run counts as hung (default: 900)
-#   VM_MEM (1G), VM_SMP (2), VM_ACCEL (tcg), VM_CPU (max), VM_QEMU,
+#   VM_MEM (2G: the 1024-node dump holds 65,536 vports), VM_SMP (2), VM_ACCEL (tcg), VM_CPU (max), VM_QEMU,
 #   VM_QEMU_OPTS (extra qemu arguments), VM_APPEND (extra kernel arguments),
 #   VM_LOGLEVEL (console loglevel, default 5: warnings and worse),
 #   VM_HUNG_TASK_SECS (hung-task timeout in the guest, default 120),
@@ -31,7 +31,7 @@ VM_PAYLOAD=${VM_PAYLOAD:-$B/vm/payload}
 VM_DIR=${VM_DIR:-$B/vm}
 LOGS=${LOGS:-$B/logs}
 VM_TIMEOUT=${VM_TIMEOUT:-900}
-VM_MEM=${VM_MEM:-1G}
+VM_MEM=${VM_MEM:-2G}
 VM_SMP=${VM_SMP:-2}
 VM_ACCEL=${VM_ACCEL:-tcg}
 VM_CPU=${VM_CPU:-max}
