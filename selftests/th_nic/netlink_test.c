@@ -6,7 +6,8 @@
  * and state only) and may not do (read counters, set faults); malformed
  * requests refused by the policy; fault injection set, read back and
  * felt by a PUT that times out, with its statistics; and the events group
- * telling of vports created and destroyed and of the failed delivery.
+ * telling of vports created and destroyed, of the failed delivery and of a
+ * vport put in the error state by a wrong key.
  */
 #include <linux/th_nic_netlink.h>
 #include <netlink/genl/ctrl.h>
@@ -431,7 +432,7 @@ static int any_seq(struct nl_msg *msg, void *arg)
 }
 
 struct events {
-	unsigned int news, dels, faults;
+	unsigned int news, dels, faults, errors;
 	uint32_t node;
 };
 
@@ -449,6 +450,9 @@ static int on_event(struct nlattr **tb, void *arg)
 	case TH_NL_EVENT_VPORT_DEL:
 		e->dels++;
 		break;
+	case TH_NL_EVENT_VPORT_ERROR:
+		e->errors++;
+		break;
 	case TH_NL_EVENT_FAULT:
 		if (tb[TH_NL_A_ERROR] &&
 		    (int32_t)nla_get_u32(tb[TH_NL_A_ERROR]) == -ETIMEDOUT)
@@ -458,7 +462,7 @@ static int on_event(struct nlattr **tb, void *arg)
 	return 0;
 }
 
-TEST_F(nl, a_put_lost_every_time_fails_and_is_told)
+TEST_F(nl, a_lost_put_and_a_wrong_key_are_counted_and_told)
 {
 	struct fault_req f = { .node = 1, .drop = 1000000, .retries = 2,
 			       .retry_ns = 100000 };
@@ -514,16 +518,25 @@ TEST_F(nl, a_put_lost_every_time_fails_and_is_told)
 	f.drop = 0;
 	ASSERT_EQ(0, request(self->sk, self->family, TH_NL_CMD_FAULT_SET, 0,
 			     put_fault, &f, &self->r));
+	/* a wrong key inside the domain: a violation, a puts the error state */
+	d = thn_put_ct(ka.l, 0, 2, b.id, kb.r ^ 1, 0, 4096, 3);
+	ASSERT_EQ(0, thn_post(&a, &d, 1, NULL));
+	ASSERT_EQ(1, thn_cq_wait(&a, &cqe, 1, THN_WAIT_MS));
+	EXPECT_EQ(-EACCES, cqe.status);
+	ASSERT_EQ(0, request(self->sk, self->family, TH_NL_CMD_VPORT_GET, 0,
+			     put_where, &w, &self->r));
+	EXPECT_EQ(TH_NL_VPORT_ERROR, nla_get_u8(self->r.tb[TH_NL_A_STATE]));
 	thn_vport_close(&a);
 	thn_vport_close(&b);
 	close(fd1);
 	close(fd2);
-	/* what the group said of node 1: a created, its loss, a destroyed */
+	/* what the group said of node 1: a created, its loss, its error, gone */
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
 	ASSERT_NE(NULL, cb);
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &er);
 	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, any_seq, NULL);
-	for (i = 0; i < 50 && (ev.news < 1 || ev.dels < 1 || ev.faults < 1); i++) {
+	for (i = 0; i < 50 && (ev.news < 1 || ev.dels < 1 || ev.faults < 1 ||
+			       ev.errors < 1); i++) {
 		if (nl_recvmsgs(mon, cb) < 0)
 			thn_sleep_us(20000);
 	}
@@ -533,6 +546,7 @@ TEST_F(nl, a_put_lost_every_time_fails_and_is_told)
 	EXPECT_EQ(1, ev.news);
 	EXPECT_EQ(1, ev.dels);
 	EXPECT_EQ(1, ev.faults);
+	EXPECT_EQ(1, ev.errors);
 	munmap(src, 4096);
 	munmap(dst, 4096);
 }
