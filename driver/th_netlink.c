@@ -299,18 +299,26 @@ static int th_nl_node_get_doit(struct sk_buff *skb, struct genl_info *info)
 				       node);
 }
 
-static int th_nl_node_get_dumpit(struct sk_buff *skb,
-				 struct netlink_callback *cb)
+/* What @fill says of every node, from the one args[0] names on. */
+static int th_nl_dump_nodes(struct sk_buff *skb, struct netlink_callback *cb,
+			    int (*fill)(struct sk_buff *skb, u32 node,
+					u32 portid, u32 seq, int flags))
 {
 	u32 node;
 
 	for (node = cb->args[0]; node < th_nl_fab->eng.lim.nodes; node++) {
-		if (th_nl_fill_node(skb, node, NETLINK_CB(cb->skb).portid,
-				    cb->nlh->nlmsg_seq, NLM_F_MULTI))
+		if (fill(skb, node, NETLINK_CB(cb->skb).portid,
+			 cb->nlh->nlmsg_seq, NLM_F_MULTI))
 			break;
 	}
 	cb->args[0] = node;
 	return skb->len;
+}
+
+static int th_nl_node_get_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return th_nl_dump_nodes(skb, cb, th_nl_fill_node);
 }
 
 static int th_nl_vport_get_doit(struct sk_buff *skb, struct genl_info *info)
@@ -458,15 +466,7 @@ static int th_nl_fault_get_doit(struct sk_buff *skb, struct genl_info *info)
 static int th_nl_fault_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
-	u32 node;
-
-	for (node = cb->args[0]; node < th_nl_fab->eng.lim.nodes; node++) {
-		if (th_nl_fill_fault(skb, node, NETLINK_CB(cb->skb).portid,
-				     cb->nlh->nlmsg_seq, NLM_F_MULTI))
-			break;
-	}
-	cb->args[0] = node;
-	return skb->len;
+	return th_nl_dump_nodes(skb, cb, th_nl_fill_fault);
 }
 
 static int th_nl_fault_set_doit(struct sk_buff *skb, struct genl_info *info)

@@ -8,7 +8,9 @@
 #define LIB_WORLD_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "thverbs.h"
 
@@ -60,6 +62,19 @@ static inline void world_close(struct world *w, unsigned int n)
 			th_close_device(w->ctx[i]);
 	free(w->ctx);
 	th_free_device_list(w->devs);
+}
+
+/* The default provider is the in-process one (not th_nic.ko). */
+static inline bool world_inproc(void)
+{
+	struct th_device **devs;
+	int n = 0;
+	bool yes;
+
+	devs = th_get_device_list(NULL, &n);
+	yes = devs && n > 0 && !strcmp(th_device_provider(devs[0]), "inproc");
+	th_free_device_list(devs);
+	return yes;
 }
 
 /* Bytes per element of each TH_NIC_DT_*. */

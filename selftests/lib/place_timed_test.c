@@ -36,18 +36,6 @@ static const char jobs_text[] =
 	"  edge y o1 8K\n  edge x o2 8K\n"
 	"end\n";
 
-static bool inproc(void)
-{
-	struct th_device **devs;
-	int n = 0;
-	bool yes;
-
-	devs = th_get_device_list(NULL, &n);
-	yes = devs && n > 0 && !strcmp(th_device_provider(devs[0]), "inproc");
-	th_free_device_list(devs);
-	return yes;
-}
-
 /*
  * Heterogeneous, with hops that make duplication worth it; @nodes: the
  * fabric's (every node needs a rate) or the placement's first ones.
@@ -101,7 +89,7 @@ TEST(measured_equals_predicted_on_the_virtual_clock)
 	struct world w = { 0 };
 	unsigned int v, round, checked = 0;
 
-	if (!inproc())
+	if (!world_inproc())
 		SKIP(return, "the timed mode is the in-process provider's");
 	ASSERT_NE(NULL, m);
 	ASSERT_NE(NULL, fabric);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
+#include "lib_world.h"
 #include "th_boot.h"
 #include "th_p2p.h"
 #include "th_place.h"
@@ -35,18 +36,6 @@
 #define BW	1e9
 #define ALU	2e9
 #define CPU	4e9
-
-static bool inproc(void)
-{
-	struct th_device **devs;
-	int n = 0;
-	bool yes;
-
-	devs = th_get_device_list(NULL, &n);
-	yes = devs && n > 0 && !strcmp(th_device_provider(devs[0]), "inproc");
-	th_free_device_list(devs);
-	return yes;
-}
 
 /* Every node of the fabric, with the costs above. */
 static struct th_place_model *model(void)
@@ -91,7 +80,7 @@ TEST(host_commands_and_waits_cost_the_model)
 	double t, arrive;
 	int n = 0;
 
-	if (!inproc())
+	if (!world_inproc())
 		SKIP(return, "the timed mode is the in-process provider's");
 	m = model();
 	ASSERT_NE(NULL, m);
@@ -170,7 +159,7 @@ TEST(each_thread_keeps_its_own_clock)
 	double seen[3];
 	pthread_t t;
 
-	if (!inproc())
+	if (!world_inproc())
 		SKIP(return, "the timed mode is the in-process provider's");
 	m = model();
 	ASSERT_NE(NULL, m);
@@ -336,7 +325,7 @@ TEST(ranks_as_threads_take_the_times_worked_out_by_hand)
 	struct timed_job j;
 	unsigned int v, round, r;
 
-	if (!inproc())
+	if (!world_inproc())
 		SKIP(return, "the timed mode is the in-process provider's");
 	m = model();
 	ASSERT_NE(NULL, m);

@@ -435,6 +435,32 @@ static int mg_target_of(const struct mg_opts *o, int first, struct mg_target *t)
 	return 0;
 }
 
+/*
+ * Every command's start: its options, @min to @max positional arguments,
+ * NODE [VPORT] from position @first, the family, and the JSON writer.
+ * Returns -1 to go on, else the exit status.
+ */
+static int mg_start(int argc, char **argv, struct mg_walk *w, int min,
+		    int max, int first, struct mg_target *t, struct thnl *n)
+{
+	struct mg_opts *o = (struct mg_opts *)w->o;
+	int ret = mg_parse(argc, argv, o);
+
+	if (ret)
+		return ret > 0 ? THCTL_EXIT_OK : THCTL_EXIT_USAGE;
+	if (o->npos < min || o->npos > max) {
+		mg_usage(stderr, o->cmd);
+		return THCTL_EXIT_USAGE;
+	}
+	if (mg_target_of(o, first, t))
+		return THCTL_EXIT_USAGE;
+	ret = mg_connect(o, n);
+	if (ret)
+		return ret;
+	tj_init(&w->j, stdout, o->pretty);
+	return -1;
+}
+
 int thctl_stat_main(int argc, char **argv)
 {
 	struct mg_opts o = { 0 };
@@ -443,19 +469,9 @@ int thctl_stat_main(int argc, char **argv)
 	struct thnl n;
 	int ret;
 
-	ret = mg_parse(argc, argv, &o);
-	if (ret)
-		return ret > 0 ? THCTL_EXIT_OK : THCTL_EXIT_USAGE;
-	if (o.npos > 2) {
-		mg_usage(stderr, o.cmd);
-		return THCTL_EXIT_USAGE;
-	}
-	if (mg_target_of(&o, 0, &t))
-		return THCTL_EXIT_USAGE;
-	ret = mg_connect(&o, &n);
-	if (ret)
+	ret = mg_start(argc, argv, &w, 0, 2, 0, &t, &n);
+	if (ret >= 0)
 		return ret;
-	tj_init(&w.j, stdout, o.pretty);
 	if (o.json && o.npos < 2)
 		tj_arr_begin(&w.j);
 	if (o.npos == 2)
@@ -483,19 +499,9 @@ int thctl_vports_main(int argc, char **argv)
 	struct thnl n;
 	int ret;
 
-	ret = mg_parse(argc, argv, &o);
-	if (ret)
-		return ret > 0 ? THCTL_EXIT_OK : THCTL_EXIT_USAGE;
-	if (o.npos > 1) {
-		mg_usage(stderr, o.cmd);
-		return THCTL_EXIT_USAGE;
-	}
-	if (mg_target_of(&o, 0, &t))
-		return THCTL_EXIT_USAGE;
-	ret = mg_connect(&o, &n);
-	if (ret)
+	ret = mg_start(argc, argv, &w, 0, 1, 0, &t, &n);
+	if (ret >= 0)
 		return ret;
-	tj_init(&w.j, stdout, o.pretty);
 	if (o.json)
 		tj_arr_begin(&w.j);
 	ret = thnl_request(&n, TH_NL_CMD_VPORT_GET, true,

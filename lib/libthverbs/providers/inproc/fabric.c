@@ -185,6 +185,7 @@ static u64 th_ipf_random_u64(void *fabric)
 /* ---- parked chains (fault injection) ------------------------------------ */
 
 static void *th_ipf_progress(void *arg);
+static void th_ipf_defer(void *fabric, struct th_eng_chain *chain);
 
 static u64 th_ipf_mono_ns(void)
 {
@@ -247,25 +248,17 @@ static void th_ipf_park(void *fabric, struct th_eng_chain *chain, u64 ns)
 {
 	struct th_ipf *f = fabric;
 	struct th_ipf_vport *vp = th_ipf_from_ev(th_eng_chain_vport(chain));
-	struct th_eng_ctx ctx;
 
 	pthread_mutex_lock(&f->progress_lock);
-	if (vp->unparking || !th_ipf_progress_start_locked(f)) {
-		th_ipf_runq_add_locked(f, chain);
-	} else {
+	if (!vp->unparking && th_ipf_progress_start_locked(f)) {
 		th_eng_chain_set_due(chain, th_ipf_mono_ns() + ns);
 		th_list_add_tail(&f->parked, th_eng_chain_node(chain));
-	}
-	if (f->progress_started) {
 		pthread_cond_signal(&f->progress_cond);
 		pthread_mutex_unlock(&f->progress_lock);
 		return;
 	}
-	th_list_del(&vp->runq_link);
-	th_eng_ctx_init(&ctx, &f->eng);
-	th_list_splice_tail(&ctx.ready, &vp->deferred);
 	pthread_mutex_unlock(&f->progress_lock);
-	th_eng_ctx_run_all(&ctx);
+	th_ipf_defer(f, chain);		/* now, as any deferred chain */
 }
 
 /* @vp is being destroyed: its parked chains run now (and see it dead). */
@@ -354,9 +347,7 @@ static void th_ipf_defer(void *fabric, struct th_eng_chain *chain)
 	struct th_eng_ctx ctx;
 
 	pthread_mutex_lock(&f->progress_lock);
-	if (th_list_empty(&vp->deferred))
-		th_list_add_tail(&f->runq, &vp->runq_link);
-	th_list_add_tail(&vp->deferred, th_eng_chain_node(chain));
+	th_ipf_runq_add_locked(f, chain);
 	if (th_ipf_progress_start_locked(f)) {
 		pthread_cond_signal(&f->progress_cond);
 		pthread_mutex_unlock(&f->progress_lock);
