@@ -10,20 +10,21 @@
 #define CREATE_TRACE_POINTS
 #include "th_trace.h"
 
-void th_trace_post(u32 node, u32 vport, u64 cookie, u32 ndesc, u32 ct,
+void th_trace_post(u32 node, u32 vport, u64 id, u64 cookie, u32 ndesc, u32 ct,
 		   u64 threshold)
 {
-	trace_th_nic_chain_post(node, vport, cookie, ndesc, ct, threshold);
+	trace_th_nic_chain_post(node, vport, id, cookie, ndesc, ct, threshold);
 }
 
-void th_trace_fire(u32 node, u32 vport, u64 cookie, int status)
+void th_trace_fire(u32 node, u32 vport, u64 id, u64 cookie, int status)
 {
-	trace_th_nic_chain_fire(node, vport, cookie, status);
+	trace_th_nic_chain_fire(node, vport, id, cookie, status);
 }
 
-void th_trace_complete(u32 node, u32 vport, u64 cookie, int status, u32 at)
+void th_trace_complete(u32 node, u32 vport, u64 id, u64 cookie, int status,
+		       u32 at)
 {
-	trace_th_nic_chain_complete(node, vport, cookie, status, at);
+	trace_th_nic_chain_complete(node, vport, id, cookie, status, at);
 }
 
 void th_trace_deliver(u32 node, u32 vport, u32 to_node, u32 to_vport, u8 op,
@@ -32,7 +33,7 @@ void th_trace_deliver(u32 node, u32 vport, u32 to_node, u32 to_vport, u8 op,
 	trace_th_nic_deliver(node, vport, to_node, to_vport, op, len);
 }
 
-void th_trace_fault(u32 node, u32 vport, u64 cookie, u8 kind, u32 tries)
+void th_trace_fault(u32 node, u32 vport, u64 id, u8 kind, u32 tries)
 {
-	trace_th_nic_fault(node, vport, cookie, kind, tries);
+	trace_th_nic_fault(node, vport, id, kind, tries);
 }

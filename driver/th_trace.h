@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * th_trace.h - th_nic.ko's trace events (tracefs: events/th_nic/): a
- * chain posted, fired and completed with its status, a delivery from one
+ * chain posted, fired and completed with its status (chain=N: the vport's
+ * N-th chain, which names it across events), a delivery from one
  * vport to another, and a fault injection held or failed.  The engine
  * calls them through th_compat.h's th_trace_*(); Documentation/tracing.rst
  * traces a collective with them.
@@ -15,58 +16,66 @@
 #include <linux/tracepoint.h>
 
 TRACE_EVENT(th_nic_chain_post,
-	    TP_PROTO(u32 node, u32 vport, u64 cookie, u32 ndesc, u32 ct,
+	    TP_PROTO(u32 node, u32 vport, u64 id, u64 cookie, u32 ndesc, u32 ct,
 		     u64 threshold),
-	    TP_ARGS(node, vport, cookie, ndesc, ct, threshold),
+	    TP_ARGS(node, vport, id, cookie, ndesc, ct, threshold),
 	    TP_STRUCT__entry(__field(u32, node)
 			     __field(u32, vport)
+			     __field(u64, id)
 			     __field(u64, cookie)
 			     __field(u32, ndesc)
 			     __field(u32, ct)
 			     __field(u64, threshold)),
 	    TP_fast_assign(__entry->node = node;
 			   __entry->vport = vport;
+			   __entry->id = id;
 			   __entry->cookie = cookie;
 			   __entry->ndesc = ndesc;
 			   __entry->ct = ct;
 			   __entry->threshold = threshold;),
-	    TP_printk("node=%u vport=%u cookie=%llu descs=%u ct=%u threshold=%llu",
-		      __entry->node, __entry->vport, __entry->cookie,
-		      __entry->ndesc, __entry->ct, __entry->threshold)
+	    TP_printk("node=%u vport=%u chain=%llu cookie=%llu descs=%u ct=%u threshold=%llu",
+		      __entry->node, __entry->vport, __entry->id,
+		      __entry->cookie, __entry->ndesc, __entry->ct,
+		      __entry->threshold)
 );
 
 TRACE_EVENT(th_nic_chain_fire,
-	    TP_PROTO(u32 node, u32 vport, u64 cookie, int status),
-	    TP_ARGS(node, vport, cookie, status),
+	    TP_PROTO(u32 node, u32 vport, u64 id, u64 cookie, int status),
+	    TP_ARGS(node, vport, id, cookie, status),
 	    TP_STRUCT__entry(__field(u32, node)
 			     __field(u32, vport)
+			     __field(u64, id)
 			     __field(u64, cookie)
 			     __field(int, status)),
 	    TP_fast_assign(__entry->node = node;
 			   __entry->vport = vport;
+			   __entry->id = id;
 			   __entry->cookie = cookie;
 			   __entry->status = status;),
-	    TP_printk("node=%u vport=%u cookie=%llu status=%d",
-		      __entry->node, __entry->vport, __entry->cookie,
-		      __entry->status)
+	    TP_printk("node=%u vport=%u chain=%llu cookie=%llu status=%d",
+		      __entry->node, __entry->vport, __entry->id,
+		      __entry->cookie, __entry->status)
 );
 
 TRACE_EVENT(th_nic_chain_complete,
-	    TP_PROTO(u32 node, u32 vport, u64 cookie, int status, u32 at),
-	    TP_ARGS(node, vport, cookie, status, at),
+	    TP_PROTO(u32 node, u32 vport, u64 id, u64 cookie, int status,
+		     u32 at),
+	    TP_ARGS(node, vport, id, cookie, status, at),
 	    TP_STRUCT__entry(__field(u32, node)
 			     __field(u32, vport)
+			     __field(u64, id)
 			     __field(u64, cookie)
 			     __field(int, status)
 			     __field(u32, at)),
 	    TP_fast_assign(__entry->node = node;
 			   __entry->vport = vport;
+			   __entry->id = id;
 			   __entry->cookie = cookie;
 			   __entry->status = status;
 			   __entry->at = at;),
-	    TP_printk("node=%u vport=%u cookie=%llu status=%d desc=%u",
-		      __entry->node, __entry->vport, __entry->cookie,
-		      __entry->status, __entry->at)
+	    TP_printk("node=%u vport=%u chain=%llu cookie=%llu status=%d desc=%u",
+		      __entry->node, __entry->vport, __entry->id,
+		      __entry->cookie, __entry->status, __entry->at)
 );
 
 TRACE_EVENT(th_nic_deliver,
@@ -96,20 +105,20 @@ TRACE_EVENT(th_nic_deliver,
 );
 
 TRACE_EVENT(th_nic_fault,
-	    TP_PROTO(u32 node, u32 vport, u64 cookie, u8 kind, u32 tries),
-	    TP_ARGS(node, vport, cookie, kind, tries),
+	    TP_PROTO(u32 node, u32 vport, u64 id, u8 kind, u32 tries),
+	    TP_ARGS(node, vport, id, kind, tries),
 	    TP_STRUCT__entry(__field(u32, node)
 			     __field(u32, vport)
-			     __field(u64, cookie)
+			     __field(u64, id)
 			     __field(u8, kind)
 			     __field(u32, tries)),
 	    TP_fast_assign(__entry->node = node;
 			   __entry->vport = vport;
-			   __entry->cookie = cookie;
+			   __entry->id = id;
 			   __entry->kind = kind;
 			   __entry->tries = tries;),
-	    TP_printk("node=%u vport=%u cookie=%llu %s tries=%u",
-		      __entry->node, __entry->vport, __entry->cookie,
+	    TP_printk("node=%u vport=%u chain=%llu %s tries=%u",
+		      __entry->node, __entry->vport, __entry->id,
 		      __print_symbolic(__entry->kind, { 0, "dropped" },
 				       { 1, "delayed" }, { 2, "timed-out" }),
 		      __entry->tries)

@@ -226,8 +226,8 @@ static u32 th_chain_post(struct th_eng_vport *vp, struct th_eng_chain *chain,
 	chain->seq = vp->seq++;
 	vp->stats.chains_posted++;
 	vp->accepted++;
-	th_trace_post(vp->node, vp->index, chain->cookie, chain->ndesc,
-		      chain->trig_ct, chain->threshold);
+	th_trace_post(vp->node, vp->index, chain->seq, chain->cookie,
+		      chain->ndesc, chain->trig_ct, chain->threshold);
 	if (chain->stride)
 		th_list_add_tail(&vp->rearming, &chain->rearm_link);
 	th_chain_fire_or_arm_locked(ctx, vp, chain);
@@ -374,7 +374,8 @@ void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 	int status = 0;
 
 	/* a round of a re-arming chain is over */
-	th_trace_complete(vp->node, vp->index, chain->cookie, 0, chain->ndesc - 1);
+	th_trace_complete(vp->node, vp->index, chain->seq, chain->cookie, 0,
+			  chain->ndesc - 1);
 	th_lock(&vp->lock);
 	if (vp->dead || chain->stop)
 		status = -ECANCELED;
@@ -501,7 +502,8 @@ void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	struct th_nic_cqe cqe;
 	bool pooled;
 
-	th_trace_complete(vp->node, vp->index, chain->cookie, status, at);
+	th_trace_complete(vp->node, vp->index, chain->seq, chain->cookie, status,
+			  at);
 	if (status)
 		th_chain_fail_counters(ctx, chain, at);
 	th_atomic_dec(&vp->user->chains);

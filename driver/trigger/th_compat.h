@@ -93,13 +93,14 @@
  * Trace events (driver/th_trace.h): the module's tracepoints, cheap when
  * no one traces.  Userspace builds have none.
  */
-void th_trace_post(u32 node, u32 vport, u64 cookie, u32 ndesc, u32 ct,
+void th_trace_post(u32 node, u32 vport, u64 id, u64 cookie, u32 ndesc, u32 ct,
 		   u64 threshold);
-void th_trace_fire(u32 node, u32 vport, u64 cookie, int status);
-void th_trace_complete(u32 node, u32 vport, u64 cookie, int status, u32 at);
+void th_trace_fire(u32 node, u32 vport, u64 id, u64 cookie, int status);
+void th_trace_complete(u32 node, u32 vport, u64 id, u64 cookie, int status,
+		       u32 at);
 void th_trace_deliver(u32 node, u32 vport, u32 to_node, u32 to_vport, u8 op,
 		      u64 len);
-void th_trace_fault(u32 node, u32 vport, u64 cookie, u8 kind, u32 tries);
+void th_trace_fault(u32 node, u32 vport, u64 id, u8 kind, u32 tries);
 #else /* userspace */
 
 #include <errno.h>
@@ -198,12 +199,13 @@ struct th_atomic_u {
 #endif
 
 /* No trace events in userspace (the module's are in driver/th_trace.h). */
-#define th_trace_post(n, v, c, nd, ct, t) \
-	do { (void)(n); (void)(v); (void)(c); (void)(nd); (void)(ct); (void)(t); } while (0)
-#define th_trace_fire(n, v, c, s) \
-	do { (void)(n); (void)(v); (void)(c); (void)(s); } while (0)
-#define th_trace_complete(n, v, c, s, at) \
-	do { (void)(n); (void)(v); (void)(c); (void)(s); (void)(at); } while (0)
+#define th_trace_post(n, v, id, c, nd, ct, t) \
+	do { (void)(n); (void)(v); (void)(id); (void)(c); (void)(nd); \
+	     (void)(ct); (void)(t); } while (0)
+#define th_trace_fire(n, v, id, c, s) \
+	do { (void)(n); (void)(v); (void)(id); (void)(c); (void)(s); } while (0)
+#define th_trace_complete(n, v, id, c, s, at) \
+	do { (void)(n); (void)(v); (void)(id); (void)(c); (void)(s); (void)(at); } while (0)
 #define th_trace_deliver(n, v, tn, tv, op, len) \
 	do { (void)(n); (void)(v); (void)(tn); (void)(tv); (void)(op); (void)(len); } while (0)
 #define th_trace_fault(n, v, c, k, t) \

@@ -359,7 +359,8 @@ void th_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	chain->status = status;
 	chain->vp->running++;
 	chain->vp->stats.chains_fired++;
-	th_trace_fire(chain->vp->node, chain->vp->index, chain->cookie, status);
+	th_trace_fire(chain->vp->node, chain->vp->index, chain->seq, chain->cookie,
+		      status);
 	if (ctx->eng->timing)
 		th_timing_fire(ctx, chain);
 	th_list_add_tail(&ctx->ready, &chain->node);

@@ -128,7 +128,7 @@ int th_fault_check(struct th_eng_chain *chain)
 		chain->tries = 0;
 		return 0;
 	}
-	th_trace_fault(vp->node, vp->index, chain->cookie,
+	th_trace_fault(vp->node, vp->index, chain->seq,
 		       roll >= drop ? 1 : chain->tries >= retries ? 2 : 0,
 		       chain->tries);
 	th_lock(&vp->lock);
