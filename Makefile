@@ -6,6 +6,7 @@
 #   make check      install missing packages, build, run every test, summarise
 #   make hostcheck  host tests only (sanitizers on)
 #   make lint       checkpatch --strict and sparse over the kernel-side code
+#   make fuzz       libFuzzer targets, FUZZ_SECONDS (60) each, under ASan/UBSan
 #   make vmtest     boot Debian's kernel in QEMU and run the selftests there
 #   make bench      benchmarks (never pass/fail)
 #   make clean
@@ -51,6 +52,7 @@ include lib/libthverbs/libthverbs.mk
 include selftests/host/host.mk
 include selftests/host/thctl/thctl-tests.mk
 include tools/tools.mk
+include fuzz/fuzz.mk
 include driver/module.mk
 include selftests/th_nic/selftests.mk
 include selftests/lib/lib-tests.mk
@@ -96,6 +98,7 @@ check: deps
 	-@$(MAKE) --no-print-directory hostcheck
 	-@$(MAKE) --no-print-directory thctl-check
 	-@$(MAKE) --no-print-directory lint
+	-@$(MAKE) --no-print-directory fuzz
 	-@$(MAKE) --no-print-directory vmtest
 	@$(TOP)/scripts/test-summary.sh $(LOGS)/*.tap | tee $(LOGS)/summary.txt; \
 		exit $${PIPESTATUS[0]}

@@ -198,12 +198,28 @@ static int cf_check_keys(struct cf_parser *p, unsigned int first,
 	return 0;
 }
 
+/* The bare flag @key (such as "signal"), or NULL. */
+static struct cf_tok *cf_find_flag(struct cf_parser *p, const char *key)
+{
+	unsigned int i;
+
+	for (i = 1; i < p->ntok; i++)
+		if (!p->tok[i].val && !strcmp(p->tok[i].key, key))
+			return &p->tok[i];
+	return NULL;
+}
+
+/*
+ * The KEY=VALUE token named @key, or NULL.  A bare word is never one,
+ * even when it spells a key: a statement's name such as "mr off
+ * buffer=..." (found by fuzzing: it was read as a missing value).
+ */
 static struct cf_tok *cf_find(struct cf_parser *p, const char *key)
 {
 	unsigned int i;
 
 	for (i = 1; i < p->ntok; i++)
-		if (!strcmp(p->tok[i].key, key))
+		if (p->tok[i].val && !strcmp(p->tok[i].key, key))
 			return &p->tok[i];
 	return NULL;
 }
@@ -678,7 +694,7 @@ static int cf_common_flags(struct cf_parser *p, struct cf_desc *d)
 {
 	struct cf_tok *t;
 
-	d->signal = cf_find(p, "signal") != NULL;
+	d->signal = cf_find_flag(p, "signal") != NULL;
 	d->comp_ct = -1;
 	t = cf_find(p, "comp");
 	if (t) {
@@ -876,7 +892,7 @@ static int cf_op_reduce(struct cf_parser *p, struct cf_chain *c,
 			      (unsigned long long)v);
 	d->count = v;
 	bytes = v * cf_dtype_size(d->dtype);
-	d->accumulate = cf_find(p, "accumulate") != NULL;
+	d->accumulate = cf_find_flag(p, "accumulate") != NULL;
 	max_src = TH_NIC_MAX_OPERANDS - d->accumulate;
 	if (cf_tok_ref(p, dst, c->node, &d->dst_mr, &d->dst_off) ||
 	    cf_range(p, dst->vcol, d->dst_mr, d->dst_off, bytes))

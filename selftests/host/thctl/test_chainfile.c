@@ -412,6 +412,29 @@ TEST(examples_parse)
 	}
 }
 
+/*
+ * Names that spell keys are names: "mr off" and "mr len" once crashed the
+ * parser, which took the bare name for a key without a value (found by
+ * fuzz/parse_fuzz.c; the input is in fuzz/regress/chainfile).
+ */
+TEST(names_that_spell_keys)
+{
+	struct cf_diag diag;
+	struct chainfile *cf;
+
+	cf = cf_parse("buffer off node=0 size=64\nmr off buffer=off\n"
+		      "mr len buffer=off off=8 len=16\n"
+		      "chain signal node=0\n nop signal\n", &lim4, 0, &diag);
+	ASSERT_NE(NULL, cf) TH_LOG("%u:%u: %s", diag.line, diag.col, diag.msg);
+	EXPECT_STREQ("off", cf->mrs[0].name);
+	EXPECT_EQ(0, cf->mrs[0].off);
+	EXPECT_EQ(64, cf->mrs[0].len);
+	EXPECT_EQ(8, cf->mrs[1].off);
+	EXPECT_EQ(16, cf->mrs[1].len);
+	EXPECT_TRUE(cf->chains[0].desc[0].signal);
+	cf_free(cf);
+}
+
 TEST(missing_file)
 {
 	struct cf_diag diag;
