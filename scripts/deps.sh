@@ -1,6 +1,6 @@
 #!/bin/sh
 # deps.sh - install the Debian packages the project needs, when missing.
-# Usage: scripts/deps.sh [host|vm|bench|all]   (default: all)
+# Usage: scripts/deps.sh [host|vm|bench|debug|all]   (default: all)
 # Runs apt-get update once per machine, and only when something is missing.
 set -eu
 
@@ -8,13 +8,16 @@ host_pkgs="build-essential make gcc libc6-dev linux-libc-dev linux-source-6.1 sp
 vm_pkgs="linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio kmod xz-utils"
 bench_pkgs="mpich libmpich-dev gnuplot-nox"
 lib_pkgs="libnl-3-dev libnl-genl-3-dev"
+# the debug kernel (scripts/debug-kernel.sh) builds from linux-source-6.1
+debug_pkgs="flex bison bc libelf-dev libssl-dev"
 
 case "${1:-all}" in
 host)	want="$host_pkgs $lib_pkgs" ;;
 vm)	want="$vm_pkgs" ;;
+debug)	want="$debug_pkgs" ;;
 bench)	want="$bench_pkgs" ;;
-all)	want="$host_pkgs $lib_pkgs $vm_pkgs $bench_pkgs" ;;
-*)	echo "usage: $0 [host|vm|bench|all]" >&2; exit 2 ;;
+all)	want="$host_pkgs $lib_pkgs $vm_pkgs $bench_pkgs $debug_pkgs" ;;
+*)	echo "usage: $0 [host|vm|bench|debug|all]" >&2; exit 2 ;;
 esac
 
 missing=""
@@ -31,6 +34,15 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 echo "deps: installing$missing"
+# dpkg refuses to install anything while a stat override names a user or
+# group that no longer exists (an image bug: /etc/ssl/private and the
+# removed group ssl-cert); drop such overrides, as dpkg's message advises
+dpkg-statoverride --list 2>/dev/null | while read -r user group mode path; do
+	if ! getent passwd "$user" > /dev/null || ! getent group "$group" > /dev/null; then
+		echo "deps: removing the stale stat override of $path ($user:$group $mode)"
+		dpkg-statoverride --remove "$path" || true
+	fi
+done
 stamp=/var/lib/apt/periodic/th_nic-update-stamp
 if [ ! -f "$stamp" ]; then
 	apt-get update -q

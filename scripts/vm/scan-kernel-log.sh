@@ -44,7 +44,8 @@ UBSAN
 KASAN
 refcount_t:
 Call Trace
-unreferenced object'
+unreferenced object
+suspected memory leak'
 
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT

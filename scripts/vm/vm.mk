@@ -29,3 +29,26 @@ vmtest: $(VM_DEPS)
 
 vmshell: $(VM_DEPS)
 	@$(VM_ENV) $(TOP)/scripts/vm/run-vm.sh --shell
+
+# vmtest-debug: the whole suite on the debug kernel (scripts/debug-kernel.sh,
+# built once and cached, keyed by its inputs), with the module built
+# against that tree from a copy of its sources; KASAN, lockdep, UBSAN and
+# kmemleak reports fail the run (scan-kernel-log.sh).  Its TAP is
+# $(LOGS)/vm-debug.tap, its console $(LOGS)/debug/vm-console.log.
+DEBUG_MODULE_DIR := $(B)/debug-module
+.PHONY: vmtest-debug
+vmtest-debug: vm-payload
+	@kdir=$$($(TOP)/scripts/debug-kernel.sh) || exit 1; \
+	rm -rf $(DEBUG_MODULE_DIR) && mkdir -p $(DEBUG_MODULE_DIR) && \
+	cp -r $(TOP)/Kbuild $(TOP)/driver $(TOP)/include $(DEBUG_MODULE_DIR)/ && \
+	find $(DEBUG_MODULE_DIR) \( -name '*.o' -o -name '.*.cmd' -o -name '*.ko' \) -delete && \
+	$(MAKE) -s -C $$kdir M=$(DEBUG_MODULE_DIR) modules > $(DEBUG_MODULE_DIR)/build.log 2>&1 || \
+		{ tail -n 20 $(DEBUG_MODULE_DIR)/build.log; exit 1; }; \
+	mkdir -p $(LOGS)/debug; \
+	TOP='$(TOP)' B='$(B)' LOGS='$(LOGS)/debug' VM_DIR='$(B)/vm-debug' \
+	VM_MODULE='$(DEBUG_MODULE_DIR)/th_nic.ko' VM_PAYLOAD='$(VM_PAYLOAD)' \
+	KDIR=$$kdir VM_KERNEL=$$kdir/arch/x86/boot/bzImage VM_SLUB_DEBUG=- \
+	VM_APPEND='th_vm.quick=1' \
+	VM_TIMEOUT=$${VM_TIMEOUT:-1800} $(TOP)/scripts/vm/run-vm.sh; rc=$$?; \
+	sed 's/^\(\(not \)\?ok [0-9]*\) /\1 debug: /' $(LOGS)/debug/vm.tap > $(LOGS)/vm-debug.tap; \
+	exit $$rc
