@@ -8,6 +8,8 @@
 #   make lint       checkpatch --strict and sparse over the kernel-side code
 #   make fuzz       libFuzzer targets, FUZZ_SECONDS (60) each, under ASan/UBSan
 #   make vmtest     boot Debian's kernel in QEMU and run the selftests there
+#   make vmtest-debug  the same on a debug kernel (KASAN, lockdep, kmemleak,
+#                   fault injection), built once and cached
 #   make bench      benchmarks (never pass/fail)
 #   make clean
 #
@@ -100,6 +102,7 @@ check: deps
 	-@$(MAKE) --no-print-directory lint
 	-@$(MAKE) --no-print-directory fuzz
 	-@$(MAKE) --no-print-directory vmtest
+	-@$(MAKE) --no-print-directory vmtest-debug
 	@$(TOP)/scripts/test-summary.sh $(LOGS)/*.tap | tee $(LOGS)/summary.txt; \
 		exit $${PIPESTATUS[0]}
 

@@ -173,7 +173,24 @@ static int run_coll(struct __test_metadata *_metadata,
 
 static const unsigned int sizes_n[] = { 1, 2, 3, 5, 7, 8, 16, 17, 64 };
 
-TEST(allreduce_every_n_radix_root)
+FIXTURE(sweep) {
+	int unused;
+};
+
+FIXTURE_SETUP(sweep)
+{
+}
+
+FIXTURE_TEARDOWN(sweep)
+{
+}
+
+/*
+ * 108 collectives up to 64 ranks, each a new handle of 64 vports: under
+ * the debug kernel's KASAN in the emulated VM, minutes rather than the
+ * harness's 30 s.
+ */
+TEST_F_TIMEOUT(sweep, allreduce_every_n_radix_root, 600)
 {
 	static const unsigned int radix[] = { 2, 3, 4, 8 };
 	struct th_coll_attr a = {
