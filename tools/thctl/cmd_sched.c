@@ -59,19 +59,38 @@ static void thctl_sched_usage(FILE *f)
 		"2 usage error or malformed input (file:line:col: message).\n");
 }
 
-static int thctl_sched_parse_num(const char *arg, const char *what, double lo,
-				 double hi, double *out)
+/*
+ * A number in [@lo, @hi]: NaN is none (it compares false with both
+ * bounds, so it is tested the other way round), and an @integer option
+ * takes whole numbers only, not 2.7 read as 2.
+ */
+static int thctl_sched_parse_number(const char *arg, const char *what,
+				    double lo, double hi, bool integer,
+				    double *out)
 {
 	char *end;
 
 	errno = 0;
 	*out = strtod(arg, &end);
-	if (errno || *end || *out < lo || *out > hi) {
-		fprintf(stderr, "thctl sched: %s: expected a number from %g to %g, got '%s'\n",
-			what, lo, hi, arg);
+	if (errno || *end || end == arg || !(*out >= lo && *out <= hi) ||
+	    (integer && *out != (double)(long long)*out)) {
+		fprintf(stderr, "thctl sched: %s: expected %s from %g to %g, got '%s'\n",
+			what, integer ? "a whole number" : "a number", lo, hi, arg);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static int thctl_sched_parse_num(const char *arg, const char *what, double lo,
+				 double hi, double *out)
+{
+	return thctl_sched_parse_number(arg, what, lo, hi, false, out);
+}
+
+static int thctl_sched_parse_int(const char *arg, const char *what, double lo,
+				 double hi, double *out)
+{
+	return thctl_sched_parse_number(arg, what, lo, hi, true, out);
 }
 
 static struct th_dag *thctl_sched_generate(const struct thctl_sched_opts *o)
@@ -305,7 +324,7 @@ int thctl_sched_main(int argc, char **argv)
 			}
 			break;
 		case 'p':
-			if (thctl_sched_parse_num(optarg, "--procs", 1, 4096, &x))
+			if (thctl_sched_parse_int(optarg, "--procs", 1, 4096, &x))
 				return THCTL_EXIT_USAGE;
 			o.procs = (unsigned int)x;
 			o.costs_given = true;
@@ -321,7 +340,7 @@ int thctl_sched_main(int argc, char **argv)
 			o.costs_given = true;
 			break;
 		case 's':
-			if (thctl_sched_parse_num(optarg, "--seed", 0, 1e18, &x))
+			if (thctl_sched_parse_int(optarg, "--seed", 0, 1e18, &x))
 				return THCTL_EXIT_USAGE;
 			o.seed = (unsigned long long)x;
 			break;
@@ -333,7 +352,7 @@ int thctl_sched_main(int argc, char **argv)
 				return THCTL_EXIT_USAGE;
 			break;
 		case 'D':
-			if (thctl_sched_parse_num(optarg, "--outdeg", 1, 1000, &x))
+			if (thctl_sched_parse_int(optarg, "--outdeg", 1, 1000, &x))
 				return THCTL_EXIT_USAGE;
 			o.outdeg = (unsigned int)x;
 			break;

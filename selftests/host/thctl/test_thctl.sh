@@ -174,6 +174,16 @@ if [ "$TH_PROVIDER" = inproc ]; then
 	fi
 fi
 
+# numbers: NaN is not one, and counts are whole (issue J's review)
+expect_refusal "sched -p nan: refused, exit 2" 2 "expected a whole number from 1 to 4096, got 'nan'" \
+	sched -p nan --gen random:5
+expect_refusal "sched -p 2.7: refused, not read as 2" 2 "expected a whole number from 1 to 4096, got '2.7'" \
+	sched -p 2.7 --gen random:5
+expect_refusal "sched --seed nan: refused, exit 2" 2 "seed: expected a whole number" \
+	sched --seed nan --gen random:5
+expect_refusal "sched --alpha nan: refused, exit 2" 2 "alpha: expected a number from" \
+	sched --alpha nan --gen random:5
+
 # ---- management over generic netlink ----------------------------------------
 # usage errors are found before th_nic.ko is asked
 expect_refusal "counters: vport not a number, exit 2" 2 "expected a vport number" \
