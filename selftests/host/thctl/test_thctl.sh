@@ -30,10 +30,15 @@ not_ok() {
 	for l in "$@"; do echo "#   $l"; done
 }
 
-# run NAME: runs "$@" after the name, keeping stdout, stderr and status
+# run ARGS: runs thctl ARGS, keeping stdout, stderr and status; a command
+# that runs for more than THCTL_TEST_TIMEOUT seconds (120) is killed and
+# fails (status 124) instead of hanging the suite (a CQ-head bug once made
+# 'thctl post' loop forever)
+TO=$(command -v timeout > /dev/null && echo "timeout ${THCTL_TEST_TIMEOUT:-120}")
 run() {
-	"$THCTL" "$@" > "$TMP/out" 2> "$TMP/err"
+	$TO "$THCTL" "$@" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
+	[ "$rc" -eq 124 ] && echo "thctl $*: killed after ${THCTL_TEST_TIMEOUT:-120} s" >> "$TMP/err"
 }
 
 # expect_refusal NAME RC REGEX ARGS...: exit status RC, nothing on stdout,
