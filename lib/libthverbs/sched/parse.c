@@ -8,6 +8,9 @@
 
 #include "parse.h"
 
+/* The largest graph, job or model file read: 256 MiB. */
+#define TH_DAG_MAX_FILE	(256u << 20)
+
 void th_dag_lex_init(struct th_dag_lex *lx, const char *text, size_t len)
 {
 	memset(lx, 0, sizeof(*lx));
@@ -163,6 +166,24 @@ out:
 	return ret;
 }
 
+/* The file's refusal, as an open failure is: no line, the reason, errno. */
+static char *th_dag_read_fail(struct th_dag_diag *diag, int err,
+			      const char *msg)
+{
+	if (diag) {
+		memset(diag, 0, sizeof(*diag));
+		snprintf(diag->msg, sizeof(diag->msg), "%s",
+			 msg ? msg : strerror(err));
+	}
+	errno = err;
+	return NULL;
+}
+
+/*
+ * The whole of @path, at most TH_DAG_MAX_FILE bytes: a read error (a
+ * directory reads as EISDIR, not as an empty file) and an endless input
+ * (/dev/zero) are refused rather than taken or read until memory runs out.
+ */
 char *th_dag_read_file(const char *path, size_t *len_out,
 		       struct th_dag_diag *diag)
 {
@@ -172,31 +193,34 @@ char *th_dag_read_file(const char *path, size_t *len_out,
 	int err;
 
 	f = fopen(path, "r");
-	if (!f) {
-		err = errno;
-		if (diag) {
-			memset(diag, 0, sizeof(*diag));
-			snprintf(diag->msg, sizeof(diag->msg), "%s", strerror(err));
-		}
-		errno = err;
-		return NULL;
-	}
+	if (!f)
+		return th_dag_read_fail(diag, errno, NULL);
 	do {
 		if (cap - len < 65536) {
 			cap = cap ? 2 * cap : 131072;
-			nb = realloc(buf, cap);
+			nb = cap <= TH_DAG_MAX_FILE + 131072 ? realloc(buf, cap) : NULL;
 			if (!nb) {
 				free(buf);
 				fclose(f);
-				errno = ENOMEM;
-				return NULL;
+				return th_dag_read_fail(diag, cap > TH_DAG_MAX_FILE ?
+							EFBIG : ENOMEM,
+							cap > TH_DAG_MAX_FILE ?
+							"larger than the 256 MiB a graph file may be" :
+							NULL);
 			}
 			buf = nb;
 		}
 		n = fread(buf + len, 1, cap - len, f);
 		len += n;
-	} while (n);
+	} while (n && len <= TH_DAG_MAX_FILE);
+	err = ferror(f) ? errno : len > TH_DAG_MAX_FILE ? EFBIG : 0;
 	fclose(f);
+	if (err) {
+		free(buf);
+		return th_dag_read_fail(diag, err, err == EFBIG ?
+					"larger than the 256 MiB a graph file may be" :
+					NULL);
+	}
 	*len_out = len;
 	return buf;
 }

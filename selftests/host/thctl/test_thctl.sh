@@ -189,6 +189,14 @@ expect_refusal "sched --seed nan: refused, exit 2" 2 "seed: expected a whole num
 expect_refusal "sched --alpha nan: refused, exit 2" 2 "alpha: expected a number from" \
 	sched --alpha nan --gen random:5
 
+# graph files that are not: a directory is a read error, not an empty
+# graph; an endless device is cut off at the size limit
+expect_refusal "sched DIRECTORY: a read error, exit 2" 2 "Is a directory" sched "$TMP"
+if [ -r /dev/zero ]; then
+	expect_refusal "sched /dev/zero: beyond the size limit, exit 2" 2 \
+		"larger than the 256 MiB" sched /dev/zero
+fi
+
 # ---- management over generic netlink ----------------------------------------
 # usage errors are found before th_nic.ko is asked
 expect_refusal "counters: vport not a number, exit 2" 2 "expected a vport number" \
