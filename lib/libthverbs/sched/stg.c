@@ -106,13 +106,14 @@ struct th_dag *th_dag_parse_stg(const char *text, size_t len,
 					  "expected the number of predecessors");
 			goto err;
 		}
-		if ((long)lx->ntok < 3 + k) {
+		/* k against what the line holds: 3 + k overflows for huge k */
+		if (k > (long)lx->ntok - 3) {
 			ret = th_dag_diag_set(diag, lx->line, th_dag_lex_eol_col(lx) + 1,
 					  "expected %ld predecessor ids, got %u (truncated line)",
 					  k, lx->ntok - 3);
 			goto err;
 		}
-		if ((long)lx->ntok > 3 + k) {
+		if (k < (long)lx->ntok - 3) {
 			ret = th_dag_diag_set(diag, lx->line, lx->tok_col[3 + k],
 					  "expected end of line after %ld predecessor ids", k);
 			goto err;

@@ -145,6 +145,22 @@ static const struct bad_case bad_cases[] = {
 	{ "negative.thdag", 5, 10, "expected a non-negative communication cost, got -2.5" },
 };
 
+/*
+ * A predecessor count near LONG_MAX: refused as a truncated line (3 + k
+ * once overflowed, which UBSan reports, and at -O2 gave a wrong message).
+ */
+TEST(huge_predecessor_count)
+{
+	static const char text[] =
+		"2\n0 0 0\n1 4 9223372036854775807 0\n2 0 1 1\n3 0 1 2\n";
+	struct th_dag_diag diag;
+
+	EXPECT_EQ(NULL, th_dag_parse_stg(text, sizeof(text) - 1, &diag));
+	EXPECT_EQ(3, diag.line);
+	EXPECT_NE(NULL, strstr(diag.msg, "expected 9223372036854775807 predecessor ids, got 1"))
+		TH_LOG("%u:%u: %s", diag.line, diag.col, diag.msg);
+}
+
 TEST(malformed_files_refused)
 {
 	unsigned int i;
