@@ -622,9 +622,9 @@ struct th_place_jobs *th_place_jobs_parse(const char *text, size_t len,
 	while (!ret && th_dag_lex_next(p.lx)) {
 		unsigned int before = p.j->njobs;
 
-		ret = p.lx->overflow ?
-		      th_dag_diag_set(p.d, p.lx->line, 1, "line too long") :
-		      th_jobs_line(&p, first);
+		ret = th_dag_lex_refuse(p.lx, p.d);
+		if (!ret)
+			ret = th_jobs_line(&p, first);
 		first = false;
 		if (!ret && p.j->njobs > before) {
 			if (th_jobs_grow((void **)&dag_line, &cap, before,

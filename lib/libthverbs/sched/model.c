@@ -236,8 +236,9 @@ struct th_place_model *th_place_model_parse(const char *text, size_t len,
 	}
 	th_dag_lex_init(lx, text, len);
 	while (!ret && th_dag_lex_next(lx)) {
-		ret = lx->overflow ? th_dag_diag_set(diag, lx->line, 1, "line too long") :
-		      th_model_line(&m, lx, first, diag);
+		ret = th_dag_lex_refuse(lx, diag);
+		if (!ret)
+			ret = th_model_line(&m, lx, first, diag);
 		first = false;
 	}
 	if (!ret && !m)

@@ -36,6 +36,8 @@ bool th_dag_lex_next(struct th_dag_lex *lx)
 		lx->line_len = e - s;
 		lx->ntok = 0;
 		lx->overflow = false;
+		q = memchr(s, '\0', e - s);
+		lx->nul_col = q ? q - s + 1 : 0;
 		for (q = s; q < e && th_dag_lex_space(*q); q++)
 			;
 		if (q == e || *q == '#')
@@ -98,6 +100,16 @@ void th_dag_diag_warn(struct th_dag_diag *d, unsigned int line,
 	va_end(ap);
 }
 
+int th_dag_lex_refuse(const struct th_dag_lex *lx, struct th_dag_diag *diag)
+{
+	if (lx->nul_col)
+		return th_dag_diag_set(diag, lx->line, lx->nul_col,
+				       "expected text, got a NUL byte");
+	if (lx->overflow)
+		return th_dag_diag_set(diag, lx->line, 1, "line too long");
+	return 0;
+}
+
 bool th_dag_tok_long(const char *tok, unsigned int len, long *out)
 {
 	char buf[32], *end;
@@ -108,7 +120,7 @@ bool th_dag_tok_long(const char *tok, unsigned int len, long *out)
 	buf[len] = 0;
 	errno = 0;
 	*out = strtol(buf, &end, 10);
-	return !errno && *end == 0;
+	return !errno && end == buf + len;
 }
 
 bool th_dag_tok_double(const char *tok, unsigned int len, double *out)
@@ -121,7 +133,7 @@ bool th_dag_tok_double(const char *tok, unsigned int len, double *out)
 	buf[len] = 0;
 	errno = 0;
 	*out = strtod(buf, &end);
-	return !errno && *end == 0 && isfinite(*out);
+	return !errno && end == buf + len && isfinite(*out);
 }
 
 long th_dag_cycle_edge(const struct th_dag *dag)

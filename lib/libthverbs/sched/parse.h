@@ -22,11 +22,18 @@ struct th_dag_lex {
 	unsigned int tok_len[TH_DAG_LEX_MAX_TOKENS];
 	unsigned int tok_col[TH_DAG_LEX_MAX_TOKENS];
 	bool overflow;
+	unsigned int nul_col;		/* a NUL byte's column, 0: none */
 };
 
 #pragma GCC visibility push(hidden)
 
 void th_dag_lex_init(struct th_dag_lex *lx, const char *text, size_t len);
+/*
+ * A line no parser can take: too many tokens, or a NUL byte (text files
+ * have none; it would end a number or a name early and silently).  Fills
+ * @diag and returns its error, or 0 for a good line.
+ */
+int th_dag_lex_refuse(const struct th_dag_lex *lx, struct th_dag_diag *diag);
 /* Next line with tokens, skipping blank and '#' lines; false at the end. */
 bool th_dag_lex_next(struct th_dag_lex *lx);
 /* Column just past the last token: where a missing token was expected. */

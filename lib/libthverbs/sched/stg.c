@@ -50,10 +50,9 @@ struct th_dag *th_dag_parse_stg(const char *text, size_t len,
 		long id, k, from;
 		double t;
 
-		if (lx->overflow) {
-			ret = th_dag_diag_set(diag, lx->line, 1, "line too long");
+		ret = th_dag_lex_refuse(lx, diag);
+		if (ret)
 			goto err;
-		}
 		if (header < 0) {
 			if (!th_dag_tok_long(lx->tok[0], lx->tok_len[0], &header) ||
 			    header < 0) {

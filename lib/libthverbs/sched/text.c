@@ -289,10 +289,9 @@ struct th_dag *th_dag_parse_text(const char *text, size_t len,
 	}
 	th_dag_lex_init(lx, text, len);
 	while (th_dag_lex_next(lx)) {
-		if (lx->overflow) {
-			ret = th_dag_diag_set(diag, lx->line, 1, "line too long");
+		ret = th_dag_lex_refuse(lx, diag);
+		if (ret)
 			goto err;
-		}
 		ret = th_text_line(&t, lx, state, diag);
 		if (ret)
 			goto err;

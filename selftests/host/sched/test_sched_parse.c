@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "th_place.h"
 #include "th_sched.h"
 
 #ifndef TH_SHARED_DEFAULT
@@ -159,6 +160,23 @@ TEST(huge_predecessor_count)
 	EXPECT_EQ(3, diag.line);
 	EXPECT_NE(NULL, strstr(diag.msg, "expected 9223372036854775807 predecessor ids, got 1"))
 		TH_LOG("%u:%u: %s", diag.line, diag.col, diag.msg);
+}
+
+/* A NUL byte ends no number or name silently: the line is refused there. */
+TEST(nul_bytes_refused)
+{
+	static const char stg[] = "2\n0 0 0\n1 4\0007 1 0\n2 0 1 1\n3 0 1 2\n";
+	static const char jobs[] = "thjobs 1\nallreduce A\0B members 0-3 root 0 bytes 8\n";
+	struct th_dag_diag diag;
+
+	EXPECT_EQ(NULL, th_dag_parse_stg(stg, sizeof(stg) - 1, &diag));
+	EXPECT_EQ(3, diag.line);
+	EXPECT_EQ(4, diag.col);
+	EXPECT_STREQ("expected text, got a NUL byte", diag.msg);
+	EXPECT_EQ(NULL, th_place_jobs_parse(jobs, sizeof(jobs) - 1, &diag));
+	EXPECT_EQ(2, diag.line);
+	EXPECT_EQ(12, diag.col);
+	EXPECT_STREQ("expected text, got a NUL byte", diag.msg);
 }
 
 TEST(malformed_files_refused)
