@@ -133,7 +133,12 @@ bool th_dag_tok_double(const char *tok, unsigned int len, double *out)
 	buf[len] = 0;
 	errno = 0;
 	*out = strtod(buf, &end);
-	return !errno && end == buf + len && isfinite(*out);
+	/*
+	 * Finite is not enough: sums of a million costs of 1e308 overflow
+	 * later, far from any line; a bound of 1e300 keeps them finite
+	 */
+	return !errno && end == buf + len && isfinite(*out) &&
+	       fabs(*out) <= 1e300;
 }
 
 long th_dag_cycle_edge(const struct th_dag *dag)

@@ -179,6 +179,18 @@ TEST(nul_bytes_refused)
 	EXPECT_STREQ("expected text, got a NUL byte", diag.msg);
 }
 
+/* A cost of 1e308 is refused where it stands, not as an overflow later. */
+TEST(huge_costs_refused_at_their_column)
+{
+	static const char stg[] = "2\n0 0 0\n1 1e308 1 0\n2 0 1 1\n3 0 1 2\n";
+	struct th_dag_diag diag;
+
+	EXPECT_EQ(NULL, th_dag_parse_stg(stg, sizeof(stg) - 1, &diag));
+	EXPECT_EQ(3, diag.line);
+	EXPECT_EQ(3, diag.col);
+	EXPECT_NE(NULL, strstr(diag.msg, "processing time")) TH_LOG("%s", diag.msg);
+}
+
 TEST(malformed_files_refused)
 {
 	unsigned int i;
