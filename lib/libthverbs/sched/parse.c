@@ -141,27 +141,43 @@ bool th_dag_tok_double(const char *tok, unsigned int len, double *out)
 	       fabs(*out) <= 1e300;
 }
 
+/*
+ * An edge on a cycle, or -1 if there is none.  Kahn's algorithm over each
+ * task's out-edges (a CSR index built once): linear in tasks and edges.
+ * It used to scan every edge for each task taken, quadratic: 9.2 s for a
+ * 160,000-task chain with one back edge.
+ */
 long th_dag_cycle_edge(const struct th_dag *dag)
 {
-	unsigned int n = dag->ntasks, i, head = 0, tail = 0, v;
-	unsigned int *indeg, *queue, *back;
+	unsigned int n = dag->ntasks, m = dag->nedges, i, head = 0, tail = 0, v;
+	unsigned int *indeg, *queue, *back, *first, *out;
 	long ret = -1;
 
 	indeg = calloc(n, sizeof(*indeg));
 	queue = malloc(n * sizeof(*queue));
 	back = malloc(n * sizeof(*back));
-	if (!indeg || !queue || !back)
+	first = calloc((size_t)n + 1, sizeof(*first));
+	out = malloc((m ? m : 1) * sizeof(*out));
+	if (!indeg || !queue || !back || !first || !out)
 		goto out;
-	for (i = 0; i < dag->nedges; i++)
+	/* out-edges of task v: out[first[v] .. first[v + 1]) */
+	for (i = 0; i < m; i++) {
 		indeg[dag->edges[i].to]++;
+		first[dag->edges[i].from + 1]++;
+	}
+	for (v = 0; v < n; v++)
+		first[v + 1] += first[v];
+	memcpy(queue, first, n * sizeof(*queue));	/* fill cursors */
+	for (i = 0; i < m; i++)
+		out[queue[dag->edges[i].from]++] = i;
 	for (i = 0; i < n; i++)
 		if (!indeg[i])
 			queue[tail++] = i;
 	while (head < tail) {
 		v = queue[head++];
-		for (i = 0; i < dag->nedges; i++)
-			if (dag->edges[i].from == v && !--indeg[dag->edges[i].to])
-				queue[tail++] = dag->edges[i].to;
+		for (i = first[v]; i < first[v + 1]; i++)
+			if (!--indeg[dag->edges[out[i]].to])
+				queue[tail++] = dag->edges[out[i]].to;
 	}
 	if (tail == n)
 		goto out;
@@ -180,6 +196,8 @@ out:
 	free(indeg);
 	free(queue);
 	free(back);
+	free(first);
+	free(out);
 	return ret;
 }
 

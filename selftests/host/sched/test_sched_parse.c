@@ -191,6 +191,29 @@ TEST(huge_costs_refused_at_their_column)
 	EXPECT_NE(NULL, strstr(diag.msg, "processing time")) TH_LOG("%s", diag.msg);
 }
 
+/* A long chain closed by one back edge: the diagnostic names that edge. */
+TEST(cycle_in_a_long_chain)
+{
+	enum { N = 20000 };
+	size_t cap = (size_t)N * 48 + 64, len = 0;
+	char *text = malloc(cap);
+	struct th_dag_diag diag;
+	unsigned int i;
+
+	ASSERT_NE(NULL, text);
+	len += snprintf(text + len, cap - len, "thdag 1\nprocs 2\n");
+	for (i = 0; i < N; i++)
+		len += snprintf(text + len, cap - len, "task t%u 1 1\n", i);
+	for (i = 0; i + 1 < N; i++)
+		len += snprintf(text + len, cap - len, "edge t%u t%u 1\n", i, i + 1);
+	len += snprintf(text + len, cap - len, "edge t%u t%u 1\n", N - 1, N / 2);
+	EXPECT_EQ(NULL, th_dag_parse_text(text, len, &diag));
+	EXPECT_EQ(2 + 2 * N, diag.line);
+	EXPECT_NE(NULL, strstr(diag.msg, "edge t19999 -> t10000 is on a cycle"))
+		TH_LOG("%s", diag.msg);
+	free(text);
+}
+
 TEST(malformed_files_refused)
 {
 	unsigned int i;
