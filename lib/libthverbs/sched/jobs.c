@@ -611,14 +611,13 @@ struct th_place_jobs *th_place_jobs_parse(const char *text, size_t len,
 	p.d = diag ? diag : &scratch;
 	memset(p.d, 0, sizeof(*p.d));
 	p.j = th_place_jobs_create();
-	p.lx = malloc(sizeof(*p.lx));
+	p.lx = th_dag_lex_create(text, len);
 	if (!p.j || !p.lx) {
-		free(p.lx);
+		th_dag_lex_destroy(p.lx);
 		th_place_jobs_destroy(p.j);
 		errno = ENOMEM;
 		return NULL;
 	}
-	th_dag_lex_init(p.lx, text, len);
 	while (!ret && th_dag_lex_next(p.lx)) {
 		unsigned int before = p.j->njobs;
 
@@ -645,7 +644,7 @@ struct th_place_jobs *th_place_jobs_parse(const char *text, size_t len,
 	if (!ret)
 		ret = th_jobs_check_acyclic(&p, dag_line);
 	free(dag_line);
-	free(p.lx);
+	th_dag_lex_destroy(p.lx);
 	if (ret) {
 		th_place_jobs_destroy(p.j);
 		errno = EINVAL;

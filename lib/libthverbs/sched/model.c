@@ -229,12 +229,11 @@ struct th_place_model *th_place_model_parse(const char *text, size_t len,
 	if (!diag)
 		diag = &scratch;
 	memset(diag, 0, sizeof(*diag));
-	lx = malloc(sizeof(*lx));
+	lx = th_dag_lex_create(text, len);
 	if (!lx) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	th_dag_lex_init(lx, text, len);
 	while (!ret && th_dag_lex_next(lx)) {
 		ret = th_dag_lex_refuse(lx, diag);
 		if (!ret)
@@ -245,7 +244,7 @@ struct th_place_model *th_place_model_parse(const char *text, size_t len,
 		ret = th_dag_diag_set(diag, lx->line + 1, 1,
 				      first ? "expected 'thmodel 1'" :
 				      "expected 'nodes N'");
-	free(lx);
+	th_dag_lex_destroy(lx);
 	if (ret) {
 		th_place_model_destroy(m);
 		errno = EINVAL;

@@ -11,11 +11,55 @@
 /* The largest graph, job or model file read: 256 MiB. */
 #define TH_DAG_MAX_FILE	(256u << 20)
 
-void th_dag_lex_init(struct th_dag_lex *lx, const char *text, size_t len)
+struct th_dag_lex *th_dag_lex_create(const char *text, size_t len)
 {
-	memset(lx, 0, sizeof(*lx));
+	struct th_dag_lex *lx = calloc(1, sizeof(*lx));
+
+	if (!lx) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	lx->p = text;
 	lx->end = text + len;
+	return lx;
+}
+
+void th_dag_lex_destroy(struct th_dag_lex *lx)
+{
+	if (!lx)
+		return;
+	free(lx->tok);
+	free(lx->tok_len);
+	free(lx->tok_col);
+	free(lx);
+}
+
+/* Room for one more token; false (and lx->nomem) when it cannot grow. */
+static bool th_dag_lex_room(struct th_dag_lex *lx)
+{
+	unsigned int cap = lx->cap ? lx->cap * 2 : 64;
+	const char **tok;
+	unsigned int *len, *col;
+
+	if (lx->ntok < lx->cap)
+		return true;
+	if (cap > TH_DAG_LEX_MAX_TOKENS)
+		cap = TH_DAG_LEX_MAX_TOKENS;
+	/* Each array is replaced only once it has grown: none is lost. */
+	tok = realloc(lx->tok, cap * sizeof(*tok));
+	if (tok)
+		lx->tok = tok;
+	len = tok ? realloc(lx->tok_len, cap * sizeof(*len)) : NULL;
+	if (len)
+		lx->tok_len = len;
+	col = len ? realloc(lx->tok_col, cap * sizeof(*col)) : NULL;
+	if (!col) {
+		lx->nomem = true;
+		return false;
+	}
+	lx->tok_col = col;
+	lx->cap = cap;
+	return true;
 }
 
 static bool th_dag_lex_space(char c)
@@ -36,6 +80,7 @@ bool th_dag_lex_next(struct th_dag_lex *lx)
 		lx->line_len = e - s;
 		lx->ntok = 0;
 		lx->overflow = false;
+		lx->nomem = false;
 		q = memchr(s, '\0', e - s);
 		lx->nul_col = q ? q - s + 1 : 0;
 		for (q = s; q < e && th_dag_lex_space(*q); q++)
@@ -51,6 +96,8 @@ bool th_dag_lex_next(struct th_dag_lex *lx)
 				lx->overflow = true;
 				break;
 			}
+			if (!th_dag_lex_room(lx))
+				break;
 			lx->tok[lx->ntok] = t;
 			lx->tok_len[lx->ntok] = q - t;
 			lx->tok_col[lx->ntok] = t - s + 1;
@@ -105,8 +152,14 @@ int th_dag_lex_refuse(const struct th_dag_lex *lx, struct th_dag_diag *diag)
 	if (lx->nul_col)
 		return th_dag_diag_set(diag, lx->line, lx->nul_col,
 				       "expected text, got a NUL byte");
+	if (lx->nomem) {
+		th_dag_diag_set(diag, lx->line, 1, "out of memory");
+		return -ENOMEM;
+	}
 	if (lx->overflow)
-		return th_dag_diag_set(diag, lx->line, 1, "line too long");
+		return th_dag_diag_set(diag, lx->line, 1,
+				       "line too long: more than %u tokens",
+				       TH_DAG_LEX_MAX_TOKENS);
 	return 0;
 }
 

@@ -8,8 +8,13 @@
 
 #include "sched_priv.h"
 
-/* One line of input split into tokens, with 1-based columns. */
-#define TH_DAG_LEX_MAX_TOKENS	4096
+/*
+ * One line of input split into tokens, with 1-based columns.  The token
+ * arrays grow with the longest line: a graph of 4096 processors has 4098
+ * tokens on a task line and an STG task lists all its predecessors on
+ * one.  The cap bounds the arrays at 16 MiB whatever the input.
+ */
+#define TH_DAG_LEX_MAX_TOKENS	(1u << 20)
 
 struct th_dag_lex {
 	const char *p;
@@ -18,18 +23,23 @@ struct th_dag_lex {
 	const char *line_start;
 	unsigned int line_len;
 	unsigned int ntok;
-	const char *tok[TH_DAG_LEX_MAX_TOKENS];
-	unsigned int tok_len[TH_DAG_LEX_MAX_TOKENS];
-	unsigned int tok_col[TH_DAG_LEX_MAX_TOKENS];
+	unsigned int cap;		/* entries in the three arrays */
+	const char **tok;
+	unsigned int *tok_len;
+	unsigned int *tok_col;
 	bool overflow;
+	bool nomem;			/* the arrays could not grow */
 	unsigned int nul_col;		/* a NUL byte's column, 0: none */
 };
 
 #pragma GCC visibility push(hidden)
 
-void th_dag_lex_init(struct th_dag_lex *lx, const char *text, size_t len);
+/* A lexer over @text (not copied); NULL with errno ENOMEM. */
+struct th_dag_lex *th_dag_lex_create(const char *text, size_t len);
+void th_dag_lex_destroy(struct th_dag_lex *lx);
 /*
- * A line no parser can take: too many tokens, or a NUL byte (text files
+ * A line no parser can take: too many tokens (or no memory for them), or
+ * a NUL byte (text files
  * have none; it would end a number or a name early and silently).  Fills
  * @diag and returns its error, or 0 for a good line.
  */

@@ -42,10 +42,9 @@ struct th_dag *th_dag_parse_stg(const char *text, size_t len,
 	if (!diag)
 		diag = &scratch;
 	memset(diag, 0, sizeof(*diag));
-	lx = malloc(sizeof(*lx));
+	lx = th_dag_lex_create(text, len);
 	if (!lx)
 		return th_stg_fail(NULL, -ENOMEM);
-	th_dag_lex_init(lx, text, len);
 	while (th_dag_lex_next(lx)) {
 		long id, k, from;
 		double t;
@@ -227,7 +226,7 @@ struct th_dag *th_dag_parse_stg(const char *text, size_t len,
 	}
 	if (ret)
 		goto err;
-	free(lx);
+	th_dag_lex_destroy(lx);
 	free(tasks);
 	free(refs);
 	return dag;
@@ -236,7 +235,7 @@ err_nomem:
 	ret = -ENOMEM;
 	th_dag_diag_set(diag, 0, 0, "out of memory");
 err:
-	free(lx);
+	th_dag_lex_destroy(lx);
 	free(tasks);
 	free(refs);
 	return th_stg_fail(dag, ret);

@@ -282,12 +282,11 @@ struct th_dag *th_dag_parse_text(const char *text, size_t len,
 		diag = &scratch;
 	memset(diag, 0, sizeof(*diag));
 	memset(&t, 0, sizeof(t));
-	lx = malloc(sizeof(*lx));
+	lx = th_dag_lex_create(text, len);
 	if (!lx) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	th_dag_lex_init(lx, text, len);
 	while (th_dag_lex_next(lx)) {
 		ret = th_dag_lex_refuse(lx, diag);
 		if (ret)
@@ -352,7 +351,7 @@ struct th_dag *th_dag_parse_text(const char *text, size_t len,
 	}
 	if (ret)
 		goto err;
-	free(lx);
+	th_dag_lex_destroy(lx);
 	th_text_free(&t);
 	return dag;
 
@@ -360,7 +359,7 @@ err_nomem:
 	ret = -ENOMEM;
 	th_dag_diag_set(diag, 0, 0, "out of memory");
 err:
-	free(lx);
+	th_dag_lex_destroy(lx);
 	th_text_free(&t);
 	th_dag_destroy(dag);
 	errno = -ret;

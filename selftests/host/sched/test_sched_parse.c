@@ -214,6 +214,79 @@ TEST(cycle_in_a_long_chain)
 	free(text);
 }
 
+/*
+ * The widest graphs the tools make can be read back: 4096 processors put
+ * 4098 tokens on a task line, past the old fixed cap of 4096.
+ */
+TEST(round_trip_4096_processors)
+{
+	struct th_dag_gen_params gp = { .ntasks = 5, .alpha = 1.0,
+					.outdeg = 2, .seed = 3 };
+	struct th_dag *a = th_dag_gen_random(&gp), *b;
+	struct th_dag_diag diag;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ASSERT_NE(NULL, a);
+	ASSERT_EQ(0, th_dag_assign_costs(a, 4096, 1.0, 1.0, 5));
+	f = open_memstream(&buf, &len);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, th_dag_write_text(a, f));
+	fclose(f);
+	b = th_dag_parse_text(buf, len, &diag);
+	ASSERT_NE(NULL, b) TH_LOG("%u:%u: %s", diag.line, diag.col, diag.msg);
+	EXPECT_EQ(4096, th_dag_nprocs(b));
+	EXPECT_TRUE(th_dag_cost(a, 1, 4095) == th_dag_cost(b, 1, 4095));
+	free(buf);
+	th_dag_destroy(a);
+	th_dag_destroy(b);
+}
+
+/* An STG join with 5000 predecessors, all on one line, is read whole. */
+TEST(stg_task_with_5000_predecessors)
+{
+	enum { K = 5000 };
+	size_t cap = (size_t)K * 16 + 256, len = 0;
+	char *text = malloc(cap);
+	struct th_dag_diag diag;
+	struct th_dag *dag;
+	unsigned int i;
+
+	ASSERT_NE(NULL, text);
+	len += snprintf(text + len, cap - len, "%u\n0 0 0\n", K + 1);
+	for (i = 1; i <= K; i++)
+		len += snprintf(text + len, cap - len, "%u 1 1 0\n", i);
+	len += snprintf(text + len, cap - len, "%u 2 %u", K + 1, K);
+	for (i = 1; i <= K; i++)
+		len += snprintf(text + len, cap - len, " %u", i);
+	len += snprintf(text + len, cap - len, "\n%u 0 1 %u\n", K + 2, K + 1);
+	dag = th_dag_parse_stg(text, len, &diag);
+	ASSERT_NE(NULL, dag) TH_LOG("%u:%u: %s", diag.line, diag.col, diag.msg);
+	EXPECT_EQ(K + 3, th_dag_nreal(dag));	/* with the STG entry and exit */
+	th_dag_destroy(dag);
+	free(text);
+}
+
+/* A line past the lexer's cap is refused by name, not read in part. */
+TEST(line_past_the_token_cap_refused)
+{
+	size_t n = (1u << 20) + 1, cap = n * 2 + 64, len = 0;
+	char *text = malloc(cap);
+	struct th_dag_diag diag;
+
+	ASSERT_NE(NULL, text);
+	len += snprintf(text + len, cap - len, "thdag 1\nprocs 1\n");
+	while (n--) {
+		text[len++] = 'x';
+		text[len++] = ' ';
+	}
+	EXPECT_EQ(NULL, th_dag_parse_text(text, len, &diag));
+	EXPECT_EQ(3, diag.line);
+	EXPECT_STREQ("line too long: more than 1048576 tokens", diag.msg);
+	free(text);
+}
+
 TEST(malformed_files_refused)
 {
 	unsigned int i;

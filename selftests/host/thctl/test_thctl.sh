@@ -189,6 +189,18 @@ expect_refusal "sched --seed nan: refused, exit 2" 2 "seed: expected a whole num
 expect_refusal "sched --alpha nan: refused, exit 2" 2 "alpha: expected a number from" \
 	sched --alpha nan --gen random:5
 
+# the widest graph thctl writes, it reads back (a task line of 4098 tokens)
+run sched -p 4096 --gen random:5 --write "$TMP/wide.thdag"
+if [ "$rc" -eq 0 ]; then
+	run sched "$TMP/wide.thdag"
+fi
+if [ "$rc" -eq 0 ] && grep -q "^procs 4096$" "$TMP/wide.thdag" &&
+   grep -q "^hagd  *makespan" "$TMP/out"; then
+	ok "sched -p 4096 --write: the file is read back"
+else
+	not_ok "sched -p 4096 --write: the file is read back" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+
 # graph files that are not: a directory is a read error, not an empty
 # graph; an endless device is cut off at the size limit
 expect_refusal "sched DIRECTORY: a read error, exit 2" 2 "Is a directory" sched "$TMP"
