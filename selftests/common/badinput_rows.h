@@ -368,6 +368,14 @@ static __u32 bad_copy_dst_wrap(const struct vctx *c, struct th_nic_desc *d)
 	return 1;
 }
 
+/* Starts inside the MR and runs 32 bytes past its end, without wrapping. */
+static __u32 bad_copy_dst_range(const struct vctx *c, struct th_nic_desc *d)
+{
+	copy1(c, d);
+	d[0].copy.dst_off = BAD_BUF - 32;
+	return 1;
+}
+
 static __u32 bad_copy_rsvd(const struct vctx *c, struct th_nic_desc *d)
 {
 	copy1(c, d);
@@ -580,6 +588,14 @@ static __u32 bad_reduce_src_range(const struct vctx *c, struct th_nic_desc *d)
 {
 	reduce1(c, d);
 	d[0].reduce.src_off[1] = BAD_BUF - 64;	/* 128 bytes needed */
+	return 1;
+}
+
+/* 128 bytes from 64 before the end: aligned, clear of the sources. */
+static __u32 bad_reduce_dst_range(const struct vctx *c, struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.dst_off = BAD_BUF - 64;
 	return 1;
 }
 

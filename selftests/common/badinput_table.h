@@ -40,6 +40,7 @@ REFUSE(put_remote_counter_out_of_range, bad_put_remote_ct_range, 0, TH_NIC_REFUS
 REFUSE(get_into_readonly_mr, bad_get_readonly, 0, TH_NIC_REFUSE_LKEY);
 REFUSE(copy_into_readonly_mr, bad_copy_dst_ro, 0, TH_NIC_REFUSE_LKEY);
 REFUSE(copy_past_source_mr, bad_copy_src_range, 0, TH_NIC_REFUSE_RANGE);
+REFUSE(copy_destination_past_mr, bad_copy_dst_range, 0, TH_NIC_REFUSE_RANGE);
 REFUSE(copy_destination_wraps, bad_copy_dst_wrap, 0, TH_NIC_REFUSE_RANGE);
 REFUSE(copy_reserved, bad_copy_rsvd, 0, TH_NIC_REFUSE_RESERVED);
 REFUSE(inline_length_zero, bad_inline_len0, 0, TH_NIC_REFUSE_INLINE);
@@ -67,6 +68,7 @@ REFUSE(reduce_unused_key_set, bad_reduce_unused_key, 0, TH_NIC_REFUSE_RESERVED);
 REFUSE(reduce_unused_offset_set, bad_reduce_unused_off, 0, TH_NIC_REFUSE_RESERVED);
 REFUSE(reduce_into_readonly_mr, bad_reduce_dst_ro, 0, TH_NIC_REFUSE_LKEY);
 REFUSE(reduce_source_past_mr, bad_reduce_src_range, 0, TH_NIC_REFUSE_RANGE);
+REFUSE(reduce_destination_past_mr, bad_reduce_dst_range, 0, TH_NIC_REFUSE_RANGE);
 REFUSE(reduce_count_past_mr, bad_reduce_count_wrap, 0, TH_NIC_REFUSE_RANGE);
 REFUSE(reduce_source_on_other_vport, bad_reduce_src_peer_key, 0, TH_NIC_REFUSE_LKEY);
 REFUSE(reduce_misaligned_destination, bad_reduce_dst_align, 0, TH_NIC_REFUSE_ALIGN);
