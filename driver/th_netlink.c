@@ -551,9 +551,10 @@ static struct genl_family th_nl_family = {
 
 /*
  * Tell the events group that @event happened on @vp; nothing when nobody
- * listens.  Any context: the message is allocated atomically, and a
- * notification that cannot be sent is dropped as multicast is (the
- * listener sees ENOBUFS on its socket).
+ * listens.  Any context: the message is allocated atomically.  A
+ * notification that cannot be built is not lost silently: every listener
+ * gets ENOBUFS on its socket, as for one its socket had no room for, and
+ * knows to read the state again.
  */
 void th_netlink_vport_event(struct th_vport *vp, u8 event, int err)
 {
@@ -565,18 +566,22 @@ void th_netlink_vport_event(struct th_vport *vp, u8 event, int err)
 		return;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
 	if (!msg)
-		return;
+		goto lost;
 	hdr = genlmsg_put(msg, 0, 0, &th_nl_family, 0, TH_NL_CMD_EVENT);
 	if (!hdr || nla_put_u32(msg, TH_NL_A_VERSION, TH_NL_VERSION) ||
 	    nla_put_u8(msg, TH_NL_A_EVENT, event) ||
 	    th_nl_put_owner(msg, vp, true) ||
 	    (err && nla_put_s32(msg, TH_NL_A_ERROR, err))) {
 		nlmsg_free(msg);
-		return;
+		goto lost;
 	}
 	genlmsg_end(msg, hdr);
 	genlmsg_multicast(&th_nl_family, msg, 0, TH_NL_MCGRP_EVENTS_ID,
 			  GFP_ATOMIC);
+	return;
+lost:
+	genl_set_err(&th_nl_family, &init_net, 0, TH_NL_MCGRP_EVENTS_ID,
+		     -ENOBUFS);
 }
 
 int th_netlink_register(struct th_fabric *fab)

@@ -8,12 +8,18 @@
  * nothing behind, as the management interface's counts show (vports, MRs
  * and pinned bytes, pending chains); a call that succeeded although its
  * n-th allocation failed (a fallback took over: kvmalloc's vmalloc) is
- * undone and the next n tried.  Needs a kernel
+ * undone and the next n tried.  The netlink operations are swept the
+ * same way: a failed request answers -ENOMEM (its handler failed) or
+ * ENOBUFS on the socket (the kernel could not queue its reply, ack or
+ * the rest of a dump), never a short answer taken for a whole one, and
+ * an event the kernel could not build reaches its listeners as ENOBUFS.
+ * Needs a kernel
  * with CONFIG_FAULT_INJECTION (the debug kernel of make vmtest-debug); on
  * another, each test skips with its reason.
  */
 #include <fcntl.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 
 #include "kselftest_harness.h"
 #include "th_nic_util.h"
@@ -310,6 +316,307 @@ TEST_F(fn, domain_create)
 	EXPECT_GT(failures, 0);
 	if (dom >= 0)
 		close(dom);
+}
+
+/* ---- netlink ---------------------------------------------------------------- */
+
+/* A socket for one attempt: a reply the kernel lost is not read by the next. */
+static struct nl_sock *fn_nl_socket(void)
+{
+	struct timeval tv = { .tv_sec = 5 };
+	struct nl_sock *sk = nl_socket_alloc();
+
+	if (!sk)
+		return NULL;
+	if (genl_connect(sk)) {
+		nl_socket_free(sk);
+		return NULL;
+	}
+	/* a reply lost without ENOBUFS would hang the read: fail instead */
+	setsockopt(nl_socket_get_fd(sk), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return sk;
+}
+
+struct fn_nl_case {
+	const char *name;
+	uint8_t cmd;
+	int flags;
+	put_fn put;
+	void *arg;
+	unsigned int want;		/* messages in the whole answer */
+};
+
+struct fn_nl_tally {
+	unsigned int points, nomem, nobufs, absorbed;
+};
+
+/*
+ * One request under fail-nth at n = 1, 2, ... until it runs clean.
+ * @check, when given, sees the outcome of every attempt (the state a
+ * setting request left).
+ */
+static int fn_nl_sweep(struct __test_metadata *_metadata, int fail, int family,
+		       const struct fn_nl_case *c, struct fn_nl_tally *t,
+		       void (*check)(struct __test_metadata *, int family,
+				     unsigned int n, int ret, void *arg),
+		       void *check_arg)
+{
+	unsigned int n;
+
+	memset(t, 0, sizeof(*t));
+	for (n = 1; n < FN_MAX_TRIES; n++) {
+		struct nl_sock *sk = fn_nl_socket();
+		struct reply r = { 0 };
+		bool fired;
+		int ret;
+
+		if (!sk)
+			return -1;
+		fn_arm(fail, n);
+		ret = request(sk, family, c->cmd, c->flags, c->put, c->arg, &r);
+		fired = fn_fired(fail);
+		fn_disarm(fail);
+		reply_free(&r);
+		nl_socket_free(sk);
+		if (check)
+			check(_metadata, family, n, ret, check_arg);
+		if (!fired) {
+			EXPECT_EQ(0, ret) TH_LOG("%s: clean run: %d", c->name, ret);
+			EXPECT_EQ(c->want, r.n) TH_LOG("%s: clean run", c->name);
+			return 0;
+		}
+		t->points++;
+		if (!ret) {	/* absorbed: then the answer is whole */
+			EXPECT_EQ(c->want, r.n)
+				TH_LOG("%s: failure point %u: a short answer passed for whole",
+				       c->name, n);
+			t->absorbed++;
+			continue;
+		}
+		if (ret == -ENOMEM) {
+			t->nomem++;
+		} else if (ret == -ENOBUFS) {
+			t->nobufs++;
+		} else {
+			EXPECT_EQ(-ENOMEM, ret)
+				TH_LOG("%s: failure point %u answered %d (-EIO: nothing came back)",
+				       c->name, n, ret);
+			return -1;
+		}
+	}
+	return -1;
+}
+
+static void fn_nl_report(const char *name, const struct fn_nl_tally *t)
+{
+	printf("# fail-nth %-22s %3u failure points: %u -ENOMEM, %u ENOBUFS, %u absorbed, all clean\n",
+	       name, t->points, t->nomem, t->nobufs, t->absorbed);
+}
+
+TEST_F(fn, netlink_gets_and_dumps)
+{
+	struct where node = { 0, 0, false }, vport;
+	struct fn_nl_tally t;
+	struct thn_key key;
+	unsigned int i;
+
+	NEED_FAIL_NTH();
+	ASSERT_EQ(0, thn_vport_open(self->fd, 64, 64, &self->vp));
+	ASSERT_EQ(0, thn_mr_reg(&self->vp, self->buf, 1 << 16,
+				TH_NIC_ACCESS_ALL, &key));
+	vport = (struct where){ 0, self->vp.id, true };
+	{
+		const struct fn_nl_case cases[] = {
+			{ "NODE_GET", TH_NL_CMD_NODE_GET, 0, put_where, &node, 1 },
+			{ "NODE_GET dump", TH_NL_CMD_NODE_GET, NLM_F_DUMP, NULL, NULL, THN_NODES },
+			{ "VPORT_GET", TH_NL_CMD_VPORT_GET, 0, put_where, &vport, 1 },
+			{ "VPORT_GET dump", TH_NL_CMD_VPORT_GET, NLM_F_DUMP, NULL, NULL, 1 },
+			{ "COUNTERS_GET", TH_NL_CMD_COUNTERS_GET, 0, put_where, &vport, 1 },
+			{ "FAULT_GET", TH_NL_CMD_FAULT_GET, 0, put_where, &node, 1 },
+			{ "FAULT_GET dump", TH_NL_CMD_FAULT_GET, NLM_F_DUMP, NULL, NULL, THN_NODES },
+		};
+
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			ASSERT_EQ(0, fn_nl_sweep(_metadata, self->fail, self->family,
+						 &cases[i], &t, NULL, NULL));
+			EXPECT_GT(t.points, 0) TH_LOG("%s allocates nothing?", cases[i].name);
+			fn_nl_report(cases[i].name, &t);
+		}
+	}
+	EXPECT_EQ(0, thn_mr_dereg(&self->vp, key.l));
+	EXPECT_EQ(0, thn_vport_close(&self->vp));
+}
+
+struct fn_fault {
+	uint32_t node, drop, retries;
+	uint64_t retry_ns;
+	uint32_t applied;		/* the last rate known to be set */
+};
+
+static int fn_put_fault(struct nl_msg *msg, void *arg)
+{
+	struct fn_fault *f = arg;
+	struct nlattr *nest;
+
+	if (nla_put_u32(msg, TH_NL_A_NODE, f->node))
+		return -1;
+	nest = nla_nest_start(msg, TH_NL_A_FAULT);
+	if (!nest || nla_put_u32(msg, TH_NL_FAULT_DROP_PPM, f->drop) ||
+	    nla_put_u32(msg, TH_NL_FAULT_RETRIES, f->retries) ||
+	    nla_put_u64(msg, TH_NL_FAULT_RETRY_NS, f->retry_ns))
+		return -1;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static uint32_t fn_fault_drop(int family, uint32_t node)
+{
+	struct nlattr *ft[TH_NL_FAULT_MAX + 1];
+	struct where w = { node, 0, false };
+	struct nl_sock *sk = fn_nl_socket();
+	struct reply r = { 0 };
+	uint32_t drop = UINT32_MAX;
+
+	if (sk && !request(sk, family, TH_NL_CMD_FAULT_GET, 0, put_where, &w, &r) &&
+	    r.tb[TH_NL_A_FAULT] &&
+	    !nla_parse_nested(ft, TH_NL_FAULT_MAX, r.tb[TH_NL_A_FAULT], NULL))
+		drop = ft[TH_NL_FAULT_DROP_PPM] ? nla_get_u32(ft[TH_NL_FAULT_DROP_PPM]) : 0;
+	reply_free(&r);
+	if (sk)
+		nl_socket_free(sk);
+	return drop;
+}
+
+/*
+ * After each FAULT_SET: -ENOMEM (the handler failed) left the old rate;
+ * success set the new one; ENOBUFS (the ack was lost) may have either.
+ */
+static void fn_fault_check(struct __test_metadata *_metadata, int family,
+			   unsigned int n, int ret, void *arg)
+{
+	struct fn_fault *f = arg;
+	uint32_t now = fn_fault_drop(family, f->node);
+
+	if (!ret || (ret == -ENOBUFS && now == f->drop)) {
+		EXPECT_EQ(f->drop, now) TH_LOG("failure point %u", n);
+	} else {
+		EXPECT_EQ(f->applied, now) TH_LOG("failure point %u: half-set", n);
+	}
+	f->applied = now;
+	f->drop++;		/* the next attempt sets a rate not seen yet */
+}
+
+TEST_F(fn, netlink_fault_set)
+{
+	struct fn_fault f = { .node = 3, .drop = 1000, .retries = 2,
+			      .retry_ns = 1000000 };
+	const struct fn_nl_case c = { "FAULT_SET", TH_NL_CMD_FAULT_SET, 0,
+				      fn_put_fault, &f, 0 };
+	struct fn_nl_tally t;
+	struct reply r = { 0 };
+
+	NEED_FAIL_NTH();
+	f.applied = fn_fault_drop(self->family, f.node);
+	ASSERT_EQ(0, f.applied);
+	ASSERT_EQ(0, fn_nl_sweep(_metadata, self->fail, self->family, &c, &t,
+				 fn_fault_check, &f));
+	EXPECT_GT(t.points, 0);
+	fn_nl_report("FAULT_SET", &t);
+	/* clear it */
+	f.drop = 0;
+	ASSERT_EQ(0, request(self->sk, self->family, TH_NL_CMD_FAULT_SET, 0,
+			     fn_put_fault, &f, &r));
+	reply_free(&r);
+	EXPECT_EQ(0, fn_fault_drop(self->family, f.node));
+}
+
+/* Events on the listener since the last look: new, del, and ENOBUFS seen. */
+struct fn_events {
+	unsigned int news, dels, lost;
+};
+
+static int fn_any_seq(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	return NL_OK;
+}
+
+static int fn_on_event(struct nlattr **tb, void *arg)
+{
+	struct fn_events *e = arg;
+	uint8_t ev = tb[TH_NL_A_EVENT] ? nla_get_u8(tb[TH_NL_A_EVENT]) : 0;
+
+	e->news += ev == TH_NL_EVENT_VPORT_NEW;
+	e->dels += ev == TH_NL_EVENT_VPORT_DEL;
+	return 0;
+}
+
+static void fn_events_read(struct nl_sock *mon, struct fn_events *e)
+{
+	struct reply r = { .each = fn_on_event, .arg = e };
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &r);
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, fn_any_seq, NULL);
+	/* the events of a call are queued before it returns: no waiting */
+	while ((ret = nl_recvmsgs(mon, cb)) >= 0 || ret == -NLE_NOMEM)
+		e->lost += ret == -NLE_NOMEM;
+	reply_free(&r);
+	nl_cb_put(cb);
+}
+
+TEST_F(fn, vport_events_told_or_lost_loudly)
+{
+	struct th_nic_vport_create c;
+	struct fn_events e;
+	struct nl_sock *mon;
+	unsigned int n, failures = 0, lost = 0, told = 0;
+	int grp, ret;
+
+	NEED_FAIL_NTH();
+	mon = nl_socket_alloc();
+	ASSERT_NE(NULL, mon);
+	ASSERT_EQ(0, genl_connect(mon));
+	nl_socket_disable_seq_check(mon);
+	grp = genl_ctrl_resolve_grp(mon, TH_NL_FAMILY_NAME, TH_NL_MCGRP_EVENTS);
+	ASSERT_GE(grp, 0);
+	ASSERT_EQ(0, nl_socket_add_membership(mon, grp));
+	ASSERT_EQ(0, nl_socket_set_nonblocking(mon));
+	for (n = 1; n < FN_MAX_TRIES; n++) {
+		fn_arm(self->fail, n);
+		ret = thn_vport_create_raw(self->fd, 64, 64, &c);
+		if (!fn_fired(self->fail)) {
+			fn_disarm(self->fail);
+			ASSERT_EQ(0, ret);
+			fn_events_read(mon, &e);
+			EXPECT_EQ(1, e.news);
+			ASSERT_EQ(0, thn_vport_destroy_id(self->fd, c.vport));
+			break;
+		}
+		fn_disarm(self->fail);
+		fn_events_read(mon, &e);
+		if (ret) {
+			/* refused: no vport, so no event of one */
+			EXPECT_EQ(0, e.news) TH_LOG("failure point %u", n);
+			failures++;
+			continue;
+		}
+		/* created: its listeners were told, or told that they missed it */
+		EXPECT_TRUE(e.news == 1 || e.lost)
+			TH_LOG("failure point %u: a vport's creation lost silently", n);
+		told += e.news == 1;
+		lost += e.news == 0;
+		ASSERT_EQ(0, thn_vport_destroy_id(self->fd, c.vport));
+		fn_events_read(mon, &e);
+		EXPECT_EQ(1, e.dels);
+	}
+	printf("# fail-nth VPORT_CREATE+events %u points: %u refused, %u told, %u lost with ENOBUFS\n",
+	       failures + told + lost, failures, told, lost);
+	EXPECT_GT(lost, 0) TH_LOG("no failure point reached the event");
+	nl_socket_free(mon);
 }
 
 TEST_HARNESS_MAIN

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <linux/th_nic_netlink.h>
 #include <netlink/genl/ctrl.h>
@@ -52,11 +53,18 @@ static inline int on_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *ar
 	return NL_STOP;
 }
 
+/* The ack, or the end of a dump with its error (libnl ignores it). */
 static inline int on_done(struct nl_msg *msg, void *arg)
 {
+	struct nlmsghdr *h = nlmsg_hdr(msg);
 	struct reply *r = arg;
+	int err;
 
-	(void)msg;
+	if (h->nlmsg_type == NLMSG_DONE && nlmsg_datalen(h) >= (int)sizeof(err)) {
+		memcpy(&err, nlmsg_data(h), sizeof(err));
+		if (err < 0)
+			r->err = err;
+	}
 	r->done = true;
 	return NL_STOP;
 }
@@ -86,13 +94,23 @@ static inline int request(struct nl_sock *sk, int family, uint8_t cmd, int flags
 		goto out;
 	if (put && put(msg, parg))
 		goto out;
-	ret = -EIO;
-	if (nl_send_auto(sk, msg) < 0)
+	ret = nl_send_auto(sk, msg);
+	if (ret < 0) {
+		ret = ret == -NLE_NOMEM ? -ENOMEM : -EIO;
 		goto out;
-	/* the reply and its ack may come in two reads: wait for the ack */
-	while (!r->done && nl_recvmsgs(sk, cb) >= 0)
-		;
-	ret = r->err;
+	}
+	/*
+	 * The reply and its ack may come in two reads: wait for the ack.  A
+	 * read that fails ends the wait: ENOBUFS (NLE_NOMEM) when the kernel
+	 * could not queue a reply, an ack or the next part of a dump.
+	 */
+	ret = 0;
+	while (!r->done && ret >= 0)
+		ret = nl_recvmsgs(sk, cb);
+	if (r->err || r->done)
+		ret = r->err;
+	else
+		ret = ret == -NLE_NOMEM ? -ENOBUFS : -EIO;
 out:
 	nlmsg_free(msg);
 	nl_cb_put(cb);

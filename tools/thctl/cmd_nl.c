@@ -74,7 +74,8 @@ static void mg_usage(FILE *f, const char *cmd)
 		"             or with us or ms; a lost delivery is sent again after\n"
 		"             --retry (default 1ms), at most --retries times (default 3)\n"
 		"  monitor    vports created, destroyed, in error, and failed deliveries,\n"
-		"             until --count events or --timeout seconds without one\n"
+		"             until --count events or --timeout seconds without one;\n"
+		"             'lost' when the kernel dropped events (read them again)\n"
 		"  -j, --json one JSON document on stdout; -p, --pretty: indented\n"
 		"Another user's vports show their owner and state only, as /proc does.\n\n"
 		"Exit status: 0 success, 1 the module is not loaded or the request\n"
@@ -744,13 +745,31 @@ static void mg_on_signal(int sig)
 	mg_stop = 1;
 }
 
+/* Events the kernel could not deliver: the reader must look again. */
+static int mg_lost(struct mg_walk *w)
+{
+	if (w->o->json) {
+		tj_obj_begin(&w->j);
+		tj_kv_str(&w->j, "event", "lost");
+		tj_obj_end(&w->j);
+	} else {
+		printf("lost         events were dropped by the kernel (ENOBUFS): read the state again\n");
+		fflush(stdout);
+	}
+	return mg_stop;
+}
+
 static int mg_event(struct nlattr **tb, void *arg)
 {
 	struct mg_walk *w = arg;
-	const char *what = thnl_event_name(tb[TH_NL_A_EVENT] ?
-					   nla_get_u8(tb[TH_NL_A_EVENT]) : 0);
-	int32_t err = tb[TH_NL_A_ERROR] ? (int32_t)nla_get_u32(tb[TH_NL_A_ERROR]) : 0;
+	const char *what;
+	int32_t err;
 
+	if (!tb)
+		return mg_lost(w);
+	what = thnl_event_name(tb[TH_NL_A_EVENT] ?
+			       nla_get_u8(tb[TH_NL_A_EVENT]) : 0);
+	err = tb[TH_NL_A_ERROR] ? (int32_t)nla_get_u32(tb[TH_NL_A_ERROR]) : 0;
 	w->rows++;
 	if (w->o->json) {
 		tj_obj_begin(&w->j);

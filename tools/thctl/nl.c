@@ -71,12 +71,23 @@ static int thnl_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
 	return NL_STOP;
 }
 
-/* The ack of a request, or the end of a dump: the exchange is over. */
+/*
+ * The ack of a request, or the end of a dump: the exchange is over.  A
+ * dump the kernel cut short (out of memory while filling a message) says
+ * so in its NLMSG_DONE, whose payload is the error: libnl does not look,
+ * and a short list must not pass for the whole one.
+ */
 static int thnl_done(struct nl_msg *msg, void *arg)
 {
+	struct nlmsghdr *h = nlmsg_hdr(msg);
 	struct thnl_call *c = arg;
+	int err;
 
-	(void)msg;
+	if (h->nlmsg_type == NLMSG_DONE && nlmsg_datalen(h) >= (int)sizeof(err)) {
+		memcpy(&err, nlmsg_data(h), sizeof(err));
+		if (err < 0)
+			c->n->err = err;
+	}
 	c->done = true;
 	return NL_STOP;
 }
@@ -126,8 +137,8 @@ int thnl_request(struct thnl *n, uint8_t cmd, bool dump, thnl_put_fn put,
 	} while (ret >= 0 && !c.done && !c.stop);
 	if (n->err)
 		ret = n->err;
-	else if (ret < 0 && !c.stop)
-		ret = -EIO;
+	else if (ret < 0 && !c.stop)	/* ENOBUFS: a reply or ack was lost */
+		ret = ret == -NLE_NOMEM ? -ENOBUFS : -EIO;
 	else
 		ret = 0;
 out:
@@ -176,7 +187,10 @@ int thnl_monitor(struct thnl *n, unsigned int count, int timeout_ms,
 			break;		/* quiet for @timeout_ms */
 		}
 		ret = nl_recvmsgs(n->sk, cb);
-		if (ret < 0 && ret != -NLE_NOMEM) {
+		if (ret == -NLE_NOMEM) {
+			/* ENOBUFS: the kernel dropped events; say so */
+			c.stop = reply(NULL, reply_arg);
+		} else if (ret < 0) {
 			ret = -EIO;
 			break;
 		}

@@ -41,7 +41,10 @@ int thnl_request(struct thnl *n, uint8_t cmd, bool dump, thnl_put_fn put,
 /*
  * Join the events group and hand each event to @reply until it returns
  * non-zero, @count events came (0: no limit) or @timeout_ms passed
- * without one (negative: none).  Returns 0 or a negative errno.
+ * without one (negative: none).  When the kernel dropped events (its
+ * queue or an allocation failed: ENOBUFS on the socket) @reply gets NULL
+ * attributes once, so that nothing is lost silently.  Returns 0 or a
+ * negative errno.
  */
 int thnl_monitor(struct thnl *n, unsigned int count, int timeout_ms,
 		 thnl_reply_fn reply, void *reply_arg);
