@@ -17,6 +17,8 @@ VM_TEST_EXTRA_netlink_test := -I/usr/include/libnl3
 VM_TEST_LIBS_netlink_test := -lnl-genl-3 -lnl-3
 VM_TEST_EXTRA_fail_nth_test := $(VM_TEST_EXTRA_netlink_test)
 VM_TEST_LIBS_fail_nth_test := $(VM_TEST_LIBS_netlink_test)
+VM_TEST_EXTRA_syscall_fuzz_test := $(VM_TEST_EXTRA_netlink_test)
+VM_TEST_LIBS_syscall_fuzz_test := $(VM_TEST_LIBS_netlink_test)
 
 $(B)/vm/payload/%: $(TOP)/selftests/th_nic/%.c $(wildcard selftests/th_nic/*.h selftests/common/*.h) | ksrc
 	@mkdir -p $(dir $@)

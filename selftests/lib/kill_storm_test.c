@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * kill_storm_test.c - offloaded Allreduce in jobs of 16 processes (one
+ * per rank, the MPI model) while ranks are SIGKILLed at random moments:
+ * in setup, in the middle of a round, in teardown.  What must hold:
+ *   - no hang: every rank that was not killed ends within its deadline,
+ *     with every round right or with an error (never a wrong result,
+ *     never a timed-out wait), and every process can be reaped;
+ *   - nothing left behind: once a job's processes are gone, no node has
+ *     a vport (the netlink statistics), and every page pinned for a
+ *     registration was unpinned (/proc/vmstat's FOLL_PIN counts, which
+ *     are sampled during the jobs too, to show that they move);
+ *   - one job in five is killed nowhere and must get every round right.
+ * The collectives run: TH_STORM_COLLECTIVES (default 1000; 200 with
+ * TH_VM_QUICK, the debug kernel's run), in jobs of ROUNDS.  run.sh's
+ * rmmod at the end checks that the module unloads clean after the storm.
+ * Processes share a fabric only through th_nic.ko: on the in-process
+ * provider the test is skipped with that reason.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "nl.h"
+#include "th_vmstat.h"
+#include "thverbs.h"
+
+#define RANKS		16
+#define COUNT		256
+#define ROUNDS		20
+#define WAIT_NS		10000000000ULL	/* a round's wait: 10 s is a hang */
+#define EXIT_SECS	40		/* a rank's whole life after a kill */
+
+/* Exit statuses of a rank. */
+enum {
+	RANK_OK,	/* every round right */
+	RANK_WRONG,	/* a wrong result, or setup failed in a whole job */
+	RANK_ERROR,	/* a round or the setup failed with an error */
+	RANK_TIMEOUT,	/* a wait timed out: a hang */
+	RANK_BROKEN,	/* left at a barrier: a peer was killed */
+};
+
+/*
+ * What the ranks of a job share: a barrier that a killed peer cannot
+ * leave waiting (the parent sets @broken after a kill and wakes it), the
+ * allgather's slots, and each rank's progress.
+ */
+struct shared {
+	_Atomic unsigned int arrived;
+	_Atomic unsigned int gen;		/* a futex word */
+	_Atomic unsigned int broken;
+	unsigned char data[RANKS][64];
+};
+
+static void futex_wake_all(_Atomic unsigned int *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+}
+
+/* 0 once every rank arrived; -EPIPE if the job broke first. */
+static int sbar_wait(struct shared *sh)
+{
+	const struct timespec tick = { 0, 20000000 };
+	unsigned int gen = atomic_load(&sh->gen);
+
+	if (atomic_fetch_add(&sh->arrived, 1) == RANKS - 1) {
+		atomic_store(&sh->arrived, 0);
+		atomic_fetch_add(&sh->gen, 1);
+		futex_wake_all(&sh->gen);
+		return 0;
+	}
+	while (atomic_load(&sh->gen) == gen) {
+		if (atomic_load(&sh->broken))
+			return -EPIPE;
+		syscall(SYS_futex, &sh->gen, FUTEX_WAIT, gen, &tick, NULL, 0);
+	}
+	return 0;
+}
+
+struct gather_arg {
+	struct shared *sh;
+	unsigned int rank;
+};
+
+static int shared_allgather(void *arg, const void *mine, void *all, size_t len)
+{
+	struct gather_arg *g = arg;
+	unsigned int r;
+
+	if (len > sizeof(g->sh->data[0]))
+		return -EINVAL;
+	memcpy(g->sh->data[g->rank], mine, len);
+	if (sbar_wait(g->sh))
+		return -EPIPE;
+	for (r = 0; r < RANKS; r++)
+		memcpy((char *)all + r * len, g->sh->data[r], len);
+	return sbar_wait(g->sh) ? -EPIPE : 0;
+}
+
+/* Small integers: sums in any order are exact. */
+static double input(unsigned int rank, unsigned int round, unsigned int i)
+{
+	return (double)((rank * 7 + round * 3 + i) % 50);
+}
+
+static int rank_main(struct shared *sh, unsigned int rank, unsigned int k)
+{
+	struct gather_arg g = { sh, rank };
+	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
+				  .dtype = TH_NIC_DT_FLOAT64, .count = COUNT,
+				  .radix = k, .segment = 128 };
+	static double send[COUNT], recv[COUNT];
+	struct th_device **devs;
+	struct th_context *ctx;
+	struct th_vport *vp;
+	struct th_coll *coll;
+	unsigned int round, i, r;
+	int ndev, ret, st = RANK_OK;
+
+	devs = th_get_device_list("kernel", &ndev);
+	if (!devs || ndev < 1)
+		return RANK_WRONG;
+	ctx = th_open_device(devs[rank % ndev]);
+	vp = ctx ? th_create_vport(ctx, NULL) : NULL;
+	if (!vp)
+		return RANK_WRONG;
+	coll = th_coll_create(vp, rank, RANKS, shared_allgather, &g, &a, send,
+			      recv);
+	if (!coll)
+		return atomic_load(&sh->broken) ? RANK_BROKEN : RANK_ERROR;
+	for (round = 0; round < ROUNDS && st == RANK_OK; round++) {
+		for (i = 0; i < COUNT; i++)
+			send[i] = input(rank, round, i);
+		if (sbar_wait(sh)) {	/* the previous round is over */
+			st = RANK_BROKEN;
+			break;
+		}
+		ret = th_coll_start(coll);
+		if (!ret)
+			ret = th_coll_wait(coll, WAIT_NS);
+		if (ret == -ETIMEDOUT) {
+			st = RANK_TIMEOUT;
+			break;
+		}
+		if (ret) {
+			st = RANK_ERROR;
+			break;
+		}
+		for (i = 0; i < COUNT && st == RANK_OK; i++) {
+			double want = 0;
+
+			for (r = 0; r < RANKS; r++)
+				want += input(r, round, i);
+			if (recv[i] != want)
+				st = RANK_WRONG;
+		}
+	}
+	/* collective when whole; a broken job's allgather fails at once */
+	th_coll_destroy(coll);
+	th_destroy_vport(vp);
+	th_close_device(ctx);
+	th_free_device_list(devs);
+	return st;
+}
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* xorshift: the storm is the same for the same seed */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+struct tally {
+	unsigned int jobs, clean_jobs, kills, killed_after_end;
+	unsigned int ok, error, broken, wrong, timeout, overdue, unreaped;
+	uint64_t clean_us;		/* the last whole job's duration */
+	long long pins_peak;		/* pages pinned, most seen at once */
+	uint64_t pins_at;		/* when last sampled */
+};
+
+/* Every 20 ms at most: reading /proc/vmstat is not free. */
+static void sample_pins(struct tally *t)
+{
+	long long p;
+
+	if (now_us() - t->pins_at < 20000)
+		return;
+	t->pins_at = now_us();
+	p = thn_pins_held();
+	if (p > t->pins_peak)
+		t->pins_peak = p;
+}
+
+/*
+ * Reap @pid by @deadline (µs); past it, a SIGKILL and 10 s more.  Returns
+ * its wait status, -1 if it had to be killed (overdue), -2 if even
+ * SIGKILL could not end it (unkillable: a task stuck in the kernel).
+ */
+static int reap(struct tally *t, pid_t pid, uint64_t deadline)
+{
+	int st;
+
+	while (now_us() < deadline) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return st;
+		sample_pins(t);
+		usleep(2000);
+	}
+	kill(pid, SIGKILL);
+	deadline = now_us() + 10000000;
+	while (now_us() < deadline) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return -1;
+		usleep(2000);
+	}
+	return -2;
+}
+
+static void run_job(struct __test_metadata *_metadata, struct tally *t,
+		    uint64_t *seed, bool storm)
+{
+	bool victim[RANKS] = { false };
+	uint64_t kill_at[RANKS], start, span;
+	unsigned int r, nkill = 0, k = 2 + rnd(seed) % 3;
+	struct shared *sh;
+	pid_t pid[RANKS];
+	int st;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	memset(sh, 0, sizeof(*sh));
+	/* moments anywhere from before setup to past the last round */
+	span = t->clean_us ? t->clean_us * 5 / 4 : 2000000;
+	if (storm) {
+		nkill = 1 + rnd(seed) % 3;
+		for (r = 0; r < nkill; r++) {
+			unsigned int v = rnd(seed) % RANKS;
+
+			victim[v] = true;
+			kill_at[v] = rnd(seed) % span;
+		}
+	}
+	start = now_us();
+	for (r = 0; r < RANKS; r++) {
+		pid[r] = fork();
+		ASSERT_GE(pid[r], 0);
+		if (!pid[r])
+			_exit(rank_main(sh, r, k));
+	}
+	for (r = 0; r < RANKS; r++)
+		kill_at[r] = victim[r] ? start + kill_at[r] : UINT64_MAX;
+	/* the kills, in time order */
+	for (;;) {
+		uint64_t next = UINT64_MAX;
+		unsigned int v = RANKS;
+
+		for (r = 0; r < RANKS; r++)
+			if (kill_at[r] < next) {
+				next = kill_at[r];
+				v = r;
+			}
+		if (v == RANKS)
+			break;
+		while (now_us() < next) {
+			sample_pins(t);
+			usleep(next - now_us() > 1000 ? 1000 : next - now_us());
+		}
+		kill(pid[v], SIGKILL);
+		kill_at[v] = UINT64_MAX;
+		t->kills++;
+		atomic_store(&sh->broken, 1);
+		futex_wake_all(&sh->gen);
+	}
+	for (r = 0; r < RANKS; r++) {
+		st = reap(t, pid[r], now_us() + EXIT_SECS * 1000000ULL);
+		if (st == -2) {
+			t->unreaped++;
+			continue;
+		}
+		if (st == -1) {
+			t->overdue++;
+			continue;
+		}
+		if (victim[r] && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+			continue;
+		if (victim[r])
+			t->killed_after_end++;
+		if (!WIFEXITED(st)) {
+			t->wrong++;
+			TH_LOG("job %u rank %u: signal %d", t->jobs, r,
+			       WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+			continue;
+		}
+		switch (WEXITSTATUS(st)) {
+		case RANK_OK:
+			t->ok++;
+			break;
+		case RANK_ERROR:
+			t->error++;
+			break;
+		case RANK_BROKEN:
+			t->broken++;
+			break;
+		case RANK_TIMEOUT:
+			t->timeout++;
+			TH_LOG("job %u rank %u: a wait timed out", t->jobs, r);
+			break;
+		default:
+			t->wrong++;
+			TH_LOG("job %u rank %u: status %d (%s)", t->jobs, r,
+			       WEXITSTATUS(st), storm ? "storm" : "whole job");
+		}
+		/* a job nobody killed gets every round right */
+		if (!storm && WEXITSTATUS(st) != RANK_OK) {
+			t->wrong++;
+			TH_LOG("job %u rank %u: status %d with no kill", t->jobs,
+			       r, WEXITSTATUS(st));
+		}
+	}
+	if (!storm) {
+		t->clean_jobs++;
+		t->clean_us = now_us() - start;
+	}
+	t->jobs++;
+	munmap(sh, sizeof(*sh));
+}
+
+static int count_vports(struct nlattr **tb, void *arg)
+{
+	unsigned int *n = arg;
+
+	if (tb[TH_NL_A_VPORTS])
+		*n += nla_get_u32(tb[TH_NL_A_VPORTS]);
+	return 0;
+}
+
+/* Live vports on every node, through the netlink statistics. */
+static int live_vports(unsigned int *n)
+{
+	struct thnl nl;
+	int ret = thnl_open(&nl);
+
+	*n = 0;
+	if (ret)
+		return ret;
+	ret = thnl_request(&nl, TH_NL_CMD_NODE_GET, true, NULL, NULL,
+			   count_vports, n);
+	thnl_close(&nl);
+	return ret;
+}
+
+static bool kernel_provider(void)
+{
+	struct th_device **devs = th_get_device_list("kernel", NULL);
+
+	th_free_device_list(devs);
+	return devs != NULL;
+}
+
+FIXTURE(storm) {
+	int unused;
+};
+
+FIXTURE_SETUP(storm)
+{
+}
+
+FIXTURE_TEARDOWN(storm)
+{
+}
+
+/* 1000 collectives take 15 s on the stock kernel under TCG; leave room. */
+TEST_F_TIMEOUT(storm, kill_storm, 1800)
+{
+	const char *env = getenv("TH_STORM_COLLECTIVES");
+	unsigned int collectives = env ? atoi(env) :
+				   getenv("TH_VM_QUICK") ? 200 : 1000;
+	unsigned int jobs = (collectives + ROUNDS - 1) / ROUNDS, j, vports = 1, i;
+	long long pins_before = thn_pins_held(), pins_after = -1;
+	uint64_t seed = 0x5eed5 + collectives, start = now_us();
+	struct tally t = { 0 };
+
+	if (!kernel_provider())
+		SKIP(return, "processes share a fabric only through th_nic.ko");
+	ASSERT_EQ(0, live_vports(&vports));
+	ASSERT_EQ(0, vports) TH_LOG("vports alive before the storm");
+	for (j = 0; j < jobs; j++) {
+		run_job(_metadata, &t, &seed, j % 5 != 0);
+		/* a vport outlives its process only while its close runs */
+		for (i = 0; i < 500; i++) {
+			ASSERT_EQ(0, live_vports(&vports));
+			if (!vports)
+				break;
+			usleep(10000);
+		}
+		EXPECT_EQ(0, vports) TH_LOG("job %u left %u vports", j, vports);
+		if (vports || t.unreaped)
+			break;
+	}
+	if (pins_before >= 0) {
+		for (i = 0; i < 500; i++) {
+			pins_after = thn_pins_held();
+			if (pins_after == pins_before)
+				break;
+			usleep(10000);
+		}
+	}
+	printf("# kill storm: %u collectives in %u jobs of %u processes (%u whole), %u ranks SIGKILLed, %.1f s\n",
+	       t.jobs * ROUNDS, t.jobs, RANKS, t.clean_jobs, t.kills,
+	       (now_us() - start) / 1e6);
+	printf("# kill storm: survivors: %u every round right, %u an error, %u left at a broken barrier; %u killed after they ended\n",
+	       t.ok, t.error, t.broken, t.killed_after_end);
+	printf("# kill storm: hangs: %u timed-out waits, %u overdue, %u unkillable; wrong results %u\n",
+	       t.timeout, t.overdue, t.unreaped, t.wrong);
+	printf("# kill storm: left behind: %u vports; pinned pages %lld before, %lld at most during, %lld after\n",
+	       vports, pins_before, t.pins_peak, pins_after);
+	EXPECT_EQ(jobs, t.jobs);
+	EXPECT_EQ(0, t.timeout);
+	EXPECT_EQ(0, t.overdue);
+	EXPECT_EQ(0, t.unreaped);
+	EXPECT_EQ(0, t.wrong);
+	EXPECT_GT(t.kills, 0);
+	EXPECT_GT(t.ok, 0);
+	if (pins_before < 0) {
+		TH_LOG("no FOLL_PIN counts in /proc/vmstat: pinned pages not checked");
+	} else {
+		EXPECT_EQ(pins_before, pins_after);
+	}
+}
+
+TEST_HARNESS_MAIN
