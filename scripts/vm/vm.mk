@@ -35,6 +35,8 @@ vmshell: $(VM_DEPS)
 # against that tree from a copy of its sources; KASAN, lockdep, UBSAN and
 # kmemleak reports fail the run (scan-kernel-log.sh).  Its TAP is
 # $(LOGS)/vm-debug.tap, its console $(LOGS)/debug/vm-console.log.
+# VM_DEBUG_APPEND adds to its kernel command line: NAME=VALUE words reach
+# the tests as environment variables (e.g. TH_VMFUZZ_CHAINS=1000000).
 DEBUG_MODULE_DIR := $(B)/debug-module
 .PHONY: vmtest-debug
 vmtest-debug: vm-payload
@@ -48,7 +50,7 @@ vmtest-debug: vm-payload
 	TOP='$(TOP)' B='$(B)' LOGS='$(LOGS)/debug' VM_DIR='$(B)/vm-debug' \
 	VM_MODULE='$(DEBUG_MODULE_DIR)/th_nic.ko' VM_PAYLOAD='$(VM_PAYLOAD)' \
 	KDIR=$$kdir VM_KERNEL=$$kdir/arch/x86/boot/bzImage VM_SLUB_DEBUG=- \
-	VM_APPEND='th_vm.quick=1' \
+	VM_APPEND='th_vm.quick=1 $(VM_DEBUG_APPEND)' \
 	VM_TIMEOUT=$${VM_TIMEOUT:-1800} $(TOP)/scripts/vm/run-vm.sh; rc=$$?; \
 	sed 's/^\(\(not \)\?ok [0-9]*\) /\1 debug: /' $(LOGS)/debug/vm.tap > $(LOGS)/vm-debug.tap; \
 	exit $$rc
