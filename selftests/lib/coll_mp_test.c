@@ -8,7 +8,6 @@
  * provider the test is skipped with that reason.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,37 +16,12 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "job_shm.h"
 #include "thverbs.h"
 
 #define RANKS	16
 #define COUNT	1000
 #define ROUNDS	3
-
-/* The rendezvous, in memory shared by the forked ranks. */
-struct shared {
-	pthread_barrier_t bar;
-	unsigned char data[RANKS][64];
-};
-
-struct gather_arg {
-	struct shared *sh;
-	unsigned int rank;
-};
-
-static int shared_allgather(void *arg, const void *mine, void *all, size_t len)
-{
-	struct gather_arg *g = arg;
-	unsigned int r;
-
-	if (len > sizeof(g->sh->data[0]))
-		return -EINVAL;
-	memcpy(g->sh->data[g->rank], mine, len);
-	pthread_barrier_wait(&g->sh->bar);
-	for (r = 0; r < RANKS; r++)
-		memcpy((char *)all + r * len, g->sh->data[r], len);
-	pthread_barrier_wait(&g->sh->bar);
-	return 0;
-}
 
 static double input(unsigned int rank, unsigned int round, unsigned int i)
 {
@@ -76,10 +50,10 @@ static void ref_tree(unsigned int k, unsigned int v, unsigned int round,
  * data or a setup failure, 2 the collective failed with an error (the
  * expected outcome when a peer was killed), 3 it timed out (a hang).
  */
-static int rank_main(struct shared *sh, unsigned int rank, unsigned int k,
+static int rank_main(struct job_shm *sh, unsigned int rank, unsigned int k,
 		     int kill_rank)
 {
-	struct gather_arg g = { sh, rank };
+	struct job_rank g = { sh, rank };
 	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
 				  .dtype = TH_NIC_DT_FLOAT64, .count = COUNT,
 				  .radix = k, .segment = 256 };
@@ -98,14 +72,15 @@ static int rank_main(struct shared *sh, unsigned int rank, unsigned int k,
 	vp = ctx ? th_create_vport(ctx, NULL) : NULL;
 	if (!vp)
 		return 1;
-	coll = th_coll_create(vp, rank, RANKS, shared_allgather, &g, &a, send,
+	coll = th_coll_create(vp, rank, RANKS, job_allgather, &g, &a, send,
 			      recv);
 	if (!coll)
 		return 1;
 	for (round = 0; round < ROUNDS; round++) {
 		for (i = 0; i < COUNT; i++)
 			send[i] = input(rank, round, i);
-		pthread_barrier_wait(&sh->bar);	/* the previous round is over */
+		if (job_barrier(sh))	/* the previous round is over */
+			return 2;
 		if ((int)rank == kill_rank && round == 1)
 			raise(SIGKILL);		/* dies with its chains posted */
 		ret = th_coll_start(coll);
@@ -130,19 +105,12 @@ static int rank_main(struct shared *sh, unsigned int rank, unsigned int k,
 static void run_job(struct __test_metadata *_metadata, unsigned int k,
 		    int kill_rank, int *status)
 {
-	pthread_barrierattr_t attr;
-	struct shared *sh;
+	struct job_shm *sh = job_shm_create(RANKS);
 	pid_t pid[RANKS];
 	unsigned int r;
 	int st;
 
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, sh);
-	pthread_barrierattr_init(&attr);
-	pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-	/* a killed rank never reaches the barrier again: count it out */
-	pthread_barrier_init(&sh->bar, &attr, RANKS);
+	ASSERT_NE(NULL, sh);
 	for (r = 0; r < RANKS; r++) {
 		pid[r] = fork();
 		ASSERT_GE(pid[r], 0);
@@ -153,7 +121,7 @@ static void run_job(struct __test_metadata *_metadata, unsigned int k,
 		ASSERT_EQ(pid[r], waitpid(pid[r], &st, 0));
 		status[r] = WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st);
 	}
-	munmap(sh, sizeof(*sh));
+	job_shm_destroy(sh);
 }
 
 static bool kernel_provider(void)

@@ -18,20 +18,18 @@
  * provider the test is skipped with that reason.
  */
 #include <errno.h>
-#include <linux/futex.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "nl.h"
+#include "job_shm.h"
 #include "th_vmstat.h"
 #include "thverbs.h"
 
@@ -50,72 +48,15 @@ enum {
 	RANK_BROKEN,	/* left at a barrier: a peer was killed */
 };
 
-/*
- * What the ranks of a job share: a barrier that a killed peer cannot
- * leave waiting (the parent sets @broken after a kill and wakes it), the
- * allgather's slots, and each rank's progress.
- */
-struct shared {
-	_Atomic unsigned int arrived;
-	_Atomic unsigned int gen;		/* a futex word */
-	_Atomic unsigned int broken;
-	unsigned char data[RANKS][64];
-};
-
-static void futex_wake_all(_Atomic unsigned int *w)
-{
-	syscall(SYS_futex, w, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
-}
-
-/* 0 once every rank arrived; -EPIPE if the job broke first. */
-static int sbar_wait(struct shared *sh)
-{
-	const struct timespec tick = { 0, 20000000 };
-	unsigned int gen = atomic_load(&sh->gen);
-
-	if (atomic_fetch_add(&sh->arrived, 1) == RANKS - 1) {
-		atomic_store(&sh->arrived, 0);
-		atomic_fetch_add(&sh->gen, 1);
-		futex_wake_all(&sh->gen);
-		return 0;
-	}
-	while (atomic_load(&sh->gen) == gen) {
-		if (atomic_load(&sh->broken))
-			return -EPIPE;
-		syscall(SYS_futex, &sh->gen, FUTEX_WAIT, gen, &tick, NULL, 0);
-	}
-	return 0;
-}
-
-struct gather_arg {
-	struct shared *sh;
-	unsigned int rank;
-};
-
-static int shared_allgather(void *arg, const void *mine, void *all, size_t len)
-{
-	struct gather_arg *g = arg;
-	unsigned int r;
-
-	if (len > sizeof(g->sh->data[0]))
-		return -EINVAL;
-	memcpy(g->sh->data[g->rank], mine, len);
-	if (sbar_wait(g->sh))
-		return -EPIPE;
-	for (r = 0; r < RANKS; r++)
-		memcpy((char *)all + r * len, g->sh->data[r], len);
-	return sbar_wait(g->sh) ? -EPIPE : 0;
-}
-
 /* Small integers: sums in any order are exact. */
 static double input(unsigned int rank, unsigned int round, unsigned int i)
 {
 	return (double)((rank * 7 + round * 3 + i) % 50);
 }
 
-static int rank_main(struct shared *sh, unsigned int rank, unsigned int k)
+static int rank_main(struct job_shm *sh, unsigned int rank, unsigned int k)
 {
-	struct gather_arg g = { sh, rank };
+	struct job_rank g = { sh, rank };
 	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
 				  .dtype = TH_NIC_DT_FLOAT64, .count = COUNT,
 				  .radix = k, .segment = 128 };
@@ -134,14 +75,14 @@ static int rank_main(struct shared *sh, unsigned int rank, unsigned int k)
 	vp = ctx ? th_create_vport(ctx, NULL) : NULL;
 	if (!vp)
 		return RANK_WRONG;
-	coll = th_coll_create(vp, rank, RANKS, shared_allgather, &g, &a, send,
+	coll = th_coll_create(vp, rank, RANKS, job_allgather, &g, &a, send,
 			      recv);
 	if (!coll)
 		return atomic_load(&sh->broken) ? RANK_BROKEN : RANK_ERROR;
 	for (round = 0; round < ROUNDS && st == RANK_OK; round++) {
 		for (i = 0; i < COUNT; i++)
 			send[i] = input(rank, round, i);
-		if (sbar_wait(sh)) {	/* the previous round is over */
+		if (job_barrier(sh)) {	/* the previous round is over */
 			st = RANK_BROKEN;
 			break;
 		}
@@ -242,14 +183,11 @@ static void run_job(struct __test_metadata *_metadata, struct tally *t,
 	bool victim[RANKS] = { false };
 	uint64_t kill_at[RANKS], start, span;
 	unsigned int r, nkill = 0, k = 2 + rnd(seed) % 3;
-	struct shared *sh;
+	struct job_shm *sh = job_shm_create(RANKS);
 	pid_t pid[RANKS];
 	int st;
 
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, sh);
-	memset(sh, 0, sizeof(*sh));
+	ASSERT_NE(NULL, sh);
 	/* moments anywhere from before setup to past the last round */
 	span = t->clean_us ? t->clean_us * 5 / 4 : 2000000;
 	if (storm) {
@@ -289,8 +227,7 @@ static void run_job(struct __test_metadata *_metadata, struct tally *t,
 		kill(pid[v], SIGKILL);
 		kill_at[v] = UINT64_MAX;
 		t->kills++;
-		atomic_store(&sh->broken, 1);
-		futex_wake_all(&sh->gen);
+		job_break(sh);
 	}
 	for (r = 0; r < RANKS; r++) {
 		st = reap(t, pid[r], now_us() + EXIT_SECS * 1000000ULL);
@@ -343,7 +280,7 @@ static void run_job(struct __test_metadata *_metadata, struct tally *t,
 		t->clean_us = now_us() - start;
 	}
 	t->jobs++;
-	munmap(sh, sizeof(*sh));
+	job_shm_destroy(sh);
 }
 
 static int count_vports(struct nlattr **tb, void *arg)

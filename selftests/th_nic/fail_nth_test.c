@@ -448,26 +448,9 @@ TEST_F(fn, netlink_gets_and_dumps)
 }
 
 struct fn_fault {
-	uint32_t node, drop, retries;
-	uint64_t retry_ns;
+	struct fault_req req;
 	uint32_t applied;		/* the last rate known to be set */
 };
-
-static int fn_put_fault(struct nl_msg *msg, void *arg)
-{
-	struct fn_fault *f = arg;
-	struct nlattr *nest;
-
-	if (nla_put_u32(msg, TH_NL_A_NODE, f->node))
-		return -1;
-	nest = nla_nest_start(msg, TH_NL_A_FAULT);
-	if (!nest || nla_put_u32(msg, TH_NL_FAULT_DROP_PPM, f->drop) ||
-	    nla_put_u32(msg, TH_NL_FAULT_RETRIES, f->retries) ||
-	    nla_put_u64(msg, TH_NL_FAULT_RETRY_NS, f->retry_ns))
-		return -1;
-	nla_nest_end(msg, nest);
-	return 0;
-}
 
 static uint32_t fn_fault_drop(int family, uint32_t node)
 {
@@ -495,39 +478,39 @@ static void fn_fault_check(struct __test_metadata *_metadata, int family,
 			   unsigned int n, int ret, void *arg)
 {
 	struct fn_fault *f = arg;
-	uint32_t now = fn_fault_drop(family, f->node);
+	uint32_t now = fn_fault_drop(family, f->req.node);
 
-	if (!ret || (ret == -ENOBUFS && now == f->drop)) {
-		EXPECT_EQ(f->drop, now) TH_LOG("failure point %u", n);
+	if (!ret || (ret == -ENOBUFS && now == f->req.drop)) {
+		EXPECT_EQ(f->req.drop, now) TH_LOG("failure point %u", n);
 	} else {
 		EXPECT_EQ(f->applied, now) TH_LOG("failure point %u: half-set", n);
 	}
 	f->applied = now;
-	f->drop++;		/* the next attempt sets a rate not seen yet */
+	f->req.drop++;		/* the next attempt sets a rate not seen yet */
 }
 
 TEST_F(fn, netlink_fault_set)
 {
-	struct fn_fault f = { .node = 3, .drop = 1000, .retries = 2,
-			      .retry_ns = 1000000 };
+	struct fn_fault f = { .req = { .node = 3, .drop = 1000, .retries = 2,
+				       .retry_ns = 1000000 } };
 	const struct fn_nl_case c = { "FAULT_SET", TH_NL_CMD_FAULT_SET, 0,
-				      fn_put_fault, &f, 0 };
+				      put_fault, &f.req, 0 };
 	struct fn_nl_tally t;
 	struct reply r = { 0 };
 
 	NEED_FAIL_NTH();
-	f.applied = fn_fault_drop(self->family, f.node);
+	f.applied = fn_fault_drop(self->family, f.req.node);
 	ASSERT_EQ(0, f.applied);
 	ASSERT_EQ(0, fn_nl_sweep(_metadata, self->fail, self->family, &c, &t,
 				 fn_fault_check, &f));
 	EXPECT_GT(t.points, 0);
 	fn_nl_report("FAULT_SET", &t);
 	/* clear it */
-	f.drop = 0;
+	f.req.drop = 0;
 	ASSERT_EQ(0, request(self->sk, self->family, TH_NL_CMD_FAULT_SET, 0,
-			     fn_put_fault, &f, &r));
+			     put_fault, &f.req, &r));
 	reply_free(&r);
-	EXPECT_EQ(0, fn_fault_drop(self->family, f.node));
+	EXPECT_EQ(0, fn_fault_drop(self->family, f.req.node));
 }
 
 /* Events on the listener since the last look: new, del, and ENOBUFS seen. */

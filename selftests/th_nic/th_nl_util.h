@@ -149,6 +149,29 @@ static inline uint64_t stat_of(struct nlattr **tb, int which)
 	return nla_get_u64(st[which]);
 }
 
+/* A FAULT_SET request: drop rate, retries and their timeout on a node. */
+struct fault_req {
+	uint32_t node;
+	uint32_t drop, retries;
+	uint64_t retry_ns;
+};
+
+static inline int put_fault(struct nl_msg *msg, void *arg)
+{
+	struct fault_req *f = arg;
+	struct nlattr *nest;
+
+	if (nla_put_u32(msg, TH_NL_A_NODE, f->node))
+		return -1;
+	nest = nla_nest_start(msg, TH_NL_A_FAULT);
+	if (!nest || nla_put_u32(msg, TH_NL_FAULT_DROP_PPM, f->drop) ||
+	    nla_put_u32(msg, TH_NL_FAULT_RETRIES, f->retries) ||
+	    nla_put_u64(msg, TH_NL_FAULT_RETRY_NS, f->retry_ns))
+		return -1;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
 static inline int connect_family(struct nl_sock **sk, int *family)
 {
 	*sk = nl_socket_alloc();

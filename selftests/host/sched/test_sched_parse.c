@@ -214,6 +214,28 @@ TEST(cycle_in_a_long_chain)
 	free(text);
 }
 
+/* @a written as th_dag text and parsed back: the copy, or NULL with @diag. */
+static struct th_dag *written_and_read(const struct th_dag *a,
+				       struct th_dag_diag *diag)
+{
+	struct th_dag *b = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	if (th_dag_write_text(a, f)) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	b = th_dag_parse_text(buf, len, diag);
+	free(buf);
+	return b;
+}
+
 /*
  * The widest graphs the tools make can be read back: 4096 processors put
  * 4098 tokens on a task line, past the old fixed cap of 4096.
@@ -224,21 +246,13 @@ TEST(round_trip_4096_processors)
 					.outdeg = 2, .seed = 3 };
 	struct th_dag *a = th_dag_gen_random(&gp), *b;
 	struct th_dag_diag diag;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
 
 	ASSERT_NE(NULL, a);
 	ASSERT_EQ(0, th_dag_assign_costs(a, 4096, 1.0, 1.0, 5));
-	f = open_memstream(&buf, &len);
-	ASSERT_NE(NULL, f);
-	ASSERT_EQ(0, th_dag_write_text(a, f));
-	fclose(f);
-	b = th_dag_parse_text(buf, len, &diag);
+	b = written_and_read(a, &diag);
 	ASSERT_NE(NULL, b) TH_LOG("%u:%u: %s", diag.line, diag.col, diag.msg);
 	EXPECT_EQ(4096, th_dag_nprocs(b));
 	EXPECT_TRUE(th_dag_cost(a, 1, 4095) == th_dag_cost(b, 1, 4095));
-	free(buf);
 	th_dag_destroy(a);
 	th_dag_destroy(b);
 }
@@ -388,17 +402,10 @@ TEST(text_round_trip)
 	struct th_dag *a = th_dag_gen_random(&gp), *b;
 	struct th_dag_diag diag;
 	unsigned int i, s, nreal_edges = 0;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
 
 	ASSERT_NE(NULL, a);
 	ASSERT_EQ(0, th_dag_assign_costs(a, 6, 2.5, 1.5, 3));
-	f = open_memstream(&buf, &len);
-	ASSERT_NE(NULL, f);
-	ASSERT_EQ(0, th_dag_write_text(a, f));
-	fclose(f);
-	b = th_dag_parse_text(buf, len, &diag);
+	b = written_and_read(a, &diag);
 	ASSERT_NE(NULL, b) TH_LOG("%u:%u: %s", diag.line, diag.col, diag.msg);
 	EXPECT_EQ(th_dag_nreal(a), th_dag_nreal(b));
 	EXPECT_EQ(th_dag_nprocs(a), th_dag_nprocs(b));
@@ -423,7 +430,6 @@ TEST(text_round_trip)
 		nreal_edges++;
 	}
 	EXPECT_TRUE(fabs(th_dag_ccr(a) - th_dag_ccr(b)) < 1e-12);
-	free(buf);
 	th_dag_destroy(a);
 	th_dag_destroy(b);
 }
