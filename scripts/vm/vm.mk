@@ -38,6 +38,8 @@ vmshell: $(VM_DEPS)
 # VM_DEBUG_APPEND adds to its kernel command line: NAME=VALUE words reach
 # the tests as environment variables (e.g. TH_VMFUZZ_CHAINS=1000000).
 DEBUG_MODULE_DIR := $(B)/debug-module
+# the structured fuzzer's full budget runs where the checkers are
+VMFUZZ_DEBUG	:= TH_VMFUZZ_IOCTLS=100000 TH_VMFUZZ_CHAINS=1000000
 .PHONY: vmtest-debug
 vmtest-debug: vm-payload
 	@kdir=$$($(TOP)/scripts/debug-kernel.sh) || exit 1; \
@@ -50,7 +52,7 @@ vmtest-debug: vm-payload
 	TOP='$(TOP)' B='$(B)' LOGS='$(LOGS)/debug' VM_DIR='$(B)/vm-debug' \
 	VM_MODULE='$(DEBUG_MODULE_DIR)/th_nic.ko' VM_PAYLOAD='$(VM_PAYLOAD)' \
 	KDIR=$$kdir VM_KERNEL=$$kdir/arch/x86/boot/bzImage VM_SLUB_DEBUG=- \
-	VM_APPEND='th_vm.quick=1 $(VM_DEBUG_APPEND)' \
+	VM_APPEND='th_vm.quick=1 $(VMFUZZ_DEBUG) $(VM_DEBUG_APPEND)' \
 	VM_TIMEOUT=$${VM_TIMEOUT:-1800} $(TOP)/scripts/vm/run-vm.sh; rc=$$?; \
 	sed 's/^\(\(not \)\?ok [0-9]*\) /\1 debug: /' $(LOGS)/debug/vm.tap > $(LOGS)/vm-debug.tap; \
 	exit $$rc
