@@ -167,12 +167,13 @@ static void drain(struct worker *w, struct fvp *f)
 
 /*
  * Retire vport @i: on an accounted one, every accepted chain must have
- * completed exactly once (waiting up to 5 s for the NIC's own context).
+ * completed exactly once (waiting up to 20 s for the NIC's own context, as
+ * loaded as the debug kernel under TCG gets).
  */
 static void vp_retire(struct worker *w, unsigned int i, bool destroy)
 {
 	struct fvp *f = &w->vp[i];
-	__u64 until = thn_now_ns() + 5000000000ULL;
+	__u64 until = thn_now_ns() + 20000000000ULL;
 
 	if (f->v.sq && f->accounted) {
 		drain(w, f);
