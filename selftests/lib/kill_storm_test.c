@@ -358,7 +358,7 @@ TEST_F_TIMEOUT(storm, kill_storm, 1800)
 	if (pins_before >= 0) {
 		for (i = 0; i < 500; i++) {
 			pins_after = thn_pins_held();
-			if (pins_after == pins_before)
+			if (pins_after <= pins_before)
 				break;
 			usleep(10000);
 		}
@@ -382,7 +382,8 @@ TEST_F_TIMEOUT(storm, kill_storm, 1800)
 	if (pins_before < 0) {
 		TH_LOG("no FOLL_PIN counts in /proc/vmstat: pinned pages not checked");
 	} else {
-		EXPECT_EQ(pins_before, pins_after);
+		/* earlier tests' pages may still be on their way out */
+		EXPECT_LE(pins_after, pins_before);
 	}
 }
 

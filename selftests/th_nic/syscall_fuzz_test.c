@@ -769,7 +769,7 @@ TEST_F_TIMEOUT(fz, structured_fuzz_as_unprivileged_users, 1800)
 	for (i = 0; i < 500; i++) {
 		ASSERT_EQ(0, live_vports(&vports));
 		pins_after = thn_pins_held();
-		if (!vports && pins_after == pins_before)
+		if (!vports && pins_after <= pins_before)
 			break;
 		thn_sleep_us(10000);
 	}
@@ -807,8 +807,9 @@ TEST_F_TIMEOUT(fz, structured_fuzz_as_unprivileged_users, 1800)
 	EXPECT_EQ(0, sum.lost);
 	EXPECT_EQ(0, sum.dup);
 	EXPECT_EQ(0, vports);
+	/* earlier tests' pages may still be on their way out: never more */
 	if (pins_before >= 0) {
-		EXPECT_EQ(pins_before, pins_after);
+		EXPECT_LE(pins_after, pins_before);
 	}
 }
 
