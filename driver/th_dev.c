@@ -51,7 +51,7 @@ static int th_dev_mmap(struct file *file, struct vm_area_struct *vma)
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	u32 index = off >> TH_MMAP_VPORT_SHIFT;
 	u32 region = (off >> TH_MMAP_REGION_SHIFT) & 0xf;
-	struct th_vport *vp;
+	struct th_nic_vport *vp;
 	int ret;
 
 	if (off & ((1ULL << TH_MMAP_REGION_SHIFT) - 1) || region >= TH_REGION_NR)
@@ -59,7 +59,7 @@ static int th_dev_mmap(struct file *file, struct vm_area_struct *vma)
 	vp = th_vport_lookup(tf, index);
 	if (!vp)
 		return -EINVAL;
-	ret = th_region_mmap(&vp->regions[region], vma);
+	ret = th_ring_mem_mmap(&vp->regions[region], vma);
 	th_vport_put(vp);
 	return ret;
 }
@@ -67,7 +67,7 @@ static int th_dev_mmap(struct file *file, struct vm_area_struct *vma)
 static __poll_t th_dev_poll(struct file *file, poll_table *wait)
 {
 	struct th_file *tf = file->private_data;
-	struct th_vport *vp;
+	struct th_nic_vport *vp;
 	__poll_t mask = 0;
 
 	poll_wait(file, &tf->poll_wq, wait);

@@ -17,7 +17,7 @@
 
 #include "th_loc.h"
 
-struct th_vport __rcu **th_fabric_slot(struct th_fabric *fab, u32 node,
+struct th_nic_vport __rcu **th_fabric_slot(struct th_fabric *fab, u32 node,
 				       u32 index)
 {
 	return &fab->vports[(size_t)node * fab->eng.lim.max_vports + index];
@@ -28,7 +28,7 @@ static struct th_eng_vport *th_fabric_vport_get(void *fabric, u32 node,
 						u32 index)
 {
 	struct th_fabric *fab = fabric;
-	struct th_vport *vp;
+	struct th_nic_vport *vp;
 
 	if (node >= fab->eng.lim.nodes || index >= fab->eng.lim.max_vports)
 		return NULL;
@@ -48,7 +48,7 @@ static void th_fabric_vport_put(void *fabric, struct th_eng_vport *ev)
 /* Called under the vport's engine lock: wake_up() only takes the queue's. */
 static void th_fabric_wake(struct th_eng_vport *ev)
 {
-	struct th_vport *vp = th_vport_from_ev(ev);
+	struct th_nic_vport *vp = th_vport_from_ev(ev);
 
 	wake_up_all(&vp->wq);
 	wake_up_all(&vp->owner->poll_wq);
@@ -61,7 +61,7 @@ static void th_fabric_wait(struct th_eng_vport *ev,
 	wait_event(th_vport_from_ev(ev)->wq, done(ev, arg));
 }
 
-static bool th_fabric_vport_quiet(struct th_vport *vp)
+static bool th_fabric_vport_quiet(struct th_nic_vport *vp)
 {
 	return !refcount_read(&vp->refs) && th_eng_vport_idle(&vp->ev);
 }
@@ -73,7 +73,7 @@ static bool th_fabric_vport_quiet(struct th_vport *vp)
  */
 static void th_fabric_quiesce(struct th_eng_vport *ev)
 {
-	struct th_vport *vp = th_vport_from_ev(ev);
+	struct th_nic_vport *vp = th_vport_from_ev(ev);
 	struct th_fabric *fab = ev->eng->fabric;
 
 	/* parked chains run now and see the vport dead; none parks again */
@@ -92,7 +92,7 @@ static void th_fabric_quiesce(struct th_eng_vport *ev)
 static void th_fabric_defer(void *fabric, struct th_eng_chain *chain)
 {
 	struct th_fabric *fab = fabric;
-	struct th_vport *vp = th_vport_from_ev(th_eng_chain_vport(chain));
+	struct th_nic_vport *vp = th_vport_from_ev(th_eng_chain_vport(chain));
 
 	spin_lock(&vp->defer_lock);
 	th_list_add_tail(&vp->deferred, th_eng_chain_node(chain));
@@ -107,7 +107,7 @@ static void th_fabric_defer(void *fabric, struct th_eng_chain *chain)
  */
 void th_fabric_run_work(struct work_struct *work)
 {
-	struct th_vport *vp = container_of(work, struct th_vport, run_work);
+	struct th_nic_vport *vp = container_of(work, struct th_nic_vport, run_work);
 	struct th_eng_ctx ctx;
 
 	th_eng_ctx_init(&ctx, vp->ev.eng);
@@ -122,7 +122,7 @@ void th_fabric_run_work(struct work_struct *work)
  * returns whether any did, and sets @park_work for the next one.
  */
 static bool th_fabric_unpark_due_locked(struct th_fabric *fab,
-					struct th_vport *vp, u64 now)
+					struct th_nic_vport *vp, u64 now)
 	__must_hold(&vp->defer_lock)
 {
 	struct th_list *pos, *next;
@@ -152,8 +152,8 @@ static bool th_fabric_unpark_due_locked(struct th_fabric *fab,
 /* The time of a parked chain came: it joins the vport's deferred work. */
 void th_fabric_park_work(struct work_struct *work)
 {
-	struct th_vport *vp = container_of(to_delayed_work(work),
-					   struct th_vport, park_work);
+	struct th_nic_vport *vp = container_of(to_delayed_work(work),
+					   struct th_nic_vport, park_work);
 	struct th_fabric *fab = vp->ev.eng->fabric;
 	bool moved;
 
@@ -172,7 +172,7 @@ void th_fabric_park_work(struct work_struct *work)
 static void th_fabric_park(void *fabric, struct th_eng_chain *chain, u64 ns)
 {
 	struct th_fabric *fab = fabric;
-	struct th_vport *vp = th_vport_from_ev(th_eng_chain_vport(chain));
+	struct th_nic_vport *vp = th_vport_from_ev(th_eng_chain_vport(chain));
 	u64 now = ktime_get_ns(), due = now + ns;
 	bool now_run = false;
 
@@ -204,7 +204,7 @@ static void th_fabric_notify(struct th_eng_vport *ev, u32 event, int err)
 
 static void th_fabric_mr_free(void *fabric, void *priv)
 {
-	th_umr_free(priv);
+	th_pinned_mr_free(priv);
 }
 
 static u64 th_fabric_random_u64(void *fabric)

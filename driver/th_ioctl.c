@@ -54,9 +54,9 @@ struct th_ioctl_def {
 	size_t size;
 	bool on_vport;
 	enum th_ioctl_out out;
-	long (*run)(struct th_file *tf, struct th_vport *vp,
+	long (*run)(struct th_file *tf, struct th_nic_vport *vp,
 		    union th_ioctl_arg *a);
-	void (*undo)(struct th_file *tf, struct th_vport *vp,
+	void (*undo)(struct th_file *tf, struct th_nic_vport *vp,
 		     union th_ioctl_arg *a);
 };
 
@@ -78,7 +78,7 @@ static int th_ioctl_copy_in(void *k, size_t ksize, void __user *u)
 	return copy_struct_from_user(k, ksize, u, usize);
 }
 
-static long th_ioctl_query(struct th_file *tf, struct th_vport *vp,
+static long th_ioctl_query(struct th_file *tf, struct th_nic_vport *vp,
 			   union th_ioctl_arg *a)
 {
 	if (a->query.flags)
@@ -88,19 +88,19 @@ static long th_ioctl_query(struct th_file *tf, struct th_vport *vp,
 	return 0;
 }
 
-static long th_ioctl_vport_create(struct th_file *tf, struct th_vport *vp,
+static long th_ioctl_vport_create(struct th_file *tf, struct th_nic_vport *vp,
 				  union th_ioctl_arg *a)
 {
 	return th_vport_create(tf, &a->vport_create);
 }
 
-static void th_ioctl_vport_create_undo(struct th_file *tf, struct th_vport *vp,
+static void th_ioctl_vport_create_undo(struct th_file *tf, struct th_nic_vport *vp,
 				       union th_ioctl_arg *a)
 {
 	th_vport_destroy(tf, a->vport_create.vport);
 }
 
-static long th_ioctl_vport_destroy(struct th_file *tf, struct th_vport *vp,
+static long th_ioctl_vport_destroy(struct th_file *tf, struct th_nic_vport *vp,
 				   union th_ioctl_arg *a)
 {
 	int ret = th_eng_cmd_vport_destroy(&a->vport_destroy);
@@ -108,43 +108,43 @@ static long th_ioctl_vport_destroy(struct th_file *tf, struct th_vport *vp,
 	return ret ? ret : th_vport_destroy(tf, a->vport_destroy.vport);
 }
 
-static long th_ioctl_mr_reg(struct th_file *tf, struct th_vport *vp,
+static long th_ioctl_mr_reg(struct th_file *tf, struct th_nic_vport *vp,
 			    union th_ioctl_arg *a)
 {
-	return th_umr_reg(vp, &a->mr_reg);
+	return th_pinned_mr_reg(vp, &a->mr_reg);
 }
 
-static void th_ioctl_mr_reg_undo(struct th_file *tf, struct th_vport *vp,
+static void th_ioctl_mr_reg_undo(struct th_file *tf, struct th_nic_vport *vp,
 				 union th_ioctl_arg *a)
 {
 	th_eng_mr_dereg(&vp->ev, a->mr_reg.lkey);
 }
 
-static long th_ioctl_mr_dereg(struct th_file *tf, struct th_vport *vp,
+static long th_ioctl_mr_dereg(struct th_file *tf, struct th_nic_vport *vp,
 			      union th_ioctl_arg *a)
 {
 	return th_eng_cmd_mr_dereg(&vp->ev, &a->mr_dereg);
 }
 
-static long th_ioctl_doorbell(struct th_file *tf, struct th_vport *vp,
+static long th_ioctl_doorbell(struct th_file *tf, struct th_nic_vport *vp,
 			      union th_ioctl_arg *a)
 {
 	return th_eng_cmd_doorbell(&vp->ev, &a->doorbell);
 }
 
-static long th_ioctl_ct_set(struct th_file *tf, struct th_vport *vp,
+static long th_ioctl_ct_set(struct th_file *tf, struct th_nic_vport *vp,
 			    union th_ioctl_arg *a)
 {
 	return th_eng_cmd_ct_update(&vp->ev, true, &a->ct_update);
 }
 
-static long th_ioctl_ct_inc(struct th_file *tf, struct th_vport *vp,
+static long th_ioctl_ct_inc(struct th_file *tf, struct th_nic_vport *vp,
 			    union th_ioctl_arg *a)
 {
 	return th_eng_cmd_ct_update(&vp->ev, false, &a->ct_update);
 }
 
-static long th_ioctl_ct_wait(struct th_file *tf, struct th_vport *vp,
+static long th_ioctl_ct_wait(struct th_file *tf, struct th_nic_vport *vp,
 			     union th_ioctl_arg *a)
 {
 	struct th_nic_ct_wait *w = &a->ct_wait;
@@ -165,7 +165,7 @@ static long th_ioctl_ct_wait(struct th_file *tf, struct th_vport *vp,
 	return th_eng_cmd_ct_wait_result(&vp->ev, w, ret == -ERESTARTSYS);
 }
 
-static long th_ioctl_cancel(struct th_file *tf, struct th_vport *vp,
+static long th_ioctl_cancel(struct th_file *tf, struct th_nic_vport *vp,
 			    union th_ioctl_arg *a)
 {
 	return th_eng_cmd_cancel(&vp->ev, &a->cancel);
@@ -219,7 +219,7 @@ long th_ioctl(struct th_file *tf, unsigned int cmd, void __user *arg)
 {
 	const struct th_ioctl_def *def = NULL;
 	union th_ioctl_arg a;
-	struct th_vport *vp = NULL;
+	struct th_nic_vport *vp = NULL;
 	long ret;
 	size_t i;
 

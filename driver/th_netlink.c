@@ -100,7 +100,7 @@ static int th_nl_put_stats(struct sk_buff *skb, const struct th_eng_stats *st)
 }
 
 /* Vport @index of @node, referenced (th_vport_put()); NULL if none. */
-static struct th_vport *th_nl_vport_get(u32 node, u32 index)
+static struct th_nic_vport *th_nl_vport_get(u32 node, u32 index)
 {
 	struct th_eng_vport *ev;
 
@@ -109,13 +109,13 @@ static struct th_vport *th_nl_vport_get(u32 node, u32 index)
 }
 
 /* Its owner, or an administrator: the rule of /proc/PID/io. */
-static bool th_nl_may_see(const struct sk_buff *skb, struct th_vport *vp)
+static bool th_nl_may_see(const struct sk_buff *skb, struct th_nic_vport *vp)
 {
 	return uid_eq(current_euid(), vp->user->uid) ||
 	       netlink_capable(skb, CAP_NET_ADMIN);
 }
 
-static u64 th_nl_domain_label(struct th_vport *vp)
+static u64 th_nl_domain_label(struct th_nic_vport *vp)
 {
 	return vp->domain ? vp->domain->id : vp->user->domain.id;
 }
@@ -124,7 +124,7 @@ static u64 th_nl_domain_label(struct th_vport *vp)
  * Node, vport, and its owner as the reader sees them; an event has no
  * reader yet (any task may send it): the initial namespaces' numbers.
  */
-static int th_nl_put_owner(struct sk_buff *skb, struct th_vport *vp,
+static int th_nl_put_owner(struct sk_buff *skb, struct th_nic_vport *vp,
 			   bool event)
 {
 	pid_t pid = event ? pid_nr(vp->pid) : pid_vnr(vp->pid);
@@ -139,7 +139,7 @@ static int th_nl_put_owner(struct sk_buff *skb, struct th_vport *vp,
 	return 0;
 }
 
-static int th_nl_fill_vport(struct sk_buff *skb, struct th_vport *vp,
+static int th_nl_fill_vport(struct sk_buff *skb, struct th_nic_vport *vp,
 			    bool details, u32 portid, u32 seq, int flags)
 {
 	struct th_eng_vport_info info;
@@ -179,7 +179,7 @@ cancel:
 static u32 th_nl_node_stats(u32 node, struct th_eng_stats *sum)
 {
 	struct th_eng_stats st;
-	struct th_vport *vp;
+	struct th_nic_vport *vp;
 	u32 i, live = 0;
 
 	th_eng_node_stats(&th_nl_fab->eng, node, sum);
@@ -324,7 +324,7 @@ static int th_nl_node_get_dumpit(struct sk_buff *skb,
 static int th_nl_vport_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sk_buff *msg;
-	struct th_vport *vp;
+	struct th_nic_vport *vp;
 	u32 node;
 	int ret;
 
@@ -358,7 +358,7 @@ static int th_nl_vport_get_dumpit(struct sk_buff *skb,
 	const struct genl_dumpit_info *di = genl_dumpit_info(cb);
 	const struct th_eng_limits *lim = &th_nl_fab->eng.lim;
 	u32 node = cb->args[0], index = cb->args[1], last = lim->nodes;
-	struct th_vport *vp;
+	struct th_nic_vport *vp;
 	int ret = 0;
 
 	if (di->attrs[TH_NL_A_NODE]) {
@@ -393,7 +393,7 @@ static int th_nl_counters_get_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 node, first = 0, count, i, max = th_nl_fab->eng.lim.max_counters;
 	struct nlattr *list, *ct;
 	struct sk_buff *msg;
-	struct th_vport *vp;
+	struct th_nic_vport *vp;
 	void *hdr;
 	int ret;
 
@@ -556,7 +556,7 @@ static struct genl_family th_nl_family = {
  * gets ENOBUFS on its socket, as for one its socket had no room for, and
  * knows to read the state again.
  */
-void th_netlink_vport_event(struct th_vport *vp, u8 event, int err)
+void th_netlink_vport_event(struct th_nic_vport *vp, u8 event, int err)
 {
 	struct sk_buff *msg;
 	void *hdr;

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "chainfile.h"
-#include "th_place.h"
-#include "th_sched.h"
+#include <thverbs/place.h>
+#include <thverbs/sched.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

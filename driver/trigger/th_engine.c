@@ -74,7 +74,7 @@ u64 th_eng_ring_layout(u32 entries, u32 slot_size,
 	off->tail = TH_RING_TAIL_OFF;
 	off->ring_mask = TH_RING_MASK_OFF;
 	off->ring_entries = TH_RING_ENTRIES_OFF;
-	off->entries = TH_RING_SLOTS_OFF;
+	off->slots = TH_RING_SLOTS_OFF;
 	return TH_RING_SLOTS_OFF + (u64)entries * slot_size;
 }
 

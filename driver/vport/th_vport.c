@@ -15,7 +15,7 @@
  * th_fabric_quiesce(); the vport is freed after an RCU grace period
  * (kfree_rcu), so the wake-up below never touches freed memory.
  */
-void th_vport_put(struct th_vport *vp)
+void th_vport_put(struct th_nic_vport *vp)
 {
 	rcu_read_lock();
 	if (refcount_dec_and_test(&vp->refs))
@@ -24,9 +24,9 @@ void th_vport_put(struct th_vport *vp)
 }
 
 /* A vport of @tf by index, referenced; NULL if @tf has no such vport. */
-struct th_vport *th_vport_lookup(struct th_file *tf, u32 index)
+struct th_nic_vport *th_vport_lookup(struct th_file *tf, u32 index)
 {
-	struct th_vport *vp, *found = NULL;
+	struct th_nic_vport *vp, *found = NULL;
 
 	mutex_lock(&tf->lock);
 	list_for_each_entry(vp, &tf->vports, file_link) {
@@ -40,32 +40,32 @@ struct th_vport *th_vport_lookup(struct th_file *tf, u32 index)
 	return found;
 }
 
-static void th_vport_free_regions(struct th_vport *vp)
+static void th_vport_free_regions(struct th_nic_vport *vp)
 {
 	int i;
 
 	for (i = 0; i < TH_REGION_NR; i++)
-		th_region_free(&vp->regions[i]);
+		th_ring_mem_free(&vp->regions[i]);
 }
 
-static int th_vport_alloc_regions(struct th_vport *vp)
+static int th_vport_alloc_regions(struct th_nic_vport *vp)
 {
 	const struct th_eng_vport_config *cfg = &vp->cfg;
 	int ret;
 
-	ret = th_region_alloc(&vp->regions[TH_REGION_SQ], cfg->sq_bytes, false);
+	ret = th_ring_mem_alloc(&vp->regions[TH_REGION_SQ], cfg->sq_bytes, false);
 	if (!ret)
-		ret = th_region_alloc(&vp->regions[TH_REGION_CQ], cfg->cq_bytes,
+		ret = th_ring_mem_alloc(&vp->regions[TH_REGION_CQ], cfg->cq_bytes,
 				      false);
 	if (!ret)
-		ret = th_region_alloc(&vp->regions[TH_REGION_CT], cfg->ct_bytes,
+		ret = th_ring_mem_alloc(&vp->regions[TH_REGION_CT], cfg->ct_bytes,
 				      true);
 	if (ret)
 		th_vport_free_regions(vp);
 	return ret;
 }
 
-static void th_vport_describe(struct th_vport *vp, struct th_nic_vport_create *req)
+static void th_vport_describe(struct th_nic_vport *vp, struct th_nic_vport_create *req)
 {
 	u32 index = vp->ev.index;
 
@@ -79,7 +79,7 @@ static void th_vport_describe(struct th_vport *vp, struct th_nic_vport_create *r
 }
 
 /* The identity the engine compares: the joined domain or the user's own. */
-static const void *th_vport_domain_id(struct th_vport *vp)
+static const void *th_vport_domain_id(struct th_nic_vport *vp)
 {
 	return vp->domain ? vp->domain : &vp->user->domain;
 }
@@ -89,8 +89,8 @@ int th_vport_create(struct th_file *tf, struct th_nic_vport_create *req)
 	struct th_node *node = tf->node;
 	struct th_fabric *fab = node->fab;
 	const struct th_eng_limits *lim = &fab->eng.lim;
-	struct th_vport __rcu **slot = NULL;
-	struct th_vport *vp;
+	struct th_nic_vport __rcu **slot = NULL;
+	struct th_nic_vport *vp;
 	u32 i;
 	int ret;
 
@@ -171,9 +171,9 @@ err_free_vp:
  * engine's teardown (cancel what is pending, so peers see the failures;
  * wait until no peer holds it and none of its chains runs; release its
  * MRs), and free it after concurrent RCU lookups are done.  Its mappings
- * keep their pages until unmapped (struct th_region).
+ * keep their pages until unmapped (struct th_ring_mem).
  */
-static void th_vport_teardown(struct th_vport *vp)
+static void th_vport_teardown(struct th_nic_vport *vp)
 {
 	struct th_node *node = vp->owner->node;
 	struct th_fabric *fab = node->fab;
@@ -194,7 +194,7 @@ static void th_vport_teardown(struct th_vport *vp)
 
 int th_vport_destroy(struct th_file *tf, u32 index)
 {
-	struct th_vport *vp, *found = NULL;
+	struct th_nic_vport *vp, *found = NULL;
 
 	mutex_lock(&tf->lock);
 	list_for_each_entry(vp, &tf->vports, file_link) {
@@ -213,7 +213,7 @@ int th_vport_destroy(struct th_file *tf, u32 index)
 
 void th_vport_destroy_all(struct th_file *tf)
 {
-	struct th_vport *vp, *tmp;
+	struct th_nic_vport *vp, *tmp;
 	LIST_HEAD(doomed);
 
 	mutex_lock(&tf->lock);

@@ -44,7 +44,7 @@
 #include <xmmintrin.h>
 
 #include <linux/th_nic.h>
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 /*
  * ABI 2: 64-bit remote keys, and a wrong guess ends the guesser's vport,
@@ -92,11 +92,11 @@ static struct th_context *node(int n)
 	static struct th_context *ctx[1024];
 
 	if (!devs)
-		devs = th_get_device_list(NULL, &ndev);
+		devs = th_device_list_get(NULL, &ndev);
 	if (!devs || n >= ndev)
 		return NULL;
 	if (!ctx[n])
-		ctx[n] = th_open_device(devs[n]);
+		ctx[n] = th_device_open(devs[n]);
 	return ctx[n];
 }
 
@@ -105,7 +105,7 @@ static unsigned int slot_bits(void)
 	struct th_nic_query q;
 	unsigned int bits = 0;
 
-	th_query_device(node(0), &q);
+	th_device_query(node(0), &q);
 	while ((1U << bits) < q.max_mrs)
 		bits++;
 	return bits;
@@ -116,8 +116,8 @@ static unsigned int slot_bits(void)
 static int mode_guess(double seconds)
 {
 	static char tbuf[64], abuf[64];
-	struct th_vport *tv = th_create_vport(node(1), NULL), *av;
-	struct th_mr *tmr = th_reg_mr(tv, tbuf, sizeof(tbuf),
+	struct th_vport *tv = th_vport_create(node(1), NULL), *av;
+	struct th_mr *tmr = th_mr_reg(tv, tbuf, sizeof(tbuf),
 				      TH_NIC_ACCESS_REMOTE_WRITE), *amr;
 	struct th_chain *c = th_chain_create();
 	struct th_nic_cqe cqe[256];
@@ -127,8 +127,8 @@ static int mode_guess(double seconds)
 	double t0 = now_s(), t;
 	int n, ret;
 
-	av = th_create_vport(node(0), NULL);
-	amr = th_reg_mr(av, abuf, sizeof(abuf), 0);
+	av = th_vport_create(node(0), NULL);
+	amr = th_mr_reg(av, abuf, sizeof(abuf), 0);
 	if (!av || !amr || !c)
 		return 1;
 	srandom(1);
@@ -156,10 +156,10 @@ static int mode_guess(double seconds)
 		}
 		if (ret || GUESS_BATCH == 1) {
 			/* the error state: a guess costs a new vport */
-			th_dereg_mr(amr);
-			th_destroy_vport(av);
-			av = th_create_vport(node(0), NULL);
-			amr = av ? th_reg_mr(av, abuf, sizeof(abuf), 0) : NULL;
+			th_mr_dereg(amr);
+			th_vport_destroy(av);
+			av = th_vport_create(node(0), NULL);
+			amr = av ? th_mr_reg(av, abuf, sizeof(abuf), 0) : NULL;
 			if (!amr)
 				return 2;
 			vports++;
@@ -218,12 +218,12 @@ static int mode_memory(void)
 	struct th_vport *vp;
 	int n, i, full = 0;
 
-	th_query_device(node(0), &q);
+	th_device_query(node(0), &q);
 	for (i = 0; i < (int)q.max_chain; i++)
 		th_chain_nop(c, 0);
 	th_chain_trigger(c, 1, 1, 0);	/* never fires */
 	for (n = 0; n < ndev && !full; n++) {
-		while ((vp = th_create_vport(node(n), NULL))) {
+		while ((vp = th_vport_create(node(n), NULL))) {
 			vports++;
 			while (!th_post_chain(vp, c))
 				chains++;
@@ -253,7 +253,7 @@ static int mode_memory(void)
 
 static int mode_doorbell(void)
 {
-	struct th_vport *vp = th_create_vport(node(2), NULL);
+	struct th_vport *vp = th_vport_create(node(2), NULL);
 	char *s = mmap(NULL, BIG, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	char *d = mmap(NULL, BIG, PROT_READ | PROT_WRITE,
@@ -264,8 +264,8 @@ static int mode_doorbell(void)
 	int i, k;
 
 	memset(s, 7, BIG);
-	sm = th_reg_mr(vp, s, BIG, 0);
-	dm = th_reg_mr(vp, d, BIG, TH_NIC_ACCESS_LOCAL_WRITE);
+	sm = th_mr_reg(vp, s, BIG, 0);
+	dm = th_mr_reg(vp, d, BIG, TH_NIC_ACCESS_LOCAL_WRITE);
 	if (!sm || !dm)
 		return 1;
 	for (i = 0; i < 3; i++) {
@@ -298,7 +298,7 @@ static int mode_vports(void)
 	int i;
 
 	for (i = 0; i < ndev || (!devs && node(0)); i++)
-		while (th_create_vport(node(i), &small))
+		while (th_vport_create(node(i), &small))
 			n++;
 	printf("F vports_one_user %llu\n", n);
 	return 0;
@@ -354,8 +354,8 @@ static pid_t victim(struct shared *sh, uid_t uid)
 		int i;
 
 		become(uid);
-		vp = th_create_vport(node(5), NULL);
-		mr = vp ? th_reg_mr(vp, buf, sizeof(buf), TH_NIC_ACCESS_ALL) : NULL;
+		vp = th_vport_create(node(5), NULL);
+		mr = vp ? th_mr_reg(vp, buf, sizeof(buf), TH_NIC_ACCESS_ALL) : NULL;
 		if (!mr)
 			_exit(1);
 		sh->node = 5;
@@ -403,8 +403,8 @@ static int mode_crossuser(uid_t uid)
 
 	become(uid);
 	memset(buf, 0x5a, sizeof(buf));
-	vp = th_create_vport(node(6), NULL);
-	mr = th_reg_mr(vp, buf, sizeof(buf), 0);
+	vp = th_vport_create(node(6), NULL);
+	mr = th_mr_reg(vp, buf, sizeof(buf), 0);
 	right = put_status(vp, mr, sh->node, sh->vport, sh->key);
 	wrong = put_status(vp, mr, sh->node, sh->vport, sh->key ^ 0x40000);
 	missing = put_status(vp, mr, sh->node, sh->vport + 7, sh->key);
@@ -430,8 +430,8 @@ static int mode_poison(uid_t uid)
 	int i, cancelled;
 
 	become(uid);
-	vp = th_create_vport(node(6), NULL);
-	mr = th_reg_mr(vp, buf, sizeof(buf), 0);
+	vp = th_vport_create(node(6), NULL);
+	mr = th_mr_reg(vp, buf, sizeof(buf), 0);
 	c = th_chain_create();
 	for (i = 0; i < 1000; i++) {
 		struct th_remote r = REMOTE(sh->node, sh->vport,
@@ -467,16 +467,16 @@ static int mode_memlock(void)
 
 	setrlimit(RLIMIT_MEMLOCK, &rl);
 	become(65534);
-	vp = th_create_vport(node(7), NULL);
+	vp = th_vport_create(node(7), NULL);
 	if (!vp)
 		return 1;
 	pid = fork();
 	if (!pid)
-		_exit(th_reg_mr(vp, mem, PIN, TH_NIC_ACCESS_ALL) ? 0 : 1);
+		_exit(th_mr_reg(vp, mem, PIN, TH_NIC_ACCESS_ALL) ? 0 : 1);
 	waitpid(pid, &st, 0);
 	printf("F memlock_child_registered %d\n", WEXITSTATUS(st) == 0);
 	printf("F memlock_parent_second_region %s\n",
-	       th_reg_mr(vp, mem + PIN, PIN, TH_NIC_ACCESS_ALL) ? "accepted" :
+	       th_mr_reg(vp, mem + PIN, PIN, TH_NIC_ACCESS_ALL) ? "accepted" :
 	       strerror(errno));
 	return 0;
 }
@@ -490,8 +490,8 @@ static int mode_selftarget(void)
 
 	if (!pid) {
 		static char buf[64];
-		struct th_vport *vp = th_create_vport(node(8), NULL);
-		struct th_mr *mr = th_reg_mr(vp, buf, sizeof(buf),
+		struct th_vport *vp = th_vport_create(node(8), NULL);
+		struct th_mr *mr = th_mr_reg(vp, buf, sizeof(buf),
 					     TH_NIC_ACCESS_ALL);
 		struct th_remote r = REMOTE(8, th_vport_index(vp), RKEY(mr), 0);
 		struct th_chain *c = th_chain_create();
@@ -520,8 +520,8 @@ static int mode_selftarget(void)
 static int mode_fpmode(void)
 {
 	static float buf[64];
-	struct th_vport *vp = th_create_vport(node(0), NULL);
-	struct th_mr *mr = th_reg_mr(vp, buf, sizeof(buf), TH_NIC_ACCESS_ALL);
+	struct th_vport *vp = th_vport_create(node(0), NULL);
+	struct th_mr *mr = th_mr_reg(vp, buf, sizeof(buf), TH_NIC_ACCESS_ALL);
 	const struct th_mr *src[2] = { mr, mr };
 	uint64_t soff[2] = { 0, 16 };
 	struct th_chain *c = th_chain_create();
@@ -557,16 +557,16 @@ static int mode_fpmode(void)
 static int mode_badmemory(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	struct th_vport *vp = th_create_vport(node(0), NULL);
+	struct th_vport *vp = th_vport_create(node(0), NULL);
 	char *p = mmap(NULL, 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 		       -1, 0);
 	struct th_mr *none, *gone;
 
-	none = th_reg_mr(vp, p, page, TH_NIC_ACCESS_ALL);
+	none = th_mr_reg(vp, p, page, TH_NIC_ACCESS_ALL);
 	printf("F %s_register_prot_none %s\n", th_device_provider(devs[0]),
 	       none ? "accepted" : strerror(errno));
 	munmap(p, 2 * page);
-	gone = th_reg_mr(vp, p + page, page, 0);
+	gone = th_mr_reg(vp, p + page, page, 0);
 	printf("F %s_register_unmapped %s\n", th_device_provider(devs[0]),
 	       gone ? "accepted" : strerror(errno));
 	return 0;

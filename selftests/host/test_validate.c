@@ -159,7 +159,7 @@ TEST_F(sq, tail_is_clamped_to_ring)
 	struct th_nic_doorbell res;
 	u32 *tail = (u32 *)((char *)self->vp->sq_mem + self->vp->cfg.sq_off.tail);
 	struct th_nic_desc *slots =
-		(void *)((char *)self->vp->sq_mem + self->vp->cfg.sq_off.entries);
+		(void *)((char *)self->vp->sq_mem + self->vp->cfg.sq_off.slots);
 	u32 i;
 
 	for (i = 0; i < self->vp->cfg.sq_entries; i++)

@@ -17,7 +17,7 @@
 
 #include "kselftest_harness.h"
 #include "job_shm.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 #define RANKS	16
 #define COUNT	1000
@@ -65,11 +65,11 @@ static int rank_main(struct job_shm *sh, unsigned int rank, unsigned int k,
 	unsigned int round, i;
 	int ndev, ret;
 
-	devs = th_get_device_list("kernel", &ndev);
+	devs = th_device_list_get("kernel", &ndev);
 	if (!devs || ndev < 1)
 		return 1;
-	ctx = th_open_device(devs[rank % ndev]);
-	vp = ctx ? th_create_vport(ctx, NULL) : NULL;
+	ctx = th_device_open(devs[rank % ndev]);
+	vp = ctx ? th_vport_create(ctx, NULL) : NULL;
 	if (!vp)
 		return 1;
 	coll = th_coll_create(vp, rank, RANKS, job_allgather, &g, &a, send,
@@ -95,9 +95,9 @@ static int rank_main(struct job_shm *sh, unsigned int rank, unsigned int k,
 			return 1;
 	}
 	th_coll_destroy(coll);
-	th_destroy_vport(vp);
-	th_close_device(ctx);
-	th_free_device_list(devs);
+	th_vport_destroy(vp);
+	th_device_close(ctx);
+	th_device_list_free(devs);
 	return 0;
 }
 
@@ -126,9 +126,9 @@ static void run_job(struct __test_metadata *_metadata, unsigned int k,
 
 static bool kernel_provider(void)
 {
-	struct th_device **devs = th_get_device_list("kernel", NULL);
+	struct th_device **devs = th_device_list_get("kernel", NULL);
 
-	th_free_device_list(devs);
+	th_device_list_free(devs);
 	return devs != NULL;
 }
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 #define COUNT 2048
 
@@ -74,8 +74,8 @@ static int rank_main(struct th_boot *boot, void *arg)
 	int rank, ndev, ret, dfd;
 
 	rank = th_boot_rank(boot);
-	devs = send ? th_get_device_list(NULL, &ndev) : NULL;
-	ctx = devs ? th_open_device(devs[rank % ndev]) : NULL;
+	devs = send ? th_device_list_get(NULL, &ndev) : NULL;
+	ctx = devs ? th_device_open(devs[rank % ndev]) : NULL;
 	/* on the kernel provider thrun gives every job a domain of its own */
 	dfd = th_boot_domain_fd(boot);
 	if (ctx && !threads && !strcmp(th_device_provider(devs[0]), "kernel") &&
@@ -84,10 +84,10 @@ static int rank_main(struct th_boot *boot, void *arg)
 		return 1;
 	}
 	if (ctx && dfd >= 0) {
-		dom = th_import_domain(ctx, dfd);
+		dom = th_domain_import(ctx, dfd);
 		va.domain = dom;
 	}
-	vp = ctx && (dfd < 0 || dom) ? th_create_vport(ctx, &va) : NULL;
+	vp = ctx && (dfd < 0 || dom) ? th_vport_create(ctx, &va) : NULL;
 	coll = vp ? th_coll_create(vp, rank, g_size, boot_allgather, boot, &a,
 				   send, recv) : NULL;
 	if (!coll) {
@@ -125,11 +125,11 @@ static int rank_main(struct th_boot *boot, void *arg)
 		}
 	}
 	th_coll_destroy(coll);
-	th_destroy_vport(vp);
+	th_vport_destroy(vp);
 	if (dom)
-		th_dealloc_domain(dom);
-	th_close_device(ctx);
-	th_free_device_list(devs);
+		th_domain_dealloc(dom);
+	th_device_close(ctx);
+	th_device_list_free(devs);
 	free(send);
 	return 0;
 }

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 #include "lib_world.h"
 
 #define MAX_RANKS WORLD_MAX_RANKS

@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "th_boot.h"
-#include "th_p2p.h"
-#include "thverbs.h"
+#include <thverbs/boot.h>
+#include <thverbs/hostcoll.h>
+#include <thverbs/verbs.h>
 
 #define COUNT	1500	/* with segment 512: three segments */
 #define ROUNDS	4
@@ -209,17 +209,17 @@ static int coll_rank(struct th_boot *b, void *arg)
 	struct th_context *ctx = NULL;
 	struct th_vport *vp = NULL;
 	struct th_coll *coll = NULL;
-	struct th_p2p *p2p = NULL;
+	struct th_hostcoll *p2p = NULL;
 	int ndev = 0, ret = -ENOMEM;
 
-	devs = send ? th_get_device_list(NULL, &ndev) : NULL;
+	devs = send ? th_device_list_get(NULL, &ndev) : NULL;
 	if (devs && ndev > 0)
-		ctx = th_open_device(devs[rank % ndev]);
+		ctx = th_device_open(devs[rank % ndev]);
 	if (ctx)
-		vp = th_create_vport(ctx, NULL);
+		vp = th_vport_create(ctx, NULL);
 	if (vp && j->p2p)
-		p2p = th_p2p_create(vp, rank, size, boot_allgather, b, &a,
-				    TH_P2P_TREE, send, recv);
+		p2p = th_hostcoll_create(vp, rank, size, boot_allgather, b, &a,
+				    TH_HOSTCOLL_TREE, send, recv);
 	else if (vp)
 		coll = th_coll_create(vp, rank, size, boot_allgather, b, &a,
 				      send, recv);
@@ -230,7 +230,7 @@ static int coll_rank(struct th_boot *b, void *arg)
 		/* the previous round is over everywhere: buffers may change */
 		ret = th_boot_barrier(b);
 		if (!ret && p2p)
-			ret = th_p2p_run(p2p, WAIT_NS);
+			ret = th_hostcoll_run(p2p, WAIT_NS);
 		if (!ret && coll)
 			ret = th_coll_start(coll);
 		if (!ret && coll)
@@ -241,12 +241,12 @@ static int coll_rank(struct th_boot *b, void *arg)
 			j->rounds_ok[rank]++;
 	}
 	th_coll_destroy(coll);
-	th_p2p_destroy(p2p);
+	th_hostcoll_destroy(p2p);
 	if (vp)
-		th_destroy_vport(vp);
+		th_vport_destroy(vp);
 	if (ctx)
-		th_close_device(ctx);
-	th_free_device_list(devs);
+		th_device_close(ctx);
+	th_device_list_free(devs);
 	free(send);
 	j->results[rank] = ret;
 	return ret;

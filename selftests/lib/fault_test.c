@@ -21,7 +21,7 @@
 #include "kselftest_harness.h"
 #include "lib_world.h"
 #include "nl.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 #define WAIT_NS		10000000000ULL
 #define BUF		4096
@@ -50,8 +50,8 @@ static int pair_open(struct pair *p)
 	if (!p->sbuf || !p->dbuf)
 		return -ENOMEM;
 	memset(p->sbuf, 0x3c, BUF);
-	p->src = th_reg_mr(p->w.vp[0], p->sbuf, BUF, 0);
-	p->dst = th_reg_mr(p->w.vp[1], p->dbuf, BUF, TH_NIC_ACCESS_REMOTE_WRITE);
+	p->src = th_mr_reg(p->w.vp[0], p->sbuf, BUF, 0);
+	p->dst = th_mr_reg(p->w.vp[1], p->dbuf, BUF, TH_NIC_ACCESS_REMOTE_WRITE);
 	if (!p->src || !p->dst)
 		return -errno;
 	p->to = (struct th_remote){ .node = th_vport_node(p->w.vp[1]),
@@ -63,9 +63,9 @@ static int pair_open(struct pair *p)
 static void pair_close(struct pair *p)
 {
 	if (p->src)
-		th_dereg_mr(p->src);
+		th_mr_dereg(p->src);
 	if (p->dst)
-		th_dereg_mr(p->dst);
+		th_mr_dereg(p->dst);
 	world_close(&p->w, 2);
 	free(p->sbuf);
 	free(p->dbuf);
@@ -130,7 +130,7 @@ TEST_F(fault, settings_out_of_range_are_refused)
 	unsigned int i;
 
 	NEED_INPROC();
-	ASSERT_EQ(0, th_query_device(ctx, &q));
+	ASSERT_EQ(0, th_device_query(ctx, &q));
 	for (i = 0; i < 6; i++) {
 		struct th_fault b = f;
 
@@ -283,9 +283,9 @@ TEST_F(fault, a_vport_destroyed_with_chains_parked_cancels_them)
 	ASSERT_EQ(0, post_puts(p, 4));
 	ASSERT_EQ(0, th_node_stats(p->w.ctx[0], &before));
 	ASSERT_EQ(0, th_ct_inc(p->w.vp[0], CT_GO, 4));	/* all parked */
-	ASSERT_EQ(0, th_dereg_mr(p->src));
+	ASSERT_EQ(0, th_mr_dereg(p->src));
 	p->src = NULL;
-	ASSERT_EQ(0, th_destroy_vport(p->w.vp[0]));
+	ASSERT_EQ(0, th_vport_destroy(p->w.vp[0]));
 	p->w.vp[0] = NULL;
 	/* the node's totals keep what the vport counted */
 	ASSERT_EQ(0, th_node_stats(p->w.ctx[0], &after));

@@ -31,7 +31,7 @@
 #include "nl.h"
 #include "job_shm.h"
 #include "th_vmstat.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 #define RANKS		16
 #define COUNT		256
@@ -68,11 +68,11 @@ static int rank_main(struct job_shm *sh, unsigned int rank, unsigned int k)
 	unsigned int round, i, r;
 	int ndev, ret, st = RANK_OK;
 
-	devs = th_get_device_list("kernel", &ndev);
+	devs = th_device_list_get("kernel", &ndev);
 	if (!devs || ndev < 1)
 		return RANK_WRONG;
-	ctx = th_open_device(devs[rank % ndev]);
-	vp = ctx ? th_create_vport(ctx, NULL) : NULL;
+	ctx = th_device_open(devs[rank % ndev]);
+	vp = ctx ? th_vport_create(ctx, NULL) : NULL;
 	if (!vp)
 		return RANK_WRONG;
 	coll = th_coll_create(vp, rank, RANKS, job_allgather, &g, &a, send,
@@ -108,9 +108,9 @@ static int rank_main(struct job_shm *sh, unsigned int rank, unsigned int k)
 	}
 	/* collective when whole; a broken job's allgather fails at once */
 	th_coll_destroy(coll);
-	th_destroy_vport(vp);
-	th_close_device(ctx);
-	th_free_device_list(devs);
+	th_vport_destroy(vp);
+	th_device_close(ctx);
+	th_device_list_free(devs);
 	return st;
 }
 
@@ -309,9 +309,9 @@ static int live_vports(unsigned int *n)
 
 static bool kernel_provider(void)
 {
-	struct th_device **devs = th_get_device_list("kernel", NULL);
+	struct th_device **devs = th_device_list_get("kernel", NULL);
 
-	th_free_device_list(devs);
+	th_device_list_free(devs);
 	return devs != NULL;
 }
 

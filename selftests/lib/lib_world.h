@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 #define WORLD_MAX_RANKS 64
 
@@ -29,7 +29,7 @@ static inline int world_open(struct world *w, unsigned int n)
 
 	if (n > WORLD_MAX_RANKS)
 		return -EINVAL;
-	w->devs = th_get_device_list(NULL, &w->ndev);
+	w->devs = th_device_list_get(NULL, &w->ndev);
 	if (!w->devs)
 		return -errno;
 	w->ctx = calloc(w->ndev, sizeof(*w->ctx));
@@ -39,10 +39,10 @@ static inline int world_open(struct world *w, unsigned int n)
 		unsigned int node = r % w->ndev;
 
 		if (!w->ctx[node])
-			w->ctx[node] = th_open_device(w->devs[node]);
+			w->ctx[node] = th_device_open(w->devs[node]);
 		if (!w->ctx[node])
 			return -errno;
-		w->vp[r] = th_create_vport(w->ctx[node], NULL);
+		w->vp[r] = th_vport_create(w->ctx[node], NULL);
 		if (!w->vp[r])
 			return -errno;
 	}
@@ -56,12 +56,12 @@ static inline void world_close(struct world *w, unsigned int n)
 
 	for (r = 0; r < n; r++)
 		if (w->vp[r])
-			th_destroy_vport(w->vp[r]);
+			th_vport_destroy(w->vp[r]);
 	for (i = 0; w->ctx && i < w->ndev; i++)
 		if (w->ctx[i])
-			th_close_device(w->ctx[i]);
+			th_device_close(w->ctx[i]);
 	free(w->ctx);
-	th_free_device_list(w->devs);
+	th_device_list_free(w->devs);
 }
 
 /* The default provider is the in-process one (not th_nic.ko). */
@@ -71,9 +71,9 @@ static inline bool world_inproc(void)
 	int n = 0;
 	bool yes;
 
-	devs = th_get_device_list(NULL, &n);
+	devs = th_device_list_get(NULL, &n);
 	yes = devs && n > 0 && !strcmp(th_device_provider(devs[0]), "inproc");
-	th_free_device_list(devs);
+	th_device_list_free(devs);
 	return yes;
 }
 

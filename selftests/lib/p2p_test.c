@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * p2p_test.c - the host-driven Allreduce baselines (th_p2p.h) through the
+ * p2p_test.c - the host-driven Allreduce baselines (th_hostcoll.h) through the
  * public API, one process driving every rank: the p2p tree's results are
  * bit-identical to th_coll's offload on the same vports, tree and inputs;
  * recursive doubling agrees wherever the order of evaluation cannot matter
  * (integers, exact floats); over N, radix, root, op, dtype and size.
- * The one-process-per-rank model (th_p2p_create) runs as one thread per
+ * The one-process-per-rank model (th_hostcoll_create) runs as one thread per
  * rank, exchanging addresses through a barrier-based allgather.
  */
 #include <errno.h>
@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "th_p2p.h"
-#include "thverbs.h"
+#include <thverbs/hostcoll.h>
+#include <thverbs/verbs.h>
 #include "lib_world.h"
 
 #define MAX_RANKS WORLD_MAX_RANKS
@@ -62,13 +62,13 @@ static void fill(uint8_t *p, size_t bytes, unsigned int dtype,
  * negative errno.
  */
 static int run_cmp(struct __test_metadata *_metadata,
-		   const struct th_coll_attr *a, enum th_p2p_algo algo,
+		   const struct th_coll_attr *a, enum th_hostcoll_algo algo,
 		   unsigned int n, unsigned int rounds)
 {
 	uint8_t *send[MAX_RANKS], *want[MAX_RANKS], *got[MAX_RANKS];
 	size_t bytes = (size_t)a->count * world_esize[a->dtype];
 	struct th_coll *coll = NULL;
-	struct th_p2p *p2p = NULL;
+	struct th_hostcoll *p2p = NULL;
 	struct world w = { 0 };
 	unsigned int r, round;
 	int ret, bad = 0;
@@ -86,7 +86,7 @@ static int run_cmp(struct __test_metadata *_metadata,
 			ret = -errno;
 	}
 	if (!ret) {
-		p2p = th_p2p_create_local_algo(w.vp, n, a, algo,
+		p2p = th_hostcoll_create_local_algo(w.vp, n, a, algo,
 					       (void *const *)send,
 					       (void *const *)got);
 		if (!p2p)
@@ -95,7 +95,7 @@ static int run_cmp(struct __test_metadata *_metadata,
 	for (round = 0; !ret && round < rounds; round++) {
 		for (r = 0; r < n; r++) {
 			fill(send[r], bytes, a->dtype, round * 131 + r * 7 + 1,
-			     algo != TH_P2P_TREE);
+			     algo != TH_HOSTCOLL_TREE);
 			memset(want[r], 0xee, bytes);
 			memset(got[r], 0xdd, bytes);
 		}
@@ -104,17 +104,17 @@ static int run_cmp(struct __test_metadata *_metadata,
 		if (!ret)
 			ret = th_coll_wait(coll, round % 2 ? UINT64_MAX : TIMEOUT_NS);
 		if (!ret)
-			ret = th_p2p_run(p2p, round % 2 ? UINT64_MAX : TIMEOUT_NS);
+			ret = th_hostcoll_run(p2p, round % 2 ? UINT64_MAX : TIMEOUT_NS);
 		for (r = 0; !ret && r < n; r++) {
 			if (!memcmp(want[r], got[r], bytes))
 				continue;
 			TH_LOG("%s op %u dtype %u count %u n %u k %u root %u: rank %u round %u differs",
-			       th_p2p_algo_name(algo), a->op, a->dtype,
+			       th_hostcoll_algo_name(algo), a->op, a->dtype,
 			       a->count, n, a->radix, a->root, r, round);
 			bad = 1;
 		}
 	}
-	th_p2p_destroy(p2p);
+	th_hostcoll_destroy(p2p);
 	th_coll_destroy(coll);
 	for (r = 0; r < n; r++) {
 		free(send[r]);
@@ -124,7 +124,7 @@ static int run_cmp(struct __test_metadata *_metadata,
 	world_close(&w, n);
 	if (ret)
 		TH_LOG("%s n %u k %u root %u count %u: %s",
-		       th_p2p_algo_name(algo), n, a->radix, a->root, a->count,
+		       th_hostcoll_algo_name(algo), n, a->radix, a->root, a->count,
 		       th_strerror(ret));
 	return ret ? ret : bad;
 }
@@ -162,7 +162,7 @@ TEST(tree_matches_offload_n_radix_size)
 			for (c = 0; c < ARRAY_LEN(counts); c++) {
 				a.radix = radix[j];
 				a.count = counts[c];
-				ASSERT_EQ(0, run_cmp(_metadata, &a, TH_P2P_TREE,
+				ASSERT_EQ(0, run_cmp(_metadata, &a, TH_HOSTCOLL_TREE,
 						     ranks_n[i], 2));
 			}
 }
@@ -178,9 +178,9 @@ TEST(tree_matches_offload_ops_dtypes_roots)
 		a.dtype = sample[i].dtype;
 		a.radix = 2 + 2 * (i & 1);
 		a.root = (i * 5) % n;
-		ASSERT_EQ(0, run_cmp(_metadata, &a, TH_P2P_TREE, n, 2));
+		ASSERT_EQ(0, run_cmp(_metadata, &a, TH_HOSTCOLL_TREE, n, 2));
 		a.root = 6 - i % 3;
-		ASSERT_EQ(0, run_cmp(_metadata, &a, TH_P2P_TREE, 7, 1));
+		ASSERT_EQ(0, run_cmp(_metadata, &a, TH_HOSTCOLL_TREE, 7, 1));
 	}
 }
 
@@ -192,13 +192,13 @@ TEST(tree_wide_nodes_and_many_ranks)
 				  .dtype = TH_NIC_DT_FLOAT32, .count = 129 };
 
 	a.radix = 8;
-	ASSERT_EQ(0, run_cmp(_metadata, &a, TH_P2P_TREE, 16, 2));
+	ASSERT_EQ(0, run_cmp(_metadata, &a, TH_HOSTCOLL_TREE, 16, 2));
 	a.radix = 16;
-	ASSERT_EQ(0, run_cmp(_metadata, &a, TH_P2P_TREE, 16, 1));
+	ASSERT_EQ(0, run_cmp(_metadata, &a, TH_HOSTCOLL_TREE, 16, 1));
 	a.radix = 4;
 	a.op = TH_NIC_ALU_SUM;
 	a.dtype = TH_NIC_DT_FLOAT64;
-	ASSERT_EQ(0, run_cmp(_metadata, &a, TH_P2P_TREE, 64, 1));
+	ASSERT_EQ(0, run_cmp(_metadata, &a, TH_HOSTCOLL_TREE, 64, 1));
 }
 
 TEST(tree_many_rounds_on_one_handle)
@@ -208,7 +208,7 @@ TEST(tree_many_rounds_on_one_handle)
 				  .dtype = TH_NIC_DT_INT32, .count = 1000,
 				  .radix = 2, .root = 2 };
 
-	ASSERT_EQ(0, run_cmp(_metadata, &a, TH_P2P_TREE, 5, 25));
+	ASSERT_EQ(0, run_cmp(_metadata, &a, TH_HOSTCOLL_TREE, 5, 25));
 }
 
 /* Orders differ, so only order-free cases are compared with the tree. */
@@ -223,19 +223,19 @@ TEST(recdbl_matches_offload)
 			a.count = counts[c];
 			a.op = TH_NIC_ALU_SUM;
 			a.dtype = c & 1 ? TH_NIC_DT_FLOAT64 : TH_NIC_DT_INT64;
-			ASSERT_EQ(0, run_cmp(_metadata, &a, TH_P2P_RECDBL,
+			ASSERT_EQ(0, run_cmp(_metadata, &a, TH_HOSTCOLL_RECDBL,
 					     rd_n[i], 3));
 		}
 		a.count = 77;
 		a.op = TH_NIC_ALU_MAX;
 		a.dtype = TH_NIC_DT_FLOAT32;
-		ASSERT_EQ(0, run_cmp(_metadata, &a, TH_P2P_RECDBL, rd_n[i], 2));
+		ASSERT_EQ(0, run_cmp(_metadata, &a, TH_HOSTCOLL_RECDBL, rd_n[i], 2));
 		a.op = TH_NIC_ALU_BXOR;
 		a.dtype = TH_NIC_DT_UINT16;
-		ASSERT_EQ(0, run_cmp(_metadata, &a, TH_P2P_RECDBL, rd_n[i], 2));
+		ASSERT_EQ(0, run_cmp(_metadata, &a, TH_HOSTCOLL_RECDBL, rd_n[i], 2));
 		a.op = TH_NIC_ALU_PROD;
 		a.dtype = TH_NIC_DT_INT32;
-		ASSERT_EQ(0, run_cmp(_metadata, &a, TH_P2P_RECDBL, rd_n[i], 2));
+		ASSERT_EQ(0, run_cmp(_metadata, &a, TH_HOSTCOLL_RECDBL, rd_n[i], 2));
 	}
 }
 
@@ -247,7 +247,7 @@ struct mt_shared {
 	pthread_barrier_t barrier;
 	uint8_t gathered[MAX_RANKS * 64];
 	const struct th_coll_attr *attr;
-	enum th_p2p_algo algo;
+	enum th_hostcoll_algo algo;
 	unsigned int n;
 	struct th_vport **vp;
 	uint8_t *send[MAX_RANKS], *recv[MAX_RANKS];
@@ -280,9 +280,9 @@ static void *mt_rank_main(void *arg)
 	struct mt_shared *sh = me->sh;
 	size_t bytes = (size_t)sh->attr->count * world_esize[sh->attr->dtype];
 	unsigned int r = me->rank, round;
-	struct th_p2p *p;
+	struct th_hostcoll *p;
 
-	p = th_p2p_create(sh->vp[r], r, sh->n, mt_allgather, me, sh->attr,
+	p = th_hostcoll_create(sh->vp[r], r, sh->n, mt_allgather, me, sh->attr,
 			  sh->algo, sh->send[r], sh->recv[r]);
 	if (!p) {
 		me->ret = -errno;
@@ -291,13 +291,13 @@ static void *mt_rank_main(void *arg)
 	for (round = 0; !me->ret && round < MT_ROUNDS; round++) {
 		/* no barrier: a fast rank's next PUTs must not spoil this one */
 		fill(sh->send[r], bytes, sh->attr->dtype, round * 131 + r * 7 + 1,
-		     sh->algo != TH_P2P_TREE);
+		     sh->algo != TH_HOSTCOLL_TREE);
 		memset(sh->recv[r], 0xdd, bytes);
-		me->ret = th_p2p_run(p, TIMEOUT_NS);
+		me->ret = th_hostcoll_run(p, TIMEOUT_NS);
 		if (!me->ret && memcmp(sh->recv[r], sh->want[round][r], bytes))
 			me->ret = 1;
 	}
-	th_p2p_destroy(p);
+	th_hostcoll_destroy(p);
 	return NULL;
 }
 
@@ -306,7 +306,7 @@ static void *mt_rank_main(void *arg)
  * the same inputs through one host-driven handle per thread.
  */
 static int run_threads(struct __test_metadata *_metadata,
-		       const struct th_coll_attr *a, enum th_p2p_algo algo,
+		       const struct th_coll_attr *a, enum th_hostcoll_algo algo,
 		       unsigned int n)
 {
 	size_t bytes = (size_t)a->count * world_esize[a->dtype];
@@ -339,7 +339,7 @@ static int run_threads(struct __test_metadata *_metadata,
 	for (round = 0; !ret && round < MT_ROUNDS; round++) {
 		for (r = 0; r < n; r++)
 			fill(sh->send[r], bytes, a->dtype, round * 131 + r * 7 + 1,
-			     algo != TH_P2P_TREE);
+			     algo != TH_HOSTCOLL_TREE);
 		ret = th_coll_start(coll);
 		if (!ret)
 			ret = th_coll_wait(coll, TIMEOUT_NS);
@@ -361,7 +361,7 @@ static int run_threads(struct __test_metadata *_metadata,
 		pthread_join(tid[r], NULL);
 		if (rank[r].ret)
 			TH_LOG("%s n %u k %u count %u: rank %u: %s",
-			       th_p2p_algo_name(algo), n, a->radix, a->count, r,
+			       th_hostcoll_algo_name(algo), n, a->radix, a->count, r,
 			       rank[r].ret > 0 ? "result differs" :
 			       th_strerror(rank[r].ret));
 		if (!ret)
@@ -390,12 +390,12 @@ TEST(one_handle_per_rank_threads)
 
 	for (i = 0; i < ARRAY_LEN(mt_n); i++) {
 		a.radix = 2;
-		ASSERT_EQ(0, run_threads(_metadata, &a, TH_P2P_TREE, mt_n[i]));
+		ASSERT_EQ(0, run_threads(_metadata, &a, TH_HOSTCOLL_TREE, mt_n[i]));
 		a.radix = 4;
 		a.root = mt_n[i] / 2;
-		ASSERT_EQ(0, run_threads(_metadata, &a, TH_P2P_TREE, mt_n[i]));
+		ASSERT_EQ(0, run_threads(_metadata, &a, TH_HOSTCOLL_TREE, mt_n[i]));
 		a.root = 0;
-		ASSERT_EQ(0, run_threads(_metadata, &a, TH_P2P_RECDBL, mt_n[i]));
+		ASSERT_EQ(0, run_threads(_metadata, &a, TH_HOSTCOLL_RECDBL, mt_n[i]));
 	}
 }
 
@@ -406,28 +406,28 @@ TEST(bad_attributes_are_refused)
 	struct world w = { 0 };
 
 	ASSERT_EQ(0, world_open(&w, 2));
-	EXPECT_EQ(NULL, th_p2p_create_local(w.vp, 2, &a, NULL, NULL));
+	EXPECT_EQ(NULL, th_hostcoll_create_local(w.vp, 2, &a, NULL, NULL));
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	a.kind = TH_COLL_ALLREDUCE;
 	a.root = 2;
-	EXPECT_EQ(NULL, th_p2p_create_local(w.vp, 2, &a, NULL, NULL));
+	EXPECT_EQ(NULL, th_hostcoll_create_local(w.vp, 2, &a, NULL, NULL));
 	EXPECT_EQ(EINVAL, errno);
 	a.root = 0;
 	a.radix = 1;
-	EXPECT_EQ(NULL, th_p2p_create_local(w.vp, 2, &a, NULL, NULL));
+	EXPECT_EQ(NULL, th_hostcoll_create_local(w.vp, 2, &a, NULL, NULL));
 	EXPECT_EQ(EINVAL, errno);
 	a.radix = 2;
 	a.dtype = TH_NIC_DT_FLOAT32;
 	a.op = TH_NIC_ALU_BXOR;
-	EXPECT_EQ(NULL, th_p2p_create_local(w.vp, 2, &a, NULL, NULL));
+	EXPECT_EQ(NULL, th_hostcoll_create_local(w.vp, 2, &a, NULL, NULL));
 	EXPECT_EQ(EINVAL, errno);
 	a.op = TH_NIC_ALU_SUM;
-	EXPECT_EQ(NULL, th_p2p_create_local_algo(w.vp, 2, &a, TH_P2P_ALGO_MAX,
+	EXPECT_EQ(NULL, th_hostcoll_create_local_algo(w.vp, 2, &a, TH_HOSTCOLL_ALGO_MAX,
 						 NULL, NULL));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-EINVAL, th_p2p_run(NULL, 0));
-	EXPECT_STREQ("p2p-tree", th_p2p_algo_name(TH_P2P_TREE));
-	EXPECT_STREQ("recdbl", th_p2p_algo_name(TH_P2P_RECDBL));
+	EXPECT_EQ(-EINVAL, th_hostcoll_run(NULL, 0));
+	EXPECT_STREQ("p2p-tree", th_hostcoll_algo_name(TH_HOSTCOLL_TREE));
+	EXPECT_STREQ("recdbl", th_hostcoll_algo_name(TH_HOSTCOLL_RECDBL));
 	world_close(&w, 2);
 }
 

@@ -15,8 +15,8 @@
 
 #include "kselftest_harness.h"
 #include "lib_world.h"
-#include "th_place.h"
-#include "thverbs.h"
+#include <thverbs/place.h>
+#include <thverbs/verbs.h>
 
 #define NODES	8
 #define ROUNDS	3

@@ -18,10 +18,10 @@
 
 #include "kselftest_harness.h"
 #include "lib_world.h"
-#include "th_boot.h"
-#include "th_p2p.h"
-#include "th_place.h"
-#include "thverbs.h"
+#include <thverbs/boot.h>
+#include <thverbs/hostcoll.h>
+#include <thverbs/place.h>
+#include <thverbs/verbs.h>
 
 #define WAIT_NS	20000000000ULL
 #define ROUNDS	3
@@ -45,8 +45,8 @@ static struct th_place_model *model(void)
 	unsigned int i;
 	int n = 0;
 
-	devs = th_get_device_list("inproc", &n);
-	th_free_device_list(devs);
+	devs = th_device_list_get("inproc", &n);
+	th_device_list_free(devs);
 	m = n > 0 ? th_place_model_create(n) : NULL;
 	if (!m)
 		return NULL;
@@ -90,14 +90,14 @@ TEST(host_commands_and_waits_cost_the_model)
 	m->wake = WAKE;
 	ASSERT_EQ(0, th_place_timed(m));
 	EXPECT_EQ(0.0, th_place_timed_now());
-	devs = th_get_device_list("inproc", &n);
+	devs = th_device_list_get("inproc", &n);
 	ASSERT_NE(NULL, devs);
-	ctx = th_open_device(devs[0]);
+	ctx = th_device_open(devs[0]);
 	ASSERT_NE(NULL, ctx);
-	vp = th_create_vport(ctx, NULL);
+	vp = th_vport_create(ctx, NULL);
 	ASSERT_NE(NULL, vp);
-	src = th_reg_mr(vp, buf[0], sizeof(buf[0]), 0);
-	dst = th_reg_mr(vp, buf[1], sizeof(buf[1]), TH_NIC_ACCESS_REMOTE_WRITE);
+	src = th_mr_reg(vp, buf[0], sizeof(buf[0]), 0);
+	dst = th_mr_reg(vp, buf[1], sizeof(buf[1]), TH_NIC_ACCESS_REMOTE_WRITE);
 	ASSERT_NE(NULL, src);
 	ASSERT_NE(NULL, dst);
 	memset(buf[0], 0x5a, sizeof(buf[0]));
@@ -133,11 +133,11 @@ TEST(host_commands_and_waits_cost_the_model)
 	EXPECT_EQ(-EINVAL, th_place_timed_advance(-1));
 	EXPECT_EQ(-EINVAL, th_place_timed_advance(INFINITY));
 	th_chain_destroy(c);
-	EXPECT_EQ(0, th_dereg_mr(src));
-	EXPECT_EQ(0, th_dereg_mr(dst));
-	EXPECT_EQ(0, th_destroy_vport(vp));
-	th_close_device(ctx);
-	th_free_device_list(devs);
+	EXPECT_EQ(0, th_mr_dereg(src));
+	EXPECT_EQ(0, th_mr_dereg(dst));
+	EXPECT_EQ(0, th_vport_destroy(vp));
+	th_device_close(ctx);
+	th_device_list_free(devs);
 	ASSERT_EQ(0, th_place_timed(NULL));
 	EXPECT_EQ(-ENOENT, th_place_timed_advance(1));
 	th_place_model_destroy(m);
@@ -223,19 +223,19 @@ static int timed_rank(struct th_boot *b, void *arg)
 	struct th_context *ctx = NULL;
 	struct th_vport *vp = NULL;
 	struct th_coll *coll = NULL;
-	struct th_p2p *p2p = NULL;
+	struct th_hostcoll *p2p = NULL;
 	double t0, want;
 	int ndev = 0, ret;
 
 	if (send)
-		devs = th_get_device_list("inproc", &ndev);
+		devs = th_device_list_get("inproc", &ndev);
 	if (devs && ndev > RANKS)
-		ctx = th_open_device(devs[rank]);
+		ctx = th_device_open(devs[rank]);
 	if (ctx)
-		vp = th_create_vport(ctx, NULL);
+		vp = th_vport_create(ctx, NULL);
 	if (vp && j->p2p)
-		p2p = th_p2p_create(vp, rank, RANKS, boot_allgather, b, &a,
-				    TH_P2P_TREE, send, recv);
+		p2p = th_hostcoll_create(vp, rank, RANKS, boot_allgather, b, &a,
+				    TH_HOSTCOLL_TREE, send, recv);
 	else if (vp)
 		coll = th_coll_create(vp, rank, RANKS, boot_allgather, b, &a,
 				      send, recv);
@@ -246,7 +246,7 @@ static int timed_rank(struct th_boot *b, void *arg)
 		/* every rank meets every round, even after a failure */
 		if (meet(b, &t0) || ret)
 			continue;
-		ret = p2p ? th_p2p_run(p2p, WAIT_NS) : th_coll_start(coll);
+		ret = p2p ? th_hostcoll_run(p2p, WAIT_NS) : th_coll_start(coll);
 		if (!ret && coll)
 			ret = th_coll_wait(coll, WAIT_NS);
 		j->t[round][rank] = th_place_timed_now() - t0;
@@ -258,12 +258,12 @@ static int timed_rank(struct th_boot *b, void *arg)
 		}
 	}
 	th_coll_destroy(coll);
-	th_p2p_destroy(p2p);
+	th_hostcoll_destroy(p2p);
 	if (vp)
-		th_destroy_vport(vp);
+		th_vport_destroy(vp);
 	if (ctx)
-		th_close_device(ctx);
-	th_free_device_list(devs);
+		th_device_close(ctx);
+	th_device_list_free(devs);
 	free(send);
 	j->results[rank] = ret;
 	return ret;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 #define MAXN 300
 

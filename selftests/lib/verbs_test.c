@@ -16,7 +16,7 @@
 #endif
 
 #include "kselftest_harness.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 #define NODES_USED 3
 
@@ -34,17 +34,17 @@ FIXTURE_SETUP(verbs)
 {
 	int i, j;
 
-	self->devs = th_get_device_list(NULL, &self->ndev);
+	self->devs = th_device_list_get(NULL, &self->ndev);
 	ASSERT_NE(NULL, self->devs);
 	ASSERT_GE(self->ndev, NODES_USED);
 	for (i = 0; i < NODES_USED; i++) {
-		self->ctx[i] = th_open_device(self->devs[i]);
+		self->ctx[i] = th_device_open(self->devs[i]);
 		ASSERT_NE(NULL, self->ctx[i]) TH_LOG("open: %s", strerror(errno));
-		self->vp[i] = th_create_vport(self->ctx[i], NULL);
+		self->vp[i] = th_vport_create(self->ctx[i], NULL);
 		ASSERT_NE(NULL, self->vp[i]);
 		for (j = 0; j < 128; j++)
 			self->buf[i][j] = i * 1000 + j;
-		self->mr[i] = th_reg_mr(self->vp[i], self->buf[i],
+		self->mr[i] = th_mr_reg(self->vp[i], self->buf[i],
 					sizeof(self->buf[i]), TH_NIC_ACCESS_ALL);
 		ASSERT_NE(NULL, self->mr[i]);
 	}
@@ -59,13 +59,13 @@ FIXTURE_TEARDOWN(verbs)
 	th_chain_destroy(self->c);
 	for (i = 0; i < NODES_USED; i++) {
 		if (self->mr[i])
-			th_dereg_mr(self->mr[i]);
+			th_mr_dereg(self->mr[i]);
 		if (self->vp[i])
-			th_destroy_vport(self->vp[i]);
+			th_vport_destroy(self->vp[i]);
 		if (self->ctx[i])
-			th_close_device(self->ctx[i]);
+			th_device_close(self->ctx[i]);
 	}
-	th_free_device_list(self->devs);
+	th_device_list_free(self->devs);
 }
 
 static struct th_remote remote_of(struct th_vport *vp, struct th_mr *mr,
@@ -83,13 +83,13 @@ TEST_F(verbs, devices_and_query)
 	struct th_nic_query q;
 
 	/* a context with vports cannot be closed */
-	EXPECT_EQ(-EBUSY, th_close_device(self->ctx[0]));
+	EXPECT_EQ(-EBUSY, th_device_close(self->ctx[0]));
 
 	TH_LOG("provider %s, %d nodes", th_device_provider(self->devs[0]),
 	       self->ndev);
 	EXPECT_EQ(0, strcmp("th_nic1", th_device_name(self->devs[1])));
 	EXPECT_EQ(2, th_device_node(self->devs[2]));
-	ASSERT_EQ(0, th_query_device(self->ctx[1], &q));
+	ASSERT_EQ(0, th_device_query(self->ctx[1], &q));
 	EXPECT_EQ(TH_NIC_ABI_VERSION, q.abi_version);
 	EXPECT_EQ(1, q.node_id);
 	EXPECT_EQ((uint32_t)self->ndev, q.node_count);
@@ -98,7 +98,7 @@ TEST_F(verbs, devices_and_query)
 	EXPECT_EQ(TH_NIC_DESC_SIZE, q.desc_size);
 	EXPECT_EQ(256, q.max_counters);
 	EXPECT_EQ(16, q.max_chain);
-	EXPECT_EQ(NULL, th_get_device_list("no-such-provider", NULL));
+	EXPECT_EQ(NULL, th_device_list_get("no-such-provider", NULL));
 	EXPECT_EQ(EINVAL, errno);
 }
 
@@ -227,7 +227,7 @@ TEST_F(verbs, staged_chains_reach_the_nic_with_one_doorbell)
 	unsigned int bad = 99, i;
 	int n;
 
-	small = th_create_vport(self->ctx[0], &attr);
+	small = th_vport_create(self->ctx[0], &attr);
 	ASSERT_NE(NULL, small);
 	/* 20 one-descriptor chains through a 16-slot SQ: staging rings when full */
 	for (i = 0; i < 20; i++) {
@@ -258,7 +258,7 @@ TEST_F(verbs, staged_chains_reach_the_nic_with_one_doorbell)
 	EXPECT_EQ(100, cqe[0].imm);
 	EXPECT_EQ(0, th_ring_doorbell(small));		/* nothing left staged */
 	EXPECT_EQ(0, th_poll_cq(small, cqe, 32));
-	EXPECT_EQ(0, th_destroy_vport(small));
+	EXPECT_EQ(0, th_vport_destroy(small));
 }
 
 TEST_F(verbs, builder_refuses_what_cannot_be_encoded)
@@ -326,7 +326,7 @@ TEST_F(verbs, cq_full_is_eagain_and_recovers)
 	struct th_vport_attr attr = { .sq_entries = 16, .cq_entries = 4 };
 	struct th_nic_cqe cqe[4];
 
-	small = th_create_vport(self->ctx[0], &attr);
+	small = th_vport_create(self->ctx[0], &attr);
 	ASSERT_NE(NULL, small);
 	ASSERT_EQ(0, th_chain_notify(self->c, 0, 0));
 	ASSERT_EQ(0, th_chain_trigger(self->c, 0, 1, 0));
@@ -337,10 +337,10 @@ TEST_F(verbs, cq_full_is_eagain_and_recovers)
 	ASSERT_EQ(2, th_poll_cq(small, cqe, 4));
 	ASSERT_EQ(0, th_post_chain(small, self->c));
 	ASSERT_EQ(1, th_poll_cq(small, cqe, 4));
-	EXPECT_EQ(0, th_destroy_vport(small));
+	EXPECT_EQ(0, th_vport_destroy(small));
 	/* bad sizes refused */
 	attr.cq_entries = 3;
-	EXPECT_EQ(NULL, th_create_vport(self->ctx[0], &attr));
+	EXPECT_EQ(NULL, th_vport_create(self->ctx[0], &attr));
 	EXPECT_EQ(EINVAL, errno);
 }
 
@@ -379,9 +379,9 @@ TEST_F(verbs, deregistered_and_foreign_keys_fail_at_run_time)
 
 	memcpy(before, self->buf[1], sizeof(before));
 	/* a region without remote write cannot be put into */
-	ASSERT_EQ(0, th_dereg_mr(self->mr[1]));
+	ASSERT_EQ(0, th_mr_dereg(self->mr[1]));
 	self->mr[1] = NULL;
-	ro = th_reg_mr(self->vp[1], self->buf[1], sizeof(self->buf[1]),
+	ro = th_mr_reg(self->vp[1], self->buf[1], sizeof(self->buf[1]),
 		       TH_NIC_ACCESS_LOCAL_WRITE);
 	ASSERT_NE(NULL, ro);
 	dst.rkey = th_mr_rkey(ro);
@@ -394,7 +394,7 @@ TEST_F(verbs, deregistered_and_foreign_keys_fail_at_run_time)
 	EXPECT_EQ(-ENOTCONN, th_post_chain(self->vp[0], self->c));
 	ASSERT_EQ(0, th_post_error(self->vp[0], NULL, &reason));
 	EXPECT_EQ(TH_NIC_REFUSE_VPORT_ERROR, reason);
-	ASSERT_EQ(0, th_dereg_mr(ro));
+	ASSERT_EQ(0, th_mr_dereg(ro));
 	/* and a deregistered key is unknown, from node 2 */
 	th_chain_reset(self->c);
 	ASSERT_EQ(0, th_chain_put(self->c, self->mr[2], 0, &dst, 64, TH_NO_CT,
@@ -403,9 +403,9 @@ TEST_F(verbs, deregistered_and_foreign_keys_fail_at_run_time)
 	ASSERT_EQ(1, th_poll_cq(self->vp[2], &cqe, 1));
 	EXPECT_EQ(-EACCES, cqe.status);
 	EXPECT_EQ(0, memcmp(before, self->buf[1], sizeof(before)));
-	EXPECT_EQ(NULL, th_reg_mr(self->vp[1], self->buf[0], 0, 0));
+	EXPECT_EQ(NULL, th_mr_reg(self->vp[1], self->buf[0], 0, 0));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(NULL, th_reg_mr(self->vp[1], self->buf[0], 8, 1 << 7));
+	EXPECT_EQ(NULL, th_mr_reg(self->vp[1], self->buf[0], 8, 1 << 7));
 	EXPECT_EQ(EINVAL, errno);
 }
 
@@ -422,9 +422,9 @@ TEST_F(verbs, destroyed_peer_fails_its_waiters)
 	ASSERT_EQ(0, th_chain_put(self->c, self->mr[2], 0, &dst, 8, 4, 0));
 	ASSERT_EQ(0, th_chain_trigger(self->c, 0, 1, 0));
 	ASSERT_EQ(0, th_post_chain(self->vp[2], self->c));
-	ASSERT_EQ(0, th_dereg_mr(self->mr[2]));
+	ASSERT_EQ(0, th_mr_dereg(self->mr[2]));
 	self->mr[2] = NULL;
-	ASSERT_EQ(0, th_destroy_vport(self->vp[2]));
+	ASSERT_EQ(0, th_vport_destroy(self->vp[2]));
 	self->vp[2] = NULL;
 	ASSERT_EQ(1, th_poll_cq(self->vp[1], &cqe, 1));
 	EXPECT_EQ(77, cqe.cookie);
@@ -464,17 +464,17 @@ TEST_F(verbs, domains_isolate_their_vports)
 	double b1[16] = { 0 }, b2[16], b3[16];
 	int i, fd;
 
-	dom = th_alloc_domain(self->ctx[1]);
+	dom = th_domain_alloc(self->ctx[1]);
 	ASSERT_NE(NULL, dom);
 	attr.domain = dom;
-	d1 = th_create_vport(self->ctx[1], &attr);
-	d2 = th_create_vport(self->ctx[2], &attr);
+	d1 = th_vport_create(self->ctx[1], &attr);
+	d2 = th_vport_create(self->ctx[2], &attr);
 	ASSERT_NE(NULL, d1);
 	ASSERT_NE(NULL, d2);
 	for (i = 0; i < 16; i++)
 		b2[i] = 100 + i;
-	m1 = th_reg_mr(d1, b1, sizeof(b1), TH_NIC_ACCESS_ALL);
-	m2 = th_reg_mr(d2, b2, sizeof(b2), TH_NIC_ACCESS_ALL);
+	m1 = th_mr_reg(d1, b1, sizeof(b1), TH_NIC_ACCESS_ALL);
+	m2 = th_mr_reg(d2, b2, sizeof(b2), TH_NIC_ACCESS_ALL);
 	ASSERT_NE(NULL, m1);
 	ASSERT_NE(NULL, m2);
 
@@ -497,34 +497,34 @@ TEST_F(verbs, domains_isolate_their_vports)
 	fd = th_domain_fd(dom);
 	if (!strcmp(th_device_provider(self->devs[0]), "kernel")) {
 		ASSERT_LE(0, fd);
-		again = th_import_domain(self->ctx[0], fd);
+		again = th_domain_import(self->ctx[0], fd);
 		ASSERT_NE(NULL, again);
 		attr.domain = again;
-		d3 = th_create_vport(self->ctx[0], &attr);
+		d3 = th_vport_create(self->ctx[0], &attr);
 		ASSERT_NE(NULL, d3);
 		for (i = 0; i < 16; i++)
 			b3[i] = 300 + i;
-		m3 = th_reg_mr(d3, b3, sizeof(b3), TH_NIC_ACCESS_ALL);
+		m3 = th_mr_reg(d3, b3, sizeof(b3), TH_NIC_ACCESS_ALL);
 		ASSERT_NE(NULL, m3);
 		EXPECT_EQ(0, put_status(self->c, d3, m3, d1, m1));
 		EXPECT_EQ(300, b1[0]);
-		EXPECT_EQ(0, th_dealloc_domain(again));
+		EXPECT_EQ(0, th_domain_dealloc(again));
 	} else {
 		EXPECT_EQ(-EOPNOTSUPP, fd);
-		EXPECT_EQ(NULL, th_import_domain(self->ctx[0], 0));
+		EXPECT_EQ(NULL, th_domain_import(self->ctx[0], 0));
 		EXPECT_EQ(EOPNOTSUPP, errno);
 	}
 	/* the handle can go: its vports keep the domain */
-	EXPECT_EQ(0, th_dealloc_domain(dom));
+	EXPECT_EQ(0, th_domain_dealloc(dom));
 	EXPECT_EQ(0, put_status(self->c, d2, m2, d1, m1));
 	if (d3) {
-		th_dereg_mr(m3);
-		th_destroy_vport(d3);
+		th_mr_dereg(m3);
+		th_vport_destroy(d3);
 	}
-	th_dereg_mr(m1);
-	th_dereg_mr(m2);
-	th_destroy_vport(d1);
-	th_destroy_vport(d2);
+	th_mr_dereg(m1);
+	th_mr_dereg(m2);
+	th_vport_destroy(d1);
+	th_vport_destroy(d2);
 }
 
 /*
@@ -538,36 +538,36 @@ TEST_F(verbs, registration_refuses_memory_the_nic_cannot_use)
 	struct th_mr *mr;
 	char *p, *ro;
 
-	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], NULL, page, TH_NIC_ACCESS_ALL));
+	EXPECT_EQ(NULL, th_mr_reg(self->vp[0], NULL, page, TH_NIC_ACCESS_ALL));
 	EXPECT_EQ(EFAULT, errno);
 	p = mmap(NULL, 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, p);
-	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], p, page, 0));
+	EXPECT_EQ(NULL, th_mr_reg(self->vp[0], p, page, 0));
 	EXPECT_EQ(EFAULT, errno);
 	ASSERT_EQ(0, mprotect(p, page, PROT_READ | PROT_WRITE));
-	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], p, 2 * page, TH_NIC_ACCESS_ALL));
+	EXPECT_EQ(NULL, th_mr_reg(self->vp[0], p, 2 * page, TH_NIC_ACCESS_ALL));
 	EXPECT_EQ(EFAULT, errno);
-	mr = th_reg_mr(self->vp[0], p, page, TH_NIC_ACCESS_ALL);
+	mr = th_mr_reg(self->vp[0], p, page, TH_NIC_ACCESS_ALL);
 	ASSERT_NE(NULL, mr);
-	EXPECT_EQ(0, th_dereg_mr(mr));
+	EXPECT_EQ(0, th_mr_dereg(mr));
 	ASSERT_EQ(0, munmap(p, 2 * page));
-	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], p, page, 0));
+	EXPECT_EQ(NULL, th_mr_reg(self->vp[0], p, page, 0));
 	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], (void *)0xffff888000000000ULL,
+	EXPECT_EQ(NULL, th_mr_reg(self->vp[0], (void *)0xffff888000000000ULL,
 				  page, 0));
 	EXPECT_EQ(EFAULT, errno);
 	/* read-only memory: for reading yes, for writing no */
 	ro = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, ro);
-	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], ro, page,
+	EXPECT_EQ(NULL, th_mr_reg(self->vp[0], ro, page,
 				  TH_NIC_ACCESS_LOCAL_WRITE));
 	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(NULL, th_reg_mr(self->vp[0], ro, page,
+	EXPECT_EQ(NULL, th_mr_reg(self->vp[0], ro, page,
 				  TH_NIC_ACCESS_REMOTE_WRITE));
 	EXPECT_EQ(EFAULT, errno);
-	mr = th_reg_mr(self->vp[0], ro, page, TH_NIC_ACCESS_REMOTE_READ);
+	mr = th_mr_reg(self->vp[0], ro, page, TH_NIC_ACCESS_REMOTE_READ);
 	ASSERT_NE(NULL, mr);
-	EXPECT_EQ(0, th_dereg_mr(mr));
+	EXPECT_EQ(0, th_mr_dereg(mr));
 	munmap(ro, page);
 }
 

@@ -216,11 +216,11 @@ static inline int thn_vport_map(struct thn_vport *vp)
 	vp->sq_head = thn_u32_at(vp->sq, c->sq_off.head);
 	vp->sq_tail = thn_u32_at(vp->sq, c->sq_off.tail);
 	vp->sq_mask = *thn_u32_at(vp->sq, c->sq_off.ring_mask);
-	vp->sq_slots = (void *)((char *)vp->sq + c->sq_off.entries);
+	vp->sq_slots = (void *)((char *)vp->sq + c->sq_off.slots);
 	vp->cq_head = thn_u32_at(vp->cq, c->cq_off.head);
 	vp->cq_tail = thn_u32_at(vp->cq, c->cq_off.tail);
 	vp->cq_mask = *thn_u32_at(vp->cq, c->cq_off.ring_mask);
-	vp->cq_slots = (void *)((char *)vp->cq + c->cq_off.entries);
+	vp->cq_slots = (void *)((char *)vp->cq + c->cq_off.slots);
 	return 0;
 }
 

@@ -52,7 +52,7 @@ static void check_ring(struct __test_metadata *_metadata,
 	ASSERT_LE(off->tail + 4, size);
 	ASSERT_LE(off->ring_mask + 4, size);
 	ASSERT_LE(off->ring_entries + 4, size);
-	ASSERT_LE(off->entries + (__u64)entries * slot_size, size);
+	ASSERT_LE(off->slots + (__u64)entries * slot_size, size);
 	EXPECT_EQ(0, off->head % 4);
 	EXPECT_EQ(0, off->tail % 4);
 	EXPECT_NE(off->head, off->tail);

@@ -2,7 +2,7 @@
 /*
  * bench_allreduce.c - 'thbench allreduce': Allreduce latency of the
  * offload (th_coll) against the host-driven baselines on the same NIC (the
- * p2p k-nomial tree and MPICH-style recursive doubling, th_p2p.h) and
+ * p2p k-nomial tree and MPICH-style recursive doubling, th_hostcoll.h) and
  * against MPICH's own MPI_Allreduce, side by side (COLLECTIVES.md,
  * "Benchmark protocol").  One process drives every rank; ranks beyond the
  * provider's nodes share nodes through extra vports.
@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "bench_ranks.h"
-#include "th_p2p.h"
+#include <thverbs/hostcoll.h>
 #include "thbench.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 #define AR_MAX_LIST	32
 #define AR_MAX_RANKS	1024
@@ -216,10 +216,10 @@ static int ar_world_vports(struct ar_world *w, unsigned int n)
 		unsigned int node = r % w->ndev;
 
 		if (!w->ctx[node])
-			w->ctx[node] = th_open_device(w->devs[node]);
+			w->ctx[node] = th_device_open(w->devs[node]);
 		if (!w->ctx[node])
 			return -errno;
-		w->vp[r] = th_create_vport(w->ctx[node], NULL);
+		w->vp[r] = th_vport_create(w->ctx[node], NULL);
 		if (!w->vp[r])
 			return -errno;
 		w->n = r + 1;
@@ -232,7 +232,7 @@ static void ar_world_release(struct ar_world *w)
 	unsigned int r;
 
 	for (r = 0; r < w->n; r++)
-		th_destroy_vport(w->vp[r]);
+		th_vport_destroy(w->vp[r]);
 	w->n = 0;
 }
 
@@ -282,7 +282,7 @@ static int ar_run_nic(struct ar_world *w, enum ar_variant v,
 		      struct ar_stat *st)
 {
 	struct th_coll *coll = NULL;
-	struct th_p2p *p2p = NULL;
+	struct th_hostcoll *p2p = NULL;
 	int i, ret;
 
 	ret = ar_world_vports(w, n);
@@ -291,8 +291,8 @@ static int ar_run_nic(struct ar_world *w, enum ar_variant v,
 					    (void *const *)b->recv);
 		ret = coll ? 0 : -errno;
 	} else if (!ret) {
-		p2p = th_p2p_create_local_algo(w->vp, n, a, v == AR_P2P ?
-					       TH_P2P_TREE : TH_P2P_RECDBL,
+		p2p = th_hostcoll_create_local_algo(w->vp, n, a, v == AR_P2P ?
+					       TH_HOSTCOLL_TREE : TH_HOSTCOLL_RECDBL,
 					       (void *const *)b->send,
 					       (void *const *)b->recv);
 		ret = p2p ? 0 : -errno;
@@ -305,13 +305,13 @@ static int ar_run_nic(struct ar_world *w, enum ar_variant v,
 			if (!ret)
 				ret = th_coll_wait(coll, AR_TIMEOUT_NS);
 		} else {
-			ret = th_p2p_run(p2p, AR_TIMEOUT_NS);
+			ret = th_hostcoll_run(p2p, AR_TIMEOUT_NS);
 		}
 		if (i >= 0)
 			t[i] = br_now_us() - t0;
 	}
 	th_coll_destroy(coll);
-	th_p2p_destroy(p2p);
+	th_hostcoll_destroy(p2p);
 	ar_world_release(w);
 	if (ret) {
 		st->ok = false;
@@ -532,7 +532,7 @@ int thbench_allreduce_main(int argc, char **argv)
 		o.out = NULL;
 		o.plot = false;
 	}
-	w.devs = th_get_device_list(o.provider, &w.ndev);
+	w.devs = th_device_list_get(o.provider, &w.ndev);
 	if (!w.devs || w.ndev < 1) {
 		fprintf(stderr, "thbench allreduce: no devices: %s\n",
 			strerror(errno));
@@ -646,8 +646,8 @@ out:
 	free(rows);
 	for (ni = 0; w.ctx && ni < (unsigned int)w.ndev; ni++)
 		if (w.ctx[ni])
-			th_close_device(w.ctx[ni]);
+			th_device_close(w.ctx[ni]);
 	free(w.ctx);
-	th_free_device_list(w.devs);
+	th_device_list_free(w.devs);
 	return status;
 }

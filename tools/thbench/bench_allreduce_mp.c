@@ -6,7 +6,7 @@
  *   thrun -n 16 thbench allreduce-mp [--sizes LIST] [--radix LIST] [--reps R]
  *
  * Every rank runs the offload (th_coll) and the host-driven p2p tree
- * (th_p2p) on the same sizes; a round's time is the slowest rank's, from a
+ * (th_hostcoll) on the same sizes; a round's time is the slowest rank's, from a
  * common barrier to its completion; rank 0 prints the median and spread
  * over the rounds and the ratio offload / p2p.  Here the p2p tree pays what
  * the offload saves: a host wake-up at every hop.
@@ -18,8 +18,8 @@
 #include <time.h>
 
 #include "thbench.h"
-#include "thverbs.h"
-#include "th_p2p.h"
+#include <thverbs/verbs.h>
+#include <thverbs/hostcoll.h>
 
 #define MP_MAX_LIST	16
 #define MP_TIMEOUT_NS	30000000000ULL
@@ -71,7 +71,7 @@ static int mp_list(const char *s, unsigned long *out)
  * Time @reps rounds of one variant (@coll or @p2p) after @warm untimed
  * ones; every rank takes part; the slowest rank's time per round.
  */
-static int mp_time(struct th_boot *b, struct th_coll *coll, struct th_p2p *p2p,
+static int mp_time(struct th_boot *b, struct th_coll *coll, struct th_hostcoll *p2p,
 		   int warm, int reps, double *out)
 {
 	int size = th_boot_size(b), r, i, ret = 0;
@@ -89,7 +89,7 @@ static int mp_time(struct th_boot *b, struct th_coll *coll, struct th_p2p *p2p,
 			if (!ret)
 				ret = th_coll_wait(coll, MP_TIMEOUT_NS);
 		} else {
-			ret = th_p2p_run(p2p, MP_TIMEOUT_NS);
+			ret = th_hostcoll_run(p2p, MP_TIMEOUT_NS);
 		}
 		t = mp_now_us() - t;
 		if (!ret)
@@ -144,15 +144,15 @@ int thbench_allreduce_mp_main(int argc, char **argv)
 	rank = th_boot_rank(b);
 	toff = calloc(reps, sizeof(double));
 	tp2p = calloc(reps, sizeof(double));
-	devs = th_get_device_list(NULL, &ndev);
-	ctx = devs && ndev ? th_open_device(devs[rank % ndev]) : NULL;
+	devs = th_device_list_get(NULL, &ndev);
+	ctx = devs && ndev ? th_device_open(devs[rank % ndev]) : NULL;
 	/* the job's own domain, when thrun gave it one */
 	if (ctx && th_boot_domain_fd(b) >= 0) {
-		dom = th_import_domain(ctx, th_boot_domain_fd(b));
+		dom = th_domain_import(ctx, th_boot_domain_fd(b));
 		va.domain = dom;
 	}
 	vp = ctx && (th_boot_domain_fd(b) < 0 || dom) ?
-	     th_create_vport(ctx, &va) : NULL;
+	     th_vport_create(ctx, &va) : NULL;
 	if (!vp || !toff || !tp2p) {
 		fprintf(stderr, "thbench allreduce-mp: rank %d: setup: %s\n", rank,
 			strerror(errno));
@@ -177,18 +177,18 @@ int thbench_allreduce_mp_main(int argc, char **argv)
 				.radix = radix[ri],
 			};
 			struct th_coll *coll;
-			struct th_p2p *p2p;
+			struct th_hostcoll *p2p;
 
 			coll = th_coll_create(vp, rank, th_boot_size(b), mp_allgather,
 					      b, &a, send, recv);
 			if (!coll || mp_time(b, coll, NULL, warm, reps, toff))
 				goto err_run;
 			th_coll_destroy(coll);
-			p2p = th_p2p_create(vp, rank, th_boot_size(b), mp_allgather,
-					    b, &a, TH_P2P_TREE, send, recv);
+			p2p = th_hostcoll_create(vp, rank, th_boot_size(b), mp_allgather,
+					    b, &a, TH_HOSTCOLL_TREE, send, recv);
 			if (!p2p || mp_time(b, NULL, p2p, warm, reps, tp2p))
 				goto err_run;
-			th_p2p_destroy(p2p);
+			th_hostcoll_destroy(p2p);
 			if (!rank) {
 				qsort(toff, reps, sizeof(double), mp_cmp);
 				qsort(tp2p, reps, sizeof(double), mp_cmp);
@@ -210,12 +210,12 @@ err_run:
 	fprintf(stderr, "thbench allreduce-mp: rank %d: %s\n", rank, strerror(errno));
 out:
 	if (vp)
-		th_destroy_vport(vp);
+		th_vport_destroy(vp);
 	if (dom)
-		th_dealloc_domain(dom);
+		th_domain_dealloc(dom);
 	if (ctx)
-		th_close_device(ctx);
-	th_free_device_list(devs);
+		th_device_close(ctx);
+	th_device_list_free(devs);
 	free(toff);
 	free(tp2p);
 	th_boot_fini(b);

@@ -16,7 +16,7 @@
 #include "bench_ranks.h"
 #include "nl.h"
 #include "thbench.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 #define FB_MAX_RATES	8
 #define FB_TIMEOUT_NS	10000000000ULL
@@ -228,18 +228,18 @@ int thbench_faults_main(int argc, char **argv)
 	ret = fb_parse(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? 0 : 2;
-	devs = th_get_device_list(o.provider, &ndev);
+	devs = th_device_list_get(o.provider, &ndev);
 	if (!devs || ndev < (int)o.ranks) {
 		fprintf(stderr, "thbench faults: %d nodes, %u ranks need one each\n",
 			ndev, o.ranks);
-		th_free_device_list(devs);
+		th_device_list_free(devs);
 		return 1;
 	}
 	buf = calloc(2 * (size_t)o.ranks * o.count, sizeof(double));
 	ret = buf ? 0 : -ENOMEM;
 	for (r = 0; !ret && r < o.ranks; r++) {
-		ctx[r] = th_open_device(devs[r]);
-		vp[r] = ctx[r] ? th_create_vport(ctx[r], NULL) : NULL;
+		ctx[r] = th_device_open(devs[r]);
+		vp[r] = ctx[r] ? th_vport_create(ctx[r], NULL) : NULL;
 		ret = vp[r] ? 0 : -errno;
 	}
 	f.retries = o.retries;
@@ -285,11 +285,11 @@ int thbench_faults_main(int argc, char **argv)
 	}
 	for (r = 0; r < o.ranks; r++) {
 		if (vp[r])
-			th_destroy_vport(vp[r]);
+			th_vport_destroy(vp[r]);
 		if (ctx[r])
-			th_close_device(ctx[r]);
+			th_device_close(ctx[r]);
 	}
-	th_free_device_list(devs);
+	th_device_list_free(devs);
 	free(buf);
 	return ret || bad ? 1 : 0;
 }

@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "bench_ranks.h"
-#include "th_place.h"
+#include <thverbs/place.h>
 #include "thbench.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 #define PL_MAX_LIST	16
 #define PL_NVAR		(TH_SCHED_NR_ALGS + 2)	/* + trees, sequential */
@@ -255,8 +255,8 @@ static int pl_open(struct th_device **devs, int ndev, struct th_context **ctx,
 		unsigned int node = i % ndev;
 
 		if (!ctx[node])
-			ctx[node] = th_open_device(devs[node]);
-		vps[i] = ctx[node] ? th_create_vport(ctx[node], NULL) : NULL;
+			ctx[node] = th_device_open(devs[node]);
+		vps[i] = ctx[node] ? th_vport_create(ctx[node], NULL) : NULL;
 		if (!vps[i])
 			return -errno;
 	}
@@ -269,7 +269,7 @@ static void pl_close(struct th_vport **vps, unsigned int n)
 
 	for (i = 0; i < n; i++)
 		if (vps[i]) {
-			th_destroy_vport(vps[i]);
+			th_vport_destroy(vps[i]);
 			vps[i] = NULL;
 		}
 }
@@ -301,7 +301,7 @@ static struct th_place_model *pl_fabric_model(const struct th_place_model *m,
  * the same NIC; predicted (the placer's DAG for the offload; a DAG of host
  * steps for p2p: every inner node's host wakes up on its children's data,
  * reduces on the CPU, posts a PUT; on the way down it wakes up and posts
- * one PUT per child), then run: th_coll and th_p2p, ranks as threads, on
+ * one PUT per child), then run: th_coll and th_hostcoll, ranks as threads, on
  * the virtual clock with the model's host costs.  See
  * Documentation/placement.rst.
  */
@@ -371,8 +371,8 @@ static double pl_tianhe_run(const struct th_place_model *m, unsigned int radix,
 	struct br_stat st = { 0 };
 	int ndev = 0, ret = -ENODEV;
 
-	devs = th_get_device_list("inproc", &ndev);
-	th_free_device_list(devs);
+	devs = th_device_list_get("inproc", &ndev);
+	th_device_list_free(devs);
 	if (ndev >= (int)m->nodes)
 		fm = pl_fabric_model(m, ndev);
 	if (fm)
@@ -444,7 +444,7 @@ static int pl_tianhe(void)
 	       "# (LogGP: L = latency, o = post (host) or descriptor (NIC), G = 1 / bandwidth)\n"
 	       "# off_placer: the placer's prediction for its own compile of the Allreduce\n"
 	       "# (which also copies each contribution in and each result out);\n"
-	       "# p2p_model: the DAG of host steps; timed: th_coll and th_p2p run on the\n"
+	       "# p2p_model: the DAG of host steps; timed: th_coll and th_hostcoll run on the\n"
 	       "# in-process provider's virtual clock, ranks as threads, each with its\n"
 	       "# own host clock; microseconds, the slowest rank\n",
 	       m->latency, m->bandwidth, m->descriptor, m->alu[0], m->wake,
@@ -504,7 +504,7 @@ static int pl_scale(const struct pl_opts *o)
 		goto out;
 	if (o->timed)
 		ret = th_place_timed(m);
-	devs = th_get_device_list("inproc", &ndev);
+	devs = th_device_list_get("inproc", &ndev);
 	ctx = devs ? calloc(ndev, sizeof(*ctx)) : NULL;
 	if (ret || !ctx || ndev < (int)o->scale) {
 		fprintf(stderr, "thbench place: %u in-process nodes: %s\n", o->scale,
@@ -541,9 +541,9 @@ static int pl_scale(const struct pl_opts *o)
 out:
 	for (i = 0; ctx && i < (unsigned int)ndev; i++)
 		if (ctx[i])
-			th_close_device(ctx[i]);
+			th_device_close(ctx[i]);
 	free(ctx);
-	th_free_device_list(devs);
+	th_device_list_free(devs);
 	free(vps);
 	free(mem);
 	th_place_jobs_destroy(j);
@@ -590,7 +590,7 @@ int thbench_place_main(int argc, char **argv)
 		o.out = br_default_out("place", outbuf, sizeof(outbuf));
 	if (br_mkdir_p(o.out))
 		o.out = NULL;
-	devs = th_get_device_list(o.provider, &ndev);
+	devs = th_device_list_get(o.provider, &ndev);
 	if (!devs || ndev < 2) {
 		fprintf(stderr, "thbench place: no devices\n");
 		return 1;
@@ -764,13 +764,13 @@ int thbench_place_main(int argc, char **argv)
 out:
 	for (i = 0; i < o.nodes && i < 64; i++)
 		if (vps[i])
-			th_destroy_vport(vps[i]);
+			th_vport_destroy(vps[i]);
 	for (i = 0; ctx && i < (unsigned int)ndev; i++)
 		if (ctx[i])
-			th_close_device(ctx[i]);
+			th_device_close(ctx[i]);
 	free(ctx);
 	free(cells);
 	th_place_model_destroy(base);
-	th_free_device_list(devs);
+	th_device_list_free(devs);
 	return status;
 }

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "thbench.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 static double bench_now_us(void)
 {
@@ -121,7 +121,7 @@ int thbench_post_main(int argc, char **argv)
 		fprintf(stderr, "thbench post: --iters must be at least 10\n");
 		return 2;
 	}
-	devs = th_get_device_list(provider, &ndev);
+	devs = th_device_list_get(provider, &ndev);
 	if (!devs || ndev < 2) {
 		fprintf(stderr, "thbench post: need 2 nodes: %s\n", strerror(errno));
 		return 1;
@@ -129,9 +129,9 @@ int thbench_post_main(int argc, char **argv)
 	t = calloc(iters, sizeof(*t));
 	c = th_chain_create();
 	for (i = 0; i < 2; i++) {
-		ctx[i] = th_open_device(devs[i]);
-		vp[i] = ctx[i] ? th_create_vport(ctx[i], NULL) : NULL;
-		mr[i] = vp[i] ? th_reg_mr(vp[i], buf[i], sizeof(buf[i]),
+		ctx[i] = th_device_open(devs[i]);
+		vp[i] = ctx[i] ? th_vport_create(ctx[i], NULL) : NULL;
+		mr[i] = vp[i] ? th_mr_reg(vp[i], buf[i], sizeof(buf[i]),
 					  TH_NIC_ACCESS_ALL) : NULL;
 		if (!mr[i]) {
 			fprintf(stderr, "thbench post: setup: %s\n", strerror(errno));
@@ -166,14 +166,14 @@ int thbench_post_main(int argc, char **argv)
 out:
 	for (i = 0; i < 2; i++) {
 		if (mr[i])
-			th_dereg_mr(mr[i]);
+			th_mr_dereg(mr[i]);
 		if (vp[i])
-			th_destroy_vport(vp[i]);
+			th_vport_destroy(vp[i]);
 		if (ctx[i])
-			th_close_device(ctx[i]);
+			th_device_close(ctx[i]);
 	}
 	th_chain_destroy(c);
 	free(t);
-	th_free_device_list(devs);
+	th_device_list_free(devs);
 	return ret;
 }

@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "bench_ranks.h"
-#include "th_boot.h"
-#include "th_p2p.h"
-#include "th_place.h"
+#include <thverbs/boot.h>
+#include <thverbs/hostcoll.h>
+#include <thverbs/place.h>
 
 double br_now_us(void)
 {
@@ -76,7 +76,7 @@ static int br_allgather(void *arg, const void *mine, void *all, size_t len)
 }
 
 /* One rank's operation: start, compute, wait; or compute, run. */
-static int br_op(struct br_job *j, struct th_coll *coll, struct th_p2p *p2p)
+static int br_op(struct br_job *j, struct th_coll *coll, struct th_hostcoll *p2p)
 {
 	int ret;
 
@@ -87,7 +87,7 @@ static int br_op(struct br_job *j, struct th_coll *coll, struct th_p2p *p2p)
 	if (p2p) {
 		if (j->compute_us > 0)
 			br_compute(j->compute_us);
-		return th_p2p_run(p2p, BR_TIMEOUT_NS);
+		return th_hostcoll_run(p2p, BR_TIMEOUT_NS);
 	}
 	ret = th_coll_start(coll);
 	if (!ret && j->compute_us > 0)
@@ -142,19 +142,19 @@ static int br_rank(struct th_boot *b, void *arg)
 	struct th_context *ctx = NULL;
 	struct th_vport *vp = NULL;
 	struct th_coll *coll = NULL;
-	struct th_p2p *p2p = NULL;
+	struct th_hostcoll *p2p = NULL;
 	unsigned int i;
 	int rep, ret = -ENOMEM;
 
 	for (i = 0; send && i < count; i++)
 		send[i] = (double)(rank + 1) / 7 + (double)i / 3;
 	if (send)
-		ctx = th_open_device(sh->devs[rank % sh->ndev]);
+		ctx = th_device_open(sh->devs[rank % sh->ndev]);
 	if (ctx)
-		vp = th_create_vport(ctx, NULL);
+		vp = th_vport_create(ctx, NULL);
 	if (vp && j->v == BR_P2P)
-		p2p = th_p2p_create(vp, rank, j->n, br_allgather, b, &j->attr,
-				    TH_P2P_TREE, send, recv);
+		p2p = th_hostcoll_create(vp, rank, j->n, br_allgather, b, &j->attr,
+				    TH_HOSTCOLL_TREE, send, recv);
 	else if (vp)
 		coll = th_coll_create(vp, rank, j->n, br_allgather, b, &j->attr,
 				      send, recv);
@@ -172,11 +172,11 @@ static int br_rank(struct th_boot *b, void *arg)
 		}
 	}
 	th_coll_destroy(coll);
-	th_p2p_destroy(p2p);
+	th_hostcoll_destroy(p2p);
 	if (vp)
-		th_destroy_vport(vp);
+		th_vport_destroy(vp);
 	if (ctx)
-		th_close_device(ctx);
+		th_device_close(ctx);
 	free(send);
 	sh->err[rank] = ret;
 	return ret;
@@ -195,7 +195,7 @@ int br_run_threads(struct br_job *j, struct br_stat *st)
 	j->t0 = calloc((size_t)j->n * j->reps, sizeof(double));
 	sh.err = calloc(j->n, sizeof(int));
 	worst = calloc(j->reps, sizeof(double));
-	sh.devs = th_get_device_list(j->provider, &sh.ndev);
+	sh.devs = th_device_list_get(j->provider, &sh.ndev);
 	if (j->t && j->t0 && sh.err && worst && sh.devs && sh.ndev > 0)
 		ret = th_boot_run_threads(j->n, br_rank, &sh);
 	else if (j->t && j->t0 && sh.err && worst)
@@ -220,7 +220,7 @@ int br_run_threads(struct br_job *j, struct br_stat *st)
 		br_stat_of(st, worst, j->reps);
 	}
 	j->err = ret;
-	th_free_device_list(sh.devs);
+	th_device_list_free(sh.devs);
 	free(worst);
 	free(sh.err);
 	free(j->t);

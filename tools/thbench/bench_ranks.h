@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 #define BR_TIMEOUT_NS	30000000000ULL
 #define BR_MPI_TIMEOUT_S 180

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "th_sched.h"
+#include <thverbs/sched.h>
 #include "thbench.h"
 
 #define NALG		TH_SCHED_NR_ALGS

@@ -4,7 +4,7 @@
  * the text into buffers, MRs, chains and host actions, checking everything
  * that can be checked before the NIC is touched.  Pure C, no library calls,
  * so it is unit-tested on the host (selftests/host/thctl/test_chainfile.c).
- * The format is described in Documentation/man/thctl.1.
+ * The format is described in Documentation/man/man1/thctl.1.
  */
 #ifndef THCTL_CHAINFILE_H
 #define THCTL_CHAINFILE_H
@@ -21,7 +21,7 @@
 #define CF_MAX_DESCS	64	/* per chain; the node's max_chain applies too */
 #define CF_MAX_ACTIONS	1024
 
-/* The fabric the file is checked against (th_query_device's answer). */
+/* The fabric the file is checked against (th_device_query's answer). */
 struct cf_limits {
 	uint32_t nodes;
 	uint32_t max_counters;

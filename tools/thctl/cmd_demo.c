@@ -16,7 +16,7 @@
 
 #include "json.h"
 #include "thctl.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 #define DEMO_MAX_NODES	1024
 #define DEMO_ROUNDS	3
@@ -129,18 +129,18 @@ static void demo_teardown(struct demo *d)
 
 	for (r = 0; d->vp && r < d->n; r++) {
 		if (d->vp[r])
-			th_destroy_vport(d->vp[r]);
+			th_vport_destroy(d->vp[r]);
 		free(d->send ? d->send[r] : NULL);
 		free(d->recv ? d->recv[r] : NULL);
 	}
 	for (r = 0; d->ctx && r < (unsigned int)d->ndev; r++)
 		if (d->ctx[r])
-			th_close_device(d->ctx[r]);
+			th_device_close(d->ctx[r]);
 	free(d->vp);
 	free(d->ctx);
 	free(d->send);
 	free(d->recv);
-	th_free_device_list(d->devs);
+	th_device_list_free(d->devs);
 }
 
 static int demo_fail(struct demo *d, const char *what, int err)
@@ -156,10 +156,10 @@ static int demo_setup(struct demo *d, unsigned int r)
 	unsigned int node = r % d->ndev;
 
 	if (!d->ctx[node])
-		d->ctx[node] = th_open_device(d->devs[node]);
+		d->ctx[node] = th_device_open(d->devs[node]);
 	if (!d->ctx[node])
 		return -errno;
-	d->vp[r] = th_create_vport(d->ctx[node], NULL);
+	d->vp[r] = th_vport_create(d->ctx[node], NULL);
 	d->send[r] = calloc(d->count, sizeof(double));
 	d->recv[r] = calloc(d->count, sizeof(double));
 	if (!d->vp[r])
@@ -232,7 +232,7 @@ static int demo_run(struct demo *dp, const char *provider)
 	double t0, t1 = 0, want;
 	int ret;
 
-	d.devs = th_get_device_list(provider, &d.ndev);
+	d.devs = th_device_list_get(provider, &d.ndev);
 	if (!d.devs || d.ndev < 1) {
 		fprintf(stderr, "thctl demo: no devices: %s\n", strerror(errno));
 		return THCTL_EXIT_FAIL;
@@ -321,7 +321,7 @@ int thctl_demo_main(int argc, char **argv)
 	if (!d.json && !d.stats)
 		return ret;
 	/* the nodes the ranks used: rank r on node r % ndev */
-	devs = th_get_device_list(provider, &ndev);
+	devs = th_device_list_get(provider, &ndev);
 	used = calloc(ndev > 0 ? ndev : 1, sizeof(*used));
 	for (i = 0; used && i < ndev; i++)
 		used[i] = (unsigned int)i < d.n;
@@ -342,6 +342,6 @@ int thctl_demo_main(int argc, char **argv)
 		tj_finish(&j);
 	}
 	free(used);
-	th_free_device_list(devs);
+	th_device_list_free(devs);
 	return ret;
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 #include "thctl.h"
 
 #define PROVIDER_HELP \
@@ -67,7 +67,7 @@ static int dev_args(int argc, char **argv, const char **provider,
 static struct th_device **dev_list(const char *cmd, const char *provider,
 				   int *n)
 {
-	struct th_device **list = th_get_device_list(provider, n);
+	struct th_device **list = th_device_list_get(provider, n);
 
 	if (!list)
 		fprintf(stderr, "thctl %s: no th_nic nodes (provider %s): %s\n",
@@ -141,7 +141,7 @@ int thctl_devices_main(int argc, char **argv)
 	for (i = 0; i < n && !dev_json; i++)
 		printf("%-10s node %-5u provider %s\n", th_device_name(list[i]),
 		       th_device_node(list[i]), th_device_provider(list[i]));
-	th_free_device_list(list);
+	th_device_list_free(list);
 	return n ? THCTL_EXIT_OK : THCTL_EXIT_FAIL;
 }
 
@@ -171,16 +171,16 @@ static int dev_open(const char *cmd, const char *provider, const char *node_s,
 		return THCTL_EXIT_FAIL;
 	*node = dev_index(cmd, "node", node_s, n);
 	if (*node < 0) {
-		th_free_device_list(*list);
+		th_device_list_free(*list);
 		return THCTL_EXIT_USAGE;
 	}
-	*ctx = th_open_device((*list)[*node]);
-	if (!*ctx || th_query_device(*ctx, q)) {
+	*ctx = th_device_open((*list)[*node]);
+	if (!*ctx || th_device_query(*ctx, q)) {
 		fprintf(stderr, "thctl %s: node %ld: %s\n", cmd, *node,
 			th_strerror(-errno));
 		if (*ctx)
-			th_close_device(*ctx);
-		th_free_device_list(*list);
+			th_device_close(*ctx);
+		th_device_list_free(*list);
 		return THCTL_EXIT_FAIL;
 	}
 	return 0;
@@ -252,8 +252,8 @@ int thctl_info_main(int argc, char **argv)
 		return ret;
 	if (dev_json) {
 		info_json(&q, list[node]);
-		th_close_device(ctx);
-		th_free_device_list(list);
+		th_device_close(ctx);
+		th_device_list_free(list);
 		return THCTL_EXIT_OK;
 	}
 	printf("node            %u of %u (%s, provider %s)\n", q.node_id,
@@ -280,7 +280,7 @@ int thctl_info_main(int argc, char **argv)
 	       q.features & TH_NIC_FEAT_INPROC ? " inproc" : "",
 	       q.features & TH_NIC_FEAT_DOMAIN_FD ? " domain_fd" : "",
 	       q.features ? "" : " none");
-	th_close_device(ctx);
-	th_free_device_list(list);
+	th_device_close(ctx);
+	th_device_list_free(list);
 	return THCTL_EXIT_OK;
 }

@@ -17,7 +17,7 @@
 #include "json.h"
 #include "nl.h"
 #include "thctl.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 struct mg_opts {
 	bool json, pretty;

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "th_place.h"
+#include <thverbs/place.h>
 #include "json.h"
 #include "thctl.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 struct thctl_place_opts {
 	const char *jobs;
@@ -246,11 +246,11 @@ static int thctl_place_calibrate(const struct thctl_place_opts *o)
 	struct th_device **devs;
 	int ndev = 0, i, ret = -ENODEV;
 
-	devs = th_get_device_list(o->provider, &ndev);
+	devs = th_device_list_get(o->provider, &ndev);
 	if (devs && ndev >= 2) {
 		for (i = 0, ret = 0; !ret && i < 2; i++) {
-			ctx[i] = th_open_device(devs[i]);
-			vp[i] = ctx[i] ? th_create_vport(ctx[i], NULL) : NULL;
+			ctx[i] = th_device_open(devs[i]);
+			vp[i] = ctx[i] ? th_vport_create(ctx[i], NULL) : NULL;
 			ret = vp[i] ? 0 : -errno;
 		}
 		m = th_place_model_create(o->nodes ? o->nodes : (unsigned int)ndev);
@@ -266,12 +266,12 @@ static int thctl_place_calibrate(const struct thctl_place_opts *o)
 	}
 	for (i = 0; i < 2; i++) {
 		if (vp[i])
-			th_destroy_vport(vp[i]);
+			th_vport_destroy(vp[i]);
 		if (ctx[i])
-			th_close_device(ctx[i]);
+			th_device_close(ctx[i]);
 	}
 	th_place_model_destroy(m);
-	th_free_device_list(devs);
+	th_device_list_free(devs);
 	return ret ? THCTL_EXIT_FAIL : THCTL_EXIT_OK;
 }
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 #include "json.h"
 #include "thctl.h"
 #include "chainfile.h"
@@ -239,12 +239,12 @@ static int post_node(struct post_run *r, uint32_t node)
 
 	if (r->vp[node])
 		return 0;
-	r->ctx[node] = th_open_device(r->devs[node]);
+	r->ctx[node] = th_device_open(r->devs[node]);
 	if (!r->ctx[node]) {
 		snprintf(what, sizeof(what), "open node %u", node);
 		return post_fail(r, what, -errno);
 	}
-	r->vp[node] = th_create_vport(r->ctx[node], NULL);
+	r->vp[node] = th_vport_create(r->ctx[node], NULL);
 	if (!r->vp[node]) {
 		snprintf(what, sizeof(what), "create a vport on node %u", node);
 		return post_fail(r, what, -errno);
@@ -280,7 +280,7 @@ static int post_setup(struct post_run *r)
 		const struct cf_mr *m = &cf->mrs[i];
 		char what[64];
 
-		r->mr[i] = th_reg_mr(r->vp[m->node],
+		r->mr[i] = th_mr_reg(r->vp[m->node],
 				     (char *)r->mem[m->buffer] + m->off, m->len,
 				     m->access);
 		if (!r->mr[i]) {
@@ -321,14 +321,14 @@ static void post_teardown(struct post_run *r)
 	}
 	for (i = 0; i < cf->nmrs; i++)
 		if (r->mr[i])
-			th_dereg_mr(r->mr[i]);
+			th_mr_dereg(r->mr[i]);
 	for (i = 0; i < (unsigned int)r->ndevs; i++) {
 		if (r->vp[i]) {
-			th_destroy_vport(r->vp[i]);
+			th_vport_destroy(r->vp[i]);
 			vports++;
 		}
 		if (r->ctx[i])
-			th_close_device(r->ctx[i]);
+			th_device_close(r->ctx[i]);
 	}
 	for (i = 0; i < cf->nbuffers; i++)
 		free(r->mem[i]);
@@ -632,25 +632,25 @@ int thctl_post_main(int argc, char **argv)
 	}
 
 	run.path = path;
-	run.devs = th_get_device_list(provider, &run.ndevs);
+	run.devs = th_device_list_get(provider, &run.ndevs);
 	if (!run.devs || !run.ndevs) {
 		fprintf(stderr, "thctl post: no th_nic nodes (provider %s): %s\n",
 			provider ? provider : "auto",
 			run.devs ? "none found" : th_strerror(-errno));
-		th_free_device_list(run.devs);
+		th_device_list_free(run.devs);
 		return THCTL_EXIT_FAIL;
 	}
 	/* the limits the file is checked against: node 0's answer */
-	ctx = th_open_device(run.devs[0]);
-	if (!ctx || th_query_device(ctx, &q)) {
+	ctx = th_device_open(run.devs[0]);
+	if (!ctx || th_device_query(ctx, &q)) {
 		fprintf(stderr, "thctl post: cannot query node 0: %s\n",
 			th_strerror(-errno));
 		if (ctx)
-			th_close_device(ctx);
-		th_free_device_list(run.devs);
+			th_device_close(ctx);
+		th_device_list_free(run.devs);
 		return THCTL_EXIT_FAIL;
 	}
-	th_close_device(ctx);
+	th_device_close(ctx);
 	lim.nodes = q.node_count < (uint32_t)run.ndevs ? q.node_count :
 							  (uint32_t)run.ndevs;
 	lim.max_counters = q.max_counters;
@@ -663,7 +663,7 @@ int thctl_post_main(int argc, char **argv)
 				diag.col, diag.msg);
 		else
 			fprintf(stderr, "thctl post: %s: %s\n", path, diag.msg);
-		th_free_device_list(run.devs);
+		th_device_list_free(run.devs);
 		return THCTL_EXIT_USAGE;
 	}
 	run.cf = cf;
@@ -688,6 +688,6 @@ int thctl_post_main(int argc, char **argv)
 	}
 	free(run.used);
 	cf_free(cf);
-	th_free_device_list(run.devs);
+	th_device_list_free(run.devs);
 	return ret;
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "th_sched.h"
+#include <thverbs/sched.h>
 #include "json.h"
 #include "thctl.h"
 

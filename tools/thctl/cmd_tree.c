@@ -7,7 +7,7 @@
 
 #include "json.h"
 #include "thctl.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 static void tree_usage(FILE *f)
 {

@@ -13,7 +13,7 @@
 #include <netlink/msg.h>
 
 #include "nl.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 int thnl_open(struct thnl *n)
 {

@@ -13,7 +13,7 @@
 
 #include "json.h"
 #include "thctl.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 static const struct {
 	const char *name;
@@ -38,13 +38,13 @@ static uint64_t thctl_stat_at(const struct th_stats *st, unsigned int i)
 /* Node @node's totals; -EOPNOTSUPP on th_nic.ko (thctl stat reads those). */
 static int thctl_node_stats(struct th_device *dev, struct th_stats *st)
 {
-	struct th_context *ctx = th_open_device(dev);
+	struct th_context *ctx = th_device_open(dev);
 	int ret;
 
 	if (!ctx)
 		return -errno;
 	ret = th_node_stats(ctx, st);
-	th_close_device(ctx);
+	th_device_close(ctx);
 	return ret;
 }
 

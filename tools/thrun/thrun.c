@@ -30,7 +30,7 @@
 
 #include <linux/th_nic.h>
 
-#include "th_boot.h"
+#include <thverbs/boot.h>
 #include "boot/boot_proto.h"
 
 #define THRUN_DEFAULT_GRACE_S	2.0
@@ -141,7 +141,7 @@ static void usage(FILE *f)
 "Start N processes of prog, one per th_nic node, with TH_RANK (0..N-1),\n"
 "TH_SIZE (N), TH_BOOT (the rendezvous socket) and TH_PROVIDER (when given)\n"
 "in their environment.  They meet through th_boot_init(),\n"
-"th_boot_allgather() and th_boot_barrier() (th_boot.h) to exchange\n"
+"th_boot_allgather() and th_boot_barrier() (thverbs/boot.h) to exchange\n"
 "addresses and keys.  Output passes through; only rank 0 reads stdin.\n"
 "\n"
 "  -n, --np N            number of ranks (nodes), 1..%d\n"
@@ -162,7 +162,7 @@ static void usage(FILE *f)
 "\n"
 "Providers: with \"kernel\" each process opens its node's /dev/th_nic*\n"
 "and the nodes share the module's fabric; the job gets a domain of its own,\n"
-"which each rank takes up with th_boot_domain_fd() and th_import_domain():\n"
+"which each rank takes up with th_boot_domain_fd() and th_domain_import():\n"
 "its vports reach each other and no other job's.  An \"inproc\" fabric is private\n"
 "to each process, so an inproc job of several processes has N separate\n"
 "fabrics: useful to test the bootstrap, not to run collectives across\n"

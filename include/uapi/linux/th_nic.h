@@ -434,7 +434,7 @@ struct th_nic_cqe {
  * @ring_mask: byte offset of the __u32 ring_entries - 1 (read-only)
  * @ring_entries: byte offset of the __u32 slot count, a power of two
  *	(read-only)
- * @entries: byte offset of slot 0; slot i is at entries + (i & mask) * size
+ * @slots: byte offset of slot 0; slot i is at slots + (i & mask) * size
  * @rsvd: zero
  *
  * Indices are free-running; the consumer reads the producer's index with
@@ -446,7 +446,7 @@ struct th_nic_ring_offsets {
 	__u32	tail;
 	__u32	ring_mask;
 	__u32	ring_entries;
-	__u32	entries;
+	__u32	slots;
 	__u32	rsvd[3];
 };
 

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "thverbs_priv.h"
-#include "th_boot.h"
+#include <thverbs/boot.h>
 #include "boot_proto.h"
 #include "boot_priv.h"
 

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "thverbs_priv.h"
-#include "th_boot.h"
+#include <thverbs/boot.h>
 #include "boot_priv.h"
 
 /*

@@ -26,7 +26,7 @@
 
 #include "th_alu.h"
 #include "thverbs_priv.h"
-#include "th_place.h"
+#include <thverbs/place.h>
 
 #define TH_CAL_RUNS	201
 #define TH_CAL_BIG	(1u << 20)
@@ -208,8 +208,8 @@ TH_EXPORT int th_place_calibrate(struct th_vport *a, struct th_vport *b,
 	bufb = calloc(1, 2 * TH_CAL_BIG);
 	if (!c || !bufa || !bufb || !m)
 		goto out;
-	ma = th_reg_mr(a, bufa, 2 * TH_CAL_BIG + 2 * TH_CAL_ALU, TH_NIC_ACCESS_ALL);
-	mb = th_reg_mr(b, bufb, 2 * TH_CAL_BIG, TH_NIC_ACCESS_ALL);
+	ma = th_mr_reg(a, bufa, 2 * TH_CAL_BIG + 2 * TH_CAL_ALU, TH_NIC_ACCESS_ALL);
+	mb = th_mr_reg(b, bufb, 2 * TH_CAL_BIG, TH_NIC_ACCESS_ALL);
 	if (!ma || !mb) {
 		ret = errno ? -errno : -ENOMEM;
 		goto out;
@@ -292,9 +292,9 @@ TH_EXPORT int th_place_calibrate(struct th_vport *a, struct th_vport *b,
 	th_cal_reset(a);
 out:
 	if (ma)
-		th_dereg_mr(ma);
+		th_mr_dereg(ma);
 	if (mb)
-		th_dereg_mr(mb);
+		th_mr_dereg(mb);
 	free(bufa);
 	free(bufb);
 	th_chain_destroy(c);

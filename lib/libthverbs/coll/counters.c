@@ -25,14 +25,14 @@ static const struct th_coll_counter th_coll_counters[] = {
 	{ TH_COLL_CT_B(0), TH_COLL_MAX_SEG, "B(s)", "offload",
 	  "segment s: the result (or the data) may go down "
 	  "(counters 9, 11, 13 ...)" },
-	{ TH_P2P_CT_R, 1, "R", "p2p-tree",
+	{ TH_HOSTCOLL_CT_R, 1, "R", "p2p-tree",
 	  "children's contributions arrived" },
-	{ TH_P2P_CT_B, 1, "B", "p2p-tree", "the result arrived from the parent" },
-	{ TH_P2P_CT_PRE, 1, "PRE", "recdbl", "the extra even rank's vector" },
-	{ TH_P2P_CT_RES, 1, "RES", "recdbl", "the result from the odd rank" },
-	{ TH_P2P_CT_SENT, 1, "SENT", "p2p-tree, recdbl",
+	{ TH_HOSTCOLL_CT_B, 1, "B", "p2p-tree", "the result arrived from the parent" },
+	{ TH_HOSTCOLL_CT_PRE, 1, "PRE", "recdbl", "the extra even rank's vector" },
+	{ TH_HOSTCOLL_CT_RES, 1, "RES", "recdbl", "the result from the odd rank" },
+	{ TH_HOSTCOLL_CT_SENT, 1, "SENT", "p2p-tree, recdbl",
 	  "this rank's own PUTs completed: their sources may be reused" },
-	{ TH_P2P_CT_STEP(0), TH_P2P_MAX_STEPS, "STEP(s)", "recdbl",
+	{ TH_HOSTCOLL_CT_STEP(0), TH_HOSTCOLL_MAX_STEPS, "STEP(s)", "recdbl",
 	  "the partner's partial result of step s arrived" },
 };
 

@@ -17,14 +17,14 @@
 #define TH_COLL_CT_B(s)		(9 + 2 * (s))	/* segment s: may go down */
 #define TH_COLL_MAX_SEG		100
 
-/* th_p2p: 216 ... 255 */
-#define TH_P2P_CT_R		216	/* tree: children's contributions */
-#define TH_P2P_CT_B		217	/* tree: the result from the parent */
-#define TH_P2P_CT_PRE		218	/* recdbl: the extra even rank's send */
-#define TH_P2P_CT_RES		219	/* recdbl: the result from the odd rank */
-#define TH_P2P_CT_SENT		220	/* this rank's own PUTs completed */
-#define TH_P2P_CT_STEP(s)	(224 + (s))	/* recdbl: step s arrived */
-#define TH_P2P_MAX_STEPS	32
-#define TH_P2P_NEED_CTS		256
+/* th_hostcoll: 216 ... 255 */
+#define TH_HOSTCOLL_CT_R		216	/* tree: children's contributions */
+#define TH_HOSTCOLL_CT_B		217	/* tree: the result from the parent */
+#define TH_HOSTCOLL_CT_PRE		218	/* recdbl: the extra even rank's send */
+#define TH_HOSTCOLL_CT_RES		219	/* recdbl: the result from the odd rank */
+#define TH_HOSTCOLL_CT_SENT		220	/* this rank's own PUTs completed */
+#define TH_HOSTCOLL_CT_STEP(s)	(224 + (s))	/* recdbl: step s arrived */
+#define TH_HOSTCOLL_MAX_STEPS	32
+#define TH_HOSTCOLL_NEED_CTS		256
 
 #endif /* TH_COLL_COUNTERS_H */

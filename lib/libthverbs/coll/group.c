@@ -91,7 +91,7 @@ static struct th_mr *th_group_reg(struct th_vport *vp, void **buf, void **own,
 			return NULL;
 		*buf = *own;
 	}
-	return th_reg_mr(vp, *buf, bytes ? bytes : 8, TH_NIC_ACCESS_ALL);
+	return th_mr_reg(vp, *buf, bytes ? bytes : 8, TH_NIC_ACCESS_ALL);
 }
 
 int th_group_rank_register(struct th_group *g, struct th_group_rank *rk,
@@ -104,7 +104,7 @@ int th_group_rank_register(struct th_group *g, struct th_group_rank *rk,
 	errno = 0;
 	rk->send_mr = th_group_reg(rk->vp, &rk->send, &rk->own_send, g->bytes);
 	rk->recv_mr = th_group_reg(rk->vp, &rk->recv, &rk->own_recv, g->bytes);
-	rk->scratch_mr = th_reg_mr(rk->vp, rk->scratch, rk->scratch_bytes,
+	rk->scratch_mr = th_mr_reg(rk->vp, rk->scratch, rk->scratch_bytes,
 				   TH_NIC_ACCESS_ALL);
 	if (!rk->send_mr || !rk->recv_mr || !rk->scratch_mr)
 		return errno ? -errno : -ENOMEM;
@@ -191,11 +191,11 @@ void th_group_fini(struct th_group *g)
 		struct th_group_rank *rk = &g->local[i];
 
 		if (rk->send_mr)
-			th_dereg_mr(rk->send_mr);
+			th_mr_dereg(rk->send_mr);
 		if (rk->recv_mr)
-			th_dereg_mr(rk->recv_mr);
+			th_mr_dereg(rk->recv_mr);
 		if (rk->scratch_mr)
-			th_dereg_mr(rk->scratch_mr);
+			th_mr_dereg(rk->scratch_mr);
 		free(rk->own_send);
 		free(rk->own_recv);
 		free(rk->scratch);

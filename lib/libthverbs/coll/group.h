@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * group.h - the ranks behind a collective handle, shared by the offload
- * (coll.c) and the host-driven baselines (p2p.c): who each rank is, its
+ * (coll.c) and the host-driven baselines (hostcoll.c): who each rank is, its
  * place in the k-nomial tree, its registered send, recv and scratch
  * memory, what every rank publishes to the others, the exchange of that
  * with one process (or thread) per rank, and the teardown.
@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 /* What a rank publishes so that others can address it. */
 struct th_group_peer {

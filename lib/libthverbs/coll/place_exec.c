@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * place_exec.c - running a placement (th_place.h): every copy of a task in
+ * place_exec.c - running a placement (thverbs/place.h): every copy of a task in
  * the schedule becomes a chain on its node's vport, compiled into the
  * collectives' plan object (plan.c) and posted once as re-arming chains.
  * A round is the hosts' increments of their contributions' counters; the

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "group.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 struct th_plan_step {
 	unsigned int local;	/* index into the group's local ranks */

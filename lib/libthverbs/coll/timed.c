@@ -11,7 +11,7 @@
 
 #include "inproc.h"
 #include "thverbs_priv.h"
-#include "th_place.h"
+#include <thverbs/place.h>
 #include "timed.h"
 
 /* Femtoseconds, rounded to the nearest. */

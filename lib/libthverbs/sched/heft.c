@@ -5,28 +5,6 @@
 
 #include "sched_priv.h"
 
-int th_sched_bottom_levels(const struct th_dag *dag, double *out)
-{
-	unsigned int i, j;
-
-	if (!dag->finalized)
-		return -EINVAL;
-	for (i = dag->ntasks; i-- > 0;) {
-		unsigned int v = dag->topo[i];
-		double best = 0;
-
-		for (j = dag->succ_off[v]; j < dag->succ_off[v + 1]; j++) {
-			const struct th_dag_edge *e = &dag->edges[dag->succ[j]];
-			double r = e->cost + out[e->to];
-
-			if (r > best)
-				best = r;
-		}
-		out[v] = th_dag_mean_cost(dag, v) + best;
-	}
-	return 0;
-}
-
 struct th_heft_key {
 	const double *rank;
 };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * jobs.c - the offload jobs the placer places (th_place.h): collectives
+ * jobs.c - the offload jobs the placer places (thverbs/place.h): collectives
  * over member sets and DAGs of offloadable steps, built through the API or
  * parsed from the job file format, every error at its line and column.
  */

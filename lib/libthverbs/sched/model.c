@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * model.c - the fabric cost model of the placer (th_place.h): per-node ALU
+ * model.c - the fabric cost model of the placer (thverbs/place.h): per-node ALU
  * rates, the per-descriptor cost, link latency and bandwidth, and the
  * host's costs for the timed mode; defaults, the model file format and
  * the costs of a REDUCE and a PUT.
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "parse.h"
-#include "th_place.h"
+#include <thverbs/place.h>
 
 #define TH_MODEL_DEF_ALU	2e9	/* operand bytes/s */
 #define TH_MODEL_DEF_DESC	2e-7	/* s per descriptor */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * place.c - the multi-job placer (SCHEDULING.md, "Placing offload jobs";
- * th_place.h): every job becomes part of one DAG whose costs come from the
+ * thverbs/place.h): every job becomes part of one DAG whose costs come from the
  * fabric cost model, the DAG is scheduled, and each job's finish, its
  * slowdown against running alone and the unfairness are predicted; the
  * baselines place each job on its own k-nomial tree, together or one
@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "place_priv.h"
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 /* Tasks of one job in the merged DAG: [first, first + n). */
 struct th_place_build {

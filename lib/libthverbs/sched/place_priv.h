@@ -3,7 +3,7 @@
 #ifndef TH_PLACE_PRIV_H
 #define TH_PLACE_PRIV_H
 
-#include "th_place.h"
+#include <thverbs/place.h>
 
 struct th_place_dstep {
 	char *name;

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "th_sched.h"
+#include <thverbs/sched.h>
 
 #define TH_NONE		0xffffffffu
 
@@ -108,7 +108,7 @@ static inline bool th_sched_mask_test(const struct th_sched *s,
 
 /*
  * Cross-file helpers are hidden: libthverbs.so's version script exports
- * th_*, and only th_sched.h is the API.
+ * th_*, and only thverbs/sched.h is the API.
  */
 #pragma GCC visibility push(hidden)
 

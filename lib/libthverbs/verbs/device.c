@@ -25,7 +25,7 @@ static const struct th_provider_ops *th_provider_by_name(const char *name)
 	return NULL;
 }
 
-TH_EXPORT struct th_device **th_get_device_list(const char *provider, int *num)
+TH_EXPORT struct th_device **th_device_list_get(const char *provider, int *num)
 {
 	const struct th_provider_ops *ops = th_provider_by_name(provider);
 	struct th_device **list;
@@ -46,7 +46,7 @@ TH_EXPORT struct th_device **th_get_device_list(const char *provider, int *num)
 	for (i = 0; i < n; i++) {
 		list[i] = calloc(1, sizeof(**list));
 		if (!list[i]) {
-			th_free_device_list(list);
+			th_device_list_free(list);
 			errno = ENOMEM;
 			return NULL;
 		}
@@ -59,7 +59,7 @@ TH_EXPORT struct th_device **th_get_device_list(const char *provider, int *num)
 	return list;
 }
 
-TH_EXPORT void th_free_device_list(struct th_device **list)
+TH_EXPORT void th_device_list_free(struct th_device **list)
 {
 	int i;
 
@@ -85,7 +85,7 @@ TH_EXPORT uint32_t th_device_node(const struct th_device *dev)
 	return dev->node;
 }
 
-TH_EXPORT struct th_context *th_open_device(struct th_device *dev)
+TH_EXPORT struct th_context *th_device_open(struct th_device *dev)
 {
 	struct th_context *ctx = calloc(1, sizeof(*ctx));
 	int ret;
@@ -107,7 +107,7 @@ TH_EXPORT struct th_context *th_open_device(struct th_device *dev)
 	return ctx;
 }
 
-TH_EXPORT int th_close_device(struct th_context *ctx)
+TH_EXPORT int th_device_close(struct th_context *ctx)
 {
 	if (!ctx)
 		return -EINVAL;
@@ -118,7 +118,7 @@ TH_EXPORT int th_close_device(struct th_context *ctx)
 	return 0;
 }
 
-TH_EXPORT int th_query_device(struct th_context *ctx, struct th_nic_query *attr)
+TH_EXPORT int th_device_query(struct th_context *ctx, struct th_nic_query *attr)
 {
 	return ctx->dev.ops->query(ctx, attr);
 }

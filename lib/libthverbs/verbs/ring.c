@@ -23,12 +23,12 @@ void th_ring_attach(struct th_vport *vp)
 	vp->sq_tail = th_ring_u32(vp->sq, in->sq_off.tail);
 	vp->sq_mask = *th_ring_u32(vp->sq, in->sq_off.ring_mask);
 	vp->sq_entries = *th_ring_u32(vp->sq, in->sq_off.ring_entries);
-	vp->sq_slots = (void *)((char *)vp->sq + in->sq_off.entries);
+	vp->sq_slots = (void *)((char *)vp->sq + in->sq_off.slots);
 	vp->cq_head = th_ring_u32(vp->cq, in->cq_off.head);
 	vp->cq_tail = th_ring_u32(vp->cq, in->cq_off.tail);
 	vp->cq_mask = *th_ring_u32(vp->cq, in->cq_off.ring_mask);
 	vp->cq_entries = *th_ring_u32(vp->cq, in->cq_off.ring_entries);
-	vp->cq_slots = (void *)((char *)vp->cq + in->cq_off.entries);
+	vp->cq_slots = (void *)((char *)vp->cq + in->cq_off.slots);
 }
 
 /*

@@ -10,7 +10,7 @@
 
 #include <pthread.h>
 
-#include "thverbs.h"
+#include <thverbs/verbs.h>
 
 #define TH_EXPORT __attribute__((visibility("default")))
 

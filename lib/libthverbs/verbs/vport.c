@@ -27,12 +27,12 @@ static struct th_domain *th_domain_new(struct th_context *ctx, int fd)
 	return d;
 }
 
-TH_EXPORT struct th_domain *th_alloc_domain(struct th_context *ctx)
+TH_EXPORT struct th_domain *th_domain_alloc(struct th_context *ctx)
 {
 	return th_domain_new(ctx, -1);
 }
 
-TH_EXPORT struct th_domain *th_import_domain(struct th_context *ctx, int fd)
+TH_EXPORT struct th_domain *th_domain_import(struct th_context *ctx, int fd)
 {
 	if (fd < 0) {
 		errno = EBADF;
@@ -47,7 +47,7 @@ TH_EXPORT int th_domain_fd(const struct th_domain *d)
 }
 
 /* Vports created in @d keep the domain alive: this only drops the handle. */
-TH_EXPORT int th_dealloc_domain(struct th_domain *d)
+TH_EXPORT int th_domain_dealloc(struct th_domain *d)
 {
 	if (!d)
 		return -EINVAL;
@@ -56,7 +56,7 @@ TH_EXPORT int th_dealloc_domain(struct th_domain *d)
 	return 0;
 }
 
-TH_EXPORT struct th_vport *th_create_vport(struct th_context *ctx,
+TH_EXPORT struct th_vport *th_vport_create(struct th_context *ctx,
 					   const struct th_vport_attr *attr)
 {
 	struct th_domain *dom = attr ? attr->domain : NULL;
@@ -87,7 +87,7 @@ TH_EXPORT struct th_vport *th_create_vport(struct th_context *ctx,
 	return vp;
 }
 
-TH_EXPORT int th_destroy_vport(struct th_vport *vp)
+TH_EXPORT int th_vport_destroy(struct th_vport *vp)
 {
 	int ret;
 
@@ -112,12 +112,12 @@ TH_EXPORT uint32_t th_vport_index(const struct th_vport *vp)
 	return vp->index;
 }
 
-TH_EXPORT int th_vport_fd(const struct th_vport *vp)
+TH_EXPORT int th_vport_node_fd(const struct th_vport *vp)
 {
 	return vp->ctx->dev.ops->vport_fd(vp);
 }
 
-TH_EXPORT struct th_mr *th_reg_mr(struct th_vport *vp, void *addr, size_t len,
+TH_EXPORT struct th_mr *th_mr_reg(struct th_vport *vp, void *addr, size_t len,
 				  unsigned int access)
 {
 	struct th_nic_mr_reg r = {
@@ -143,7 +143,7 @@ TH_EXPORT struct th_mr *th_reg_mr(struct th_vport *vp, void *addr, size_t len,
 	return mr;
 }
 
-TH_EXPORT int th_dereg_mr(struct th_mr *mr)
+TH_EXPORT int th_mr_dereg(struct th_mr *mr)
 {
 	struct th_nic_mr_dereg r;
 	int ret;

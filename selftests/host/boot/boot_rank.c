@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "th_boot.h"
+#include <thverbs/boot.h>
 
 /* Reachable at exit, so LeakSanitizer stays quiet on the failure paths. */
 static struct th_boot *boot;

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "th_boot.h"
+#include <thverbs/boot.h>
 #include "boot/boot_proto.h"
 
 #ifndef TH_THRUN

@@ -126,7 +126,7 @@ int th_t_post(struct th_ipf_vport *vp, const struct th_nic_desc *d, u32 n,
 	u32 *tailp = th_t_u32(vp->sq_mem, vp->cfg.sq_off.tail);
 	u32 mask = *th_t_u32(vp->sq_mem, vp->cfg.sq_off.ring_mask);
 	struct th_nic_desc *slots = (void *)((char *)vp->sq_mem +
-					     vp->cfg.sq_off.entries);
+					     vp->cfg.sq_off.slots);
 	u32 tail = *tailp, i;
 	struct th_nic_doorbell scratch;
 
@@ -142,7 +142,7 @@ u32 th_t_cq_drain(struct th_ipf_vport *vp, struct th_nic_cqe *out, u32 max)
 	u32 *tailp = th_t_u32(vp->cq_mem, vp->cfg.cq_off.tail);
 	u32 mask = *th_t_u32(vp->cq_mem, vp->cfg.cq_off.ring_mask);
 	struct th_nic_cqe *slots = (void *)((char *)vp->cq_mem +
-					    vp->cfg.cq_off.entries);
+					    vp->cfg.cq_off.slots);
 	u32 head = *headp, tail = __atomic_load_n(tailp, __ATOMIC_ACQUIRE), n = 0;
 
 	while (head != tail && n < max)

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "th_place.h"
+#include <thverbs/place.h>
 
 static struct th_place_jobs *parse(const char *text, struct th_dag_diag *d)
 {

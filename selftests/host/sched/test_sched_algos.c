@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "th_sched.h"
+#include <thverbs/sched.h>
 
 #define EXPECT_CLOSE(a, b, tol)						\
 	EXPECT_TRUE(fabs((double)(a) - (double)(b)) <= (tol))		\

@@ -15,7 +15,7 @@
 
 #include "kselftest_harness.h"
 #include "sched_priv.h"
-#include "th_sched.h"
+#include <thverbs/sched.h>
 
 static uint64_t rng(uint64_t *s)
 {

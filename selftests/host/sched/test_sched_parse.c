@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "th_place.h"
-#include "th_sched.h"
+#include <thverbs/place.h>
+#include <thverbs/sched.h>
 
 #ifndef TH_SHARED_DEFAULT
 #define TH_SHARED_DEFAULT "../shared"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "th_sched.h"
+#include <thverbs/sched.h>
 
 static uint64_t rng(uint64_t *s)
 {

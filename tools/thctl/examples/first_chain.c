@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <thverbs.h>
+#include <thverbs/verbs.h>
 
 #define COUNT		8
 #define CT_GO		0	/* node 0: the host says "go" */
@@ -40,14 +40,14 @@ int main(void)
 	int i, n, ret;
 
 	/* 1. Two nodes of the provider TH_PROVIDER names (kernel or inproc). */
-	list = th_get_device_list(NULL, &n);
+	list = th_device_list_get(NULL, &n);
 	if (!list || n < 2)
 		return fail("need two nodes", list ? -ENODEV : -errno);
 	for (i = 0; i < 2; i++) {
-		ctx[i] = th_open_device(list[i]);
+		ctx[i] = th_device_open(list[i]);
 		if (!ctx[i])
 			return fail("open a node", -errno);
-		vp[i] = th_create_vport(ctx[i], NULL);
+		vp[i] = th_vport_create(ctx[i], NULL);
 		if (!vp[i])
 			return fail("create a vport", -errno);
 	}
@@ -61,8 +61,8 @@ int main(void)
 		src[i] = 1.5 + i;
 		dst_buf[i] = 0;
 	}
-	src_mr = th_reg_mr(vp[0], src, COUNT * sizeof(double), 0);
-	dst_mr = th_reg_mr(vp[1], dst_buf, COUNT * sizeof(double),
+	src_mr = th_mr_reg(vp[0], src, COUNT * sizeof(double), 0);
+	dst_mr = th_mr_reg(vp[1], dst_buf, COUNT * sizeof(double),
 			   TH_NIC_ACCESS_REMOTE_WRITE);
 	if (!src_mr || !dst_mr)
 		return fail("register memory", -errno);
@@ -118,13 +118,13 @@ int main(void)
 
 	/* 6. Tear down in reverse order. */
 	th_chain_destroy(chain);
-	th_dereg_mr(src_mr);
-	th_dereg_mr(dst_mr);
+	th_mr_dereg(src_mr);
+	th_mr_dereg(dst_mr);
 	for (i = 0; i < 2; i++) {
-		th_destroy_vport(vp[i]);
-		th_close_device(ctx[i]);
+		th_vport_destroy(vp[i]);
+		th_device_close(ctx[i]);
 	}
-	th_free_device_list(list);
+	th_device_list_free(list);
 	free(src);
 	free(dst_buf);
 	return ret;
