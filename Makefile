@@ -26,10 +26,13 @@ KSRC	:= $(B)/ksrc
 KSFT	:= $(KSRC)/tools/testing/selftests
 
 SHELL	:= /bin/bash
+# The release: the tools' --version, the module's MODULE_VERSION, the
+# library's file name (libthverbs.so.$(VERSION)), libthverbs.pc, the packages.
+VERSION	:= $(shell cat $(TOP)/VERSION)
 CC	?= gcc
 CPPFLAGS := -I$(TOP)/include/uapi -I$(TOP)/driver/trigger \
 	    -I$(TOP)/lib/libthverbs/include -I$(TOP)/lib/libthverbs \
-	    -D_GNU_SOURCE
+	    -D_GNU_SOURCE -DTH_VERSION='"$(VERSION)"'
 WARNFLAGS := -Wall -Wextra -Werror
 CFLAGS	?= -O2 -g
 CFLAGS	+= -std=gnu11 $(WARNFLAGS) -fPIC -pthread

@@ -1,9 +1,17 @@
 #!/bin/sh
 # deps.sh - install the Debian packages the project needs, when missing.
-# Usage: scripts/deps.sh [host|vm|bench|debug|all]   (default: all)
+# Usage: scripts/deps.sh [demo|host|vm|bench|debug|pkg|all]   (default: all)
+#   demo   what `make run` needs: a compiler, make, libnl (thctl's netlink)
+#   host   the host tests and lint: adds sparse, clang (fuzzing), the kernel
+#          source (kselftest harness, checkpatch), docutils
+#   vm     the module and its tests in QEMU: kernel headers and image, QEMU
+#   bench  MPICH (the MPI baseline) and gnuplot
+#   debug  what building the debug kernel needs
+#   pkg    building and checking the Debian packages
 # Runs apt-get update once per machine, and only when something is missing.
 set -eu
 
+demo_pkgs="gcc make libc6-dev pkg-config libnl-3-dev libnl-genl-3-dev"
 host_pkgs="build-essential make gcc libc6-dev linux-libc-dev linux-source-6.1 sparse perl python3 python3-docutils clang libclang-rt-14-dev"
 vm_pkgs="linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio kmod xz-utils"
 bench_pkgs="mpich libmpich-dev gnuplot-nox"
@@ -11,13 +19,17 @@ lib_pkgs="libnl-3-dev libnl-genl-3-dev"
 # the debug kernel (scripts/debug-kernel.sh) builds from linux-source-6.1
 debug_pkgs="flex bison bc libelf-dev libssl-dev"
 
+pkg_pkgs="dpkg-dev debhelper dh-dkms dkms lintian fakeroot pkg-config"
+
 case "${1:-all}" in
+demo)	want="$demo_pkgs" ;;
+pkg)	want="$pkg_pkgs" ;;
 host)	want="$host_pkgs $lib_pkgs" ;;
 vm)	want="$vm_pkgs" ;;
 debug)	want="$debug_pkgs" ;;
 bench)	want="$bench_pkgs" ;;
-all)	want="$host_pkgs $lib_pkgs $vm_pkgs $bench_pkgs $debug_pkgs" ;;
-*)	echo "usage: $0 [host|vm|bench|debug|all]" >&2; exit 2 ;;
+all)	want="$demo_pkgs $host_pkgs $lib_pkgs $vm_pkgs $bench_pkgs $debug_pkgs $pkg_pkgs" ;;
+*)	echo "usage: $0 [demo|host|vm|bench|debug|pkg|all]" >&2; exit 2 ;;
 esac
 
 missing=""
