@@ -9,7 +9,7 @@ FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
 FUZZ_DIR	:= $(B)/fuzz
 FUZZ_FLAGS	:= -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
-		   -fno-omit-frame-pointer -pthread $(CPPFLAGS) \
+		   -fno-omit-frame-pointer -pthread $(TH_CPPFLAGS) \
 		   -I$(TOP)/selftests/host/lib -I$(TOP)/selftests/common \
 		   -I$(TOP)/tools/thctl -w
 FUZZ_PARSERS	:= chainfile thdag stg jobs model

@@ -1,8 +1,9 @@
 # libthverbs.mk - the userspace library: the verbs API (verbs/), its two
 # providers (providers/kernel/, providers/inproc/: the in-process fabric and
-# its provider), collectives (coll/), the scheduler (sched/, see sched.mk)
-# and the trigger engine, as a shared library that exports only th_*
-# (libthverbs.map) and a static archive for static tools.
+# its provider), collectives (coll/), the bootstrap (boot/), the scheduler
+# (sched/, see sched.mk) and the trigger engine, as a shared library whose
+# exports are exactly the functions libthverbs.map names, and a static
+# archive for static programs (the VM's tools).
 IPF_SRCS	:= $(sort $(wildcard lib/libthverbs/providers/inproc/*.c))
 IPF_OBJS	:= $(IPF_SRCS:%.c=$(O)/%.o)
 IPF_SAN_OBJS	:= $(IPF_SRCS:%.c=$(S)/%.o)
@@ -11,26 +12,50 @@ VERBS_SRCS	:= $(sort $(wildcard lib/libthverbs/verbs/*.c \
 		     lib/libthverbs/coll/*.c lib/libthverbs/boot/*.c))
 VERBS_OBJS	:= $(VERBS_SRCS:%.c=$(O)/%.o)
 VERBS_SAN_OBJS	:= $(VERBS_SRCS:%.c=$(S)/%.o)
-CPPFLAGS	+= -I$(TOP)/lib/libthverbs/providers/inproc -I$(TOP)/lib/libthverbs/verbs
+TH_CPPFLAGS	+= -I$(TOP)/lib/libthverbs/providers/inproc -I$(TOP)/lib/libthverbs/verbs
 
-LIBTHVERBS_SO	:= $(B)/lib/libthverbs.so.1
+# The shared library's file carries the release (libthverbs.so.1.0.0); its
+# SONAME only the ABI's major (libthverbs.so.1), bumped when an exported
+# function changes incompatibly.
+LIBTHVERBS_SOMAJOR := 1
+LIBTHVERBS_SONAME  := libthverbs.so.$(LIBTHVERBS_SOMAJOR)
+LIBTHVERBS_SO	:= $(B)/lib/libthverbs.so.$(VERSION)
 LIBTHVERBS_A	:= $(B)/lib/libthverbs.a
-LIBTHVERBS_OBJS	= $(VERBS_OBJS) $(IPF_OBJS) $(ENGINE_OBJS) $(SCHED_OBJS)
+LIBTHVERBS_MAP	:= $(TOP)/lib/libthverbs/libthverbs.map
+LIBTHVERBS_OBJS	:= $(VERBS_OBJS) $(IPF_OBJS) $(ENGINE_OBJS) $(SCHED_OBJS)
 ALL_TARGETS	+= $(LIBTHVERBS_SO) $(LIBTHVERBS_A)
 
-# Within the library, symbols are hidden unless marked TH_EXPORT.
-$(VERBS_OBJS): CFLAGS += -fvisibility=hidden
+# Everything in the library is hidden but what the public headers declare
+# (they push default visibility while THVERBS_BUILD is defined), and the
+# version script then exports those by name.
+$(LIBTHVERBS_OBJS): TH_CFLAGS += -fvisibility=hidden
+$(LIBTHVERBS_OBJS): TH_CPPFLAGS += -DTHVERBS_BUILD
 
-$(LIBTHVERBS_SO): $(LIBTHVERBS_OBJS) lib/libthverbs/libthverbs.map
+$(LIBTHVERBS_SO): $(LIBTHVERBS_OBJS) $(LIBTHVERBS_MAP)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libthverbs.so.1 \
-		-Wl,--version-script=$(TOP)/lib/libthverbs/libthverbs.map \
-		-o $@ $(LIBTHVERBS_OBJS) $(LDLIBS)
-	ln -sf libthverbs.so.1 $(B)/lib/libthverbs.so
+	$(CC) $(TH_CFLAGS) $(CFLAGS) $(LDFLAGS) -shared \
+		-Wl,-soname,$(LIBTHVERBS_SONAME) -Wl,-z,defs \
+		-Wl,--version-script=$(LIBTHVERBS_MAP) \
+		-o $@ $(LIBTHVERBS_OBJS) $(TH_LDLIBS)
+	ln -sf $(notdir $@) $(B)/lib/$(LIBTHVERBS_SONAME)
+	ln -sf $(LIBTHVERBS_SONAME) $(B)/lib/libthverbs.so
 
 $(LIBTHVERBS_A): $(LIBTHVERBS_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
-THCTL_EXTRA_OBJS += $(VERBS_OBJS) $(IPF_OBJS)
-THBENCH_EXTRA_OBJS += $(VERBS_OBJS) $(IPF_OBJS)
+# Tools link the shared library like any program (-lthverbs).  In the build
+# tree they find it through a RUNPATH of $ORIGIN/../lib (build/bin beside
+# build/lib); `make install` relinks them without one (install.mk).
+TH_TOOL_LIBS	:= -L$(B)/lib -lthverbs
+TH_TOOL_RPATH	:= -Wl,-rpath,'$$ORIGIN/../lib'
+
+# The public line, checked: exports = header declarations = version script,
+# each with a manual page (scripts/check-api.sh), as TAP for the summary.
+.PHONY: apicheck
+apicheck: $(LIBTHVERBS_SO)
+	@mkdir -p $(LOGS)
+	@CC="$(CC)" $(TOP)/scripts/check-api.sh $(B)/lib/$(LIBTHVERBS_SONAME) \
+		$(TOP)/lib/libthverbs/include $(LIBTHVERBS_MAP) \
+		$(TOP)/Documentation/man | tee $(LOGS)/api.tap; \
+		! grep -q '^not ok' $(LOGS)/api.tap

@@ -11,4 +11,4 @@ HOST_TESTS	+= $(HOST_ENGINE_TESTS)
 $(HOST_ENGINE_TESTS): $(BIN)/host/%: $(S)/selftests/host/%.o $(HOST_LIB_OBJS) \
 		$(IPF_SAN_OBJS) $(ENGINE_SAN_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(LDLIBS)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS)

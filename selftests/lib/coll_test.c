@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
+#include <thverbs/hostcoll.h>
 #include <thverbs/verbs.h>
 #include "lib_world.h"
 
@@ -332,6 +333,21 @@ TEST(bad_attributes_are_refused)
 	a.radix = 2;
 	a.dtype = TH_NIC_DT_MAX;
 	EXPECT_EQ(NULL, th_coll_create_local(w.vp, 2, &a, NULL, NULL));
+	/* an extension bit this library does not know: refused, not ignored */
+	a.dtype = TH_NIC_DT_FLOAT64;
+	a.comp_mask = 1u << 31;
+	EXPECT_EQ(NULL, th_coll_create_local(w.vp, 2, &a, NULL, NULL));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(NULL, th_hostcoll_create_local(w.vp, 2, &a, NULL, NULL));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	/* and with the mask clear the same attributes are accepted */
+	a.comp_mask = 0;
+	{
+		struct th_coll *c = th_coll_create_local(w.vp, 2, &a, NULL, NULL);
+
+		ASSERT_NE(NULL, c);
+		th_coll_destroy(c);
+	}
 	world_close(&w, 2);
 }
 

@@ -10,15 +10,15 @@ HOST_TESTS	+= $(LIB_HOST_TESTS)
 $(LIB_HOST_TESTS): $(BIN)/host/%: $(S)/selftests/lib/%.o $(VERBS_SAN_OBJS) $(SCHED_SAN_OBJS) \
 		$(IPF_SAN_OBJS) $(ENGINE_SAN_OBJS) $(S)/tools/thctl/nl.o
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(LDLIBS) $(NL_LIBS)
-$(S)/selftests/lib/%.o: CPPFLAGS += -I$(TOP)/tools/thctl
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS) $(NL_LIBS)
+$(S)/selftests/lib/%.o: TH_CPPFLAGS += -I$(TOP)/tools/thctl
 
 vm-payload: $(LIB_VM_TESTS)
 
 $(LIB_VM_TESTS): $(B)/vm/payload/%: $(TOP)/selftests/lib/%.c $(LIBTHVERBS_A) \
 		$(TOP)/$(NL_CLIENT_SRC) | ksrc
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -I$(TOP)/tools/thctl $(VM_TEST_CFLAGS) -o $@ $< \
+	$(CC) $(TH_CPPFLAGS) -I$(TOP)/tools/thctl $(VM_TEST_CFLAGS) -o $@ $< \
 		$(TOP)/$(NL_CLIENT_SRC) $(LIBTHVERBS_A) $(NL_LIBS) -lm
 
 # thbench, static, so the VM run reports the kernel provider's latencies
@@ -57,7 +57,7 @@ VM_COLL_RANK	:= $(B)/vm/payload/bin/coll_rank
 vm-payload: $(VM_THRUN) $(VM_COLL_RANK)
 $(VM_THRUN): $(BIN)/thrun
 	@mkdir -p $(dir $@)
-	$(CC) -static -O2 -g $(CPPFLAGS) -pthread -o $@ $(TOP)/tools/thrun/thrun.c $(LDLIBS)
+	$(CC) -static -O2 -g $(TH_CPPFLAGS) -pthread -o $@ $(TOP)/tools/thrun/thrun.c $(TH_LDLIBS)
 $(VM_COLL_RANK): $(TOP)/selftests/lib/coll_rank.c $(LIBTHVERBS_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(VM_TEST_CFLAGS) -o $@ $< $(LIBTHVERBS_A) -lm
+	$(CC) $(TH_CPPFLAGS) $(VM_TEST_CFLAGS) -o $@ $< $(LIBTHVERBS_A) -lm

@@ -100,6 +100,13 @@ TEST_F(verbs, devices_and_query)
 	EXPECT_EQ(16, q.max_chain);
 	EXPECT_EQ(NULL, th_device_list_get("no-such-provider", NULL));
 	EXPECT_EQ(EINVAL, errno);
+	/* an extension bit this library does not know: refused, not ignored */
+	{
+		struct th_vport_attr va = { .comp_mask = 1 };
+
+		EXPECT_EQ(NULL, th_vport_create(self->ctx[0], &va));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+	}
 }
 
 TEST_F(verbs, put_fires_the_target_and_completes)

@@ -1,7 +1,7 @@
 # bench.mk - benchmark targets of thbench for 'make bench' (appended to
 # BENCH_TARGETS, which the top Makefile's bench: rule reads after the
 # includes), and where 'thbench allreduce' finds its MPI peer's source.
-$(O)/tools/thbench/bench_allreduce.o: CPPFLAGS += -DTHBENCH_TOP='"$(TOP)"'
+$(O)/tools/thbench/bench_allreduce.o: TH_CPPFLAGS += -DTHBENCH_TOP='"$(TOP)"'
 
 BENCH_ALLREDUCE_ARGS ?= --quick
 BENCH_TARGETS	+= bench-allreduce

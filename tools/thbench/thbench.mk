@@ -1,12 +1,13 @@
 # thbench.mk - the benchmark driver: one subcommand per file (bench_*.c).
 THBENCH_SRCS	:= $(sort $(wildcard tools/thbench/*.c))
 THBENCH_OBJS	:= $(THBENCH_SRCS:%.c=$(O)/%.o)
-ALL_TARGETS	+= $(BIN)/thbench
 
 # faults are set on th_nic.ko over netlink: thctl's client (nl.c), libnl
 THBENCH_OBJS	+= $(O)/tools/thctl/nl.o
-$(THBENCH_OBJS): CPPFLAGS += -I$(TOP)/tools/thctl
+$(THBENCH_OBJS): TH_CPPFLAGS += -I$(TOP)/tools/thctl
 
-$(BIN)/thbench: $(THBENCH_OBJS) $(ENGINE_OBJS) $(THBENCH_EXTRA_OBJS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(NL_LIBS)
+# "thbench alu" times the engine's ALU itself, which the library does not
+# export: the tool compiles that one engine file in.
+TOOLS		+= thbench
+TOOL_OBJS_thbench := $(THBENCH_OBJS) $(O)/driver/trigger/th_alu.o
+TOOL_LIBS_thbench = $(TH_TOOL_LIBS) $(NL_LIBS)

@@ -2,8 +2,7 @@
 # bootstrap rendezvous of lib/libthverbs/boot; needs no library objects.
 THRUN_SRCS	:= $(sort $(wildcard tools/thrun/*.c))
 THRUN_OBJS	:= $(THRUN_SRCS:%.c=$(O)/%.o)
-ALL_TARGETS	+= $(BIN)/thrun
 
-$(BIN)/thrun: $(THRUN_OBJS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+TOOLS		+= thrun
+TOOL_OBJS_thrun	:= $(THRUN_OBJS)
+TOOL_LIBS_thrun =

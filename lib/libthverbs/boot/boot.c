@@ -260,7 +260,7 @@ static int th_boot_connect(struct th_boot *b, const char *path)
 	return 0;
 }
 
-TH_EXPORT struct th_boot *th_boot_init(void)
+struct th_boot *th_boot_init(void)
 {
 	const char *path = getenv("TH_BOOT");
 	const char *single = getenv("TH_SINGLE");
@@ -311,22 +311,22 @@ err_free:
 	return NULL;
 }
 
-TH_EXPORT int th_boot_rank(const struct th_boot *b)
+int th_boot_rank(const struct th_boot *b)
 {
 	return b->rank;
 }
 
-TH_EXPORT int th_boot_size(const struct th_boot *b)
+int th_boot_size(const struct th_boot *b)
 {
 	return b->size;
 }
 
-TH_EXPORT int th_boot_domain_fd(const struct th_boot *b)
+int th_boot_domain_fd(const struct th_boot *b)
 {
 	return b->domain_fd >= 0 ? b->domain_fd : -ENOENT;
 }
 
-TH_EXPORT int th_boot_allgather(struct th_boot *b, const void *mine,
+int th_boot_allgather(struct th_boot *b, const void *mine,
 				void *all, size_t len)
 {
 	struct th_boot_msg m = {
@@ -369,12 +369,12 @@ TH_EXPORT int th_boot_allgather(struct th_boot *b, const void *mine,
 	return 0;
 }
 
-TH_EXPORT int th_boot_barrier(struct th_boot *b)
+int th_boot_barrier(struct th_boot *b)
 {
 	return th_boot_allgather(b, NULL, NULL, 0);
 }
 
-TH_EXPORT void th_boot_fini(struct th_boot *b)
+void th_boot_fini(struct th_boot *b)
 {
 	struct th_boot_msg m = {
 		.magic = TH_BOOT_MAGIC,

@@ -145,7 +145,7 @@ static void *th_team_thread(void *arg)
 	return NULL;
 }
 
-TH_EXPORT int th_boot_run_threads(unsigned int n, th_boot_rank_fn fn,
+int th_boot_run_threads(unsigned int n, th_boot_rank_fn fn,
 				  void *arg)
 {
 	struct th_boot_team t = { .size = n };
@@ -197,7 +197,7 @@ TH_EXPORT int th_boot_run_threads(unsigned int n, th_boot_rank_fn fn,
 	return ret;
 }
 
-TH_EXPORT int th_boot_run(th_boot_rank_fn fn, void *arg)
+int th_boot_run(th_boot_rank_fn fn, void *arg)
 {
 	struct th_boot *b;
 	int n, ret;

@@ -191,7 +191,7 @@ static int th_cal_wake(struct th_vport *vp, struct th_place_model *m)
 	return 0;
 }
 
-TH_EXPORT int th_place_calibrate(struct th_vport *a, struct th_vport *b,
+int th_place_calibrate(struct th_vport *a, struct th_vport *b,
 				 struct th_place_model *m)
 {
 	struct th_mr *ma = NULL, *mb = NULL;

@@ -386,6 +386,8 @@ static int th_coll_check(const struct th_coll_attr *a, unsigned int n)
 {
 	if (!a || !n || a->root >= n || a->radix == 1)
 		return -EINVAL;
+	if (a->comp_mask)
+		return -EOPNOTSUPP;	/* a field this library does not know */
 	if (a->kind != TH_COLL_ALLREDUCE && a->kind != TH_COLL_REDUCE &&
 	    a->kind != TH_COLL_BCAST)
 		return -EINVAL;
@@ -489,7 +491,7 @@ static int th_coll_compile(struct th_coll *cl)
 	return ret ? ret : th_plan_post(&cl->plan, &cl->g);
 }
 
-TH_EXPORT void th_coll_destroy(struct th_coll *cl)
+void th_coll_destroy(struct th_coll *cl)
 {
 	if (!cl)
 		return;
@@ -515,7 +517,7 @@ static struct th_coll *th_coll_fail(struct th_coll *cl, int err)
 	return NULL;
 }
 
-TH_EXPORT struct th_coll *th_coll_create_local(struct th_vport *const *vps,
+struct th_coll *th_coll_create_local(struct th_vport *const *vps,
 					       unsigned int n,
 					       const struct th_coll_attr *attr,
 					       void *const *send,
@@ -542,7 +544,7 @@ TH_EXPORT struct th_coll *th_coll_create_local(struct th_vport *const *vps,
 	return ret ? th_coll_fail(cl, ret) : cl;
 }
 
-TH_EXPORT struct th_coll *th_coll_create(struct th_vport *vp, unsigned int rank,
+struct th_coll *th_coll_create(struct th_vport *vp, unsigned int rank,
 					 unsigned int size,
 					 th_coll_allgather_fn allgather,
 					 void *arg,
@@ -581,7 +583,7 @@ TH_EXPORT struct th_coll *th_coll_create(struct th_vport *vp, unsigned int rank,
  * validated here; with one process driving every rank, the increments
  * run the whole collective before this returns.
  */
-TH_EXPORT int th_coll_start(struct th_coll *cl)
+int th_coll_start(struct th_coll *cl)
 {
 	unsigned int i;
 	int ret = 0;
@@ -653,7 +655,7 @@ static int th_coll_wait_rank(struct th_coll *cl, unsigned int li,
 	return 0;
 }
 
-TH_EXPORT int th_coll_wait(struct th_coll *cl, uint64_t timeout_ns)
+int th_coll_wait(struct th_coll *cl, uint64_t timeout_ns)
 {
 	uint64_t now = th_coll_now_ns();
 	uint64_t deadline = timeout_ns > UINT64_MAX - now ? UINT64_MAX :
@@ -666,7 +668,7 @@ TH_EXPORT int th_coll_wait(struct th_coll *cl, uint64_t timeout_ns)
 	return ret;
 }
 
-TH_EXPORT int th_coll_plan_step(const struct th_coll *cl, unsigned int i,
+int th_coll_plan_step(const struct th_coll *cl, unsigned int i,
 				struct th_coll_step *st)
 {
 	const struct th_plan_step *ps;

@@ -36,7 +36,7 @@ static const struct th_coll_counter th_coll_counters[] = {
 	  "the partner's partial result of step s arrived" },
 };
 
-TH_EXPORT int th_coll_counter_map(unsigned int i, struct th_coll_counter *out)
+int th_coll_counter_map(unsigned int i, struct th_coll_counter *out)
 {
 	if (!out)
 		return -EINVAL;

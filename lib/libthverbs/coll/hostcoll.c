@@ -328,6 +328,8 @@ static int th_hostcoll_check(const struct th_coll_attr *a, unsigned int n,
 {
 	if (!a || !n || a->root >= n || a->radix == 1 || algo >= TH_HOSTCOLL_ALGO_MAX)
 		return -EINVAL;
+	if (a->comp_mask)
+		return -EOPNOTSUPP;	/* a field this library does not know */
 	if (a->kind != TH_COLL_ALLREDUCE)
 		return -EOPNOTSUPP;
 	if (!th_alu_op_valid(a->op, a->dtype))
@@ -420,7 +422,7 @@ static void th_hostcoll_order(struct th_hostcoll *p)
 	}
 }
 
-TH_EXPORT void th_hostcoll_destroy(struct th_hostcoll *p)
+void th_hostcoll_destroy(struct th_hostcoll *p)
 {
 	if (!p)
 		return;
@@ -443,7 +445,7 @@ static struct th_hostcoll *th_hostcoll_fail(struct th_hostcoll *p, int err)
 	return NULL;
 }
 
-TH_EXPORT struct th_hostcoll *
+struct th_hostcoll *
 th_hostcoll_create_local_algo(struct th_vport *const *vps, unsigned int n,
 			 const struct th_coll_attr *attr, enum th_hostcoll_algo algo,
 			 void *const *send, void *const *recv)
@@ -470,7 +472,7 @@ th_hostcoll_create_local_algo(struct th_vport *const *vps, unsigned int n,
 	return p;
 }
 
-TH_EXPORT struct th_hostcoll *th_hostcoll_create_local(struct th_vport *const *vps,
+struct th_hostcoll *th_hostcoll_create_local(struct th_vport *const *vps,
 					     unsigned int n,
 					     const struct th_coll_attr *attr,
 					     void *const *send,
@@ -479,7 +481,7 @@ TH_EXPORT struct th_hostcoll *th_hostcoll_create_local(struct th_vport *const *v
 	return th_hostcoll_create_local_algo(vps, n, attr, TH_HOSTCOLL_TREE, send, recv);
 }
 
-TH_EXPORT struct th_hostcoll *th_hostcoll_create(struct th_vport *vp, unsigned int rank,
+struct th_hostcoll *th_hostcoll_create(struct th_vport *vp, unsigned int rank,
 				       unsigned int size,
 				       th_coll_allgather_fn allgather,
 				       void *arg,
@@ -510,7 +512,7 @@ TH_EXPORT struct th_hostcoll *th_hostcoll_create(struct th_vport *vp, unsigned i
 	return p;
 }
 
-TH_EXPORT int th_hostcoll_run(struct th_hostcoll *p, uint64_t timeout_ns)
+int th_hostcoll_run(struct th_hostcoll *p, uint64_t timeout_ns)
 {
 	unsigned int i;
 	int ret;
@@ -528,7 +530,7 @@ TH_EXPORT int th_hostcoll_run(struct th_hostcoll *p, uint64_t timeout_ns)
 	return ret;
 }
 
-TH_EXPORT const char *th_hostcoll_algo_name(enum th_hostcoll_algo algo)
+const char *th_hostcoll_algo_name(enum th_hostcoll_algo algo)
 {
 	switch (algo) {
 	case TH_HOSTCOLL_TREE:

@@ -431,7 +431,7 @@ static int th_px_check_dag_jobs(struct th_place_exec *x)
 	return 0;
 }
 
-TH_EXPORT void th_place_exec_destroy(struct th_place_exec *x)
+void th_place_exec_destroy(struct th_place_exec *x)
 {
 	unsigned int c;
 
@@ -574,7 +574,7 @@ static int th_px_init(struct th_place_exec *x, struct th_vport *const *vps)
 	return ret;
 }
 
-TH_EXPORT struct th_place_exec *th_place_exec_create(const struct th_place_jobs *j,
+struct th_place_exec *th_place_exec_create(const struct th_place_jobs *j,
 					   const struct th_place_result *r,
 					   struct th_vport *const *vps,
 					   unsigned int nodes)
@@ -623,13 +623,13 @@ static double *th_px_buf(struct th_place_exec *x, uint64_t *arr,
 	       (double *)(x->g.local[node].scratch + off);
 }
 
-TH_EXPORT double *th_place_exec_send(struct th_place_exec *x, unsigned int job,
+double *th_place_exec_send(struct th_place_exec *x, unsigned int job,
 			   unsigned int node)
 {
 	return th_px_buf(x, x->send_off, job, node);
 }
 
-TH_EXPORT double *th_place_exec_recv(struct th_place_exec *x, unsigned int job,
+double *th_place_exec_recv(struct th_place_exec *x, unsigned int job,
 			   unsigned int node)
 {
 	return th_px_buf(x, x->recv_off, job, node);
@@ -660,19 +660,19 @@ static double *th_px_step_buf(struct th_place_exec *x, uint64_t *arr,
 	return (double *)(x->g.local[on].scratch + arr[v]);
 }
 
-TH_EXPORT double *th_place_exec_step_in(struct th_place_exec *x,
+double *th_place_exec_step_in(struct th_place_exec *x,
 					unsigned int job, unsigned int step)
 {
 	return x ? th_px_step_buf(x, x->step_in, job, step) : NULL;
 }
 
-TH_EXPORT double *th_place_exec_step_out(struct th_place_exec *x,
+double *th_place_exec_step_out(struct th_place_exec *x,
 					 unsigned int job, unsigned int step)
 {
 	return x ? th_px_step_buf(x, x->step_out, job, step) : NULL;
 }
 
-TH_EXPORT int th_place_exec_start(struct th_place_exec *x)
+int th_place_exec_start(struct th_place_exec *x)
 {
 	unsigned int c;
 	int ret = 0;
@@ -686,7 +686,7 @@ TH_EXPORT int th_place_exec_start(struct th_place_exec *x)
 	return ret;
 }
 
-TH_EXPORT int th_place_exec_wait(struct th_place_exec *x, uint64_t timeout_ns)
+int th_place_exec_wait(struct th_place_exec *x, uint64_t timeout_ns)
 {
 	struct timespec ts;
 	uint64_t now, deadline;

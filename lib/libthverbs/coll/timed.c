@@ -20,7 +20,7 @@ static u64 th_timed_fs(double seconds)
 	return (u64)(seconds * 1e15 + 0.5);
 }
 
-TH_EXPORT int th_place_timed(const struct th_place_model *m)
+int th_place_timed(const struct th_place_model *m)
 {
 	struct th_ip_timing t = { 0 };
 	u64 *alu;
@@ -49,14 +49,14 @@ TH_EXPORT int th_place_timed(const struct th_place_model *m)
 	return ret;
 }
 
-TH_EXPORT double th_place_timed_now(void)
+double th_place_timed_now(void)
 {
 	u64 host;
 
 	return th_ip_timing_now(&host) ? -1 : host * 1e-15;
 }
 
-TH_EXPORT int th_place_timed_advance(double seconds)
+int th_place_timed_advance(double seconds)
 {
 	if (!(seconds >= 0) || isinf(seconds))
 		return -EINVAL;

@@ -15,7 +15,7 @@ static int th_tree_check(unsigned int n, unsigned int root, unsigned int k,
 	return !n || root >= n || rank >= n || k < 2 ? -EINVAL : 0;
 }
 
-TH_EXPORT int th_tree_parent(unsigned int n, unsigned int root,
+int th_tree_parent(unsigned int n, unsigned int root,
 			     unsigned int k, unsigned int rank)
 {
 	unsigned long long v, p = 1;
@@ -32,7 +32,7 @@ TH_EXPORT int th_tree_parent(unsigned int n, unsigned int root,
 	return (int)((v + root) % n);
 }
 
-TH_EXPORT int th_tree_children(unsigned int n, unsigned int root,
+int th_tree_children(unsigned int n, unsigned int root,
 			       unsigned int k, unsigned int rank,
 			       unsigned int *children, unsigned int max)
 {
@@ -63,7 +63,7 @@ TH_EXPORT int th_tree_children(unsigned int n, unsigned int root,
  * d = ceil(log_k n) digits available, it is d when n exceeds 11...1 (d
  * ones, base k), else d - 1.  So ceil(log_k n) is a bound, met only then.
  */
-TH_EXPORT int th_tree_depth(unsigned int n, unsigned int k)
+int th_tree_depth(unsigned int n, unsigned int k)
 {
 	unsigned long long p = 1, ones = 0;
 	int d = 0;

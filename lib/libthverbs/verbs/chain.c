@@ -11,17 +11,17 @@
 
 #include "thverbs_priv.h"
 
-TH_EXPORT struct th_chain *th_chain_create(void)
+struct th_chain *th_chain_create(void)
 {
 	return calloc(1, sizeof(struct th_chain));
 }
 
-TH_EXPORT void th_chain_destroy(struct th_chain *c)
+void th_chain_destroy(struct th_chain *c)
 {
 	free(c);
 }
 
-TH_EXPORT void th_chain_reset(struct th_chain *c)
+void th_chain_reset(struct th_chain *c)
 {
 	memset(c->d, 0, sizeof(c->d[0]) * c->n);
 	c->n = 0;
@@ -31,7 +31,7 @@ TH_EXPORT void th_chain_reset(struct th_chain *c)
 	c->cookie = 0;
 }
 
-TH_EXPORT unsigned int th_chain_length(const struct th_chain *c)
+unsigned int th_chain_length(const struct th_chain *c)
 {
 	return c->n;
 }
@@ -68,7 +68,7 @@ static int th_chain_bad(struct th_chain *c, int err)
 }
 
 /* Kept aside and written into the first descriptor when posted. */
-TH_EXPORT int th_chain_trigger(struct th_chain *c, uint16_t ct,
+int th_chain_trigger(struct th_chain *c, uint16_t ct,
 			       uint64_t threshold, uint64_t cookie)
 {
 	c->trig_ct = ct;
@@ -77,7 +77,7 @@ TH_EXPORT int th_chain_trigger(struct th_chain *c, uint16_t ct,
 	return 0;
 }
 
-TH_EXPORT int th_chain_comp_ct(struct th_chain *c, uint16_t ct)
+int th_chain_comp_ct(struct th_chain *c, uint16_t ct)
 {
 	if (!c->n)
 		return th_chain_bad(c, -EINVAL);
@@ -110,7 +110,7 @@ static int th_chain_xfer(struct th_chain *c, uint8_t op, const struct th_mr *l,
 	return 0;
 }
 
-TH_EXPORT int th_chain_put(struct th_chain *c, const struct th_mr *src,
+int th_chain_put(struct th_chain *c, const struct th_mr *src,
 			   uint64_t off, const struct th_remote *dst, uint64_t len,
 			   int remote_ct, unsigned int flags)
 {
@@ -118,7 +118,7 @@ TH_EXPORT int th_chain_put(struct th_chain *c, const struct th_mr *src,
 			     flags);
 }
 
-TH_EXPORT int th_chain_get(struct th_chain *c, const struct th_mr *dst,
+int th_chain_get(struct th_chain *c, const struct th_mr *dst,
 			   uint64_t off, const struct th_remote *src, uint64_t len,
 			   unsigned int flags)
 {
@@ -126,7 +126,7 @@ TH_EXPORT int th_chain_get(struct th_chain *c, const struct th_mr *dst,
 			     flags);
 }
 
-TH_EXPORT int th_chain_copy(struct th_chain *c, const struct th_mr *src,
+int th_chain_copy(struct th_chain *c, const struct th_mr *src,
 			    uint64_t soff, const struct th_mr *dst, uint64_t doff,
 			    uint64_t len, unsigned int flags)
 {
@@ -159,7 +159,7 @@ static struct th_nic_desc *th_chain_inline(struct th_chain *c, const void *data,
 	return d;
 }
 
-TH_EXPORT int th_chain_write_inline(struct th_chain *c, const struct th_mr *dst,
+int th_chain_write_inline(struct th_chain *c, const struct th_mr *dst,
 				    uint64_t off, const void *data,
 				    unsigned int len, unsigned int flags)
 {
@@ -172,7 +172,7 @@ TH_EXPORT int th_chain_write_inline(struct th_chain *c, const struct th_mr *dst,
 	return 0;
 }
 
-TH_EXPORT int th_chain_write_inline_remote(struct th_chain *c,
+int th_chain_write_inline_remote(struct th_chain *c,
 					   const struct th_remote *dst,
 					   const void *data, unsigned int len,
 					   int remote_ct, unsigned int flags)
@@ -225,7 +225,7 @@ static struct th_nic_desc *th_chain_reduce_head(struct th_chain *c,
 	return d;
 }
 
-TH_EXPORT int th_chain_reduce(struct th_chain *c, unsigned int op,
+int th_chain_reduce(struct th_chain *c, unsigned int op,
 			      unsigned int dtype, uint32_t count,
 			      const struct th_mr *dst, uint64_t doff,
 			      unsigned int nsrc, const struct th_mr *const *src,
@@ -246,7 +246,7 @@ TH_EXPORT int th_chain_reduce(struct th_chain *c, unsigned int op,
 	return 0;
 }
 
-TH_EXPORT int th_chain_reduce_strided(struct th_chain *c, unsigned int op,
+int th_chain_reduce_strided(struct th_chain *c, unsigned int op,
 				      unsigned int dtype, uint32_t count,
 				      const struct th_mr *dst, uint64_t doff,
 				      const struct th_mr *src, uint64_t base,
@@ -278,19 +278,19 @@ static int th_chain_ct(struct th_chain *c, uint8_t op, uint16_t ct,
 	return 0;
 }
 
-TH_EXPORT int th_chain_ct_inc(struct th_chain *c, uint16_t ct, int64_t delta,
+int th_chain_ct_inc(struct th_chain *c, uint16_t ct, int64_t delta,
 			      unsigned int flags)
 {
 	return th_chain_ct(c, TH_NIC_OP_CT_INC, ct, (uint64_t)delta, flags);
 }
 
-TH_EXPORT int th_chain_ct_set(struct th_chain *c, uint16_t ct, uint64_t value,
+int th_chain_ct_set(struct th_chain *c, uint16_t ct, uint64_t value,
 			      unsigned int flags)
 {
 	return th_chain_ct(c, TH_NIC_OP_CT_SET, ct, value, flags);
 }
 
-TH_EXPORT int th_chain_notify(struct th_chain *c, uint64_t imm,
+int th_chain_notify(struct th_chain *c, uint64_t imm,
 			      unsigned int flags)
 {
 	struct th_nic_desc *d = th_chain_add(c, TH_NIC_OP_NOTIFY, flags);
@@ -305,7 +305,7 @@ TH_EXPORT int th_chain_notify(struct th_chain *c, uint64_t imm,
  * End the chain with REARM: it runs again each time its trigger counter
  * gains @stride more, until cancelled or its vport is destroyed.
  */
-TH_EXPORT int th_chain_rearm(struct th_chain *c, uint64_t stride,
+int th_chain_rearm(struct th_chain *c, uint64_t stride,
 			     unsigned int flags)
 {
 	struct th_nic_desc *d;
@@ -319,7 +319,7 @@ TH_EXPORT int th_chain_rearm(struct th_chain *c, uint64_t stride,
 	return 0;
 }
 
-TH_EXPORT int th_chain_nop(struct th_chain *c, unsigned int flags)
+int th_chain_nop(struct th_chain *c, unsigned int flags)
 {
 	return th_chain_add(c, TH_NIC_OP_NOP, flags) ? 0 : c->err;
 }

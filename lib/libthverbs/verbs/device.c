@@ -25,7 +25,7 @@ static const struct th_provider_ops *th_provider_by_name(const char *name)
 	return NULL;
 }
 
-TH_EXPORT struct th_device **th_device_list_get(const char *provider, int *num)
+struct th_device **th_device_list_get(const char *provider, int *num)
 {
 	const struct th_provider_ops *ops = th_provider_by_name(provider);
 	struct th_device **list;
@@ -59,7 +59,7 @@ TH_EXPORT struct th_device **th_device_list_get(const char *provider, int *num)
 	return list;
 }
 
-TH_EXPORT void th_device_list_free(struct th_device **list)
+void th_device_list_free(struct th_device **list)
 {
 	int i;
 
@@ -70,22 +70,22 @@ TH_EXPORT void th_device_list_free(struct th_device **list)
 	free(list);
 }
 
-TH_EXPORT const char *th_device_name(const struct th_device *dev)
+const char *th_device_name(const struct th_device *dev)
 {
 	return dev->name;
 }
 
-TH_EXPORT const char *th_device_provider(const struct th_device *dev)
+const char *th_device_provider(const struct th_device *dev)
 {
 	return dev->ops->name;
 }
 
-TH_EXPORT uint32_t th_device_node(const struct th_device *dev)
+uint32_t th_device_node(const struct th_device *dev)
 {
 	return dev->node;
 }
 
-TH_EXPORT struct th_context *th_device_open(struct th_device *dev)
+struct th_context *th_device_open(struct th_device *dev)
 {
 	struct th_context *ctx = calloc(1, sizeof(*ctx));
 	int ret;
@@ -107,7 +107,7 @@ TH_EXPORT struct th_context *th_device_open(struct th_device *dev)
 	return ctx;
 }
 
-TH_EXPORT int th_device_close(struct th_context *ctx)
+int th_device_close(struct th_context *ctx)
 {
 	if (!ctx)
 		return -EINVAL;
@@ -118,12 +118,12 @@ TH_EXPORT int th_device_close(struct th_context *ctx)
 	return 0;
 }
 
-TH_EXPORT int th_device_query(struct th_context *ctx, struct th_nic_query *attr)
+int th_device_query(struct th_context *ctx, struct th_nic_query *attr)
 {
 	return ctx->dev.ops->query(ctx, attr);
 }
 
-TH_EXPORT const char *th_refusal_str(unsigned int reason)
+const char *th_refusal_str(unsigned int reason)
 {
 	static const char *const names[TH_NIC_REFUSE_MAX] = {
 		[TH_NIC_REFUSE_NONE] = "not refused",
@@ -152,7 +152,7 @@ TH_EXPORT const char *th_refusal_str(unsigned int reason)
 	return reason < TH_NIC_REFUSE_MAX ? names[reason] : "unknown reason";
 }
 
-TH_EXPORT const char *th_strerror(int err)
+const char *th_strerror(int err)
 {
 	switch (err) {
 	case 0:

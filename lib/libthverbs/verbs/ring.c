@@ -109,7 +109,7 @@ static int th_sq_stage_or_ring_locked(struct th_vport *vp,
 	return ret;
 }
 
-TH_EXPORT int th_post_chain(struct th_vport *vp, struct th_chain *c)
+int th_post_chain(struct th_vport *vp, struct th_chain *c)
 {
 	int ret = th_chain_check(vp, c);
 
@@ -127,7 +127,7 @@ TH_EXPORT int th_post_chain(struct th_vport *vp, struct th_chain *c)
  * Many chains, one system call: stage them, then ring once.  A full SQ
  * rings by itself (so an error of an earlier staged chain may surface here).
  */
-TH_EXPORT int th_stage_chain(struct th_vport *vp, struct th_chain *c)
+int th_stage_chain(struct th_vport *vp, struct th_chain *c)
 {
 	int ret = th_chain_check(vp, c);
 
@@ -139,7 +139,7 @@ TH_EXPORT int th_stage_chain(struct th_vport *vp, struct th_chain *c)
 	return ret;
 }
 
-TH_EXPORT int th_ring_doorbell(struct th_vport *vp)
+int th_ring_doorbell(struct th_vport *vp)
 {
 	int ret;
 
@@ -149,7 +149,7 @@ TH_EXPORT int th_ring_doorbell(struct th_vport *vp)
 	return ret;
 }
 
-TH_EXPORT int th_post_error(const struct th_vport *vp, unsigned int *desc_index,
+int th_post_error(const struct th_vport *vp, unsigned int *desc_index,
 			    unsigned int *reason)
 {
 	if (!vp->refused)
@@ -161,7 +161,7 @@ TH_EXPORT int th_post_error(const struct th_vport *vp, unsigned int *desc_index,
 	return 0;
 }
 
-TH_EXPORT int th_poll_cq(struct th_vport *vp, struct th_nic_cqe *out, int max)
+int th_poll_cq(struct th_vport *vp, struct th_nic_cqe *out, int max)
 {
 	uint32_t head, tail;
 	int n = 0;
@@ -178,7 +178,7 @@ TH_EXPORT int th_poll_cq(struct th_vport *vp, struct th_nic_cqe *out, int max)
 	return n;
 }
 
-TH_EXPORT int th_ct_read(const struct th_vport *vp, uint16_t ct,
+int th_ct_read(const struct th_vport *vp, uint16_t ct,
 			 uint64_t *success, uint64_t *failure)
 {
 	if (ct >= vp->info.ct_count)

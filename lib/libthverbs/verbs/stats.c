@@ -9,7 +9,7 @@
 
 #include "thverbs_priv.h"
 
-TH_EXPORT int th_vport_stats(struct th_vport *vp, struct th_stats *st)
+int th_vport_stats(struct th_vport *vp, struct th_stats *st)
 {
 	if (!vp || !st)
 		return -EINVAL;
@@ -18,7 +18,7 @@ TH_EXPORT int th_vport_stats(struct th_vport *vp, struct th_stats *st)
 	return vp->ctx->dev.ops->vport_stats(vp, st);
 }
 
-TH_EXPORT int th_node_stats(struct th_context *ctx, struct th_stats *st)
+int th_node_stats(struct th_context *ctx, struct th_stats *st)
 {
 	if (!ctx || !st)
 		return -EINVAL;
@@ -27,7 +27,7 @@ TH_EXPORT int th_node_stats(struct th_context *ctx, struct th_stats *st)
 	return ctx->dev.ops->node_stats(ctx, st);
 }
 
-TH_EXPORT int th_fault_set(struct th_context *ctx, const struct th_fault *f)
+int th_fault_set(struct th_context *ctx, const struct th_fault *f)
 {
 	if (!ctx || !f)
 		return -EINVAL;
@@ -36,7 +36,7 @@ TH_EXPORT int th_fault_set(struct th_context *ctx, const struct th_fault *f)
 	return ctx->dev.ops->fault_set(ctx, f);
 }
 
-TH_EXPORT int th_fault_get(struct th_context *ctx, struct th_fault *f)
+int th_fault_get(struct th_context *ctx, struct th_fault *f)
 {
 	if (!ctx || !f)
 		return -EINVAL;

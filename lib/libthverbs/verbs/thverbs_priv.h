@@ -12,8 +12,6 @@
 
 #include <thverbs/verbs.h>
 
-#define TH_EXPORT __attribute__((visibility("default")))
-
 /* The builder's capacity; the NIC refuses chains beyond its max_chain. */
 #define TH_CHAIN_CAP	256
 

@@ -27,12 +27,12 @@ static struct th_domain *th_domain_new(struct th_context *ctx, int fd)
 	return d;
 }
 
-TH_EXPORT struct th_domain *th_domain_alloc(struct th_context *ctx)
+struct th_domain *th_domain_alloc(struct th_context *ctx)
 {
 	return th_domain_new(ctx, -1);
 }
 
-TH_EXPORT struct th_domain *th_domain_import(struct th_context *ctx, int fd)
+struct th_domain *th_domain_import(struct th_context *ctx, int fd)
 {
 	if (fd < 0) {
 		errno = EBADF;
@@ -41,13 +41,13 @@ TH_EXPORT struct th_domain *th_domain_import(struct th_context *ctx, int fd)
 	return th_domain_new(ctx, fd);
 }
 
-TH_EXPORT int th_domain_fd(const struct th_domain *d)
+int th_domain_fd(const struct th_domain *d)
 {
 	return d->fd >= 0 ? d->fd : -EOPNOTSUPP;
 }
 
 /* Vports created in @d keep the domain alive: this only drops the handle. */
-TH_EXPORT int th_domain_dealloc(struct th_domain *d)
+int th_domain_dealloc(struct th_domain *d)
 {
 	if (!d)
 		return -EINVAL;
@@ -56,13 +56,17 @@ TH_EXPORT int th_domain_dealloc(struct th_domain *d)
 	return 0;
 }
 
-TH_EXPORT struct th_vport *th_vport_create(struct th_context *ctx,
+struct th_vport *th_vport_create(struct th_context *ctx,
 					   const struct th_vport_attr *attr)
 {
 	struct th_domain *dom = attr ? attr->domain : NULL;
 	struct th_vport *vp;
 	int ret;
 
+	if (attr && attr->comp_mask) {
+		errno = EOPNOTSUPP;	/* a field this library does not know */
+		return NULL;
+	}
 	if (dom && dom->ops != ctx->dev.ops) {
 		errno = EINVAL;		/* a domain of another provider */
 		return NULL;
@@ -87,7 +91,7 @@ TH_EXPORT struct th_vport *th_vport_create(struct th_context *ctx,
 	return vp;
 }
 
-TH_EXPORT int th_vport_destroy(struct th_vport *vp)
+int th_vport_destroy(struct th_vport *vp)
 {
 	int ret;
 
@@ -102,22 +106,22 @@ TH_EXPORT int th_vport_destroy(struct th_vport *vp)
 	return 0;
 }
 
-TH_EXPORT uint32_t th_vport_node(const struct th_vport *vp)
+uint32_t th_vport_node(const struct th_vport *vp)
 {
 	return vp->ctx->dev.node;
 }
 
-TH_EXPORT uint32_t th_vport_index(const struct th_vport *vp)
+uint32_t th_vport_index(const struct th_vport *vp)
 {
 	return vp->index;
 }
 
-TH_EXPORT int th_vport_node_fd(const struct th_vport *vp)
+int th_vport_node_fd(const struct th_vport *vp)
 {
 	return vp->ctx->dev.ops->vport_fd(vp);
 }
 
-TH_EXPORT struct th_mr *th_mr_reg(struct th_vport *vp, void *addr, size_t len,
+struct th_mr *th_mr_reg(struct th_vport *vp, void *addr, size_t len,
 				  unsigned int access)
 {
 	struct th_nic_mr_reg r = {
@@ -143,7 +147,7 @@ TH_EXPORT struct th_mr *th_mr_reg(struct th_vport *vp, void *addr, size_t len,
 	return mr;
 }
 
-TH_EXPORT int th_mr_dereg(struct th_mr *mr)
+int th_mr_dereg(struct th_mr *mr)
 {
 	struct th_nic_mr_dereg r;
 	int ret;
@@ -159,27 +163,27 @@ TH_EXPORT int th_mr_dereg(struct th_mr *mr)
 	return ret;
 }
 
-TH_EXPORT uint32_t th_mr_lkey(const struct th_mr *mr)
+uint32_t th_mr_lkey(const struct th_mr *mr)
 {
 	return mr->lkey;
 }
 
-TH_EXPORT uint64_t th_mr_rkey(const struct th_mr *mr)
+uint64_t th_mr_rkey(const struct th_mr *mr)
 {
 	return mr->rkey;
 }
 
-TH_EXPORT void *th_mr_addr(const struct th_mr *mr)
+void *th_mr_addr(const struct th_mr *mr)
 {
 	return mr->addr;
 }
 
-TH_EXPORT size_t th_mr_length(const struct th_mr *mr)
+size_t th_mr_length(const struct th_mr *mr)
 {
 	return mr->len;
 }
 
-TH_EXPORT int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
+int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
 			 uint64_t timeout_ns)
 {
 	struct th_nic_ct_wait w = {
@@ -201,18 +205,18 @@ static int th_ct_update(struct th_vport *vp, bool set, uint32_t flags,
 	return vp->ctx->dev.ops->ct_update(vp, set, &u);
 }
 
-TH_EXPORT int th_ct_set(struct th_vport *vp, uint16_t ct, uint64_t success,
+int th_ct_set(struct th_vport *vp, uint16_t ct, uint64_t success,
 			uint64_t failure)
 {
 	return th_ct_update(vp, true, 0, ct, success, failure);
 }
 
-TH_EXPORT int th_ct_inc(struct th_vport *vp, uint16_t ct, int64_t delta)
+int th_ct_inc(struct th_vport *vp, uint16_t ct, int64_t delta)
 {
 	return th_ct_update(vp, false, 0, ct, (uint64_t)delta, 0);
 }
 
-TH_EXPORT int th_ct_fail(struct th_vport *vp, uint16_t ct, uint64_t delta)
+int th_ct_fail(struct th_vport *vp, uint16_t ct, uint64_t delta)
 {
 	return th_ct_update(vp, false, TH_NIC_CT_F_FAILURE, ct, delta, 0);
 }
@@ -228,12 +232,12 @@ static int th_cancel_flags(struct th_vport *vp, uint32_t flags, uint64_t cookie)
 	return ret ? ret : (int)c.cancelled;
 }
 
-TH_EXPORT int th_cancel_all(struct th_vport *vp)
+int th_cancel_all(struct th_vport *vp)
 {
 	return th_cancel_flags(vp, 0, 0);
 }
 
-TH_EXPORT int th_cancel(struct th_vport *vp, uint64_t cookie)
+int th_cancel(struct th_vport *vp, uint64_t cookie)
 {
 	return th_cancel_flags(vp, TH_NIC_CANCEL_F_COOKIE, cookie);
 }

@@ -8,19 +8,19 @@ BOOT_TESTS	:= $(patsubst selftests/host/boot/%.c,$(BIN)/host/boot/%,$(BOOT_TEST_
 HOST_TESTS	+= $(BOOT_TESTS)
 
 COLL_RANK_HOST	:= $(BIN)/host/boot/coll_rank
-$(S)/selftests/host/boot/%.o: CPPFLAGS += -DTH_THRUN='"$(BIN)/thrun"' \
+$(S)/selftests/host/boot/%.o: TH_CPPFLAGS += -DTH_THRUN='"$(BIN)/thrun"' \
 	-DTH_BOOT_RANK='"$(BOOT_RANK)"' -DTH_COLL_RANK='"$(COLL_RANK_HOST)"'
 
 $(BOOT_RANK): $(S)/selftests/host/boot/boot_rank.o $(BOOT_SAN_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(LDLIBS)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS)
 
 # The rank program of the collectives job (selftests/lib/coll_rank.c),
 # whole library, for thrun --threads.
 $(COLL_RANK_HOST): $(S)/selftests/lib/coll_rank.o $(VERBS_SAN_OBJS) $(SCHED_SAN_OBJS) \
 		$(IPF_SAN_OBJS) $(ENGINE_SAN_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(LDLIBS)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS)
 
 # thrun and boot_rank are run, not linked: order-only would not rebuild
 # the test when they change, so they are plain prerequisites, filtered out
@@ -28,4 +28,4 @@ $(COLL_RANK_HOST): $(S)/selftests/lib/coll_rank.o $(VERBS_SAN_OBJS) $(SCHED_SAN_
 $(BOOT_TESTS): $(BIN)/host/boot/%: $(S)/selftests/host/boot/%.o $(BOOT_SAN_OBJS) \
 		$(BIN)/thrun $(BOOT_RANK) $(COLL_RANK_HOST)
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -pthread -o $@ $(filter %.o,$^) $(LDLIBS)
+	$(CC) $(SANFLAGS) -pthread -o $@ $(filter %.o,$^) $(TH_LDLIBS)

@@ -6,13 +6,13 @@ THCTL_TEST_SRCS	:= $(sort $(wildcard selftests/host/thctl/test_*.c))
 THCTL_TESTS	:= $(patsubst selftests/host/thctl/%.c,$(BIN)/host/thctl/%,$(THCTL_TEST_SRCS))
 HOST_TESTS	+= $(THCTL_TESTS)
 
-$(S)/selftests/host/thctl/%.o: CPPFLAGS += -I$(TOP)/tools/thctl \
+$(S)/selftests/host/thctl/%.o: TH_CPPFLAGS += -I$(TOP)/tools/thctl \
 	-DTHCTL_EXAMPLES='"$(TOP)/tools/thctl/examples"'
 
 $(THCTL_TESTS): $(BIN)/host/thctl/%: $(S)/selftests/host/thctl/%.o \
 		$(S)/tools/thctl/chainfile.o
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(LDLIBS)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS)
 
 # The shell test: TAP into $(LOGS)/host-thctl.tap.  TH_PROVIDER picks the
 # provider (inproc on the host; kernel in the VM with the module loaded).

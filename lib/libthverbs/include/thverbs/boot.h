@@ -20,6 +20,11 @@
 extern "C" {
 #endif
 
+/* Building libthverbs: what these headers declare is what it exports. */
+#ifdef THVERBS_BUILD
+#pragma GCC visibility push(default)
+#endif
+
 struct th_boot;
 
 /* Largest job, and largest size * len of one allgather. */
@@ -95,6 +100,10 @@ int th_boot_run(th_boot_rank_fn fn, void *arg);
  * them with -ECONNRESET, and TH_BOOT_TIMEOUT bounds each call.
  */
 int th_boot_run_threads(unsigned int n, th_boot_rank_fn fn, void *arg);
+
+#ifdef THVERBS_BUILD
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

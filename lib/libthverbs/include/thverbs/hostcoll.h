@@ -17,6 +17,11 @@
 extern "C" {
 #endif
 
+/* Building libthverbs: what these headers declare is what it exports. */
+#ifdef THVERBS_BUILD
+#pragma GCC visibility push(default)
+#endif
+
 /**
  * enum th_hostcoll_algo - how the hosts drive the Allreduce
  * @TH_HOSTCOLL_TREE: the offload's k-nomial tree (attr->radix, attr->root):
@@ -75,6 +80,10 @@ int th_hostcoll_run(struct th_hostcoll *p, uint64_t timeout_ns);
 void th_hostcoll_destroy(struct th_hostcoll *p);
 /* "p2p-tree", "recdbl"; NULL for an unknown value. */
 const char *th_hostcoll_algo_name(enum th_hostcoll_algo algo);
+
+#ifdef THVERBS_BUILD
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

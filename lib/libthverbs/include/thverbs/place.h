@@ -25,6 +25,11 @@
 extern "C" {
 #endif
 
+/* Building libthverbs: what these headers declare is what it exports. */
+#ifdef THVERBS_BUILD
+#pragma GCC visibility push(default)
+#endif
+
 #define TH_PLACE_MAX_NODES	4096
 
 /* ---- the fabric cost model ------------------------------------------- */
@@ -317,6 +322,10 @@ int th_place_exec_start(struct th_place_exec *x);
 /* Until every copy on every node has finished the round. */
 int th_place_exec_wait(struct th_place_exec *x, uint64_t timeout_ns);
 void th_place_exec_destroy(struct th_place_exec *x);
+
+#ifdef THVERBS_BUILD
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

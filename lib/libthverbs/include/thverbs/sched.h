@@ -17,6 +17,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Building libthverbs: what these headers declare is what it exports. */
+#ifdef THVERBS_BUILD
+#pragma GCC visibility push(default)
+#endif
+
 struct th_dag;
 struct th_sched;
 
@@ -277,5 +286,13 @@ int th_sched_write_svg(const struct th_sched *s, FILE *f, const char *title);
 int th_sched_write_svg_groups(const struct th_sched *s, FILE *f,
 			      const char *title, const unsigned int *group,
 			      unsigned int ngroups, const char *const *names);
+
+#ifdef THVERBS_BUILD
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TH_SCHED_H */

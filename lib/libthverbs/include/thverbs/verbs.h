@@ -24,6 +24,11 @@
 extern "C" {
 #endif
 
+/* Building libthverbs: what these headers declare is what it exports. */
+#ifdef THVERBS_BUILD
+#pragma GCC visibility push(default)
+#endif
+
 struct th_device;
 struct th_context;
 struct th_domain;
@@ -81,11 +86,17 @@ int th_domain_dealloc(struct th_domain *d);
  * @cq_entries: CQ entries, a power of two; 0 for the maximum
  * @domain: the domain to join, from the same provider; NULL for the
  *	user's own
+ * @comp_mask: which optional fields after it are set; none exist in this
+ *	version, so 0.  A later version appends fields, each with a
+ *	TH_VPORT_ATTR_* bit; a library older than the header refuses a bit it
+ *	does not know with EOPNOTSUPP instead of ignoring the field.
+ *	Zero-initialise the struct ({0} or designated initialisers).
  */
 struct th_vport_attr {
 	uint32_t sq_entries;
 	uint32_t cq_entries;
 	struct th_domain *domain;
+	uint32_t comp_mask;
 };
 
 struct th_vport *th_vport_create(struct th_context *ctx,
@@ -355,6 +366,8 @@ enum th_coll_kind {
  * @root: root rank of the tree
  * @radix: k of the k-nomial tree, >= 2; 0 picks 4
  * @segment: elements per pipelined segment; 0 picks a default
+ * @comp_mask: which optional fields after it are set: 0 in this version
+ *	(as th_vport_attr's; an unknown bit fails with EOPNOTSUPP)
  */
 struct th_coll_attr {
 	enum th_coll_kind kind;
@@ -364,6 +377,7 @@ struct th_coll_attr {
 	unsigned int root;
 	unsigned int radix;
 	uint32_t segment;
+	uint32_t comp_mask;
 };
 
 struct th_coll;
@@ -459,6 +473,10 @@ int th_coll_counter_map(unsigned int i, struct th_coll_counter *out);
 
 /* A message for a negative errno returned by this library. */
 const char *th_strerror(int err);
+
+#ifdef THVERBS_BUILD
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

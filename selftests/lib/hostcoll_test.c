@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * p2p_test.c - the host-driven Allreduce baselines (th_hostcoll.h) through the
+ * hostcoll_test.c - the host-driven Allreduce baselines (th_hostcoll.h) through the
  * public API, one process driving every rank: the p2p tree's results are
  * bit-identical to th_coll's offload on the same vports, tree and inputs;
  * recursive doubling agrees wherever the order of evaluation cannot matter
