@@ -212,6 +212,16 @@ for page in th_vport_create th_post_chain thctl thrun; do
 done
 check $rc "man -w resolves th_vport_create(3), th_post_chain(3), thctl(1), thrun(1)"
 
+# the autopkgtests of the library and the tools (debian/tests), as run
+# against the installed packages
+for t in pkgconfig-hello tools-inproc; do
+	mkdir -p "$work/adt-$t"
+	AUTOPKGTEST_TMP=$work/adt-$t "$src/debian/tests/$t" > "$work/adt-$t.log" 2>&1
+	rc=$?
+	[ $rc = 0 ] || note "$work/adt-$t.log"
+	check $rc "autopkgtest debian/tests/$t"
+done
+
 # ---- 7. DKMS -------------------------------------------------------------------
 # The kernels to build for: those with headers (/lib/modules/<v>/build)
 # that dkms.conf's BUILD_EXCLUSIVE_KERNEL accepts (the others DKMS skips).
