@@ -14,8 +14,9 @@
 # The machine is left as it was found: the th-nic packages, any package
 # apt installed only for them, DKMS's tree and the module are removed again;
 # the build tools of `scripts/deps.sh pkg` and `demo` stay installed, as
-# they do after any deps.sh run.  Refuses to run when a th-nic package is
-# already installed (it would purge someone's installation).
+# they do after any deps.sh run; DKMS's signing key goes too when this run
+# made it.  Refuses to run when a th-nic package is already installed (it
+# would purge someone's installation).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -98,6 +99,11 @@ install_debs() {
 	installed_by_us=1
 	apt install "$@"
 }
+
+# DKMS makes itself a module-signing key (MOK) at its first build; when
+# this run is its first, the key goes again with the packages.
+mok_before=0
+[ -e /var/lib/dkms/mok.key ] && mok_before=1
 
 # ---- 1. build dependencies ------------------------------------------------
 "$top/scripts/deps.sh" pkg > "$work/deps.log" 2>&1 &&
@@ -270,6 +276,9 @@ rc=$?
 [ $rc = 0 ] || note "$work/purge.log"
 remove_pulled_in
 installed_by_us=0
+if [ "$mok_before" = 0 ] && [ -z "$(find /var/lib/dkms -mindepth 1 -maxdepth 1 ! -name 'mok.*' 2>/dev/null)" ]; then
+	rm -f /var/lib/dkms/mok.key /var/lib/dkms/mok.pub
+fi
 left=""
 for p in $pkgs_all; do
 	dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^[ic]' && left="$left $p"
