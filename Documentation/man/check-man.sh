@@ -103,9 +103,13 @@ END {
 	}
 }' "$tmp".i | sort -u)
 
-pages=$(ls "$man"/man*/* 2>/dev/null | grep '/man[0-9][^/]*/[^/]*\.[0-9][a-z]*$')
+pages=
+for p in "$man"/man[0-9]*/*.[0-9]*; do
+	[ -f "$p" ] && pages="$pages $p"
+done
 
-nfn=$(printf '%s\n' $fns | grep -c .)
+nfn=$(printf '%s\n' "$fns" | grep -c .)
+# shellcheck disable=SC2086	# split into one page a line
 npg=$(printf '%s\n' $pages | grep -c .)
 echo "1..$((nfn + npg))"
 
