@@ -85,6 +85,7 @@ fns=$(awk '
 	keep = (index($3, "thverbs/") > 0 && index($3, "linux/") == 0)
 	next
 }
+/^[ \t]*#/ { next }		# #pragma and other directives
 keep { buf = buf " " $0 }
 END {
 	n = split(buf, st, ";")
