@@ -4,6 +4,7 @@
  * and error strings.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,8 +153,15 @@ TH_EXPORT const char *th_refusal_str(unsigned int reason)
 	return reason < TH_NIC_REFUSE_MAX ? names[reason] : "unknown reason";
 }
 
+/*
+ * Either sign: the library returns negative errnos, but errno itself and
+ * what other libraries return are positive, and a caller who passed one
+ * deserves its message rather than "not an error code".
+ */
 TH_EXPORT const char *th_strerror(int err)
 {
+	if (err > 0)
+		err = -err;
 	switch (err) {
 	case 0:
 		return "success";
@@ -180,6 +188,6 @@ TH_EXPORT const char *th_strerror(int err)
 	case -EOVERFLOW:
 		return "a re-arming chain found no room in the CQ for its next round";
 	default:
-		return err < 0 ? strerror(-err) : "not an error code";
+		return err != INT_MIN ? strerror(-err) : "not an error code";
 	}
 }
