@@ -12,10 +12,18 @@
 
 #include "thverbs_priv.h"
 
+#define TH_PROVIDER_ACCEPTED \
+	"kernel, inproc or auto (auto, or unset: kernel when /dev/th_nic0 exists, else inproc)"
+
+/* NULL for an unknown name; one taken from TH_PROVIDER is named on stderr. */
 static const struct th_provider_ops *th_provider_by_name(const char *name)
 {
+	static bool said;
+	bool from_env = false;
+
 	if (!name || !*name || !strcmp(name, "auto")) {
 		name = getenv("TH_PROVIDER");
+		from_env = true;
 		if (!name || !*name || !strcmp(name, "auto"))
 			name = access("/dev/th_nic0", F_OK) ? "inproc" : "kernel";
 	}
@@ -23,6 +31,9 @@ static const struct th_provider_ops *th_provider_by_name(const char *name)
 		return &th_kernel_provider;
 	if (!strcmp(name, "inproc"))
 		return &th_inproc_provider;
+	/* an argument is the caller's to report; the environment is ours */
+	if (from_env)
+		th_env_complain(&said, "TH_PROVIDER", name, TH_PROVIDER_ACCEPTED);
 	return NULL;
 }
 
