@@ -152,6 +152,16 @@ if [ "$rc" -eq 0 ] && json_ok tree "assert d['n'] == 7 and d['ranks'][0]['parent
 else
 	not_ok "tree -j -p: the ranks with parents and children" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
 fi
+# what is wrong, in one line, rather than the usage text (issue K)
+expect_refusal "tree: a radix of 1 says K must be at least 2, exit 2" 2 \
+	"^thctl tree: K: the radix must be from 2 to [0-9]+, got '1'$" tree 16 1
+expect_refusal "tree: no ranks says N must be at least 1, exit 2" 2 \
+	"^thctl tree: N: expected a number of ranks from 1 to [0-9]+, got '0'$" tree 0 2
+expect_refusal "tree: a root outside the ranks, exit 2" 2 \
+	"^thctl tree: --root: expected a rank from 0 to 15, got '16'$" tree 16 2 --root 16
+expect_refusal "tree: a negative radix is not read as a huge one, exit 2" 2 \
+	"got '-1'$" tree 16 -1
+
 run sched --gen random:12 --alg hagd -j
 if [ "$rc" -eq 0 ] && json_ok sched "s = d['schedules'][0]; assert d['tasks'] == 12 and s['alg'] == 'hagd' and len({x['task'] for x in s['slots']}) == 12 and all(x['finish'] >= x['start'] for x in s['slots'])"; then
 	ok "sched -j: the schedule's metrics and every task placed"
@@ -230,6 +240,33 @@ if [ "$TH_PROVIDER" = inproc ] && [ ! -e /dev/th_nic0 ]; then
 fi
 expect_refusal "post: unknown provider, exit 2" 2 "unknown provider 'nic9'" \
 	post --provider nic9 "$EX/first_chain.chain"
+
+# a malformed environment variable: the library still fails with EINVAL,
+# and names the variable, its value and what it accepts, once (issue K)
+# expect_env_complaint NAME VAR VALUE REGEX ARGS...: thctl ARGS with VAR=VALUE
+# fails, and stderr holds exactly one line from the library matching REGEX
+expect_env_complaint() {
+	local name=$1 var=$2 val=$3 re=$4
+	shift 4
+	env "$var=$val" $TO "$THCTL" "$@" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	local lib
+	lib=$(grep -c "^libthverbs: " "$TMP/err")
+	if [ "$rc" -ne 0 ] && [ "$lib" -eq 1 ] && grep -qE "$re" "$TMP/err"; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc, $lib library line(s), want /$re/:" "$(cat "$TMP/err")"
+	fi
+}
+expect_env_complaint "TH_PROVIDER=bogus: the library names the variable and the choices" \
+	TH_PROVIDER bogus \
+	"^libthverbs: TH_PROVIDER='bogus' is not valid: expected kernel, inproc or auto" demo
+expect_env_complaint "TH_INPROC_NODES=abc: the library names the variable and the range" \
+	TH_INPROC_NODES abc \
+	"^libthverbs: TH_INPROC_NODES='abc' is not valid: expected a number of nodes from 1 to [0-9]+" \
+	demo --provider inproc
+expect_env_complaint "TH_INPROC_NODES=0: refused as well, once" \
+	TH_INPROC_NODES 0 "^libthverbs: TH_INPROC_NODES='0' is not valid" devices --provider inproc
 
 # ---- the examples --------------------------------------------------------------
 for f in "$EX"/*.chain; do
