@@ -100,6 +100,53 @@ else
 	not_ok "thctl without a command lists the commands, exit 2" "exit $rc"
 fi
 
+# ---- --version, and the tools beside thctl (issue K) ------------------------
+# the VM's copy of the tree has no VERSION file: any release will do there
+VERSION=$(cat "$TOP/VERSION" 2>/dev/null || echo "[0-9][0-9a-z.~+-]*")
+BINDIR=$(dirname "$THCTL")
+for tool in thctl thbench thrun; do
+	if [ ! -x "$BINDIR/$tool" ]; then
+		n=$((n + 1)); echo "ok $n $tool --version # SKIP $BINDIR/$tool not built"
+		continue
+	fi
+	"$BINDIR/$tool" --version > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	"$BINDIR/$tool" --help > "$TMP/help" 2>&1
+	if [ "$rc" -eq 0 ] && [ "$(wc -l < "$TMP/out")" -eq 1 ] &&
+	   grep -qx "$tool (th_nic) $VERSION" "$TMP/out" &&
+	   [ ! -s "$TMP/err" ] && grep -q -- "--version" "$TMP/help"; then
+		ok "$tool --version: '$tool (th_nic) $VERSION', exit 0, in --help"
+	else
+		not_ok "$tool --version: '$tool (th_nic) $VERSION', exit 0, in --help" \
+			"exit $rc: $(cat "$TMP/out" "$TMP/err")"
+	fi
+done
+
+# a job of processes on the in-process provider: each has a fabric of its
+# own, so allreduce-mp says so once and points at --threads, which works
+if [ "$TH_PROVIDER" = inproc ] && [ -x "$BINDIR/thrun" ] && [ -x "$BINDIR/thbench" ]; then
+	$TO "$BINDIR/thrun" -n 4 "$BINDIR/thbench" allreduce-mp --reps 2 > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	if [ "$rc" -ne 0 ] &&
+	   [ "$(grep -c "processes share a fabric only through th_nic.ko" "$TMP/err")" -eq 1 ] &&
+	   grep -q "thrun --threads 4 thbench allreduce-mp" "$TMP/err" &&
+	   ! grep -q "Resource temporarily unavailable" "$TMP/err"; then
+		ok "thrun -n 4 thbench allreduce-mp on inproc: why, once, and --threads"
+	else
+		not_ok "thrun -n 4 thbench allreduce-mp on inproc: why, once, and --threads" \
+			"exit $rc" "$(cat "$TMP/err")"
+	fi
+	$TO "$BINDIR/thrun" --threads 4 "$BINDIR/thbench" allreduce-mp --reps 2 --sizes 8 --radix 2 \
+		> "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	if [ "$rc" -eq 0 ] && grep -qE "^ +4 +8 +2 \|" "$TMP/out"; then
+		ok "thrun --threads 4 thbench allreduce-mp: runs on inproc"
+	else
+		not_ok "thrun --threads 4 thbench allreduce-mp: runs on inproc" \
+			"exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+	fi
+fi
+
 # ---- devices, info, counters ----------------------------------------------
 run devices
 if [ "$rc" -eq 0 ] && grep -qE "^th_nic0 +node 0 +provider $TH_PROVIDER" "$TMP/out"; then
