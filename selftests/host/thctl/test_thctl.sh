@@ -545,5 +545,57 @@ PY
 	fi
 fi
 
+
+# The page itself: the "complete" listing of tutorial.rst, cut out of the
+# .rst (not taken from first_chain.c), compiled against the tree's headers
+# and libthverbs.so and run on inproc, prints exactly the block the page
+# says it prints.  A listing that defined main twice, or a page that said
+# 3 descriptors where the program posts 2, fails here (issue K).
+RST=$TOP/Documentation/tutorial.rst
+if ! command -v python3 > /dev/null || ! command -v "${CC:-cc}" > /dev/null ||
+   [ ! -e "$LIB/libthverbs.so" ] || [ ! -r "$RST" ]; then
+	n=$((n + 1)); echo "ok $n tutorial.rst's listing runs as printed # SKIP no python3, compiler, libthverbs.so or tutorial.rst"
+elif ! python3 - "$RST" "$TMP/tutorial.c" "$TMP/tutorial.want" <<'PY'
+import sys
+# the literal block after a line, dedented; None when the line is absent
+def block(lines, intro):
+    i = next((k for k, l in enumerate(lines) if l.rstrip().endswith(intro)), None)
+    if i is None:
+        return None
+    while i < len(lines) and not lines[i].rstrip().endswith("::"):
+        i += 1          # "complete:", then a paragraph "::"
+    i += 1
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    out = []
+    while i < len(lines) and (not lines[i].strip() or lines[i].startswith("    ")):
+        out.append(lines[i][4:])
+        i += 1
+    while out and not out[-1].strip():
+        out.pop()
+    return "\n".join(out) + "\n"
+lines = open(sys.argv[1]).read().splitlines()
+src = block(lines, "first_chain.c``, complete:")
+want = block(lines, "It prints::")
+if src is None or want is None:
+    sys.exit("tutorial.rst: no complete listing or no 'It prints::' block")
+open(sys.argv[2], "w").write(src)
+open(sys.argv[3], "w").write(want)
+PY
+then
+	not_ok "tutorial.rst's listing runs as printed" "the page has no listing or output block"
+elif ! "${CC:-cc}" -Wall -Wextra -Werror -I "$TOP/include/uapi" \
+	-I "$TOP/lib/libthverbs/include" "$TMP/tutorial.c" -L"$LIB" -lthverbs \
+	-o "$TMP/tutorial" 2> "$TMP/err"; then
+	not_ok "tutorial.rst's listing runs as printed" "it does not compile:" "$(head -n 20 "$TMP/err")"
+elif ! TH_PROVIDER=inproc LD_LIBRARY_PATH=$LIB $TO "$TMP/tutorial" > "$TMP/out" 2> "$TMP/err"; then
+	not_ok "tutorial.rst's listing runs as printed" "it failed:" "$(cat "$TMP/err")"
+elif ! diff -u "$TMP/tutorial.want" "$TMP/out" > "$TMP/diff"; then
+	not_ok "tutorial.rst's listing runs as printed" "the page says (-), the program prints (+):" \
+		"$(cat "$TMP/diff")"
+else
+	ok "tutorial.rst's listing runs as printed"
+fi
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
