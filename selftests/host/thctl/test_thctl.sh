@@ -147,6 +147,47 @@ if [ "$TH_PROVIDER" = inproc ] && [ -x "$BINDIR/thrun" ] && [ -x "$BINDIR/thbenc
 	fi
 fi
 
+# thbench sched runs on what ships with it: generated graphs, no file from
+# outside the repository, wherever it is run (TH_SHARED no longer counts);
+# the STG set's robot and sparse only with --stg-dir (issue K)
+if [ "$MODE" = all ] && [ -x "$BINDIR/thbench" ]; then
+	mkdir -p "$TMP/nowhere"
+	(cd "$TMP/nowhere" && TH_SHARED="$TMP/nowhere" $TO "$BINDIR/thbench" sched --quick -n 1 \
+		-o "$TMP/sched" > "$TMP/out" 2> "$TMP/err")
+	rc=$?
+	if [ "$rc" -eq 0 ] && grep -q "^# robot and sparse (Standard Task Graph set) left out: --stg-dir DIR" "$TMP/out" &&
+	   grep -q "^ge20 " "$TMP/out" && grep -q "^fft32 " "$TMP/out" &&
+	   ! grep -q "^robot" "$TMP/out"; then
+		ok "thbench sched: the generated graphs alone, no outside file needed"
+	else
+		not_ok "thbench sched: the generated graphs alone, no outside file needed" \
+			"exit $rc" "$(tail -n 5 "$TMP/out")" "$(tr '\r' '\n' < "$TMP/err" | tail -n 5)"
+	fi
+	STG=${TH_STG_DIR:-$TOP/../shared/data/stg}
+	if [ -r "$STG/robot.stg" ] && [ -r "$STG/sparse.stg" ]; then
+		$TO "$BINDIR/thbench" sched --quick -n 1 --stg-dir "$STG" -o "$TMP/sched" \
+			> "$TMP/out" 2> "$TMP/err"
+		rc=$?
+		if [ "$rc" -eq 0 ] && grep -qE "^robot +90 " "$TMP/out" &&
+		   grep -qE "^sparse +98 " "$TMP/out"; then
+			ok "thbench sched --stg-dir: robot and sparse from the STG set"
+		else
+			not_ok "thbench sched --stg-dir: robot and sparse from the STG set" \
+				"exit $rc" "$(tail -n 5 "$TMP/out")"
+		fi
+	else
+		n=$((n + 1)); echo "ok $n thbench sched --stg-dir # SKIP no STG set at $STG (set TH_STG_DIR)"
+	fi
+	$TO "$BINDIR/thbench" sched --quick -n 1 --stg-dir "$TMP/nowhere" -o "$TMP/sched" \
+		> "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	if [ "$rc" -eq 1 ] && grep -q "nowhere/robot.stg" "$TMP/err"; then
+		ok "thbench sched --stg-dir without the files: named, exit 1"
+	else
+		not_ok "thbench sched --stg-dir without the files: named, exit 1" "exit $rc"
+	fi
+fi
+
 # ---- devices, info, counters ----------------------------------------------
 run devices
 if [ "$rc" -eq 0 ] && grep -qE "^th_nic0 +node 0 +provider $TH_PROVIDER" "$TMP/out"; then
