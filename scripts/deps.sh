@@ -12,7 +12,7 @@
 set -eu
 
 demo_pkgs="gcc make libc6-dev pkg-config libnl-3-dev libnl-genl-3-dev"
-host_pkgs="build-essential make gcc libc6-dev linux-libc-dev linux-source-6.1 sparse perl python3 python3-docutils clang libclang-rt-14-dev"
+host_pkgs="build-essential make gcc libc6-dev linux-libc-dev linux-source-6.1 sparse perl python3 python3-docutils man-db clang libclang-rt-14-dev"
 vm_pkgs="linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio kmod xz-utils"
 bench_pkgs="mpich libmpich-dev gnuplot-nox"
 lib_pkgs="libnl-3-dev libnl-genl-3-dev"

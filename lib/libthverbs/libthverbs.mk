@@ -50,12 +50,17 @@ $(LIBTHVERBS_A): $(LIBTHVERBS_OBJS)
 TH_TOOL_LIBS	:= -L$(B)/lib -lthverbs
 TH_TOOL_RPATH	:= -Wl,-rpath,'$$ORIGIN/../lib'
 
-# The public line, checked: exports = header declarations = version script,
-# each with a manual page (scripts/check-api.sh), as TAP for the summary.
+# The public line, checked: exports = header declarations = version script
+# (scripts/check-api.sh), and a manual page for each that man-db parses
+# (Documentation/man/check-man.sh), as TAP for the summary.
 .PHONY: apicheck
 apicheck: $(LIBTHVERBS_SO)
 	@mkdir -p $(LOGS)
 	@CC="$(CC)" $(TOP)/scripts/check-api.sh $(B)/lib/$(LIBTHVERBS_SONAME) \
-		$(TOP)/lib/libthverbs/include $(LIBTHVERBS_MAP) \
-		$(TOP)/Documentation/man | tee $(LOGS)/api.tap; \
-		! grep -q '^not ok' $(LOGS)/api.tap
+		$(TOP)/lib/libthverbs/include $(LIBTHVERBS_MAP) > $(LOGS)/api.tap; \
+	CC="$(CC)" sh $(TOP)/Documentation/man/check-man.sh \
+		$(TOP)/lib/libthverbs/include $(TOP)/Documentation/man \
+		$(TOP)/include/uapi > $(LOGS)/man.tap; \
+	grep -hE '^(not )?ok|^#' $(LOGS)/api.tap; grep -E '^not ok|SKIP' $(LOGS)/man.tap; \
+	echo "man pages: $$(grep -c '^ok' $(LOGS)/man.tap) ok, $$(grep -c '^not ok' $(LOGS)/man.tap) not ok"; \
+	! grep -q '^not ok' $(LOGS)/api.tap $(LOGS)/man.tap

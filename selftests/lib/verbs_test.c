@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fenv.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -667,6 +668,63 @@ TEST_F(verbs, alu_ignores_the_callers_floating_point_mode)
 	ASSERT_EQ(0, th_ct_wait(self->vp[0], 0, 0, 0));
 	/* bit for bit */
 	EXPECT_EQ(0, memcmp(want, &buf[16], sizeof(want)));
+}
+
+/* th_strerror() reads an errno of either sign the same (issue K) */
+TEST(strerror_takes_either_sign)
+{
+	static const int errs[] = { EINVAL, EAGAIN, EACCES, ETIMEDOUT, ENOMEM, EBADF };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		TH_LOG("errno %d: '%s'", errs[i], th_strerror(errs[i]));
+		EXPECT_STREQ(th_strerror(-errs[i]), th_strerror(errs[i]));
+		EXPECT_EQ(NULL, strstr(th_strerror(errs[i]), "not an error code"));
+	}
+	EXPECT_STREQ("success", th_strerror(0));
+}
+
+/*
+ * A malformed TH_PROVIDER: th_device_list_get() still fails with EINVAL,
+ * and the library names the variable, its value and the choices on
+ * stderr, once however often it is read (issue K).
+ */
+TEST(malformed_provider_env_is_named_once)
+{
+	char out[1024] = "";
+	FILE *cap = tmpfile();
+	int saved, i, lines = 0;
+	ssize_t n;
+
+	ASSERT_NE(NULL, cap);
+	saved = dup(STDERR_FILENO);
+	ASSERT_LE(0, saved);
+	ASSERT_LE(0, dup2(fileno(cap), STDERR_FILENO));
+	setenv("TH_PROVIDER", "bogus", 1);
+	for (i = 0; i < 3; i++) {
+		errno = 0;
+		if (th_device_list_get(NULL, NULL) || errno != EINVAL)
+			break;
+	}
+	unsetenv("TH_PROVIDER");
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	EXPECT_EQ(3, i);
+	n = pread(fileno(cap), out, sizeof(out) - 1, 0);
+	fclose(cap);
+	ASSERT_LE(0, n);
+	out[n] = '\0';
+	TH_LOG("stderr: %s", out);
+	for (i = 0; out[i]; i++)
+		lines += out[i] == '\n';
+	EXPECT_EQ(1, lines);
+	EXPECT_NE(NULL, strstr(out, "TH_PROVIDER='bogus'"));
+	EXPECT_NE(NULL, strstr(out, "kernel, inproc or auto"));
+	/* an unknown name passed as an argument is the caller's to report */
+	errno = 0;
+	EXPECT_EQ(NULL, th_device_list_get("bogus", NULL));
+	EXPECT_EQ(EINVAL, errno);
 }
 
 TEST_HARNESS_MAIN

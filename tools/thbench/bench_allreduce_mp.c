@@ -4,6 +4,7 @@
  * the MPI process model, one process per node, started by thrun:
  *
  *   thrun -n 16 thbench allreduce-mp [--sizes LIST] [--radix LIST] [--reps R]
+ *   thrun --threads 16 thbench allreduce-mp ...   (ranks as threads, no module)
  *
  * Every rank runs the offload (th_coll) and the host-driven p2p tree
  * (th_hostcoll) on the same sizes; a round's time is the slowest rank's, from a
@@ -12,10 +13,12 @@
  * the offload saves: a host wake-up at every hop.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "thbench.h"
 #include <thverbs/verbs.h>
@@ -104,47 +107,56 @@ static int mp_time(struct th_boot *b, struct th_coll *coll, struct th_hostcoll *
 	return ret;
 }
 
-int thbench_allreduce_mp_main(int argc, char **argv)
+/* What every rank runs: the command line, parsed once by main. */
+struct mp_args {
+	unsigned long sizes[MP_MAX_LIST], radix[MP_MAX_LIST];
+	int nsizes, nradix, reps, warm;
+	bool threads;		/* thrun --threads: the ranks share one fabric */
+};
+
+/*
+ * Processes reach each other only through th_nic.ko: each one that uses
+ * the in-process provider has a fabric of its own, so a job of several
+ * would fail at its first exchange with EAGAIN, rank after rank.  Rank 0
+ * says why, once; the others leave quietly, after a barrier (thrun's
+ * rendezvous needs no fabric) so that none of them ends the job before
+ * rank 0 has spoken.
+ */
+static bool mp_fabric_shared(struct th_boot *b, const struct mp_args *a,
+			     struct th_device **devs)
 {
-	unsigned long sizes[MP_MAX_LIST] = { 8, 65536 }, radix[MP_MAX_LIST] = { 2, 4 };
-	int nsizes = 2, nradix = 2, reps = 50, warm = 5, i, si, ri, rank, ndev = 0;
+	int n = th_boot_size(b);
+
+	if (a->threads || n == 1 || strcmp(th_device_provider(devs[0]), "inproc"))
+		return true;
+	if (!th_boot_rank(b))
+		fprintf(stderr,
+			"thbench allreduce-mp: %d processes on the in-process provider cannot reach each other: processes share a fabric only through th_nic.ko (%s). Load th_nic.ko, or run the ranks as threads of one process: thrun --threads %d thbench allreduce-mp ...\n",
+			n, access("/dev/th_nic0", F_OK) ? "/dev/th_nic0 is missing" :
+			"TH_PROVIDER asks for inproc", n);
+	th_boot_barrier(b);
+	return false;
+}
+
+static int mp_rank(struct th_boot *b, void *arg)
+{
+	const struct mp_args *a = arg;
+	int si, ri, rank = th_boot_rank(b), ndev = 0, reps = a->reps;
 	struct th_device **devs = NULL;
 	struct th_context *ctx = NULL;
 	struct th_vport *vp = NULL;
 	struct th_vport_attr va = { 0 };
 	struct th_domain *dom = NULL;
-	struct th_boot *b;
 	double *toff, *tp2p;
-	int ret = 1;
+	int ret = -EIO;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
-			nsizes = mp_list(argv[++i], sizes);
-		} else if (!strcmp(argv[i], "--radix") && i + 1 < argc) {
-			nradix = mp_list(argv[++i], radix);
-		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-			reps = atoi(argv[++i]);
-		} else {
-			fprintf(stderr,
-				"usage: thrun -n N thbench allreduce-mp [--sizes LIST] [--radix LIST] [--reps R]\n"
-				"Offload vs host-driven p2p tree, one process per node (double sum).\n");
-			return strcmp(argv[i], "--help") ? 2 : 0;
-		}
-	}
-	if (nsizes < 1 || nradix < 1 || reps < 1) {
-		fprintf(stderr, "thbench allreduce-mp: bad --sizes, --radix or --reps\n");
-		return 2;
-	}
-	b = th_boot_init();
-	if (!b) {
-		fprintf(stderr, "thbench allreduce-mp: run me under thrun: %s\n",
-			strerror(errno));
-		return 2;
-	}
-	rank = th_boot_rank(b);
 	toff = calloc(reps, sizeof(double));
 	tp2p = calloc(reps, sizeof(double));
 	devs = th_device_list_get(NULL, &ndev);
+	if (devs && ndev && !mp_fabric_shared(b, a, devs)) {
+		ret = -EXDEV;
+		goto out;
+	}
 	ctx = devs && ndev ? th_device_open(devs[rank % ndev]) : NULL;
 	/* the job's own domain, when thrun gave it one */
 	if (ctx && th_boot_domain_fd(b) >= 0) {
@@ -155,45 +167,47 @@ int thbench_allreduce_mp_main(int argc, char **argv)
 	     th_vport_create(ctx, &va) : NULL;
 	if (!vp || !toff || !tp2p) {
 		fprintf(stderr, "thbench allreduce-mp: rank %d: setup: %s\n", rank,
-			strerror(errno));
+			th_strerror(errno));
 		goto out;
 	}
 	if (!rank) {
-		printf("# Allreduce, double sum, %d processes (one per node) on provider '%s'\n",
-		       th_boot_size(b), th_device_provider(devs[0]));
+		printf("# Allreduce, double sum, %d %s (one per node) on provider '%s'\n",
+		       th_boot_size(b), a->threads ? "threads" : "processes",
+		       th_device_provider(devs[0]));
 		printf("# per operation: slowest rank, barrier to completion, us: median [p10-p90] over %d rounds\n",
 		       reps);
 		printf("   N   size radix | offload                    p2p-tree                   | off/p2p  paper\n");
 	}
-	for (si = 0; si < nsizes; si++) {
-		uint32_t count = sizes[si] / sizeof(double) ? sizes[si] / sizeof(double) : 1;
+	for (si = 0; si < a->nsizes; si++) {
+		unsigned long size = a->sizes[si];
+		uint32_t count = size / sizeof(double) ? size / sizeof(double) : 1;
 		double *send = calloc(count, sizeof(double));
 		double *recv = calloc(count, sizeof(double));
 
-		for (ri = 0; ri < nradix && send && recv; ri++) {
-			struct th_coll_attr a = {
+		for (ri = 0; ri < a->nradix && send && recv; ri++) {
+			struct th_coll_attr ca = {
 				.kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
 				.dtype = TH_NIC_DT_FLOAT64, .count = count,
-				.radix = radix[ri],
+				.radix = a->radix[ri],
 			};
 			struct th_coll *coll;
 			struct th_hostcoll *p2p;
 
 			coll = th_coll_create(vp, rank, th_boot_size(b), mp_allgather,
-					      b, &a, send, recv);
-			if (!coll || mp_time(b, coll, NULL, warm, reps, toff))
+					      b, &ca, send, recv);
+			if (!coll || mp_time(b, coll, NULL, a->warm, reps, toff))
 				goto err_run;
 			th_coll_destroy(coll);
 			p2p = th_hostcoll_create(vp, rank, th_boot_size(b), mp_allgather,
-					    b, &a, TH_HOSTCOLL_TREE, send, recv);
-			if (!p2p || mp_time(b, NULL, p2p, warm, reps, tp2p))
+					    b, &ca, TH_HOSTCOLL_TREE, send, recv);
+			if (!p2p || mp_time(b, NULL, p2p, a->warm, reps, tp2p))
 				goto err_run;
 			th_hostcoll_destroy(p2p);
 			if (!rank) {
 				qsort(toff, reps, sizeof(double), mp_cmp);
 				qsort(tp2p, reps, sizeof(double), mp_cmp);
 				printf("%4d %6lu %5lu | %8.1f [%8.1f-%8.1f] %8.1f [%8.1f-%8.1f] | %7.3f  0.404\n",
-				       th_boot_size(b), sizes[si], radix[ri],
+				       th_boot_size(b), size, a->radix[ri],
 				       toff[reps / 2], toff[reps / 10],
 				       toff[reps * 9 / 10], tp2p[reps / 2],
 				       tp2p[reps / 10], tp2p[reps * 9 / 10],
@@ -207,7 +221,7 @@ int thbench_allreduce_mp_main(int argc, char **argv)
 	ret = 0;
 	goto out;
 err_run:
-	fprintf(stderr, "thbench allreduce-mp: rank %d: %s\n", rank, strerror(errno));
+	fprintf(stderr, "thbench allreduce-mp: rank %d: %s\n", rank, th_strerror(errno));
 out:
 	if (vp)
 		th_vport_destroy(vp);
@@ -218,6 +232,44 @@ out:
 	th_device_list_free(devs);
 	free(toff);
 	free(tp2p);
-	th_boot_fini(b);
 	return ret;
+}
+
+int thbench_allreduce_mp_main(int argc, char **argv)
+{
+	struct mp_args a = {
+		.sizes = { 8, 65536 }, .radix = { 2, 4 },
+		.nsizes = 2, .nradix = 2, .reps = 50, .warm = 5,
+		.threads = getenv("TH_THREADS") != NULL,
+	};
+	int i, ret;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+			a.nsizes = mp_list(argv[++i], a.sizes);
+		} else if (!strcmp(argv[i], "--radix") && i + 1 < argc) {
+			a.nradix = mp_list(argv[++i], a.radix);
+		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+			a.reps = atoi(argv[++i]);
+		} else {
+			fprintf(stderr,
+				"usage: thrun -n N thbench allreduce-mp [--sizes LIST] [--radix LIST] [--reps R]\n"
+				"       thrun --threads N thbench allreduce-mp [...]\n"
+				"Offload vs host-driven p2p tree, one rank per node (double sum).\n"
+				"Processes share a fabric only through th_nic.ko; without it, run\n"
+				"the ranks as threads of one process (thrun --threads N).\n");
+			return strcmp(argv[i], "--help") ? 2 : 0;
+		}
+	}
+	if (a.nsizes < 1 || a.nradix < 1 || a.reps < 1) {
+		fprintf(stderr, "thbench allreduce-mp: bad --sizes, --radix or --reps\n");
+		return 2;
+	}
+	ret = th_boot_run(mp_rank, &a);
+	if (ret == -ENOENT || ret == -EOPNOTSUPP) {
+		fprintf(stderr, "thbench allreduce-mp: run me under thrun -n N or thrun --threads N: %s\n",
+			th_strerror(ret));
+		return 2;
+	}
+	return ret ? 1 : 0;
 }

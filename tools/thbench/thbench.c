@@ -26,10 +26,10 @@ static void thbench_usage(FILE *f)
 {
 	unsigned int i;
 
-	fprintf(f, "usage: thbench COMMAND [ARGS]\n\ncommands:\n");
+	fprintf(f, "usage: thbench COMMAND [ARGS]\n       thbench --version\n\ncommands:\n");
 	for (i = 0; i < sizeof(thbench_cmds) / sizeof(thbench_cmds[0]); i++)
 		fprintf(f, "  %-13s %s\n", thbench_cmds[i].name, thbench_cmds[i].help);
-	fprintf(f, "\n'thbench COMMAND --help' describes a command.\n"
+	fprintf(f, "\n'thbench COMMAND --help' describes a command; --version prints the release.\n"
 		   "Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
 
@@ -40,6 +40,11 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		thbench_usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
+	}
+	/* TH_VERSION: the top Makefile's VERSION, through CPPFLAGS */
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("thbench (th_nic) %s\n", TH_VERSION);
+		return 0;
 	}
 	for (i = 0; i < sizeof(thbench_cmds) / sizeof(thbench_cmds[0]); i++)
 		if (!strcmp(argv[1], thbench_cmds[i].name))

@@ -69,9 +69,14 @@ static struct th_device **dev_list(const char *cmd, const char *provider,
 {
 	struct th_device **list = th_device_list_get(provider, n);
 
+	/*
+	 * strerror, not th_strerror: the latter reads EINVAL as a refused
+	 * descriptor, where here it is a provider name or TH_* variable the
+	 * library has just named on stderr.
+	 */
 	if (!list)
 		fprintf(stderr, "thctl %s: no th_nic nodes (provider %s): %s\n",
-			cmd, provider ? provider : "auto", th_strerror(-errno));
+			cmd, provider ? provider : "auto", strerror(errno));
 	return list;
 }
 

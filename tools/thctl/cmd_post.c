@@ -636,7 +636,7 @@ int thctl_post_main(int argc, char **argv)
 	if (!run.devs || !run.ndevs) {
 		fprintf(stderr, "thctl post: no th_nic nodes (provider %s): %s\n",
 			provider ? provider : "auto",
-			run.devs ? "none found" : th_strerror(-errno));
+			run.devs ? "none found" : strerror(errno));	/* see cmd_devices.c */
 		th_device_list_free(run.devs);
 		return THCTL_EXIT_FAIL;
 	}

@@ -15,18 +15,50 @@ static void tree_usage(FILE *f)
 		"usage: thctl tree N K [--root R] [-j [-p]]\n\n"
 		"Print the K-nomial tree of N ranks rooted at R (default 0), as the\n"
 		"offloaded collectives build it: each rank's role, parent and\n"
-		"children, and the depth.  N >= 1, K >= 2.  -j: one JSON document,\n"
+		"children, and the depth.  N from 1 to 1000000; K >= 2 (a radix of 1\n"
+		"is no tree); R < N.  -j: one JSON document,\n"
 		"{\"n\", \"radix\", \"root\", \"depth\", \"ranks\": [{\"rank\", \"role\",\n"
 		"\"parent\" (null at the root), \"children\"}]}; -p: indented.\n\n"
 		"Exit status: 0 printed, 2 usage error.\n");
 }
 
+#define TREE_MAX_RANKS	1000000
+
 static int tree_num(const char *s, unsigned long *v)
 {
 	char *end;
 
+	/* strtoul would take "-1" as ULONG_MAX */
+	if (*s == '-')
+		return -1;
 	*v = strtoul(s, &end, 10);
 	return *s && !*end ? 0 : -1;
+}
+
+/*
+ * Which argument is wrong and what it should be, in one line: "usage"
+ * alone left the reader to guess that K = 1 is not a tree.  0 when all
+ * are fine.
+ */
+static int tree_check(const char *ns, const char *ks, const char *roots,
+		      unsigned long *n, unsigned long *k, unsigned long *root)
+{
+	if (tree_num(ns, n) || *n < 1 || *n > TREE_MAX_RANKS) {
+		fprintf(stderr, "thctl tree: N: expected a number of ranks from 1 to %d, got '%s'\n",
+			TREE_MAX_RANKS, ns);
+		return -1;
+	}
+	if (tree_num(ks, k) || *k < 2 || *k > TREE_MAX_RANKS) {
+		fprintf(stderr, "thctl tree: K: the radix must be from 2 to %d, got '%s'\n",
+			TREE_MAX_RANKS, ks);
+		return -1;
+	}
+	if (roots && (tree_num(roots, root) || *root >= *n)) {
+		fprintf(stderr, "thctl tree: --root: expected a rank from 0 to %lu, got '%s'\n",
+			*n - 1, roots);
+		return -1;
+	}
+	return 0;
 }
 
 /* -j and -p, wherever they are: removed from @argv, counted out of @argc. */
@@ -59,13 +91,13 @@ int thctl_tree_main(int argc, char **argv)
 		return THCTL_EXIT_OK;
 	}
 	tree_flags(&argc, argv, &json, &pretty);
-	if ((argc != 3 && argc != 5) || tree_num(argv[1], &n) ||
-	    tree_num(argv[2], &k) ||
-	    (argc == 5 && (strcmp(argv[3], "--root") || tree_num(argv[4], &root))) ||
-	    n < 1 || n > 1000000 || k < 2 || root >= n) {
+	if ((argc != 3 && argc != 5) || (argc == 5 && strcmp(argv[3], "--root"))) {
 		tree_usage(stderr);
 		return THCTL_EXIT_USAGE;
 	}
+	if (tree_check(argv[1], argv[2], argc == 5 ? argv[4] : NULL, &n, &k,
+		       &root))
+		return THCTL_EXIT_USAGE;
 	kids = calloc(n, sizeof(*kids));
 	if (!kids)
 		return THCTL_EXIT_FAIL;

@@ -30,10 +30,10 @@ static void thctl_usage(FILE *f)
 {
 	unsigned int i;
 
-	fprintf(f, "usage: thctl COMMAND [ARGS]\n\ncommands:\n");
+	fprintf(f, "usage: thctl COMMAND [ARGS]\n       thctl --version\n\ncommands:\n");
 	for (i = 0; i < sizeof(thctl_cmds) / sizeof(thctl_cmds[0]); i++)
 		fprintf(f, "  %-10s %s\n", thctl_cmds[i].name, thctl_cmds[i].help);
-	fprintf(f, "\n'thctl COMMAND --help' describes a command.\n"
+	fprintf(f, "\n'thctl COMMAND --help' describes a command; --version prints the release.\n"
 		   "Exit status: 0 success, 1 the operation failed, 2 usage error.\n");
 }
 
@@ -44,6 +44,11 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		thctl_usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? THCTL_EXIT_USAGE : THCTL_EXIT_OK;
+	}
+	/* TH_VERSION: the top Makefile's VERSION, through CPPFLAGS */
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("thctl (th_nic) %s\n", TH_VERSION);
+		return THCTL_EXIT_OK;
 	}
 	for (i = 0; i < sizeof(thctl_cmds) / sizeof(thctl_cmds[0]); i++)
 		if (!strcmp(argv[1], thctl_cmds[i].name))

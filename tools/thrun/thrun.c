@@ -105,6 +105,7 @@ static struct job {
 
 	enum job_state state;
 	int err;		/* positive errno sent in ABORT */
+	int exit_code;		/* thrun's: the first failing rank's, or 1 */
 	int64_t deadline;	/* job timeout, ms; 0: none */
 	int64_t kill_at, giveup_at;
 	int live;		/* ranks not yet reaped */
@@ -137,6 +138,7 @@ static void usage(FILE *f)
 "usage: thrun -n N [--provider kernel|inproc|auto] [--timeout SECONDS]\n"
 "             [--grace SECONDS] [--single] [--] prog [args...]\n"
 "       thrun --threads N [options] [--] prog [args...]\n"
+"       thrun --version\n"
 "\n"
 "Start N processes of prog, one per th_nic node, with TH_RANK (0..N-1),\n"
 "TH_SIZE (N), TH_BOOT (the rendezvous socket) and TH_PROVIDER (when given)\n"
@@ -144,7 +146,7 @@ static void usage(FILE *f)
 "th_boot_allgather() and th_boot_barrier() (thverbs/boot.h) to exchange\n"
 "addresses and keys.  Output passes through; only rank 0 reads stdin.\n"
 "\n"
-"  -n, --np N            number of ranks (nodes), 1..%d\n"
+"  -n, -np, --np N       number of ranks (nodes), 1..%d\n"
 "  -p, --provider P      kernel, inproc or auto: exported as TH_PROVIDER\n"
 "  -t, --timeout S       end the job after S seconds (default: none)\n"
 "  -g, --grace S         SIGTERM to SIGKILL delay when ending a job (%g)\n"
@@ -154,11 +156,15 @@ static void usage(FILE *f)
 "                        runs its rank function in N threads, one per\n"
 "                        rank, that meet in memory (ranks as threads)\n"
 "  -h, --help            this text\n"
+"  -V, --version         thrun's version\n"
 "\n"
 "When a rank exits non-zero or is killed, or the timeout passes, thrun\n"
 "says so in one line, fails every rendezvous call in progress, sends\n"
-"SIGTERM to the other ranks, SIGKILL after the grace period, and exits 1.\n"
-"Exit status: 0 every rank exited 0; 1 a rank failed or timeout; 2 usage.\n"
+"SIGTERM to the other ranks, SIGKILL after the grace period, and exits\n"
+"with the status of the rank that failed first, as mpirun does.\n"
+"Exit status: 0 every rank exited 0; the first failing rank's status, or\n"
+"128+S if a signal S killed it; 1 timeout or a failure of thrun's own\n"
+"(128+S if thrun itself was interrupted by signal S); 2 usage.\n"
 "\n"
 "Providers: with \"kernel\" each process opens its node's /dev/th_nic*\n"
 "and the nodes share the module's fabric; the job gets a domain of its own,\n"
@@ -167,7 +173,8 @@ static void usage(FILE *f)
 "to each process, so an inproc job of several processes has N separate\n"
 "fabrics: useful to test the bootstrap, not to run collectives across\n"
 "ranks.  Use --threads (or --single) for the inproc provider: the ranks\n"
-"then share the one fabric of the process.\n",
+"then share the one fabric of the process.  Without th_nic.ko\n"
+"(/dev/th_nic0 missing), \"auto\" is inproc.\n",
 		TH_BOOT_MAX_RANKS, THRUN_DEFAULT_GRACE_S);
 }
 
@@ -566,6 +573,15 @@ static void rank_exited(int i, int status)
 
 	r->exited = true;
 	job.live--;
+	/*
+	 * The first failure is the job's status, as Open MPI's mpirun and
+	 * srun report it: what the ranks killed after it return says nothing
+	 * (MPICH's hydra ORs every rank's status, which mixes codes: 1|2 = 3).
+	 */
+	if (job.state == JOB_RUNNING && WIFSIGNALED(status))
+		job.exit_code = 128 + WTERMSIG(status);
+	else if (job.state == JOB_RUNNING && WEXITSTATUS(status))
+		job.exit_code = WEXITSTATUS(status);
 	if (WIFSIGNALED(status))
 		job_fail(ECONNRESET, "rank %d (pid %d) killed by signal %d",
 			 i, (int)r->pid, WTERMSIG(status));
@@ -834,9 +850,12 @@ static void loop_signals(void)
 		for (i = 0; i < n; i++) {
 			if (sigs[i] == SIGCHLD)
 				continue;
-			if (job.state == JOB_RUNNING)
+			if (job.state == JOB_RUNNING) {
+				/* as a shell reports a command it interrupted */
+				job.exit_code = 128 + sigs[i];
 				job_fail(EINTR, "interrupted by signal %d (%s)",
 					 sigs[i], strsignal(sigs[i]));
+			}
 			else if (job.state == JOB_ABORTING)
 				job.kill_at = 0;	/* asked twice: kill now */
 		}
@@ -938,10 +957,47 @@ static bool parse_seconds(const char *s, double *out)
 	return true;
 }
 
+/*
+ * mpiexec's "-np N": getopt would read it as -n with the argument "p".
+ * Rewritten to "--np" among thrun's options, which end at "--" or at the
+ * program (an argument that is neither an option nor an option's value).
+ */
+static void args_np(int argc, char **argv)
+{
+	static char np[] = "--np";
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--") || a[0] != '-')
+			return;
+		if (!strcmp(a, "-np")) {
+			argv[i] = np;
+			i++;	/* its value */
+		} else if (!strncmp(a, "-np=", 4)) {
+			/* lives as long as argv; NULL leaves getopt to refuse it */
+			char *l = malloc(strlen(a) + 2);
+
+			if (l) {
+				sprintf(l, "-%s", a);
+				argv[i] = l;
+			}
+		} else if (!strcmp(a, "-n") || !strcmp(a, "-p") ||
+			   !strcmp(a, "-t") || !strcmp(a, "-g") ||
+			   !strcmp(a, "-T") || (a[1] == '-' && !strchr(a, '=') &&
+			   strcmp(a, "--single") && strcmp(a, "--help") &&
+			   strcmp(a, "--version"))) {
+			i++;	/* an option that takes the next argument */
+		}
+	}
+}
+
 static int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "np", required_argument, NULL, 'n' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "provider", required_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "grace", required_argument, NULL, 'g' },
@@ -955,7 +1011,8 @@ static int parse_args(int argc, char **argv)
 	int o;
 
 	job.grace_s = THRUN_DEFAULT_GRACE_S;
-	while ((o = getopt_long(argc, argv, "+n:p:t:g:sT:h", opts, NULL)) != -1) {
+	args_np(argc, argv);
+	while ((o = getopt_long(argc, argv, "+n:p:t:g:sT:hV", opts, NULL)) != -1) {
 		switch (o) {
 		case 'n':
 		case 'T':
@@ -1000,6 +1057,9 @@ static int parse_args(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			exit(EXIT_OK);
+		case 'V':
+			printf("thrun (th_nic) %s\n", TH_VERSION);
+			exit(EXIT_OK);
 		default:
 			return -1;
 		}
@@ -1007,6 +1067,20 @@ static int parse_args(int argc, char **argv)
 	if (job.threads && job.single) {
 		fprintf(stderr, "thrun: --single and --threads exclude each other\n");
 		return -1;
+	}
+	/*
+	 * Checked here, once, rather than by every rank's library: N ranks
+	 * would each say it.
+	 */
+	if (!job.provider) {
+		const char *env = getenv("TH_PROVIDER");
+
+		if (env && *env && strcmp(env, "kernel") && strcmp(env, "inproc") &&
+		    strcmp(env, "auto")) {
+			fprintf(stderr, "thrun: TH_PROVIDER='%s' is not valid: expected kernel, inproc or auto\n",
+				env);
+			return -1;
+		}
 	}
 	job.single |= job.threads;	/* one process, no rendezvous socket */
 	if (!job.nodes || optind == argc) {
@@ -1093,7 +1167,8 @@ int main(int argc, char **argv)
 	}
 	ranks_start();
 	loop();
-	ret = job.state == JOB_RUNNING ? EXIT_OK : EXIT_FAILED;
+	ret = job.state == JOB_RUNNING ? EXIT_OK :
+	      job.exit_code ? job.exit_code : EXIT_FAILED;
 	cleanup();
 	return ret;
 }

@@ -191,7 +191,12 @@ static int th_boot_fail(struct th_boot *b, int err)
 
 int th_boot_env_int(const char *name, long min, long max, int *out)
 {
+	/* one complaint per variable; the last slot takes any other name */
+	static const char *const names[] = { "TH_SIZE", "TH_RANK", "TH_THREADS" };
+	static bool said[sizeof(names) / sizeof(names[0]) + 1];
 	const char *s = getenv(name);
+	char accepted[80];
+	unsigned int i;
 	char *end;
 	long v;
 
@@ -199,22 +204,33 @@ int th_boot_env_int(const char *name, long min, long max, int *out)
 		return -ENOENT;
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
+	if (errno || *end || v < min || v > max) {
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(name, names[i]))
+				break;
+		snprintf(accepted, sizeof(accepted),
+			 "a whole number from %ld to %ld", min, max);
+		th_env_complain(&said[i], name, s, accepted);
 		return -EINVAL;
+	}
 	*out = (int)v;
 	return 0;
 }
 
 int th_boot_env_timeout(int64_t *ms)
 {
+	static bool said;
 	const char *s = getenv("TH_BOOT_TIMEOUT");
 	double v = TH_BOOT_DEFAULT_TIMEOUT_S;
 	char *end;
 
 	if (s && *s) {
 		v = strtod(s, &end);
-		if (*end || !isfinite(v) || v < 0 || v > 1e9)
+		if (*end || !isfinite(v) || v < 0 || v > 1e9) {
+			th_env_complain(&said, "TH_BOOT_TIMEOUT", s,
+					"seconds, from 0 (no limit) to 1e9");
 			return -EINVAL;
+		}
 	}
 	*ms = v == 0 ? -1 : (int64_t)ceil(v * 1000);
 	return 0;

@@ -231,7 +231,7 @@ static int th_dag_add_virtual(struct th_dag *dag, bool start, unsigned int *id)
 int th_dag_finalize(struct th_dag *dag)
 {
 	unsigned int n, i, j, nin = 0, nout = 0, head, tail, *indeg;
-	unsigned int *seen;
+	unsigned int *seen, ntasks0 = dag->ntasks, nedges0 = dag->nedges;
 	char buf[32];
 	int ret;
 
@@ -329,6 +329,18 @@ int th_dag_finalize(struct th_dag *dag)
 	}
 out:
 	if (ret) {
+		/*
+		 * Back to the graph as it was built: the virtual tasks and their
+		 * edges go, so a later call (after the caller fixes the graph)
+		 * counts degrees over real tasks only.
+		 */
+		for (i = ntasks0; i < dag->ntasks; i++) {
+			free(dag->names[i]);
+			dag->names[i] = NULL;
+			dag->virt[i] = false;
+		}
+		dag->ntasks = ntasks0;
+		dag->nedges = nedges0;
 		free(dag->pred_off);
 		free(dag->pred);
 		free(dag->succ_off);

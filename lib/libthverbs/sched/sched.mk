@@ -8,7 +8,9 @@ SCHED_TEST_SRCS	:= $(sort $(wildcard selftests/host/sched/test_*.c))
 SCHED_TESTS	:= $(patsubst selftests/host/sched/%.c,$(BIN)/host/sched/%,$(SCHED_TEST_SRCS))
 HOST_TESTS	+= $(SCHED_TESTS)
 
-# The tests find the STG files through TH_SHARED, defaulting to this path.
+# The tests that read the real STG set find it through TH_STG_DIR or, by
+# default, TH_SHARED/data/stg when that checkout is beside the tree; they
+# SKIP with the reason when it is not (nothing the tools need lives there).
 TH_SHARED	?= $(abspath $(TOP)/../shared)
 $(S)/selftests/host/sched/%.o: TH_CPPFLAGS += -I$(TOP)/lib/libthverbs/sched \
 	-DTH_SHARED_DEFAULT='"$(TH_SHARED)"' \

@@ -4,6 +4,7 @@
  * and error strings.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +12,18 @@
 
 #include "thverbs_priv.h"
 
+#define TH_PROVIDER_ACCEPTED \
+	"kernel, inproc or auto (auto, or unset: kernel when /dev/th_nic0 exists, else inproc)"
+
+/* NULL for an unknown name; one taken from TH_PROVIDER is named on stderr. */
 static const struct th_provider_ops *th_provider_by_name(const char *name)
 {
+	static bool said;
+	bool from_env = false;
+
 	if (!name || !*name || !strcmp(name, "auto")) {
 		name = getenv("TH_PROVIDER");
+		from_env = true;
 		if (!name || !*name || !strcmp(name, "auto"))
 			name = access("/dev/th_nic0", F_OK) ? "inproc" : "kernel";
 	}
@@ -22,6 +31,9 @@ static const struct th_provider_ops *th_provider_by_name(const char *name)
 		return &th_kernel_provider;
 	if (!strcmp(name, "inproc"))
 		return &th_inproc_provider;
+	/* an argument is the caller's to report; the environment is ours */
+	if (from_env)
+		th_env_complain(&said, "TH_PROVIDER", name, TH_PROVIDER_ACCEPTED);
 	return NULL;
 }
 
@@ -152,8 +164,15 @@ const char *th_refusal_str(unsigned int reason)
 	return reason < TH_NIC_REFUSE_MAX ? names[reason] : "unknown reason";
 }
 
+/*
+ * Either sign: the library returns negative errnos, but errno itself and
+ * what other libraries return are positive, and a caller who passed one
+ * deserves its message rather than "not an error code".
+ */
 const char *th_strerror(int err)
 {
+	if (err > 0)
+		err = -err;
 	switch (err) {
 	case 0:
 		return "success";
@@ -180,6 +199,6 @@ const char *th_strerror(int err)
 	case -EOVERFLOW:
 		return "a re-arming chain found no room in the CQ for its next round";
 	default:
-		return err < 0 ? strerror(-err) : "not an error code";
+		return err != INT_MIN ? strerror(-err) : "not an error code";
 	}
 }

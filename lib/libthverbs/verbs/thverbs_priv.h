@@ -9,6 +9,8 @@
 #define THVERBS_PRIV_H
 
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
 
 #include <thverbs/verbs.h>
 
@@ -118,5 +120,22 @@ struct th_chain {
 
 /* ring.c: the ring protocol both providers share */
 void th_ring_attach(struct th_vport *vp);
+
+/*
+ * A TH_* environment variable holds a value the library cannot use.  The
+ * call that read it fails with -EINVAL, and an errno cannot say which
+ * variable or what it should hold, so the library says it on stderr, as
+ * UCX and libfabric do for theirs: once per process and call site (@said),
+ * however often the variable is read.  Inline, so that every part of the
+ * library (boot.o is linked alone into test programs) has it.
+ */
+static inline void th_env_complain(bool *said, const char *name,
+				   const char *value, const char *accepted)
+{
+	if (__atomic_exchange_n(said, true, __ATOMIC_RELAXED))
+		return;
+	fprintf(stderr, "libthverbs: %s='%s' is not valid: expected %s\n",
+		name, value, accepted);
+}
 
 #endif /* THVERBS_PRIV_H */

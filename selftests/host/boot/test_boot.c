@@ -505,7 +505,7 @@ TEST(rank_sigkilled_mid_rendezvous)
 	thrun(&r, "-n", "4", "--timeout", "15", TH_BOOT_RANK, "kill", "2",
 	      NULL);
 	TH_LOG("%s", r.out);
-	EXPECT_EQ(1, r.status);
+	EXPECT_EQ(128 + SIGKILL, r.status);	/* as a shell says it */
 	EXPECT_TRUE(matches(r.out,
 		    "^thrun: rank 2 \\(pid [0-9]+\\) killed by signal 9$"));
 	EXPECT_EQ(1, thrun_lines(r.out));
@@ -608,7 +608,89 @@ TEST(exec_failure)
 	free(r.out);
 }
 
+/*
+ * thrun's status is the first failing rank's, as mpirun's: the code, or
+ * 128 + the signal; what the ranks it then ends return does not count
+ * (issue K: it was always 1).
+ */
+TEST(exit_status_is_the_first_failing_ranks)
+{
+	struct run r;
+
+	thrun(&r, "-n", "3", "--", "sh", "-c",
+	      "[ $TH_RANK = 1 ] && exit 7; sleep 10; exit 9", NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(7, r.status);
+	EXPECT_TRUE(matches(r.out,
+		    "^thrun: rank 1 \\(pid [0-9]+\\) exited with status 7$"));
+	EXPECT_EQ(1, thrun_lines(r.out));
+	free(r.out);
+
+	thrun(&r, "-n", "2", "--", "sh", "-c",
+	      "[ $TH_RANK = 0 ] && kill -USR1 $$; sleep 10", NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(128 + SIGUSR1, r.status);
+	free(r.out);
+
+	/* one process under --threads: its status passes through too */
+	thrun(&r, "--threads", "4", "--", "sh", "-c", "exit 42", NULL);
+	EXPECT_EQ(42, r.status);
+	free(r.out);
+}
+
+/* mpiexec's spelling, -np N, is -n N (issue K) */
+TEST(np_is_n)
+{
+	struct run r;
+
+	thrun(&r, "-np", "3", "--provider", "inproc", "--timeout", "15",
+	      TH_BOOT_RANK, "env", NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(3, count_matches(r.out, "^boot_rank env rank=[0-2] size=3 "));
+	free(r.out);
+	thrun(&r, "--provider", "inproc", "-np=2", "sh", "-c", "echo r$TH_RANK/$TH_SIZE", NULL);
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(2, count_matches(r.out, "^r[01]/2$"));
+	free(r.out);
+	/* after the program, -np is the program's */
+	thrun(&r, "-n", "1", "sh", "-c", "echo \"$@\"", "sh", "-np", "5", NULL);
+	EXPECT_EQ(0, r.status);
+	EXPECT_TRUE(matches(r.out, "^-np 5$"));
+	free(r.out);
+}
+
 /* ---- usage ------------------------------------------------------------ */
+
+TEST(version)
+{
+	struct run r;
+
+	thrun(&r, "--version", NULL);
+	EXPECT_EQ(0, r.status);
+	EXPECT_TRUE(matches(r.out, "^thrun \\(th_nic\\) " TH_VERSION "$"));
+	free(r.out);
+	thrun(&r, "--help", NULL);
+	EXPECT_TRUE(matches(r.out, "--version"));
+	free(r.out);
+}
+
+/* A malformed TH_PROVIDER is said once, by thrun, not by every rank. */
+TEST(bad_provider_env_said_once)
+{
+	struct run r;
+
+	setenv("TH_PROVIDER", "bogus", 1);
+	thrun(&r, "-n", "4", TH_BOOT_RANK, "env", NULL);
+	unsetenv("TH_PROVIDER");
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(2, r.status);
+	EXPECT_EQ(1, count_matches(r.out,
+		  "^thrun: TH_PROVIDER='bogus' is not valid: expected kernel, inproc or auto$"));
+	EXPECT_EQ(0, count_lines(r.out, "boot_rank env"));
+	free(r.out);
+}
+
 
 TEST(usage)
 {

@@ -370,6 +370,24 @@ TEST(model_refuses_bad_input)
 	ASSERT_EQ(0, th_dag_add_edge(dag, 0, 1, 2));
 	EXPECT_EQ(-EEXIST, th_dag_finalize(dag));
 	th_dag_destroy(dag);
+	/*
+	 * A refused finalize with virtual tasks added (two entries, two exits)
+	 * leaves the graph as built: asked again, it refuses again with the
+	 * same count of tasks and edges (it used to keep the virtual tasks and
+	 * count their edges into arrays sized for the real ones).
+	 */
+	dag = th_dag_create(4);
+	ASSERT_NE(NULL, dag);
+	ASSERT_EQ(0, th_dag_add_edge(dag, 0, 2, 1));
+	ASSERT_EQ(0, th_dag_add_edge(dag, 1, 3, 1));
+	ASSERT_EQ(0, th_dag_add_edge(dag, 1, 3, 2));
+	EXPECT_EQ(-EEXIST, th_dag_finalize(dag));
+	EXPECT_EQ(4, th_dag_ntasks(dag));
+	EXPECT_EQ(3, th_dag_nedges(dag));
+	EXPECT_EQ(-EEXIST, th_dag_finalize(dag));
+	EXPECT_EQ(4, th_dag_ntasks(dag));
+	EXPECT_EQ(3, th_dag_nedges(dag));
+	th_dag_destroy(dag);
 	errno = 0;
 	EXPECT_EQ(NULL, th_dag_create(0));
 	EXPECT_EQ(EINVAL, errno);

@@ -100,6 +100,94 @@ else
 	not_ok "thctl without a command lists the commands, exit 2" "exit $rc"
 fi
 
+# ---- --version, and the tools beside thctl (issue K) ------------------------
+# the VM's copy of the tree has no VERSION file: any release will do there
+VERSION=$(cat "$TOP/VERSION" 2>/dev/null || echo "[0-9][0-9a-z.~+-]*")
+BINDIR=$(dirname "$THCTL")
+for tool in thctl thbench thrun; do
+	if [ ! -x "$BINDIR/$tool" ]; then
+		n=$((n + 1)); echo "ok $n $tool --version # SKIP $BINDIR/$tool not built"
+		continue
+	fi
+	"$BINDIR/$tool" --version > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	"$BINDIR/$tool" --help > "$TMP/help" 2>&1
+	if [ "$rc" -eq 0 ] && [ "$(wc -l < "$TMP/out")" -eq 1 ] &&
+	   grep -qx "$tool (th_nic) $VERSION" "$TMP/out" &&
+	   [ ! -s "$TMP/err" ] && grep -q -- "--version" "$TMP/help"; then
+		ok "$tool --version: '$tool (th_nic) $VERSION', exit 0, in --help"
+	else
+		not_ok "$tool --version: '$tool (th_nic) $VERSION', exit 0, in --help" \
+			"exit $rc: $(cat "$TMP/out" "$TMP/err")"
+	fi
+done
+
+# a job of processes on the in-process provider: each has a fabric of its
+# own, so allreduce-mp says so once and points at --threads, which works
+if [ "$TH_PROVIDER" = inproc ] && [ -x "$BINDIR/thrun" ] && [ -x "$BINDIR/thbench" ]; then
+	$TO "$BINDIR/thrun" -n 4 "$BINDIR/thbench" allreduce-mp --reps 2 > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	if [ "$rc" -ne 0 ] &&
+	   [ "$(grep -c "processes share a fabric only through th_nic.ko" "$TMP/err")" -eq 1 ] &&
+	   grep -q "thrun --threads 4 thbench allreduce-mp" "$TMP/err" &&
+	   ! grep -q "Resource temporarily unavailable" "$TMP/err"; then
+		ok "thrun -n 4 thbench allreduce-mp on inproc: why, once, and --threads"
+	else
+		not_ok "thrun -n 4 thbench allreduce-mp on inproc: why, once, and --threads" \
+			"exit $rc" "$(cat "$TMP/err")"
+	fi
+	$TO "$BINDIR/thrun" --threads 4 "$BINDIR/thbench" allreduce-mp --reps 2 --sizes 8 --radix 2 \
+		> "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	if [ "$rc" -eq 0 ] && grep -qE "^ +4 +8 +2 \|" "$TMP/out"; then
+		ok "thrun --threads 4 thbench allreduce-mp: runs on inproc"
+	else
+		not_ok "thrun --threads 4 thbench allreduce-mp: runs on inproc" \
+			"exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+	fi
+fi
+
+# thbench sched runs on what ships with it: generated graphs, no file from
+# outside the repository, wherever it is run (TH_SHARED no longer counts);
+# the STG set's robot and sparse only with --stg-dir (issue K)
+if [ "$MODE" = all ] && [ -x "$BINDIR/thbench" ]; then
+	mkdir -p "$TMP/nowhere"
+	(cd "$TMP/nowhere" && TH_SHARED="$TMP/nowhere" $TO "$BINDIR/thbench" sched --quick -n 1 \
+		-o "$TMP/sched" > "$TMP/out" 2> "$TMP/err")
+	rc=$?
+	if [ "$rc" -eq 0 ] && grep -q "^# robot and sparse (Standard Task Graph set) left out: --stg-dir DIR" "$TMP/out" &&
+	   grep -q "^ge20 " "$TMP/out" && grep -q "^fft32 " "$TMP/out" &&
+	   ! grep -q "^robot" "$TMP/out"; then
+		ok "thbench sched: the generated graphs alone, no outside file needed"
+	else
+		not_ok "thbench sched: the generated graphs alone, no outside file needed" \
+			"exit $rc" "$(tail -n 5 "$TMP/out")" "$(tr '\r' '\n' < "$TMP/err" | tail -n 5)"
+	fi
+	STG=${TH_STG_DIR:-$TOP/../shared/data/stg}
+	if [ -r "$STG/robot.stg" ] && [ -r "$STG/sparse.stg" ]; then
+		$TO "$BINDIR/thbench" sched --quick -n 1 --stg-dir "$STG" -o "$TMP/sched" \
+			> "$TMP/out" 2> "$TMP/err"
+		rc=$?
+		if [ "$rc" -eq 0 ] && grep -qE "^robot +90 " "$TMP/out" &&
+		   grep -qE "^sparse +98 " "$TMP/out"; then
+			ok "thbench sched --stg-dir: robot and sparse from the STG set"
+		else
+			not_ok "thbench sched --stg-dir: robot and sparse from the STG set" \
+				"exit $rc" "$(tail -n 5 "$TMP/out")"
+		fi
+	else
+		n=$((n + 1)); echo "ok $n thbench sched --stg-dir # SKIP no STG set at $STG (set TH_STG_DIR)"
+	fi
+	$TO "$BINDIR/thbench" sched --quick -n 1 --stg-dir "$TMP/nowhere" -o "$TMP/sched" \
+		> "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	if [ "$rc" -eq 1 ] && grep -q "nowhere/robot.stg" "$TMP/err"; then
+		ok "thbench sched --stg-dir without the files: named, exit 1"
+	else
+		not_ok "thbench sched --stg-dir without the files: named, exit 1" "exit $rc"
+	fi
+fi
+
 # ---- devices, info, counters ----------------------------------------------
 run devices
 if [ "$rc" -eq 0 ] && grep -qE "^th_nic0 +node 0 +provider $TH_PROVIDER" "$TMP/out"; then
@@ -152,6 +240,16 @@ if [ "$rc" -eq 0 ] && json_ok tree "assert d['n'] == 7 and d['ranks'][0]['parent
 else
 	not_ok "tree -j -p: the ranks with parents and children" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
 fi
+# what is wrong, in one line, rather than the usage text (issue K)
+expect_refusal "tree: a radix of 1 says K must be at least 2, exit 2" 2 \
+	"^thctl tree: K: the radix must be from 2 to [0-9]+, got '1'$" tree 16 1
+expect_refusal "tree: no ranks says N must be at least 1, exit 2" 2 \
+	"^thctl tree: N: expected a number of ranks from 1 to [0-9]+, got '0'$" tree 0 2
+expect_refusal "tree: a root outside the ranks, exit 2" 2 \
+	"^thctl tree: --root: expected a rank from 0 to 15, got '16'$" tree 16 2 --root 16
+expect_refusal "tree: a negative radix is not read as a huge one, exit 2" 2 \
+	"got '-1'$" tree 16 -1
+
 run sched --gen random:12 --alg hagd -j
 if [ "$rc" -eq 0 ] && json_ok sched "s = d['schedules'][0]; assert d['tasks'] == 12 and s['alg'] == 'hagd' and len({x['task'] for x in s['slots']}) == 12 and all(x['finish'] >= x['start'] for x in s['slots'])"; then
 	ok "sched -j: the schedule's metrics and every task placed"
@@ -230,6 +328,33 @@ if [ "$TH_PROVIDER" = inproc ] && [ ! -e /dev/th_nic0 ]; then
 fi
 expect_refusal "post: unknown provider, exit 2" 2 "unknown provider 'nic9'" \
 	post --provider nic9 "$EX/first_chain.chain"
+
+# a malformed environment variable: the library still fails with EINVAL,
+# and names the variable, its value and what it accepts, once (issue K)
+# expect_env_complaint NAME VAR VALUE REGEX ARGS...: thctl ARGS with VAR=VALUE
+# fails, and stderr holds exactly one line from the library matching REGEX
+expect_env_complaint() {
+	local name=$1 var=$2 val=$3 re=$4
+	shift 4
+	env "$var=$val" $TO "$THCTL" "$@" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	local lib
+	lib=$(grep -c "^libthverbs: " "$TMP/err")
+	if [ "$rc" -ne 0 ] && [ "$lib" -eq 1 ] && grep -qE "$re" "$TMP/err"; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc, $lib library line(s), want /$re/:" "$(cat "$TMP/err")"
+	fi
+}
+expect_env_complaint "TH_PROVIDER=bogus: the library names the variable and the choices" \
+	TH_PROVIDER bogus \
+	"^libthverbs: TH_PROVIDER='bogus' is not valid: expected kernel, inproc or auto" demo
+expect_env_complaint "TH_INPROC_NODES=abc: the library names the variable and the range" \
+	TH_INPROC_NODES abc \
+	"^libthverbs: TH_INPROC_NODES='abc' is not valid: expected a number of nodes from 1 to [0-9]+" \
+	demo --provider inproc
+expect_env_complaint "TH_INPROC_NODES=0: refused as well, once" \
+	TH_INPROC_NODES 0 "^libthverbs: TH_INPROC_NODES='0' is not valid" devices --provider inproc
 
 # ---- the examples --------------------------------------------------------------
 for f in "$EX"/*.chain; do
@@ -459,6 +584,58 @@ PY
 	else
 		not_ok "tutorial.rst shows first_chain.c as it is"
 	fi
+fi
+
+
+# The page itself: the "complete" listing of tutorial.rst, cut out of the
+# .rst (not taken from first_chain.c), compiled against the tree's headers
+# and libthverbs.so and run on inproc, prints exactly the block the page
+# says it prints.  A listing that defined main twice, or a page that said
+# 3 descriptors where the program posts 2, fails here (issue K).
+RST=$TOP/Documentation/tutorial.rst
+if ! command -v python3 > /dev/null || ! command -v "${CC:-cc}" > /dev/null ||
+   [ ! -e "$LIB/libthverbs.so" ] || [ ! -r "$RST" ]; then
+	n=$((n + 1)); echo "ok $n tutorial.rst's listing runs as printed # SKIP no python3, compiler, libthverbs.so or tutorial.rst"
+elif ! python3 - "$RST" "$TMP/tutorial.c" "$TMP/tutorial.want" <<'PY'
+import sys
+# the literal block after a line, dedented; None when the line is absent
+def block(lines, intro):
+    i = next((k for k, l in enumerate(lines) if l.rstrip().endswith(intro)), None)
+    if i is None:
+        return None
+    while i < len(lines) and not lines[i].rstrip().endswith("::"):
+        i += 1          # "complete:", then a paragraph "::"
+    i += 1
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    out = []
+    while i < len(lines) and (not lines[i].strip() or lines[i].startswith("    ")):
+        out.append(lines[i][4:])
+        i += 1
+    while out and not out[-1].strip():
+        out.pop()
+    return "\n".join(out) + "\n"
+lines = open(sys.argv[1]).read().splitlines()
+src = block(lines, "first_chain.c``, complete:")
+want = block(lines, "It prints::")
+if src is None or want is None:
+    sys.exit("tutorial.rst: no complete listing or no 'It prints::' block")
+open(sys.argv[2], "w").write(src)
+open(sys.argv[3], "w").write(want)
+PY
+then
+	not_ok "tutorial.rst's listing runs as printed" "the page has no listing or output block"
+elif ! "${CC:-cc}" -Wall -Wextra -Werror -I "$TOP/include/uapi" \
+	-I "$TOP/lib/libthverbs/include" "$TMP/tutorial.c" -L"$LIB" -lthverbs \
+	-o "$TMP/tutorial" 2> "$TMP/err"; then
+	not_ok "tutorial.rst's listing runs as printed" "it does not compile:" "$(head -n 20 "$TMP/err")"
+elif ! TH_PROVIDER=inproc LD_LIBRARY_PATH=$LIB $TO "$TMP/tutorial" > "$TMP/out" 2> "$TMP/err"; then
+	not_ok "tutorial.rst's listing runs as printed" "it failed:" "$(cat "$TMP/err")"
+elif ! diff -u "$TMP/tutorial.want" "$TMP/out" > "$TMP/diff"; then
+	not_ok "tutorial.rst's listing runs as printed" "the page says (-), the program prints (+):" \
+		"$(cat "$TMP/diff")"
+else
+	ok "tutorial.rst's listing runs as printed"
 fi
 
 echo "1..$n"

@@ -67,9 +67,9 @@ int main(void)
 	if (!src_mr || !dst_mr)
 		return fail("register memory", -errno);
 
-	/* 3. The chain: PUT (bumping node 1's CT_ARRIVED), NOTIFY, a NOP that
-	 *    bumps CT_DONE after the NOTIFY's entry is in the CQ; it fires
-	 *    when node 0's CT_GO reaches 1.
+	/* 3. The chain, two descriptors: PUT (bumping node 1's CT_ARRIVED),
+	 *    then NOTIFY, whose completion counter CT_DONE moves once its
+	 *    entry is in the CQ; it fires when node 0's CT_GO reaches 1.
 	 */
 	dst = (struct th_remote){
 		.node = th_vport_node(vp[1]),

@@ -2,8 +2,8 @@
 /*
  * thverbs/sched.h - DAG list scheduling: the task-graph model, its inputs (STG
  * files, the th_dag text format, generators) and the HEFT, PETS, HCPFD and
- * HAGD schedulers with a validator and metrics.  The definitions follow
- * shared/design/SCHEDULING.md; Documentation/scheduler.rst describes them.
+ * HAGD schedulers with a validator and metrics, as the project's design
+ * defines them; Documentation/scheduler.rst describes them.
  *
  * Conventions: functions return 0 or a negative errno; constructors return
  * NULL and set errno.  Task and processor numbers are indices from 0.

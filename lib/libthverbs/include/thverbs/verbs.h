@@ -471,7 +471,11 @@ int th_coll_counter_map(unsigned int i, struct th_coll_counter *out);
 
 /* ---- errors ----------------------------------------------------------- */
 
-/* A message for a negative errno returned by this library. */
+/*
+ * A message for an errno of either sign: the negative ones this library
+ * returns, or a positive one from errno; th_strerror(-EINVAL) and
+ * th_strerror(EINVAL) say the same.
+ */
 const char *th_strerror(int err);
 
 #ifdef THVERBS_BUILD

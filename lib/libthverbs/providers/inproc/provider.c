@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +36,15 @@ static void th_inproc_init(void)
 		char *end;
 		unsigned long n = strtoul(env, &end, 10);
 
-		if (*end || !n || n > TH_ENG_MAX_NODES) {
+		if (*end || !n || n > TH_ENG_MAX_NODES || *env == '-') {
+			/* runs once per process (pthread_once): one complaint */
+			static bool said;
+			char accepted[64];
+
+			snprintf(accepted, sizeof(accepted),
+				 "a number of nodes from 1 to %d (default 16)",
+				 TH_ENG_MAX_NODES);
+			th_env_complain(&said, "TH_INPROC_NODES", env, accepted);
 			th_inproc_err = -EINVAL;
 			return;
 		}
