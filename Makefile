@@ -114,6 +114,7 @@ check: deps
 	-@$(MAKE) --no-print-directory hostcheck
 	-@$(MAKE) --no-print-directory thctl-check
 	-@$(MAKE) --no-print-directory apicheck
+	-@$(MAKE) --no-print-directory pkgcheck
 	-@$(MAKE) --no-print-directory lint
 	-@$(MAKE) --no-print-directory fuzz
 	-@$(MAKE) --no-print-directory vmtest
@@ -125,6 +126,12 @@ check: deps
 # the library and thctl only, not the kernel headers or the tests.
 run: userspace
 	$(BIN)/thctl demo
+
+# Build the Debian packages, lint, install and use them, remove them again.
+.PHONY: pkgcheck
+pkgcheck:
+	@mkdir -p $(LOGS)
+	@$(TOP)/scripts/pkg-check.sh $(LOGS)/pkg.tap
 
 bench: $(BENCH_TARGETS)
 

@@ -22,9 +22,10 @@ INSTALL		?= install
 PUBLIC_HEADERS	:= $(sort $(wildcard lib/libthverbs/include/thverbs/*.h))
 UAPI_HEADERS	:= include/uapi/linux/th_nic.h include/uapi/linux/th_nic_netlink.h
 MAN_PAGES	:= $(sort $(wildcard Documentation/man/man[1-9]/*.[1-9]))
-# the module's source as dkms builds it: Kbuild, the driver, the uapi
-DKMS_FILES	:= VERSION Kbuild dkms.conf $(sort $(shell git -C $(TOP) ls-files \
-		     driver include/uapi 2>/dev/null | grep -v '\.mk$$'))
+# the module's source as dkms builds it: Kbuild, the driver, the uapi (found
+# with find, not git: a release tarball has no .git)
+DKMS_FILES	:= VERSION Kbuild $(sort $(shell cd $(TOP) && find driver include/uapi \
+		     -name '*.[ch]' 2>/dev/null))
 
 .PHONY: userspace install uninstall install-dkms uninstall-dkms
 userspace: $(LIBTHVERBS_SO) $(LIBTHVERBS_A) $(TOOLS:%=$(BIN)/%)
@@ -68,6 +69,7 @@ install-dkms:
 	cd $(TOP) && for f in $(DKMS_FILES); do \
 		$(INSTALL) -D -m 0644 $$f $(DESTDIR)$(DKMSDIR)/$$f || exit 1; \
 	done
+	sed 's/#MODULE_VERSION#/$(VERSION)/' $(TOP)/dkms.conf > $(DESTDIR)$(DKMSDIR)/dkms.conf
 
 uninstall-dkms:
 	rm -rf $(DESTDIR)$(DKMSDIR)
