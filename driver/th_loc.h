@@ -9,6 +9,7 @@
 #include <linux/fs.h>
 #include <linux/mm_types.h>
 
+#include "th_compat_kernel.h"
 #include "th_drv.h"
 #include "linux/th_nic_netlink.h"
 
