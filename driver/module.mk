@@ -7,7 +7,7 @@ KERNEL_SRCS := $(shell find driver include/uapi -name '*.[ch]')
 ALL_TARGETS += module
 
 module: $(TOP)/th_nic.ko
-$(TOP)/th_nic.ko: $(KERNEL_SRCS) Kbuild
+$(TOP)/th_nic.ko: $(KERNEL_SRCS) Kbuild VERSION
 	@test -n "$(KDIR)" || { echo "module: no kernel build tree; run scripts/deps.sh vm or set KDIR" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(TOP) modules
 
