@@ -25,6 +25,7 @@ static int th_dev_open(struct inode *inode, struct file *file)
 	INIT_LIST_HEAD(&tf->vports);
 	init_waitqueue_head(&tf->poll_wq);
 	file->private_data = tf;
+	/* lseek fails with ESPIPE: no .llseek (no_llseek is gone since 6.12) */
 	return nonseekable_open(inode, file);
 }
 
@@ -90,11 +91,10 @@ static const struct file_operations th_dev_fops = {
 	.compat_ioctl	= compat_ptr_ioctl,
 	.mmap		= th_dev_mmap,
 	.poll		= th_dev_poll,
-	.llseek		= no_llseek,
 };
 
 /* Nodes are a research tool's devices: open to every user, like uverbs. */
-static char *th_dev_devnode(struct device *dev, umode_t *mode)
+static char *th_dev_devnode(TH_DEVNODE_CONST struct device *dev, umode_t *mode)
 {
 	if (mode)
 		*mode = 0666;
@@ -110,7 +110,7 @@ int th_dev_register(struct th_fabric *fab)
 	ret = alloc_chrdev_region(&fab->devt, 0, nodes, "th_nic");
 	if (ret)
 		return ret;
-	fab->class = class_create(THIS_MODULE, "th_nic");
+	fab->class = th_class_create("th_nic");
 	if (IS_ERR(fab->class)) {
 		ret = PTR_ERR(fab->class);
 		goto err_unregister_region;

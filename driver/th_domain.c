@@ -101,13 +101,13 @@ struct th_domain *th_domain_from_fd(int fd)
 	struct th_domain *dom;
 	struct fd f = fdget(fd);
 
-	if (!f.file)
+	if (!fd_file(f))
 		return ERR_PTR(-EBADF);
-	if (f.file->f_op != &th_domain_fops) {
+	if (fd_file(f)->f_op != &th_domain_fops) {
 		fdput(f);
 		return ERR_PTR(-EINVAL);
 	}
-	dom = f.file->private_data;
+	dom = fd_file(f)->private_data;
 	kref_get(&dom->ref);
 	fdput(f);
 	return dom;

@@ -18,7 +18,7 @@
 #include "th_loc.h"
 
 struct th_nic_vport __rcu **th_fabric_slot(struct th_fabric *fab, u32 node,
-				       u32 index)
+					   u32 index)
 {
 	return &fab->vports[(size_t)node * fab->eng.lim.max_vports + index];
 }

@@ -9,6 +9,7 @@
 #include <linux/fs.h>
 #include <linux/mm_types.h>
 
+#include "th_compat_kernel.h"
 #include "th_drv.h"
 #include "linux/th_nic_netlink.h"
 
@@ -16,7 +17,7 @@
 struct th_fabric *th_fabric_create(const struct th_eng_limits *lim);
 void th_fabric_destroy(struct th_fabric *fab);
 struct th_nic_vport __rcu **th_fabric_slot(struct th_fabric *fab, u32 node,
-				       u32 index);
+					   u32 index);
 struct th_user *th_fabric_user_get(struct th_fabric *fab);
 void th_fabric_user_put(struct th_fabric *fab, struct th_user *user);
 void th_fabric_run_work(struct work_struct *work);

@@ -104,3 +104,4 @@ module_init(th_nic_init);
 module_exit(th_nic_exit);
 MODULE_DESCRIPTION("th_nic: a software triggered-operation NIC");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(TH_VERSION);

@@ -355,14 +355,14 @@ static int th_nl_vport_get_doit(struct sk_buff *skb, struct genl_info *info)
 static int th_nl_vport_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
-	const struct genl_dumpit_info *di = genl_dumpit_info(cb);
+	struct nlattr **attrs = th_genl_dump_attrs(cb);
 	const struct th_eng_limits *lim = &th_nl_fab->eng.lim;
 	u32 node = cb->args[0], index = cb->args[1], last = lim->nodes;
 	struct th_nic_vport *vp;
 	int ret = 0;
 
-	if (di->attrs[TH_NL_A_NODE]) {
-		last = nla_get_u32(di->attrs[TH_NL_A_NODE]);
+	if (attrs[TH_NL_A_NODE]) {
+		last = nla_get_u32(attrs[TH_NL_A_NODE]);
 		if (last >= lim->nodes)
 			return -ENODEV;
 		if (node < last)

@@ -71,8 +71,8 @@ void th_pinned_mr_free(struct th_pinned_mr *umr)
 	th_pinned_mr_release(umr, umr->npages);
 }
 
-static int th_pinned_mr_pin(struct th_pinned_mr *umr, unsigned long start, bool write,
-		      unsigned long *pinned)
+static int th_pinned_mr_pin(struct th_pinned_mr *umr, unsigned long start,
+			    bool write, unsigned long *pinned)
 {
 	unsigned int gup = FOLL_LONGTERM | (write ? FOLL_WRITE : 0);
 	long got;

@@ -73,8 +73,8 @@ int th_ring_mem_mmap(struct th_ring_mem *r, struct vm_area_struct *vma)
 		if (vma->vm_flags & VM_WRITE)
 			return -EPERM;
 		/* and mprotect() may not make it writable later */
-		vma->vm_flags &= ~VM_MAYWRITE;
+		th_vm_flags_clear(vma, VM_MAYWRITE);
 	}
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	th_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	return vm_insert_pages(vma, vma->vm_start, r->pages, &pages);
 }

@@ -56,10 +56,10 @@ static int th_vport_alloc_regions(struct th_nic_vport *vp)
 	ret = th_ring_mem_alloc(&vp->regions[TH_REGION_SQ], cfg->sq_bytes, false);
 	if (!ret)
 		ret = th_ring_mem_alloc(&vp->regions[TH_REGION_CQ], cfg->cq_bytes,
-				      false);
+					false);
 	if (!ret)
 		ret = th_ring_mem_alloc(&vp->regions[TH_REGION_CT], cfg->ct_bytes,
-				      true);
+					true);
 	if (ret)
 		th_vport_free_regions(vp);
 	return ret;
