@@ -135,6 +135,6 @@ pkgcheck:
 
 bench: $(BENCH_TARGETS)
 
-clean:
+clean: module-clean
 	rm -rf $(B)
 	rm -f *.o *.ko *.mod *.mod.c modules.order Module.symvers .*.cmd
