@@ -87,8 +87,8 @@ static int run_cmp(struct __test_metadata *_metadata,
 	}
 	if (!ret) {
 		p2p = th_hostcoll_create_local_algo(w.vp, n, a, algo,
-					       (void *const *)send,
-					       (void *const *)got);
+						    (void *const *)send,
+						    (void *const *)got);
 		if (!p2p)
 			ret = -errno;
 	}
@@ -283,7 +283,7 @@ static void *mt_rank_main(void *arg)
 	struct th_hostcoll *p;
 
 	p = th_hostcoll_create(sh->vp[r], r, sh->n, mt_allgather, me, sh->attr,
-			  sh->algo, sh->send[r], sh->recv[r]);
+			       sh->algo, sh->send[r], sh->recv[r]);
 	if (!p) {
 		me->ret = -errno;
 		return NULL;
@@ -423,7 +423,7 @@ TEST(bad_attributes_are_refused)
 	EXPECT_EQ(EINVAL, errno);
 	a.op = TH_NIC_ALU_SUM;
 	EXPECT_EQ(NULL, th_hostcoll_create_local_algo(w.vp, 2, &a, TH_HOSTCOLL_ALGO_MAX,
-						 NULL, NULL));
+						      NULL, NULL));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-EINVAL, th_hostcoll_run(NULL, 0));
 	EXPECT_STREQ("p2p-tree", th_hostcoll_algo_name(TH_HOSTCOLL_TREE));

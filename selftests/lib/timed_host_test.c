@@ -235,7 +235,7 @@ static int timed_rank(struct th_boot *b, void *arg)
 		vp = th_vport_create(ctx, NULL);
 	if (vp && j->p2p)
 		p2p = th_hostcoll_create(vp, rank, RANKS, boot_allgather, b, &a,
-				    TH_HOSTCOLL_TREE, send, recv);
+					 TH_HOSTCOLL_TREE, send, recv);
 	else if (vp)
 		coll = th_coll_create(vp, rank, RANKS, boot_allgather, b, &a,
 				      send, recv);

@@ -292,9 +292,9 @@ static int ar_run_nic(struct ar_world *w, enum ar_variant v,
 		ret = coll ? 0 : -errno;
 	} else if (!ret) {
 		p2p = th_hostcoll_create_local_algo(w->vp, n, a, v == AR_P2P ?
-					       TH_HOSTCOLL_TREE : TH_HOSTCOLL_RECDBL,
-					       (void *const *)b->send,
-					       (void *const *)b->recv);
+						    TH_HOSTCOLL_TREE : TH_HOSTCOLL_RECDBL,
+						    (void *const *)b->send,
+						    (void *const *)b->recv);
 		ret = p2p ? 0 : -errno;
 	}
 	for (i = -warmup; !ret && i < reps; i++) {

@@ -199,7 +199,7 @@ static int mp_rank(struct th_boot *b, void *arg)
 				goto err_run;
 			th_coll_destroy(coll);
 			p2p = th_hostcoll_create(vp, rank, th_boot_size(b), mp_allgather,
-					    b, &ca, TH_HOSTCOLL_TREE, send, recv);
+						 b, &ca, TH_HOSTCOLL_TREE, send, recv);
 			if (!p2p || mp_time(b, NULL, p2p, a->warm, reps, tp2p))
 				goto err_run;
 			th_hostcoll_destroy(p2p);

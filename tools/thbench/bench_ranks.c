@@ -154,7 +154,7 @@ static int br_rank(struct th_boot *b, void *arg)
 		vp = th_vport_create(ctx, NULL);
 	if (vp && j->v == BR_P2P)
 		p2p = th_hostcoll_create(vp, rank, j->n, br_allgather, b, &j->attr,
-				    TH_HOSTCOLL_TREE, send, recv);
+					 TH_HOSTCOLL_TREE, send, recv);
 	else if (vp)
 		coll = th_coll_create(vp, rank, j->n, br_allgather, b, &j->attr,
 				      send, recv);

@@ -80,13 +80,13 @@ static uint64_t th_hostcoll_tree_slot(const struct th_hostcoll *p, unsigned int 
 
 /* recdbl: the PRE slot, then two slots (by round parity) per step */
 static uint64_t th_hostcoll_step_slot(const struct th_hostcoll *p, unsigned int s,
-				 uint64_t round)
+				      uint64_t round)
 {
 	return (1 + 2 * (uint64_t)s + (round & 1)) * p->slot_bytes;
 }
 
 static uint64_t th_hostcoll_scratch_bytes(const struct th_hostcoll *p,
-				     const struct th_hostcoll_rank *rk)
+					  const struct th_hostcoll_rank *rk)
 {
 	if (p->algo == TH_HOSTCOLL_TREE)
 		return th_hostcoll_tree_slot(p, rk->gr->nchild);
@@ -96,7 +96,7 @@ static uint64_t th_hostcoll_scratch_bytes(const struct th_hostcoll *p,
 /* ---- the host's moves ------------------------------------------------------ */
 
 static int th_hostcoll_wait(struct th_hostcoll *p, struct th_hostcoll_rank *rk, uint16_t ct,
-		       uint64_t threshold)
+			    uint64_t threshold)
 {
 	uint64_t now = th_hostcoll_now_ns();
 
@@ -107,8 +107,8 @@ static int th_hostcoll_wait(struct th_hostcoll *p, struct th_hostcoll_rank *rk, 
 
 /* A one-descriptor chain, posted now: PUT @len bytes to @to, raising @rct. */
 static int th_hostcoll_put(struct th_hostcoll *p, struct th_hostcoll_rank *rk,
-		      const struct th_mr *src, uint64_t soff, unsigned int to,
-		      uint64_t key, uint64_t doff, uint16_t rct)
+			   const struct th_mr *src, uint64_t soff, unsigned int to,
+			   uint64_t key, uint64_t doff, uint16_t rct)
 {
 	struct th_remote dst = {
 		.node = p->g.peers[to].node, .vport = p->g.peers[to].vport,
@@ -139,7 +139,7 @@ static int th_hostcoll_drain(struct th_hostcoll *p, struct th_hostcoll_rank *rk)
  * first pass.
  */
 static void th_hostcoll_reduce(struct th_hostcoll *p, void *dst, const void **src,
-			  unsigned int nsrc)
+			       unsigned int nsrc)
 {
 	uint64_t bytes = (uint64_t)p->attr.count * p->esize;
 	unsigned int done, k;
@@ -175,9 +175,9 @@ static int th_hostcoll_tree_up(struct th_hostcoll *p, struct th_hostcoll_rank *r
 	}
 	if (!rk->gr->nchild)
 		return th_hostcoll_put(p, rk, rk->gr->send_mr, 0, rk->gr->parent,
-				  p->g.peers[rk->gr->parent].scratch_key,
-				  th_hostcoll_tree_slot(p, rk->gr->slot_at_parent),
-				  TH_HOSTCOLL_CT_R);
+				       p->g.peers[rk->gr->parent].scratch_key,
+				       th_hostcoll_tree_slot(p, rk->gr->slot_at_parent),
+				       TH_HOSTCOLL_CT_R);
 	ret = th_hostcoll_wait(p, rk, TH_HOSTCOLL_CT_R, rk->gr->nchild * p->round);
 	if (ret)
 		return ret;
@@ -192,8 +192,8 @@ static int th_hostcoll_tree_up(struct th_hostcoll *p, struct th_hostcoll_rank *r
 	if (root)
 		return 0;
 	return th_hostcoll_put(p, rk, rk->gr->scratch_mr, 0, rk->gr->parent,
-			  p->g.peers[rk->gr->parent].scratch_key,
-			  th_hostcoll_tree_slot(p, rk->gr->slot_at_parent), TH_HOSTCOLL_CT_R);
+			       p->g.peers[rk->gr->parent].scratch_key,
+			       th_hostcoll_tree_slot(p, rk->gr->slot_at_parent), TH_HOSTCOLL_CT_R);
 }
 
 /* Wait for the result (root: have it), forward it to every child. */
@@ -206,8 +206,8 @@ static int th_hostcoll_tree_down(struct th_hostcoll *p, struct th_hostcoll_rank 
 		ret = th_hostcoll_wait(p, rk, TH_HOSTCOLL_CT_B, p->round);
 	for (j = 0; !ret && j < rk->gr->nchild; j++)
 		ret = th_hostcoll_put(p, rk, rk->gr->recv_mr, 0, rk->gr->child[j],
-				 p->g.peers[rk->gr->child[j]].recv_key, 0,
-				 TH_HOSTCOLL_CT_B);
+				      p->g.peers[rk->gr->child[j]].recv_key, 0,
+				      TH_HOSTCOLL_CT_B);
 	return ret;
 }
 
@@ -233,7 +233,7 @@ static unsigned int th_hostcoll_rd_real(const struct th_hostcoll *p, unsigned in
 
 /* recv = (lower ranks' part) op (higher ranks' part) */
 static void th_hostcoll_rd_combine(struct th_hostcoll *p, struct th_hostcoll_rank *rk,
-			      const void *theirs, bool theirs_lower)
+				   const void *theirs, bool theirs_lower)
 {
 	const void *src[2];
 
@@ -256,8 +256,8 @@ static int th_hostcoll_rd_step(struct th_hostcoll *p, unsigned int s, bool post)
 		partner = th_hostcoll_rd_real(p, rk->newrank ^ (1u << s));
 		if (post) {
 			ret = th_hostcoll_put(p, rk, rk->gr->recv_mr, 0, partner,
-					 p->g.peers[partner].scratch_key, slot,
-					 TH_HOSTCOLL_CT_STEP(s));
+					      p->g.peers[partner].scratch_key, slot,
+					      TH_HOSTCOLL_CT_STEP(s));
 			continue;
 		}
 		/* recv is about to change: our PUT must have read it */
@@ -266,7 +266,7 @@ static int th_hostcoll_rd_step(struct th_hostcoll *p, unsigned int s, bool post)
 			ret = th_hostcoll_wait(p, rk, TH_HOSTCOLL_CT_STEP(s), p->round);
 		if (!ret)
 			th_hostcoll_rd_combine(p, rk, rk->gr->scratch + slot,
-					  partner < rk->gr->rank);
+					       partner < rk->gr->rank);
 	}
 	return ret;
 }
@@ -287,8 +287,8 @@ static int th_hostcoll_rd_run(struct th_hostcoll *p)
 		memcpy(rk->gr->recv, rk->gr->send, p->g.bytes);
 		if (rk->gr->rank < 2 * p->rem && !(rk->gr->rank & 1))
 			ret = th_hostcoll_put(p, rk, rk->gr->send_mr, 0, rk->gr->rank + 1,
-					 p->g.peers[rk->gr->rank + 1].scratch_key, 0,
-					 TH_HOSTCOLL_CT_PRE);
+					      p->g.peers[rk->gr->rank + 1].scratch_key, 0,
+					      TH_HOSTCOLL_CT_PRE);
 	}
 	for (i = 0; !ret && i < p->g.nlocal; i++) {
 		struct th_hostcoll_rank *rk = &p->local[i];
@@ -309,8 +309,8 @@ static int th_hostcoll_rd_run(struct th_hostcoll *p)
 
 		if (rk->gr->rank < 2 * p->rem && (rk->gr->rank & 1))
 			ret = th_hostcoll_put(p, rk, rk->gr->recv_mr, 0, rk->gr->rank - 1,
-					 p->g.peers[rk->gr->rank - 1].recv_key, 0,
-					 TH_HOSTCOLL_CT_RES);
+					      p->g.peers[rk->gr->rank - 1].recv_key, 0,
+					      TH_HOSTCOLL_CT_RES);
 	}
 	for (i = 0; !ret && i < p->g.nlocal; i++) {
 		struct th_hostcoll_rank *rk = &p->local[i];
@@ -324,7 +324,7 @@ static int th_hostcoll_rd_run(struct th_hostcoll *p)
 /* ---- setup ------------------------------------------------------------------ */
 
 static int th_hostcoll_check(const struct th_coll_attr *a, unsigned int n,
-			enum th_hostcoll_algo algo)
+			     enum th_hostcoll_algo algo)
 {
 	if (!a || !n || a->root >= n || a->radix == 1 || algo >= TH_HOSTCOLL_ALGO_MAX)
 		return -EINVAL;
@@ -338,8 +338,8 @@ static int th_hostcoll_check(const struct th_coll_attr *a, unsigned int n,
 }
 
 static struct th_hostcoll *th_hostcoll_alloc(const struct th_coll_attr *attr,
-				   enum th_hostcoll_algo algo, unsigned int n,
-				   unsigned int nlocal)
+					     enum th_hostcoll_algo algo, unsigned int n,
+					     unsigned int nlocal)
 {
 	struct th_hostcoll *p = calloc(1, sizeof(*p));
 	unsigned int i;
@@ -375,8 +375,8 @@ static struct th_hostcoll *th_hostcoll_alloc(const struct th_coll_attr *attr,
 
 /* Local rank @li is @rank: tree, memory, counters clear, keys published. */
 static int th_hostcoll_rank_init(struct th_hostcoll *p, unsigned int li,
-			    unsigned int rank, struct th_vport *vp,
-			    void *send, void *recv)
+				 unsigned int rank, struct th_vport *vp,
+				 void *send, void *recv)
 {
 	static const uint16_t cts[] = { TH_HOSTCOLL_CT_R, TH_HOSTCOLL_CT_B, TH_HOSTCOLL_CT_PRE,
 					TH_HOSTCOLL_CT_RES, TH_HOSTCOLL_CT_SENT };
@@ -447,8 +447,8 @@ static struct th_hostcoll *th_hostcoll_fail(struct th_hostcoll *p, int err)
 
 struct th_hostcoll *
 th_hostcoll_create_local_algo(struct th_vport *const *vps, unsigned int n,
-			 const struct th_coll_attr *attr, enum th_hostcoll_algo algo,
-			 void *const *send, void *const *recv)
+			      const struct th_coll_attr *attr, enum th_hostcoll_algo algo,
+			      void *const *send, void *const *recv)
 {
 	struct th_hostcoll *p;
 	unsigned int r;
@@ -465,7 +465,7 @@ th_hostcoll_create_local_algo(struct th_vport *const *vps, unsigned int n,
 		return NULL;
 	for (r = 0; !ret && r < n; r++)
 		ret = th_hostcoll_rank_init(p, r, r, vps[r], send ? send[r] : NULL,
-				       recv ? recv[r] : NULL);
+					    recv ? recv[r] : NULL);
 	if (ret)
 		return th_hostcoll_fail(p, ret);
 	th_hostcoll_order(p);
@@ -505,7 +505,7 @@ struct th_hostcoll *th_hostcoll_create(struct th_vport *vp, unsigned int rank,
 	p->g.allgather_arg = arg;
 	/* a rank that failed still takes part in the exchange: all fail */
 	ret = th_group_exchange(&p->g, th_hostcoll_rank_init(p, 0, rank, vp, send,
-							recv));
+							     recv));
 	if (ret)
 		return th_hostcoll_fail(p, ret);
 	th_hostcoll_order(p);

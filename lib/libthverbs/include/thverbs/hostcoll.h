@@ -52,23 +52,23 @@ struct th_hostcoll;
  * 216) and resets them; the vports need 256 counters.
  */
 struct th_hostcoll *th_hostcoll_create_local_algo(struct th_vport *const *vps,
-					unsigned int n,
-					const struct th_coll_attr *attr,
-					enum th_hostcoll_algo algo,
-					void *const *send, void *const *recv);
+						  unsigned int n,
+						  const struct th_coll_attr *attr,
+						  enum th_hostcoll_algo algo,
+						  void *const *send, void *const *recv);
 /* th_hostcoll_create_local_algo() with TH_HOSTCOLL_TREE. */
 struct th_hostcoll *th_hostcoll_create_local(struct th_vport *const *vps,
-				   unsigned int n,
-				   const struct th_coll_attr *attr,
-				   void *const *send, void *const *recv);
+					     unsigned int n,
+					     const struct th_coll_attr *attr,
+					     void *const *send, void *const *recv);
 /*
  * One process per rank: addresses are exchanged through @allgather, which
  * must also act as a barrier (th_boot_allgather() does).
  */
 struct th_hostcoll *th_hostcoll_create(struct th_vport *vp, unsigned int rank,
-			     unsigned int size, th_coll_allgather_fn allgather,
-			     void *arg, const struct th_coll_attr *attr,
-			     enum th_hostcoll_algo algo, void *send, void *recv);
+				       unsigned int size, th_coll_allgather_fn allgather,
+				       void *arg, const struct th_coll_attr *attr,
+				       enum th_hostcoll_algo algo, void *send, void *recv);
 /*
  * One whole Allreduce on every rank this process drives: returns when each
  * local rank holds the result in recv and its own PUTs have completed.
