@@ -182,22 +182,24 @@ check $rc "apt-get install libthverbs1 libthverbs-dev th-nic-tools"
 # ---- 6. use them --------------------------------------------------------------
 ex=$work/example
 mkdir -p "$ex"
-cp /usr/share/doc/libthverbs-dev/examples/hello.c /usr/share/doc/libthverbs-dev/examples/Makefile "$ex/" 2>/dev/null
+cp /usr/share/doc/libthverbs-dev/examples/first_chain.c /usr/share/doc/libthverbs-dev/examples/Makefile "$ex/" 2>/dev/null
 rc=$?
 check $rc "the example is installed in /usr/share/doc/libthverbs-dev/examples/"
 say "# pkg-config --cflags --libs libthverbs: $(pkg-config --cflags --libs libthverbs 2>&1)"
 # shellcheck disable=SC2046
-(cd "$ex" && cc -Wall -Wextra -Werror -o hello hello.c $(pkg-config --cflags --libs libthverbs)) > "$work/cc.log" 2>&1
+(cd "$ex" && cc -Wall -Wextra -Werror -o first_chain first_chain.c $(pkg-config --cflags --libs libthverbs)) > "$work/cc.log" 2>&1
 rc=$?
 [ $rc = 0 ] || note "$work/cc.log"
-check $rc "cc hello.c \$(pkg-config --cflags --libs libthverbs), outside the tree"
-(cd "$ex" && TH_PROVIDER=inproc ./hello) > "$work/hello.log" 2>&1
+check $rc "cc first_chain.c \$(pkg-config --cflags --libs libthverbs), outside the tree"
+(cd "$ex" && TH_PROVIDER=inproc ./first_chain) > "$work/run.log" 2>&1 &&
+	grep -q 'node 1 received: 1.5 2.5 3.5 4.5 5.5 6.5 7.5 8.5' "$work/run.log"
 rc=$?
-note "$work/hello.log"
-check $rc "TH_PROVIDER=inproc ./hello: a triggered put from one vport to another"
-ldd "$ex/hello" | grep -q -E "libthverbs.so.1 => (/usr)?/lib/"
-check $? "hello runs on the installed /usr/lib/.../libthverbs.so.1"
-(cd "$ex" && make -s static && TH_PROVIDER=inproc ./hello-static) > "$work/static.log" 2>&1
+note "$work/run.log"
+check $rc "TH_PROVIDER=inproc ./first_chain: node 1 received what node 0's triggered put sent"
+ldd "$ex/first_chain" | grep -q -E "libthverbs.so.1 => (/usr)?/lib/"
+check $? "first_chain runs on the installed /usr/lib/.../libthverbs.so.1"
+(cd "$ex" && make -s static && TH_PROVIDER=inproc ./first_chain-static) > "$work/static.log" 2>&1 &&
+	grep -q 'node 1 received: 1.5 2.5 3.5 4.5 5.5 6.5 7.5 8.5' "$work/static.log"
 rc=$?
 note "$work/static.log"
 check $rc "static link against libthverbs.a (pkg-config --static) runs too"
@@ -220,7 +222,7 @@ check $rc "man -w resolves th_vport_create(3), th_post_chain(3), thctl(1), thrun
 
 # the autopkgtests of the library and the tools (debian/tests), as run
 # against the installed packages
-for t in pkgconfig-hello tools-inproc; do
+for t in pkgconfig-example tools-inproc; do
 	mkdir -p "$work/adt-$t"
 	AUTOPKGTEST_TMP=$work/adt-$t "$src/debian/tests/$t" > "$work/adt-$t.log" 2>&1
 	rc=$?

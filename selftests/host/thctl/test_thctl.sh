@@ -564,7 +564,7 @@ LIB=$TOP/build/lib
 if ! command -v "${CC:-cc}" > /dev/null || [ ! -e "$LIB/libthverbs.so" ]; then
 	n=$((n + 1)); echo "ok $n first_chain.c builds and runs # SKIP no compiler or libthverbs.so"
 elif "${CC:-cc}" -Wall -Wextra -Werror -I "$TOP/include/uapi" \
-	-I "$TOP/lib/libthverbs/include" "$EX/first_chain.c" -L"$LIB" -lthverbs \
+	-I "$TOP/lib/libthverbs/include" "$TOP/examples/first_chain.c" -L"$LIB" -lthverbs \
 	-o "$TMP/first_chain" 2> "$TMP/err" &&
      LD_LIBRARY_PATH=$LIB "$TMP/first_chain" > "$TMP/out" 2>> "$TMP/err" &&
      grep -q "node 1 received: 1.5 2.5 3.5 4.5 5.5 6.5 7.5 8.5" "$TMP/out"; then
@@ -573,7 +573,7 @@ else
 	not_ok "first_chain.c builds against libthverbs.so and runs" "$(cat "$TMP/err")"
 fi
 if command -v python3 > /dev/null; then
-	if python3 - "$EX/first_chain.c" "$TOP/Documentation/tutorial.rst" <<'PY'
+	if python3 - "$TOP/examples/first_chain.c" "$TOP/Documentation/tutorial.rst" <<'PY'
 import sys
 src = open(sys.argv[1]).read().splitlines()
 want = "\n".join(("    " + l) if l.strip() else "" for l in src)

@@ -2,10 +2,16 @@
 /*
  * first_chain.c - "Your first triggered chain" (Documentation/tutorial.rst):
  * node 0 puts 8 doubles into node 1 when the host starts it, and the NIC
- * counts their arrival on node 1.  Build and run from the top of the tree:
+ * counts their arrival on node 1.  Against the installed library
+ * (libthverbs-dev ships it with a Makefile):
+ *
+ *   cc first_chain.c $(pkg-config --cflags --libs libthverbs) -o first_chain
+ *   ./first_chain
+ *
+ * and from the top of the source tree:
  *
  *   cc -I include/uapi -I lib/libthverbs/include \
- *      tools/thctl/examples/first_chain.c -Lbuild/lib -lthverbs -o first_chain
+ *      examples/first_chain.c -Lbuild/lib -lthverbs -o first_chain
  *   LD_LIBRARY_PATH=build/lib ./first_chain
  */
 #include <errno.h>
