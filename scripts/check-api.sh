@@ -26,6 +26,14 @@ done > "$tmp/all.c"
 ${CC:-gcc} -I"$hdrdir" -I"$top/include/uapi" -fsyntax-only \
 	-aux-info "$tmp/aux" "$tmp/all.c" 2>"$tmp/cc.err"
 tap $? "the public headers compile on their own"
+if command -v "${CXX:-g++}" > /dev/null; then
+	# C++ programs get C linkage (TH_API_BEGIN in thverbs/api.h)
+	{ cat "$tmp/all.c"; echo 'const char *f(); const char *f() { return th_strerror(0); }'; } > "$tmp/all.cc"
+	${CXX:-g++} -I"$hdrdir" -I"$top/include/uapi" -Wall -Wextra -c \
+		-o "$tmp/all.o" "$tmp/all.cc" 2>"$tmp/cxx.err" &&
+		nm "$tmp/all.o" | grep -qw 'U th_strerror'
+	tap $? "the public headers compile as C++ with C linkage"
+fi
 grep "$hdrdir/thverbs/" "$tmp/aux" | grep -oE '\bth_[a-z0-9_]+ \(' |
 	tr -d ' (' | sort -u > "$tmp/declared"
 nm -D --defined-only "$lib" | awk '$2 == "T" { print $3 }' |

@@ -15,15 +15,9 @@
 #define TH_BOOT_H
 
 #include <stddef.h>
+#include <thverbs/api.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* Building libthverbs: what these headers declare is what it exports. */
-#ifdef THVERBS_BUILD
-#pragma GCC visibility push(default)
-#endif
+TH_API_BEGIN
 
 struct th_boot;
 
@@ -101,12 +95,6 @@ int th_boot_run(th_boot_rank_fn fn, void *arg);
  */
 int th_boot_run_threads(unsigned int n, th_boot_rank_fn fn, void *arg);
 
-#ifdef THVERBS_BUILD
-#pragma GCC visibility pop
-#endif
-
-#ifdef __cplusplus
-}
-#endif
+TH_API_END
 
 #endif /* TH_BOOT_H */

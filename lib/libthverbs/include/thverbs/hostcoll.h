@@ -12,15 +12,9 @@
 #define TH_HOSTCOLL_H
 
 #include <thverbs/verbs.h>
+#include <thverbs/api.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* Building libthverbs: what these headers declare is what it exports. */
-#ifdef THVERBS_BUILD
-#pragma GCC visibility push(default)
-#endif
+TH_API_BEGIN
 
 /**
  * enum th_hostcoll_algo - how the hosts drive the Allreduce
@@ -81,12 +75,6 @@ void th_hostcoll_destroy(struct th_hostcoll *p);
 /* "p2p-tree", "recdbl"; NULL for an unknown value. */
 const char *th_hostcoll_algo_name(enum th_hostcoll_algo algo);
 
-#ifdef THVERBS_BUILD
-#pragma GCC visibility pop
-#endif
-
-#ifdef __cplusplus
-}
-#endif
+TH_API_END
 
 #endif /* TH_HOSTCOLL_H */

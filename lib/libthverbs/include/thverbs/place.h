@@ -20,15 +20,9 @@
 #include <stdio.h>
 
 #include <thverbs/sched.h>
+#include <thverbs/api.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* Building libthverbs: what these headers declare is what it exports. */
-#ifdef THVERBS_BUILD
-#pragma GCC visibility push(default)
-#endif
+TH_API_BEGIN
 
 #define TH_PLACE_MAX_NODES	4096
 
@@ -323,12 +317,6 @@ int th_place_exec_start(struct th_place_exec *x);
 int th_place_exec_wait(struct th_place_exec *x, uint64_t timeout_ns);
 void th_place_exec_destroy(struct th_place_exec *x);
 
-#ifdef THVERBS_BUILD
-#pragma GCC visibility pop
-#endif
-
-#ifdef __cplusplus
-}
-#endif
+TH_API_END
 
 #endif /* TH_PLACE_H */

@@ -16,15 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <thverbs/api.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* Building libthverbs: what these headers declare is what it exports. */
-#ifdef THVERBS_BUILD
-#pragma GCC visibility push(default)
-#endif
+TH_API_BEGIN
 
 struct th_dag;
 struct th_sched;
@@ -287,12 +281,6 @@ int th_sched_write_svg_groups(const struct th_sched *s, FILE *f,
 			      const char *title, const unsigned int *group,
 			      unsigned int ngroups, const char *const *names);
 
-#ifdef THVERBS_BUILD
-#pragma GCC visibility pop
-#endif
-
-#ifdef __cplusplus
-}
-#endif
+TH_API_END
 
 #endif /* TH_SCHED_H */

@@ -19,15 +19,9 @@
 #include <linux/th_nic.h>
 
 #include <thverbs/boot.h>
+#include <thverbs/api.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* Building libthverbs: what these headers declare is what it exports. */
-#ifdef THVERBS_BUILD
-#pragma GCC visibility push(default)
-#endif
+TH_API_BEGIN
 
 struct th_device;
 struct th_context;
@@ -478,12 +472,6 @@ int th_coll_counter_map(unsigned int i, struct th_coll_counter *out);
  */
 const char *th_strerror(int err);
 
-#ifdef THVERBS_BUILD
-#pragma GCC visibility pop
-#endif
-
-#ifdef __cplusplus
-}
-#endif
+TH_API_END
 
 #endif /* THVERBS_H */
