@@ -6,6 +6,7 @@
  * /dev/th_nic0 exists); TH_PROVIDER overrides.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fenv.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -671,6 +672,56 @@ TEST_F(verbs, alu_ignores_the_callers_floating_point_mode)
 }
 
 /* th_strerror() reads an errno of either sign the same (issue K) */
+/* Several threads creating and destroying vports of one context. */
+struct churn {
+	struct th_context *ctx;
+	int failed;
+};
+
+static void *churn_vports(void *arg)
+{
+	struct churn *ch = arg;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		struct th_vport *vp = th_vport_create(ch->ctx, NULL);
+
+		if (!vp || th_vport_destroy(vp))
+			ch->failed++;
+	}
+	return NULL;
+}
+
+/*
+ * th_vport_create() and th_vport_destroy() are MT-Safe on one context: the
+ * context's count of vports, which th_device_close() refuses on, ends at
+ * what it started from however the threads interleave.
+ */
+TEST_F(verbs, vports_of_one_context_come_and_go_in_several_threads)
+{
+	struct churn ch[4];
+	pthread_t t[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		ch[i] = (struct churn){ .ctx = self->ctx[0] };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, churn_vports, &ch[i]));
+	}
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, pthread_join(t[i], NULL));
+		EXPECT_EQ(0, ch[i].failed);
+	}
+	/* the fixture's one vport is still there: close is refused ... */
+	EXPECT_EQ(-EBUSY, th_device_close(self->ctx[0]));
+	/* ... until it goes, and then the count is exactly zero */
+	ASSERT_EQ(0, th_mr_dereg(self->mr[0]));
+	self->mr[0] = NULL;
+	ASSERT_EQ(0, th_vport_destroy(self->vp[0]));
+	self->vp[0] = NULL;
+	EXPECT_EQ(0, th_device_close(self->ctx[0]));
+	self->ctx[0] = NULL;
+}
+
 TEST(strerror_takes_either_sign)
 {
 	static const int errs[] = { EINVAL, EAGAIN, EACCES, ETIMEDOUT, ENOMEM, EBADF };

@@ -123,7 +123,7 @@ int th_device_close(struct th_context *ctx)
 {
 	if (!ctx)
 		return -EINVAL;
-	if (ctx->nvports)
+	if (__atomic_load_n(&ctx->nvports, __ATOMIC_RELAXED))
 		return -EBUSY;	/* destroy its vports first */
 	ctx->dev.ops->close(ctx);
 	free(ctx);

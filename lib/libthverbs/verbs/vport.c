@@ -85,7 +85,8 @@ struct th_vport *th_vport_create(struct th_context *ctx,
 		return NULL;
 	}
 	vp->index = vp->info.vport;
-	ctx->nvports++;
+	/* vports of one context may come and go in several threads */
+	__atomic_add_fetch(&ctx->nvports, 1, __ATOMIC_RELAXED);
 	pthread_mutex_init(&vp->lock, NULL);
 	th_ring_attach(vp);
 	return vp;
@@ -100,7 +101,7 @@ int th_vport_destroy(struct th_vport *vp)
 	ret = vp->ctx->dev.ops->vport_destroy(vp);
 	if (ret)
 		return ret;
-	vp->ctx->nvports--;
+	__atomic_sub_fetch(&vp->ctx->nvports, 1, __ATOMIC_RELAXED);
 	pthread_mutex_destroy(&vp->lock);
 	free(vp);
 	return 0;
