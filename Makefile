@@ -114,6 +114,7 @@ check: deps
 	-@$(MAKE) --no-print-directory hostcheck
 	-@$(MAKE) --no-print-directory thctl-check
 	-@$(MAKE) --no-print-directory apicheck
+	-@$(MAKE) --no-print-directory installcheck
 	-@$(MAKE) --no-print-directory pkgcheck
 	-@$(MAKE) --no-print-directory lint
 	-@$(MAKE) --no-print-directory fuzz

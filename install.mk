@@ -73,3 +73,10 @@ install-dkms:
 
 uninstall-dkms:
 	rm -rf $(DESTDIR)$(DKMSDIR)
+
+# make install and uninstall into a staging tree, checked (make check).
+.PHONY: installcheck
+installcheck: userspace
+	@mkdir -p $(LOGS)
+	@$(TOP)/scripts/install-check.sh $(B)/installcheck | tee $(LOGS)/install.tap; \
+		! grep -q '^not ok' $(LOGS)/install.tap
