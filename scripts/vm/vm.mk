@@ -41,13 +41,18 @@ DEBUG_MODULE_DIR := $(B)/debug-module
 # the structured fuzzer's full budget runs where the checkers are
 VMFUZZ_DEBUG	:= TH_VMFUZZ_IOCTLS=100000 TH_VMFUZZ_CHAINS=1000000
 .PHONY: vmtest-debug
+# A failure before the VM boots is a failed test in the summary, not a run
+# that silently produced no TAP.
 vmtest-debug: vm-payload
-	@kdir=$$($(TOP)/scripts/debug-kernel.sh) || exit 1; \
+	@mkdir -p $(LOGS); \
+	fail() { echo "not ok 1 debug: $$1" > $(LOGS)/vm-debug.tap; exit 1; }; \
+	kdir=$$($(TOP)/scripts/debug-kernel.sh) || fail "the debug kernel did not build"; \
 	rm -rf $(DEBUG_MODULE_DIR) && mkdir -p $(DEBUG_MODULE_DIR) && \
-	cp -r $(TOP)/Kbuild $(TOP)/driver $(TOP)/include $(DEBUG_MODULE_DIR)/ && \
+	cp -r $(TOP)/Kbuild $(TOP)/VERSION $(TOP)/driver $(TOP)/include $(DEBUG_MODULE_DIR)/ && \
 	find $(DEBUG_MODULE_DIR) \( -name '*.o' -o -name '.*.cmd' -o -name '*.ko' \) -delete && \
 	$(MAKE) -s -C $$kdir M=$(DEBUG_MODULE_DIR) modules > $(DEBUG_MODULE_DIR)/build.log 2>&1 || \
-		{ tail -n 20 $(DEBUG_MODULE_DIR)/build.log; exit 1; }; \
+		{ tail -n 20 $(DEBUG_MODULE_DIR)/build.log; \
+		  fail "th_nic.ko did not build against the debug kernel"; }; \
 	mkdir -p $(LOGS)/debug; \
 	TOP='$(TOP)' B='$(B)' LOGS='$(LOGS)/debug' VM_DIR='$(B)/vm-debug' \
 	VM_MODULE='$(DEBUG_MODULE_DIR)/th_nic.ko' VM_PAYLOAD='$(VM_PAYLOAD)' \
