@@ -309,7 +309,7 @@ static int count_vports(struct nlattr **tb, void *arg)
 }
 
 /* Live vports on every node, through the netlink statistics. */
-static int live_vports(unsigned int *n)
+static int live_vports_once(unsigned int *n)
 {
 	struct thnl nl;
 	int ret = thnl_open(&nl);
@@ -320,6 +320,28 @@ static int live_vports(unsigned int *n)
 	ret = thnl_request(&nl, TH_NL_CMD_NODE_GET, true, NULL, NULL,
 			   count_vports, n);
 	thnl_close(&nl);
+	return ret;
+}
+
+/*
+ * live_vports_once(), asked again (on a new socket) when the kernel's
+ * answer does not come within TH_NL_REPLY_SECS: the storm once sat with
+ * every CPU idle and no task blocked until the VM's timeout, and the
+ * netlink dump is the one wait of the storm's parent that had no bound.
+ * Each retry is said, so a lost answer is seen, not hidden.
+ */
+static int live_vports(unsigned int *n)
+{
+	int ret, i;
+
+	for (i = 0; i < 3; i++) {
+		ret = live_vports_once(n);
+		if (ret != -ETIMEDOUT)
+			return ret;
+		printf("# kill storm: no netlink answer in %d s; asking again\n",
+		       TH_NL_REPLY_SECS);
+		fflush(stdout);
+	}
 	return ret;
 }
 

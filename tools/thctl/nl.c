@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
@@ -25,6 +27,17 @@ int thnl_open(struct thnl *n)
 		nl_socket_free(n->sk);
 		n->sk = NULL;
 		return -EPROTONOSUPPORT;
+	}
+	/*
+	 * A request waits for its answer at most TH_NL_REPLY_SECS: a reply the
+	 * kernel never sends is an error (-ETIMEDOUT), not a process asleep
+	 * in recvmsg() forever.
+	 */
+	{
+		struct timeval tv = { .tv_sec = TH_NL_REPLY_SECS };
+
+		setsockopt(nl_socket_get_fd(n->sk), SOL_SOCKET, SO_RCVTIMEO,
+			   &tv, sizeof(tv));
 	}
 	n->family = genl_ctrl_resolve(n->sk, TH_NL_FAMILY_NAME);
 	if (n->family < 0) {
@@ -137,6 +150,8 @@ int thnl_request(struct thnl *n, uint8_t cmd, bool dump, thnl_put_fn put,
 	} while (ret >= 0 && !c.done && !c.stop);
 	if (n->err)
 		ret = n->err;
+	else if (ret == -NLE_AGAIN)	/* no answer in TH_NL_REPLY_SECS */
+		ret = -ETIMEDOUT;
 	else if (ret < 0 && !c.stop)	/* ENOBUFS: a reply or ack was lost */
 		ret = ret == -NLE_NOMEM ? -ENOBUFS : -EIO;
 	else

@@ -13,6 +13,9 @@
 #include <netlink/genl/genl.h>
 #include <linux/th_nic_netlink.h>
 
+/* How long a request waits for the kernel's answer before -ETIMEDOUT. */
+#define TH_NL_REPLY_SECS	10
+
 struct thnl {
 	struct nl_sock *sk;
 	int family;
