@@ -288,6 +288,9 @@ int th_eng_doorbell(struct th_eng_vport *vp, struct th_eng_ctx *ctx,
 		}
 		if (!reason)
 			reason = th_eng_chain_validate(vp, chain->descs, n, &bad);
+		if (!reason && vp->eng->ops->chain_posted)
+			vp->eng->ops->chain_posted(vp->eng->fabric, vp,
+						   chain->descs, n);
 		if (!reason) {
 			reason = th_chain_post(vp, chain, n, ctx);
 			bad = 0;
@@ -430,7 +433,8 @@ void th_chain_fail_pending_locked(struct th_eng_vport *vp,
  * target was authorised: same domain, and a remote key granting the write
  * over the whole range (ABI.md "Security model": failure values reach a
  * peer only for an authorised access).  Returns the target, referenced,
- * or NULL.
+ * or NULL; a target on a remote node gets the failure value through the
+ * provider, and NULL is returned.
  */
 static struct th_eng_vport *th_fail_target(struct th_eng_vport *vp,
 					   const struct th_nic_desc *d, u16 *ct)
@@ -452,6 +456,12 @@ static struct th_eng_vport *th_fail_target(struct th_eng_vport *vp,
 		off = d->wr_inline.off;
 		len = d->wr_inline.len;
 		*ct = d->wr_inline.remote_ct;
+	}
+	if (th_remote_node(vp, node)) {
+		/* the target checks the access itself */
+		vp->eng->ops->remote_fail_ct(vp->eng->fabric, vp->domain, node,
+					     vport, *ct, rkey, off, len);
+		return NULL;
 	}
 	if (!th_remote_authorised(vp, node, vport, rkey, off, len))
 		return NULL;

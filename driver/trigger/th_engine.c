@@ -315,6 +315,17 @@ static void th_ctx_run(struct th_eng_ctx *ctx, bool may_defer)
 		}
 		ctx->ran++;
 		while (!th_exec_chain(ctx, chain)) {
+			/*
+			 * a delivery to a remote node: the provider's from now
+			 * until th_eng_remote_done(), which may come at once
+			 * on another thread, so nothing here touches it after
+			 */
+			if (chain->remote == TH_REMOTE_READY) {
+				chain->remote = TH_REMOTE_POSTED;
+				ctx->eng->ops->remote_post(ctx->eng->fabric,
+							   chain, &chain->rop);
+				break;
+			}
 			/* fault injection holds it back: the provider's timer */
 			if (chain->park_ns) {
 				ns = chain->park_ns;

@@ -146,7 +146,71 @@ struct th_eng_user {
  * @notify: enum th_eng_event @event happened on @vp (@err: its error);
  *	called with no engine lock held, from execution contexts: must not
  *	sleep.  May be NULL.
+ * @node_remote: node @node is hosted elsewhere, behind a network the
+ *	provider drives (struct th_eng_remote_op); NULL: every node is here
+ *	(the module, the in-process fabric)
+ * @remote_post: start @op for @chain, which stays parked until the
+ *	provider calls th_eng_remote_done() for it, exactly once, from a
+ *	context of its own (never from inside this call); must not sleep.
+ *	The provider owns the completion's deadline: an operation to a peer
+ *	that died or went silent still ends, with -ECONNREFUSED.
+ * @remote_fail_ct: raise the failure value of counter @ct of (@node,
+ *	@vport), on a node @node_remote() says is elsewhere, for a chain of
+ *	domain @domain that will not run the descriptor that would have
+ *	advanced it; the target checks, as th_remote_authorised() does here,
+ *	that [@off, @off + @len) of @rkey could be written by that domain.
+ *	Must not sleep.
+ * @chain_posted: a chain of @n descriptors @descs passed validation on
+ *	@vp and is about to be accepted: the provider may tell the remote
+ *	targets of its counters, so that they fail those counters if this
+ *	node's process dies.  Called under @vp's SQ lock; must not sleep.
+ *	May be NULL.
  */
+/**
+ * struct th_eng_remote_op - a delivery to a node elsewhere (ops->remote_post)
+ * @opcode: TH_NIC_OP_PUT, TH_NIC_OP_GET or TH_NIC_OP_WRITE_INLINE
+ * @node: the target node
+ * @vport: the target vport
+ * @rkey: the target's remote key
+ * @roff: offset in it
+ * @len: bytes
+ * @local: PUT and WRITE_INLINE: the bytes to send; GET: where they land.
+ *	The engine holds the local MR range until th_eng_remote_done().
+ * @remote_ct: the target's counter to advance once the data is there,
+ *	or -1 for none
+ * @domain: the initiator's domain: the target refuses another's
+ *	(-ECONNREFUSED) as a local target does
+ *
+ * The target resolves @rkey as th_remote_mr_get() does here and answers
+ * -ECONNREFUSED (no such vport in the domain, or dying), -EACCES or
+ * -ERANGE (a violation, for which the initiator's vport enters the error
+ * state as it does for a local target), or 0 once the data is in place
+ * and @remote_ct advanced.
+ */
+struct th_eng_remote_op {
+	u8 opcode;
+	u32 node;
+	u32 vport;
+	u64 rkey;
+	u64 roff;
+	u64 len;
+	u8 *local;
+	int remote_ct;
+	const void *domain;
+};
+
+/**
+ * struct th_eng_mr_ref - a held range of an MR (th_eng_remote_hold())
+ * @vp: the MR's vport
+ * @mr: the MR; NULL when nothing is held
+ * @ptr: the range's first byte
+ */
+struct th_eng_mr_ref {
+	struct th_eng_vport *vp;
+	struct th_eng_mr *mr;
+	u8 *ptr;
+};
+
 struct th_eng_ops {
 	struct th_eng_vport *(*vport_get)(void *fabric, u32 node, u32 vport);
 	void (*vport_put)(void *fabric, struct th_eng_vport *vp);
@@ -159,6 +223,13 @@ struct th_eng_ops {
 	u64 (*random_u64)(void *fabric);
 	void (*park)(void *fabric, struct th_eng_chain *chain, u64 ns);
 	void (*notify)(struct th_eng_vport *vp, u32 event, int err);
+	bool (*node_remote)(void *fabric, u32 node);
+	void (*remote_post)(void *fabric, struct th_eng_chain *chain,
+			    const struct th_eng_remote_op *op);
+	void (*remote_fail_ct)(void *fabric, const void *domain, u32 node,
+			       u32 vport, u16 ct, u64 rkey, u64 off, u64 len);
+	void (*chain_posted)(void *fabric, struct th_eng_vport *vp,
+			     const struct th_nic_desc *descs, u32 n);
 };
 
 /**
@@ -530,6 +601,13 @@ int th_eng_ct_update(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
 		     u64 value, u64 failure, struct th_eng_ctx *ctx);
 int th_eng_ct_read(struct th_eng_vport *vp, u32 idx, u64 *success,
 		   u64 *failure);
+
+/* th_remote.c: deliveries between nodes a network joins (ops->node_remote) */
+void th_eng_remote_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			int status);
+int th_eng_remote_hold(struct th_eng_vport *vp, u64 rkey, u32 access, u64 off,
+		       u64 len, struct th_eng_mr_ref *ref);
+void th_eng_remote_release(struct th_eng_mr_ref *ref);
 
 /* th_mr.c: the MR key tables */
 int th_eng_mr_add(struct th_eng_vport *vp, u64 uaddr, u64 len, u32 access,

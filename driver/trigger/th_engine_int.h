@@ -8,22 +8,23 @@
 
 #include "th_engine.h"
 
-/* A reference on one MR range, held while an operation touches it. */
-struct th_mr_ref {
-	struct th_eng_vport *vp;
-	struct th_eng_mr *mr;
-	u8 *ptr;
-};
-
 /*
  * What the descriptor in progress holds between two slices: its MR
  * ranges (a REDUCE's destination first, then its sources; a transfer's
  * destination, then its source) and the remote vport it reaches.
  */
 struct th_exec_hold {
-	struct th_mr_ref ref[TH_NIC_MAX_OPERANDS + 1];
+	struct th_eng_mr_ref ref[TH_NIC_MAX_OPERANDS + 1];
 	u32 nref;
 	struct th_eng_vport *peer;
+};
+
+/* struct th_eng_chain.remote: where a delivery to a remote node stands */
+enum {
+	TH_REMOTE_NONE,		/* none in progress */
+	TH_REMOTE_READY,	/* built in @rop, for the context to post */
+	TH_REMOTE_POSTED,	/* the provider's, until th_eng_remote_done() */
+	TH_REMOTE_DONE,		/* ended with @remote_status: resume */
 };
 
 /**
@@ -57,6 +58,9 @@ struct th_exec_hold {
  *	and goes now
  * @park_ns: fault injection: how long to hold the chain back (ops->park)
  * @due: while parked, the provider's note of when it runs again
+ * @remote: descriptor @pos is a delivery to a node elsewhere: TH_REMOTE_*
+ * @remote_status: its result, once TH_REMOTE_DONE
+ * @rop: what it asked of the provider
  */
 struct th_eng_chain {
 	struct th_list node;
@@ -82,6 +86,9 @@ struct th_eng_chain {
 	bool fault_pass;
 	u64 park_ns;
 	u64 due;
+	u8 remote;
+	int remote_status;
+	struct th_eng_remote_op rop;
 	struct th_nic_desc descs[];
 };
 
@@ -144,7 +151,9 @@ struct th_eng_vport *th_remote_get(struct th_eng_vport *vp, u32 node,
 void th_remote_put(struct th_eng_vport *vp, struct th_eng_vport *peer);
 int th_remote_mr_get(struct th_eng_vport *vp, struct th_eng_vport *peer,
 		     u64 rkey, u32 access, u64 off, u64 len,
-		     struct th_mr_ref *ref, struct th_eng_ctx *ctx);
+		     struct th_eng_mr_ref *ref, struct th_eng_ctx *ctx);
+void th_remote_violation(struct th_eng_vport *vp, struct th_eng_ctx *ctx);
+bool th_remote_node(struct th_eng_vport *vp, u32 node);
 bool th_remote_authorised(struct th_eng_vport *vp, u32 node, u32 vport,
 			  u64 rkey, u64 off, u64 len);
 
@@ -152,10 +161,10 @@ bool th_remote_authorised(struct th_eng_vport *vp, u32 node, u32 vport,
 struct th_eng_mr *th_mr_lookup_locked(struct th_eng_vport *vp, u32 lkey);
 struct th_eng_mr *th_mr_lookup_rkey_locked(struct th_eng_vport *vp, u64 rkey);
 int th_mr_get(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off, u64 len,
-	      struct th_mr_ref *ref);
+	      struct th_eng_mr_ref *ref);
 int th_mr_allows(const struct th_eng_mr *mr, u32 access, u64 off, u64 len);
 int th_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
-		      u32 access, u64 off, u64 len, struct th_mr_ref *ref);
-void th_mr_put(struct th_mr_ref *ref);
+		      u32 access, u64 off, u64 len, struct th_eng_mr_ref *ref);
+void th_mr_put(struct th_eng_mr_ref *ref);
 
 #endif /* TH_ENGINE_INT_H */

@@ -69,6 +69,7 @@ static void th_exec_release(struct th_eng_chain *chain)
 		th_remote_put(chain->vp, h->peer);
 		h->peer = NULL;
 	}
+	chain->remote = TH_REMOTE_NONE;
 }
 
 static void th_exec_hold_ref(struct th_exec_hold *h, u32 i)
@@ -135,6 +136,78 @@ static int th_exec_move(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 }
 
 /*
+ * A PUT, GET or remote WRITE_INLINE to a node elsewhere: hold the local
+ * range (ref[0]) and describe the delivery in chain->rop; the context
+ * hands it to the provider (ops->remote_post) once the chain stopped, and
+ * th_eng_remote_done() resumes the chain at this descriptor.
+ */
+static int th_exec_remote_start(struct th_eng_chain *chain,
+				const struct th_nic_desc *d)
+{
+	const struct th_nic_desc_xfer *x = &d->xfer;
+	const struct th_nic_desc_inline *w = &d->wr_inline;
+	struct th_eng_remote_op *op = &chain->rop;
+	struct th_eng_vport *vp = chain->vp;
+	struct th_eng_mr_ref *ref = &chain->hold.ref[0];
+	int ret = 0;
+
+	memset(op, 0, sizeof(*op));
+	op->opcode = d->opcode;
+	op->domain = vp->domain;
+	op->remote_ct = -1;
+	th_exec_hold_ref(&chain->hold, 0);
+	if (d->opcode == TH_NIC_OP_WRITE_INLINE) {
+		op->node = w->node;
+		op->vport = w->vport;
+		op->rkey = w->rkey;
+		op->roff = w->off;
+		op->len = w->len;
+		op->local = (u8 *)w->data;	/* the engine's copy of the chain */
+		if (d->flags & TH_NIC_DF_REMOTE_CT)
+			op->remote_ct = w->remote_ct;
+	} else {
+		op->node = x->node;
+		op->vport = x->vport;
+		op->rkey = x->rkey;
+		op->roff = x->roff;
+		op->len = x->len;
+		if (d->opcode == TH_NIC_OP_PUT && (d->flags & TH_NIC_DF_REMOTE_CT))
+			op->remote_ct = x->remote_ct;
+		ret = th_mr_get(vp, x->lkey, d->opcode == TH_NIC_OP_GET ?
+				TH_NIC_ACCESS_LOCAL_WRITE : 0, x->loff, x->len,
+				ref);
+		op->local = ref->ptr;
+	}
+	if (ret)
+		return ret;
+	chain->remote = TH_REMOTE_READY;
+	return -EAGAIN;
+}
+
+/* The remote delivery of descriptor @d ended: its result is the chain's. */
+static int th_exec_remote_finish(struct th_eng_ctx *ctx,
+				 struct th_eng_chain *chain,
+				 const struct th_nic_desc *d,
+				 struct th_exec_tally *t)
+{
+	const struct th_eng_remote_op *op = &chain->rop;
+	struct th_eng_vport *vp = chain->vp;
+	int ret = chain->remote_status;
+
+	chain->remote = TH_REMOTE_NONE;
+	th_exec_release_refs(&chain->hold);
+	if (ret == -EACCES || ret == -ERANGE)
+		th_remote_violation(vp, ctx);
+	if (ret)
+		return ret;
+	ctx->bytes += op->len;
+	th_exec_count(t, d, op->len);
+	th_trace_deliver(vp->node, vp->index, op->node, op->vport, d->opcode,
+			 op->len);
+	return 0;
+}
+
+/*
  * Resolve what a PUT, GET or COPY touches: ref[0] the destination, ref[1]
  * the source, and for PUT and GET the target vport, which must be in the
  * chain's domain.
@@ -185,9 +258,14 @@ static int th_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	u64 len = d->opcode == TH_NIC_OP_COPY ? d->copy.len : d->xfer.len;
 	int ret;
 
+	if (chain->remote == TH_REMOTE_DONE)
+		return th_exec_remote_finish(ctx, chain, d, t);
 	if (!h->nref) {
 		/* a delivery leaves the NIC: fault injection may hold it */
 		ret = d->opcode == TH_NIC_OP_COPY ? 0 : th_fault_check(chain);
+		if (!ret && d->opcode != TH_NIC_OP_COPY &&
+		    th_remote_node(chain->vp, d->xfer.node))
+			return th_exec_remote_start(chain, d);
 		if (!ret)
 			ret = th_exec_transfer_acquire(ctx, chain, d);
 		if (ret)
@@ -216,6 +294,8 @@ static int th_exec_inline(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	struct th_exec_hold *h = &chain->hold;
 	int ret;
 
+	if (chain->remote == TH_REMOTE_DONE)
+		return th_exec_remote_finish(ctx, chain, d, t);
 	th_exec_hold_ref(h, 0);
 	if (!(d->flags & TH_NIC_DF_REMOTE)) {
 		ret = th_mr_get(vp, w->lkey, TH_NIC_ACCESS_LOCAL_WRITE, w->off,
@@ -224,6 +304,8 @@ static int th_exec_inline(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 		ret = th_fault_check(chain);
 		if (ret)
 			return ret;
+		if (th_remote_node(vp, w->node))
+			return th_exec_remote_start(chain, d);
 		h->peer = th_remote_get(vp, w->node, w->vport);
 		if (!h->peer)
 			return -ECONNREFUSED;
@@ -420,7 +502,9 @@ bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 				ret = -EINPROGRESS;
 				break;
 			}
-			ret = th_exec_stopped(vp);
+			/* a remote delivery's end is taken first, whatever came */
+			ret = chain->remote == TH_REMOTE_DONE ? 0 :
+			      th_exec_stopped(vp);
 			if (ret)
 				break;
 			/* timed mode: once per descriptor, not on a resume */
@@ -438,8 +522,13 @@ bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 		i = 0;
 	}
 	th_exec_fold(vp, &t);
-	/* between slices, or parked by fault injection (chain->park_ns) */
-	if (ret == -EINPROGRESS || (ret == -EAGAIN && chain->park_ns)) {
+	/*
+	 * between slices, parked by fault injection (chain->park_ns), or
+	 * waiting for a remote delivery (chain->remote)
+	 */
+	if (ret == -EINPROGRESS ||
+	    (ret == -EAGAIN && (chain->park_ns ||
+				chain->remote == TH_REMOTE_READY))) {
 		chain->pos = i;
 		return false;
 	}

@@ -174,7 +174,7 @@ int th_mr_allows(const struct th_eng_mr *mr, u32 access, u64 off, u64 len)
 
 /* Hold [@off, @off + @len) of @mr, if th_mr_allows() it. */
 int th_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
-		      u32 access, u64 off, u64 len, struct th_mr_ref *ref)
+		      u32 access, u64 off, u64 len, struct th_eng_mr_ref *ref)
 	__must_hold(&vp->lock)
 {
 	int ret = th_mr_allows(mr, access, off, len);
@@ -195,7 +195,7 @@ int th_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
  * lacks the access, or the range falls outside the region.
  */
 int th_mr_get(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off, u64 len,
-	      struct th_mr_ref *ref)
+	      struct th_eng_mr_ref *ref)
 {
 	struct th_eng_mr *mr;
 	int ret;
@@ -212,7 +212,7 @@ int th_mr_get(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off, u64 len,
 	return ret;
 }
 
-void th_mr_put(struct th_mr_ref *ref)
+void th_mr_put(struct th_eng_mr_ref *ref)
 {
 	struct th_eng_vport *vp = ref->vp;
 

@@ -11,6 +11,12 @@
  * unknown or lacks the access (-EACCES) or a range outside the region
  * (-ERANGE) is a violation: the initiator's vport enters the error state,
  * so each wrong guess of a remote key costs a vport.
+ *
+ * A provider whose nodes live in several processes or hosts (struct
+ * th_eng_ops.node_remote) carries deliveries to the others itself: the
+ * target's engine resolves the key with th_eng_remote_hold(), the same
+ * checks as here, and the initiator's engine takes the answer through
+ * th_eng_remote_done(), so both ends keep the rules above.
  */
 #include "th_engine_int.h"
 
@@ -43,8 +49,7 @@ void th_remote_put(struct th_eng_vport *vp, struct th_eng_vport *peer)
  * Its pending chains complete with -ENOTCONN through @ctx, and the
  * doorbell refuses it; only destroying it ends the state.
  */
-static void th_remote_violation(struct th_eng_vport *vp,
-				struct th_eng_ctx *ctx)
+void th_remote_violation(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
 {
 	bool entered = false;
 
@@ -69,20 +74,10 @@ static void th_remote_violation(struct th_eng_vport *vp,
  */
 int th_remote_mr_get(struct th_eng_vport *vp, struct th_eng_vport *peer,
 		     u64 rkey, u32 access, u64 off, u64 len,
-		     struct th_mr_ref *ref, struct th_eng_ctx *ctx)
+		     struct th_eng_mr_ref *ref, struct th_eng_ctx *ctx)
 {
-	struct th_eng_mr *mr;
-	int ret;
+	int ret = th_eng_remote_hold(peer, rkey, access, off, len, ref);
 
-	th_lock(&peer->lock);
-	if (peer->dead) {
-		ret = -ECONNREFUSED;
-	} else {
-		mr = th_mr_lookup_rkey_locked(peer, rkey);
-		ret = mr ? th_mr_hold_locked(peer, mr, access, off, len, ref) :
-		      -EACCES;
-	}
-	th_unlock(&peer->lock);
 	if (ret == -EACCES || ret == -ERANGE)
 		th_remote_violation(vp, ctx);
 	return ret;
@@ -109,4 +104,69 @@ bool th_remote_authorised(struct th_eng_vport *vp, u32 node, u32 vport,
 	th_unlock(&peer->lock);
 	th_remote_put(vp, peer);
 	return ok;
+}
+
+/* Is @node behind the provider's network rather than in this engine? */
+bool th_remote_node(struct th_eng_vport *vp, u32 node)
+{
+	const struct th_eng_ops *ops = vp->eng->ops;
+
+	return ops->node_remote && ops->node_remote(vp->eng->fabric, node);
+}
+
+/**
+ * th_eng_remote_done - a delivery to a remote node ended
+ * @ctx: the provider's context, which runs @chain on from where it stopped
+ *	(th_eng_ctx_run() after this)
+ * @chain: the chain ops->remote_post() was given
+ * @status: 0 once the data is in place (and the target's counter advanced),
+ *	or the target's or the network's error: -ECONNREFUSED, -EACCES or
+ *	-ERANGE (a violation: this chain's vport enters the error state)
+ */
+void th_eng_remote_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			int status)
+{
+	chain->remote_status = status;
+	th_store_release(&chain->remote, TH_REMOTE_DONE);
+	th_eng_ctx_add(ctx, chain);
+}
+
+/**
+ * th_eng_remote_hold - the target's side of a remote delivery
+ * @vp: the target vport, which the provider found in the initiator's domain
+ * @rkey: the remote key the initiator named
+ * @access: TH_NIC_ACCESS_REMOTE_WRITE or TH_NIC_ACCESS_REMOTE_READ
+ * @off: offset in the region
+ * @len: bytes
+ * @ref: the held range, on success; release it with th_eng_remote_release()
+ *	once the delivery is over (deregistration waits for it)
+ *
+ * Return: 0, -ECONNREFUSED if @vp is being destroyed, -EACCES for a key
+ * that is unknown or lacks @access, -ERANGE for a range outside the region.
+ * The last two are the initiator's violation, for it to act on.
+ */
+int th_eng_remote_hold(struct th_eng_vport *vp, u64 rkey, u32 access, u64 off,
+		       u64 len, struct th_eng_mr_ref *ref)
+{
+	struct th_eng_mr *mr;
+	int ret;
+
+	ref->mr = NULL;
+	th_lock(&vp->lock);
+	if (vp->dead) {
+		ret = -ECONNREFUSED;
+	} else {
+		mr = th_mr_lookup_rkey_locked(vp, rkey);
+		ret = mr ? th_mr_hold_locked(vp, mr, access, off, len, ref) :
+		      -EACCES;
+	}
+	th_unlock(&vp->lock);
+	return ret;
+}
+
+void th_eng_remote_release(struct th_eng_mr_ref *ref)
+{
+	if (ref->mr)
+		th_mr_put(ref);
+	ref->mr = NULL;
 }

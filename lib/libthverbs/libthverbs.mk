@@ -7,12 +7,25 @@
 IPF_SRCS	:= $(sort $(wildcard lib/libthverbs/providers/inproc/*.c))
 IPF_OBJS	:= $(IPF_SRCS:%.c=$(O)/%.o)
 IPF_SAN_OBJS	:= $(IPF_SRCS:%.c=$(S)/%.o)
+# The ofi provider, when libfabric's headers are here (Debian: libfabric-dev);
+# OFI=0 builds without it.  Only the shared library and the sanitized host
+# tests have it: the static archive is what the VM's programs link, and
+# the VM has no libfabric.  The rest of the library reaches it through weak
+# symbols (th_ofi_provider, th_ofi_boot).
+OFI		?= $(shell pkg-config --exists libfabric 2>/dev/null && echo 1 || echo 0)
+ifeq ($(OFI),1)
+OFI_SRCS	:= $(sort $(wildcard lib/libthverbs/providers/ofi/*.c))
+OFI_LIBS	:= $(shell pkg-config --libs libfabric)
+endif
+OFI_OBJS	:= $(OFI_SRCS:%.c=$(O)/%.o)
+OFI_SAN_OBJS	:= $(OFI_SRCS:%.c=$(S)/%.o)
 VERBS_SRCS	:= $(sort $(wildcard lib/libthverbs/verbs/*.c \
 		     lib/libthverbs/providers/kernel/*.c \
 		     lib/libthverbs/coll/*.c lib/libthverbs/boot/*.c))
 VERBS_OBJS	:= $(VERBS_SRCS:%.c=$(O)/%.o)
 VERBS_SAN_OBJS	:= $(VERBS_SRCS:%.c=$(S)/%.o)
-TH_CPPFLAGS	+= -I$(TOP)/lib/libthverbs/providers/inproc -I$(TOP)/lib/libthverbs/verbs
+TH_CPPFLAGS	+= -I$(TOP)/lib/libthverbs/providers/inproc -I$(TOP)/lib/libthverbs/verbs \
+		   -I$(TOP)/lib/libthverbs/boot
 
 # The shared library's file carries the release (libthverbs.so.1.0.0); its
 # SONAME only the ABI's major (libthverbs.so.1), bumped when an exported
@@ -28,15 +41,15 @@ ALL_TARGETS	+= $(LIBTHVERBS_SO) $(LIBTHVERBS_A)
 # Everything in the library is hidden but what the public headers declare
 # (they push default visibility while THVERBS_BUILD is defined), and the
 # version script then exports those by name.
-$(LIBTHVERBS_OBJS): TH_CFLAGS += -fvisibility=hidden
-$(LIBTHVERBS_OBJS): TH_CPPFLAGS += -DTHVERBS_BUILD
+$(LIBTHVERBS_OBJS) $(OFI_OBJS): TH_CFLAGS += -fvisibility=hidden
+$(LIBTHVERBS_OBJS) $(OFI_OBJS): TH_CPPFLAGS += -DTHVERBS_BUILD
 
-$(LIBTHVERBS_SO): $(LIBTHVERBS_OBJS) $(LIBTHVERBS_MAP)
+$(LIBTHVERBS_SO): $(LIBTHVERBS_OBJS) $(OFI_OBJS) $(LIBTHVERBS_MAP)
 	@mkdir -p $(dir $@)
 	$(CC) $(TH_CFLAGS) $(CFLAGS) $(LDFLAGS) -shared \
 		-Wl,-soname,$(LIBTHVERBS_SONAME) -Wl,-z,defs \
 		-Wl,--version-script=$(LIBTHVERBS_MAP) \
-		-o $@ $(LIBTHVERBS_OBJS) $(TH_LDLIBS)
+		-o $@ $(LIBTHVERBS_OBJS) $(OFI_OBJS) $(TH_LDLIBS) $(OFI_LIBS)
 	ln -sf $(notdir $@) $(B)/lib/$(LIBTHVERBS_SONAME)
 	ln -sf $(LIBTHVERBS_SONAME) $(B)/lib/libthverbs.so
 

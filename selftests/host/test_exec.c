@@ -26,7 +26,7 @@ FIXTURE_SETUP(exec)
 	struct th_eng_limits lim = th_t_limits(NODES);
 	int err = 0, i, j;
 
-	self->fab = th_ipf_create(&lim, &err);
+	self->fab = th_ipf_create(&lim, NULL, &err);
 	ASSERT_NE(NULL, self->fab);
 	for (i = 0; i < NODES; i++) {
 		self->vp[i] = th_t_vport(self->fab, i, 0, 0, &err);
@@ -262,7 +262,7 @@ FIXTURE_SETUP(self_target)
 	struct th_eng_limits lim = th_t_limits(1);
 	int err = 0, j;
 
-	self->fab = th_ipf_create(&lim, &err);
+	self->fab = th_ipf_create(&lim, NULL, &err);
 	ASSERT_NE(NULL, self->fab);
 	self->vp = th_t_vport(self->fab, 0, 0, 0, &err);
 	ASSERT_NE(NULL, self->vp);

@@ -23,7 +23,7 @@ FIXTURE_SETUP(rearm)
 	struct th_eng_limits lim = th_t_limits(2);
 	int err = 0;
 
-	self->fab = th_ipf_create(&lim, &err);
+	self->fab = th_ipf_create(&lim, NULL, &err);
 	ASSERT_NE(NULL, self->fab);
 	self->vp = th_t_vport(self->fab, 0, 0, 0, &err);
 	self->peer = th_t_vport(self->fab, 1, 0, 0, &err);

@@ -28,7 +28,7 @@ FIXTURE_SETUP(dom)
 	struct th_eng_limits lim = th_t_limits(3);
 	int err = 0;
 
-	self->fab = th_ipf_create(&lim, &err);
+	self->fab = th_ipf_create(&lim, NULL, &err);
 	ASSERT_NE(NULL, self->fab);
 	self->d = th_ipf_domain_create(self->fab, &err);
 	ASSERT_NE(NULL, self->d);
@@ -245,7 +245,7 @@ FIXTURE_SETUP(lim)
 
 	lim.max_user_vports = 3;
 	lim.max_user_chains = 5;
-	self->fab = th_ipf_create(&lim, &err);
+	self->fab = th_ipf_create(&lim, NULL, &err);
 	ASSERT_NE(NULL, self->fab);
 }
 
@@ -314,7 +314,7 @@ FIXTURE_SETUP(cpu)
 	struct th_eng_limits lim = th_t_limits(2);
 	int err = 0;
 
-	self->fab = th_ipf_create(&lim, &err);
+	self->fab = th_ipf_create(&lim, NULL, &err);
 	ASSERT_NE(NULL, self->fab);
 	self->a = th_t_vport(self->fab, 0, 0, 0, &err);
 	self->b = th_t_vport(self->fab, 1, 0, 0, &err);

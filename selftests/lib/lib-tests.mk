@@ -8,9 +8,9 @@ HOST_TESTS	+= $(LIB_HOST_TESTS)
 
 # th_nic.ko's fault injection is set over netlink: thctl's client, libnl
 $(LIB_HOST_TESTS): $(BIN)/host/%: $(S)/selftests/lib/%.o $(VERBS_SAN_OBJS) $(SCHED_SAN_OBJS) \
-		$(IPF_SAN_OBJS) $(ENGINE_SAN_OBJS) $(S)/tools/thctl/nl.o
+		$(IPF_SAN_OBJS) $(OFI_SAN_OBJS) $(ENGINE_SAN_OBJS) $(S)/tools/thctl/nl.o
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS) $(NL_LIBS)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS) $(NL_LIBS) $(OFI_LIBS)
 $(S)/selftests/lib/%.o: TH_CPPFLAGS += -I$(TOP)/tools/thctl
 
 vm-payload: $(LIB_VM_TESTS)

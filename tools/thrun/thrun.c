@@ -135,7 +135,7 @@ static int64_t now_ms(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: thrun -n N [--provider kernel|inproc|auto] [--timeout SECONDS]\n"
+"usage: thrun -n N [--provider kernel|inproc|ofi|auto] [--timeout SECONDS]\n"
 "             [--grace SECONDS] [--single] [--] prog [args...]\n"
 "       thrun --threads N [options] [--] prog [args...]\n"
 "       thrun --version\n"
@@ -147,7 +147,7 @@ static void usage(FILE *f)
 "addresses and keys.  Output passes through; only rank 0 reads stdin.\n"
 "\n"
 "  -n, -np, --np N       number of ranks (nodes), 1..%d\n"
-"  -p, --provider P      kernel, inproc or auto: exported as TH_PROVIDER\n"
+"  -p, --provider P      kernel, inproc, ofi or auto: exported as TH_PROVIDER\n"
 "  -t, --timeout S       end the job after S seconds (default: none)\n"
 "  -g, --grace S         SIGTERM to SIGKILL delay when ending a job (%g)\n"
 "  -s, --single          run prog once, as rank 0 with TH_SIZE=N and\n"
@@ -993,6 +993,12 @@ static void args_np(int argc, char **argv)
 	}
 }
 
+static bool provider_known(const char *name)
+{
+	return !strcmp(name, "kernel") || !strcmp(name, "inproc") ||
+	       !strcmp(name, "ofi") || !strcmp(name, "auto");
+}
+
 static int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1034,8 +1040,7 @@ static int parse_args(int argc, char **argv)
 				job.threads = true;
 			break;
 		case 'p':
-			if (strcmp(optarg, "kernel") && strcmp(optarg, "inproc") &&
-			    strcmp(optarg, "auto")) {
+			if (!provider_known(optarg)) {
 				fprintf(stderr, "thrun: unknown provider '%s'\n",
 					optarg);
 				return -1;
@@ -1075,12 +1080,19 @@ static int parse_args(int argc, char **argv)
 	if (!job.provider) {
 		const char *env = getenv("TH_PROVIDER");
 
-		if (env && *env && strcmp(env, "kernel") && strcmp(env, "inproc") &&
-		    strcmp(env, "auto")) {
-			fprintf(stderr, "thrun: TH_PROVIDER='%s' is not valid: expected kernel, inproc or auto\n",
+		if (env && *env && !provider_known(env)) {
+			fprintf(stderr, "thrun: TH_PROVIDER='%s' is not valid: expected kernel, inproc, ofi or auto\n",
 				env);
 			return -1;
 		}
+		job.provider = env && *env ? env : NULL;
+	}
+	/* ofi ranks are processes joined by libfabric: not threads of one */
+	if (job.provider && !strcmp(job.provider, "ofi") &&
+	    (job.threads || job.single)) {
+		fprintf(stderr, "thrun: --provider ofi runs one process per rank: not with --%s\n",
+			job.threads ? "threads" : "single");
+		return -1;
 	}
 	job.single |= job.threads;	/* one process, no rendezvous socket */
 	if (!job.nodes || optind == argc) {

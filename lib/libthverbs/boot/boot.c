@@ -276,6 +276,22 @@ static int th_boot_connect(struct th_boot *b, const char *path)
 	return 0;
 }
 
+/*
+ * A job whose ranks are processes on a network provider joins it here:
+ * every rank calls th_boot_init() once, so the provider's own bootstrap
+ * round (addresses) is collective and comes before any of the program's.
+ */
+static int th_boot_provider_join(struct th_boot *b)
+{
+	const char *prov = getenv("TH_PROVIDER");
+
+	if (!prov || strcmp(prov, "ofi"))
+		return 0;
+	if (!th_ofi_boot)
+		return -EPROTONOSUPPORT;	/* built without libfabric */
+	return th_ofi_boot(b);
+}
+
 struct th_boot *th_boot_init(void)
 {
 	const char *path = getenv("TH_BOOT");
@@ -312,6 +328,9 @@ struct th_boot *th_boot_init(void)
 		goto err_free;
 	}
 	ret = th_boot_connect(b, path);
+	if (ret)
+		goto err_close;
+	ret = th_boot_provider_join(b);
 	if (ret)
 		goto err_close;
 	return b;

@@ -13,7 +13,7 @@
 #include "thverbs_priv.h"
 
 #define TH_PROVIDER_ACCEPTED \
-	"kernel, inproc or auto (auto, or unset: kernel when /dev/th_nic0 exists, else inproc)"
+	"kernel, inproc, ofi (in builds with libfabric) or auto (auto, or unset: kernel when /dev/th_nic0 exists, else inproc)"
 
 /* NULL for an unknown name; one taken from TH_PROVIDER is named on stderr. */
 static const struct th_provider_ops *th_provider_by_name(const char *name)
@@ -31,6 +31,8 @@ static const struct th_provider_ops *th_provider_by_name(const char *name)
 		return &th_kernel_provider;
 	if (!strcmp(name, "inproc"))
 		return &th_inproc_provider;
+	if (!strcmp(name, "ofi") && &th_ofi_provider)
+		return &th_ofi_provider;
 	/* an argument is the caller's to report; the environment is ours */
 	if (from_env)
 		th_env_complain(&said, "TH_PROVIDER", name, TH_PROVIDER_ACCEPTED);

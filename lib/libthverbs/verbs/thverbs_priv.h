@@ -54,6 +54,12 @@ struct th_provider_ops {
 
 extern const struct th_provider_ops th_kernel_provider;
 extern const struct th_provider_ops th_inproc_provider;
+/*
+ * Only in builds with libfabric (the shared library, when its headers were
+ * there): weak, so that a build without it (the static archive the VM's
+ * programs link) has none.
+ */
+extern const struct th_provider_ops th_ofi_provider __attribute__((weak));
 
 struct th_device {
 	const struct th_provider_ops *ops;

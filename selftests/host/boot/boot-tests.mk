@@ -18,9 +18,9 @@ $(BOOT_RANK): $(S)/selftests/host/boot/boot_rank.o $(BOOT_SAN_OBJS)
 # The rank program of the collectives job (selftests/lib/coll_rank.c),
 # whole library, for thrun --threads.
 $(COLL_RANK_HOST): $(S)/selftests/lib/coll_rank.o $(VERBS_SAN_OBJS) $(SCHED_SAN_OBJS) \
-		$(IPF_SAN_OBJS) $(ENGINE_SAN_OBJS)
+		$(IPF_SAN_OBJS) $(OFI_SAN_OBJS) $(ENGINE_SAN_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS) $(OFI_LIBS)
 
 # thrun and boot_rank are run, not linked: order-only would not rebuild
 # the test when they change, so they are plain prerequisites, filtered out

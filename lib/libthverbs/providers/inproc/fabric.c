@@ -361,6 +361,63 @@ static void th_ipf_defer(void *fabric, struct th_eng_chain *chain)
 	th_eng_ctx_run_all(&ctx);
 }
 
+/* ---- the network to other processes' nodes (struct th_ipf_net) ------- */
+
+static bool th_ipf_node_remote(void *fabric, u32 node)
+{
+	const struct th_ipf_net *net = ((struct th_ipf *)fabric)->net;
+
+	return net->node_remote(net->arg, node);
+}
+
+static void th_ipf_remote_post(void *fabric, struct th_eng_chain *chain,
+			       const struct th_eng_remote_op *op)
+{
+	const struct th_ipf_net *net = ((struct th_ipf *)fabric)->net;
+
+	net->remote_post(net->arg, chain, op);
+}
+
+static void th_ipf_remote_fail_ct(void *fabric, const void *domain, u32 node,
+				  u32 vport, u16 ct, u64 rkey, u64 off, u64 len)
+{
+	const struct th_ipf_net *net = ((struct th_ipf *)fabric)->net;
+
+	net->remote_fail_ct(net->arg, domain, node, vport, ct, rkey, off, len);
+}
+
+static void th_ipf_mr_free(void *fabric, void *priv)
+{
+	const struct th_ipf_net *net = ((struct th_ipf *)fabric)->net;
+
+	if (priv)
+		net->mr_free(net->arg, priv);
+}
+
+static void th_ipf_chain_posted(void *fabric, struct th_eng_vport *ev,
+				const struct th_nic_desc *descs, u32 n)
+{
+	const struct th_ipf_net *net = ((struct th_ipf *)fabric)->net;
+
+	net->chain_posted(net->arg, ev, descs, n);
+}
+
+static const struct th_eng_ops th_ipf_net_ops = {
+	.vport_get	= th_ipf_vport_get,
+	.vport_put	= th_ipf_vport_put,
+	.wake		= th_ipf_wake,
+	.wait		= th_ipf_ev_wait,
+	.quiesce	= th_ipf_quiesce,
+	.defer		= th_ipf_defer,
+	.mr_free	= th_ipf_mr_free,
+	.random_u64	= th_ipf_random_u64,
+	.park		= th_ipf_park,
+	.node_remote	= th_ipf_node_remote,
+	.remote_post	= th_ipf_remote_post,
+	.remote_fail_ct	= th_ipf_remote_fail_ct,
+	.chain_posted	= th_ipf_chain_posted,
+};
+
 static const struct th_eng_ops th_ipf_ops = {
 	.vport_get	= th_ipf_vport_get,
 	.vport_put	= th_ipf_vport_put,
@@ -384,7 +441,12 @@ static void th_ipf_free(struct th_ipf *f)
 	free(f);
 }
 
-struct th_ipf *th_ipf_create(const struct th_eng_limits *lim, int *err)
+/*
+ * A fabric of @lim->nodes nodes; with @net, those @net->node_remote() names
+ * are other processes' and are reached through it.
+ */
+struct th_ipf *th_ipf_create(const struct th_eng_limits *lim,
+			     const struct th_ipf_net *net, int *err)
 {
 	struct th_ipf *f = calloc(1, sizeof(*f));
 	int ret;
@@ -393,7 +455,8 @@ struct th_ipf *th_ipf_create(const struct th_eng_limits *lim, int *err)
 		*err = -ENOMEM;
 		return NULL;
 	}
-	ret = th_eng_init(&f->eng, &th_ipf_ops, f, lim);
+	f->net = net;
+	ret = th_eng_init(&f->eng, net ? &th_ipf_net_ops : &th_ipf_ops, f, lim);
 	if (ret)
 		goto err_free;
 	ret = -ENOMEM;
@@ -461,6 +524,11 @@ struct th_ipf_domain *th_ipf_domain_create(struct th_ipf *f, int *err)
 	}
 	d->fabric = f;
 	d->refs = 1;
+	if (getrandom(d->token, sizeof(d->token), 0) != sizeof(d->token)) {
+		free(d);
+		*err = -EAGAIN;
+		return NULL;
+	}
 	return d;
 }
 

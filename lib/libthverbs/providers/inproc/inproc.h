@@ -33,6 +33,30 @@ struct th_ipf_waitq {
 };
 
 /**
+ * struct th_ipf_net - a network that joins this fabric's nodes to nodes
+ * hosted by other processes (the ofi provider); see struct th_eng_ops for
+ * what each hook must do
+ * @node_remote: the node is elsewhere
+ * @remote_post: start a delivery there
+ * @remote_fail_ct: raise a failure value there
+ * @mr_free: an MR's last use ended: release what the network keeps for it
+ *	(struct th_eng_mr.priv)
+ * @chain_posted: a chain is being accepted
+ * @arg: the network's, passed to every hook
+ */
+struct th_ipf_net {
+	bool (*node_remote)(void *arg, u32 node);
+	void (*remote_post)(void *arg, struct th_eng_chain *chain,
+			    const struct th_eng_remote_op *op);
+	void (*remote_fail_ct)(void *arg, const void *domain, u32 node,
+			       u32 vport, u16 ct, u64 rkey, u64 off, u64 len);
+	void (*mr_free)(void *arg, void *priv);
+	void (*chain_posted)(void *arg, struct th_eng_vport *ev,
+			     const struct th_nic_desc *descs, u32 n);
+	void *arg;
+};
+
+/**
  * struct th_ipf - the fabric
  * @eng: the engine
  * @lock: protects @vports, every vport's @refs, and domains' @refs
@@ -53,6 +77,7 @@ struct th_ipf_waitq {
  * @stopping: th_ipf_destroy() asks @progress to exit
  * @host: the host's costs in the timed mode (@eng.timing set), written
  *	only while no vport exists
+ * @net: the network to nodes of other processes, or NULL (all nodes here)
  */
 struct th_ipf {
 	struct th_eng eng;
@@ -73,12 +98,15 @@ struct th_ipf {
 		u64 post_fs;
 		u64 cpu_byte_fs;
 	} host;
+	const struct th_ipf_net *net;
 };
 
 /**
  * struct th_ipf_domain - a domain of the in-process fabric
  * @fabric: owner
  * @refs: one per holder (the library's handle, each vport); freed at 0
+ * @token: random bits naming it to other processes' nodes (struct
+ *	th_ipf_net): two processes' domains are one when their tokens are
  *
  * Vports of one domain reach each other and nothing else.  Its address is
  * the identity the engine compares (struct th_eng_vport.domain).
@@ -86,6 +114,7 @@ struct th_ipf {
 struct th_ipf_domain {
 	struct th_ipf *fabric;
 	u32 refs;
+	u8 token[16];
 };
 
 /**
@@ -126,7 +155,8 @@ struct th_ipf_vport {
 };
 
 /* fabric.c */
-struct th_ipf *th_ipf_create(const struct th_eng_limits *lim, int *err);
+struct th_ipf *th_ipf_create(const struct th_eng_limits *lim,
+			     const struct th_ipf_net *net, int *err);
 void th_ipf_destroy(struct th_ipf *f);
 struct th_eng *th_ipf_engine(struct th_ipf *f);
 struct th_ipf_domain *th_ipf_domain_create(struct th_ipf *f, int *err);
@@ -153,8 +183,29 @@ void th_ipf_ct_wake(struct th_ipf_vport *vp);
 /* fabric.c, for the engine's quiesce */
 void th_ipf_unpark_vport(struct th_ipf_vport *vp);
 
-/* provider.c */
+/*
+ * provider.c: the in-process fabric's one process-wide instance, and the
+ * provider calls that work on any fabric of this kind (struct
+ * th_context.priv the fabric, struct th_vport.priv the vport): the ofi
+ * provider's node is one too
+ */
 struct th_ipf *th_inproc_get(int *err);
+struct th_context;
+struct th_vport;
+struct th_domain;
+void th_ip_close(struct th_context *ctx);
+int th_ip_query(struct th_context *ctx, struct th_nic_query *q);
+int th_ip_domain_alloc(struct th_context *ctx, struct th_domain *d);
+void th_ip_domain_free(struct th_domain *d);
+int th_ip_vport_create(struct th_vport *vp, struct th_nic_vport_create *req,
+		       struct th_domain *d);
+int th_ip_vport_destroy(struct th_vport *vp);
+int th_ip_mr_dereg(struct th_vport *vp, struct th_nic_mr_dereg *req);
+int th_ip_doorbell(struct th_vport *vp, struct th_nic_doorbell *db);
+int th_ip_ct_update(struct th_vport *vp, bool set, struct th_nic_ct_update *u);
+int th_ip_ct_wait(struct th_vport *vp, struct th_nic_ct_wait *w);
+int th_ip_cancel(struct th_vport *vp, struct th_nic_cancel *c);
+int th_ip_vport_fd(const struct th_vport *vp);
 
 /**
  * struct th_ip_timing - the costs of the timed mode, in femtoseconds

@@ -54,7 +54,7 @@ static void th_inproc_init(void)
 	lim.max_user_vports = all > TH_ENG_MAX_USER ? TH_ENG_MAX_USER : all;
 	all *= lim.max_cq_entries;
 	lim.max_user_chains = all > TH_ENG_MAX_USER ? TH_ENG_MAX_USER : all;
-	th_inproc_fabric = th_ipf_create(&lim, &th_inproc_err);
+	th_inproc_fabric = th_ipf_create(&lim, NULL, &th_inproc_err);
 }
 
 struct th_ipf *th_inproc_get(int *err)
@@ -90,19 +90,19 @@ static int th_ip_open(struct th_context *ctx)
 	return 0;
 }
 
-static void th_ip_close(struct th_context *ctx)
+void th_ip_close(struct th_context *ctx)
 {
 	ctx->priv = NULL;
 }
 
-static int th_ip_query(struct th_context *ctx, struct th_nic_query *q)
+int th_ip_query(struct th_context *ctx, struct th_nic_query *q)
 {
 	th_eng_cmd_query(th_ipf_engine(ctx->priv), ctx->dev.node,
 			 TH_NIC_FEAT_INPROC, q);
 	return 0;
 }
 
-static int th_ip_domain_alloc(struct th_context *ctx, struct th_domain *d)
+int th_ip_domain_alloc(struct th_context *ctx, struct th_domain *d)
 {
 	int err = 0;
 
@@ -119,12 +119,12 @@ static int th_ip_domain_import(struct th_context *ctx, int fd,
 	return -EOPNOTSUPP;	/* in-process domains are not descriptors */
 }
 
-static void th_ip_domain_free(struct th_domain *d)
+void th_ip_domain_free(struct th_domain *d)
 {
 	th_ipf_domain_put(d->priv);
 }
 
-static int th_ip_vport_create(struct th_vport *vp, struct th_nic_vport_create *req,
+int th_ip_vport_create(struct th_vport *vp, struct th_nic_vport_create *req,
 			      struct th_domain *d)
 {
 	struct th_ipf_vport *iv;
@@ -141,7 +141,7 @@ static int th_ip_vport_create(struct th_vport *vp, struct th_nic_vport_create *r
 	return 0;
 }
 
-static int th_ip_vport_destroy(struct th_vport *vp)
+int th_ip_vport_destroy(struct th_vport *vp)
 {
 	th_ipf_vport_destroy(th_ip_vport(vp));
 	return 0;
@@ -152,36 +152,36 @@ static int th_ip_mr_reg(struct th_vport *vp, struct th_nic_mr_reg *req)
 	return th_ipf_mr_reg(th_ip_vport(vp), req);
 }
 
-static int th_ip_mr_dereg(struct th_vport *vp, struct th_nic_mr_dereg *req)
+int th_ip_mr_dereg(struct th_vport *vp, struct th_nic_mr_dereg *req)
 {
 	return th_eng_cmd_mr_dereg(&th_ip_vport(vp)->ev, req);
 }
 
 /* A host's command costs it the timed mode's software overhead first. */
-static int th_ip_doorbell(struct th_vport *vp, struct th_nic_doorbell *db)
+int th_ip_doorbell(struct th_vport *vp, struct th_nic_doorbell *db)
 {
 	th_ip_timing_command(th_ip_vport(vp)->fabric);
 	return th_eng_cmd_doorbell(&th_ip_vport(vp)->ev, db);
 }
 
-static int th_ip_ct_update(struct th_vport *vp, bool set,
+int th_ip_ct_update(struct th_vport *vp, bool set,
 			   struct th_nic_ct_update *u)
 {
 	th_ip_timing_command(th_ip_vport(vp)->fabric);
 	return th_eng_cmd_ct_update(&th_ip_vport(vp)->ev, set, u);
 }
 
-static int th_ip_ct_wait(struct th_vport *vp, struct th_nic_ct_wait *w)
+int th_ip_ct_wait(struct th_vport *vp, struct th_nic_ct_wait *w)
 {
 	return th_ipf_ct_wait(th_ip_vport(vp), w);
 }
 
-static int th_ip_cancel(struct th_vport *vp, struct th_nic_cancel *c)
+int th_ip_cancel(struct th_vport *vp, struct th_nic_cancel *c)
 {
 	return th_eng_cmd_cancel(&th_ip_vport(vp)->ev, c);
 }
 
-static int th_ip_vport_fd(const struct th_vport *vp)
+int th_ip_vport_fd(const struct th_vport *vp)
 {
 	(void)vp;
 	return -EOPNOTSUPP;	/* wait with th_ct_wait() or poll the CQ */

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * net.c - the ofi provider's libfabric objects: one reliable-datagram
+ * endpoint per process, its completion queue and address vector (fi_addr
+ * = rank), sending with a backlog for when libfabric has no room, and the
+ * progress thread, which reads the completion queue (the tcp;ofi_rxm data
+ * path makes progress only when asked), runs the backlog and ends
+ * deliveries past their deadline.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include "ofi.h"
+
+/* how long the progress thread sleeps in the completion queue, at most */
+#define TH_OFI_POLL_MS		100
+
+u64 th_ofi_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* libfabric returns negative FI_E* values, which are errno values. */
+static int th_ofi_err(ssize_t ret)
+{
+	return ret < 0 ? (int)ret : -EIO;
+}
+
+/*
+ * Open the fabric, domain and endpoint of provider @prov ("tcp;ofi_rxm"
+ * and the like).  What the library needs: messages and RMA with remote CQ
+ * data on reliable datagrams, thread safety; the memory registration
+ * modes it handles (virtual addresses, allocated memory, its own keys).
+ */
+int th_ofi_net_open(struct th_ofi *o, const char *prov)
+{
+	struct fi_cq_attr cqa = {
+		.format = FI_CQ_FORMAT_DATA,
+		.wait_obj = FI_WAIT_UNSPEC,
+		.size = 4096,
+	};
+	struct fi_av_attr ava = { .type = FI_AV_TABLE };
+	struct fi_info *hints = fi_allocinfo();
+	int ret;
+
+	if (!hints)
+		return -ENOMEM;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->caps = FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ |
+		      FI_REMOTE_WRITE;
+	hints->mode = FI_CONTEXT | FI_CONTEXT2;
+	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+				      FI_MR_PROV_KEY;
+	hints->domain_attr->threading = FI_THREAD_SAFE;
+	hints->fabric_attr->prov_name = strdup(prov);
+	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &o->info);
+	fi_freeinfo(hints);
+	if (ret)
+		return ret == -FI_ENODATA ? -ENODEV : th_ofi_err(ret);
+	snprintf(o->prov, sizeof(o->prov), "%s",
+		 o->info->fabric_attr->prov_name);
+	o->virt_addr = o->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR;
+	ret = fi_fabric(o->info->fabric_attr, &o->fabric, NULL);
+	if (!ret)
+		ret = fi_domain(o->fabric, o->info, &o->domain, NULL);
+	if (!ret)
+		ret = fi_endpoint(o->domain, o->info, &o->ep, NULL);
+	if (!ret)
+		ret = fi_cq_open(o->domain, &cqa, &o->cq, NULL);
+	if (!ret)
+		ret = fi_av_open(o->domain, &ava, &o->av, NULL);
+	if (!ret)
+		ret = fi_ep_bind(o->ep, &o->cq->fid, FI_TRANSMIT | FI_RECV);
+	if (!ret)
+		ret = fi_ep_bind(o->ep, &o->av->fid, 0);
+	if (!ret)
+		ret = fi_enable(o->ep);
+	return ret ? th_ofi_err(ret) : 0;
+}
+
+int th_ofi_net_name(struct th_ofi *o, void *name, size_t *len)
+{
+	int ret = fi_getname(&o->ep->fid, name, len);
+
+	return ret ? th_ofi_err(ret) : 0;
+}
+
+/* The ranks' names, @stride bytes apart, in rank order: fi_addr = rank. */
+int th_ofi_net_peers(struct th_ofi *o, const u8 *names, size_t stride)
+{
+	u32 i;
+	int n;
+
+	o->peers = calloc(o->size, sizeof(*o->peers));
+	o->dead = calloc(o->size, sizeof(*o->dead));
+	if (!o->peers || !o->dead)
+		return -ENOMEM;
+	for (i = 0; i < o->size; i++) {
+		n = fi_av_insert(o->av, names + i * stride, 1, &o->peers[i], 0,
+				 NULL);
+		if (n != 1)
+			return n < 0 ? th_ofi_err(n) : -EINVAL;
+	}
+	return 0;
+}
+
+/* Register [@addr, @addr + @len) for peers' RMA (@access: TH_NIC_ACCESS_*). */
+int th_ofi_net_mr_reg(struct th_ofi *o, void *addr, u64 len, u32 access,
+		  struct fid_mr **mr)
+{
+	u64 acc = FI_READ | FI_WRITE;
+	int ret;
+
+	if (access & TH_NIC_ACCESS_REMOTE_READ)
+		acc |= FI_REMOTE_READ;
+	if (access & TH_NIC_ACCESS_REMOTE_WRITE)
+		acc |= FI_REMOTE_WRITE;
+	/* a key of our choosing unless the provider picks (FI_MR_PROV_KEY) */
+	ret = fi_mr_reg(o->domain, addr, len, acc, 0,
+			__atomic_add_fetch(&o->next_key, 1, __ATOMIC_RELAXED),
+			0, mr, NULL);
+	return ret ? th_ofi_err(ret) : 0;
+}
+
+/* Post @x; -FI_EAGAIN when libfabric has no room now. */
+static ssize_t th_ofi_post(struct th_ofi *o, struct th_ofi_xfer *x)
+{
+	fi_addr_t to = o->peers[x->peer];
+
+	if (x->kind == TH_OFI_CTX_TX)
+		return fi_send(o->ep, x->buf, x->len, NULL, to, &x->fctx);
+	if (x->write)
+		return fi_writedata(o->ep, x->local, x->len, NULL, x->data, to,
+				    x->raddr, x->fikey, &x->fctx);
+	return fi_read(o->ep, x->local, x->len, NULL, to, x->raddr, x->fikey,
+		       &x->fctx);
+}
+
+/*
+ * Post @x now, or behind the backlog when libfabric has no room (or older
+ * transfers wait): never sleeps.  Its completion comes to
+ * th_ofi_xfer_done(); on an error here @x is freed.
+ */
+static int th_ofi_submit(struct th_ofi *o, struct th_ofi_xfer *x)
+{
+	ssize_t ret = -FI_EAGAIN;
+
+	pthread_mutex_lock(&o->lock);
+	if (th_list_empty(&o->backlog))
+		ret = th_ofi_post(o, x);
+	if (ret == -FI_EAGAIN) {
+		th_list_add_tail(&o->backlog, &x->link);
+		ret = 0;
+	}
+	pthread_mutex_unlock(&o->lock);
+	if (ret) {
+		free(x);
+		return th_ofi_err(ret);
+	}
+	return 0;
+}
+
+/* Send @h (with @len bytes of @payload) to @peer, for operation @op (0: none). */
+int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
+		const void *payload, size_t len, u64 op)
+{
+	struct th_ofi_xfer *x = calloc(1, sizeof(*x) + sizeof(*h) + len);
+
+	if (!x)
+		return -ENOMEM;
+	x->kind = TH_OFI_CTX_TX;
+	x->peer = peer;
+	x->op = op;
+	x->len = sizeof(*h) + len;
+	memcpy(x->buf, h, sizeof(*h));
+	if (len)
+		memcpy(x->buf + sizeof(*h), payload, len);
+	return th_ofi_submit(o, x);
+}
+
+/*
+ * An RMA write (with @data as remote CQ data) or read of @len bytes at
+ * @local, to (@raddr, @fikey) at @peer, for operation @op.
+ */
+int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local, u64 len,
+	       u64 raddr, u64 fikey, u64 data, u64 op)
+{
+	struct th_ofi_xfer *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return -ENOMEM;
+	x->kind = TH_OFI_CTX_RMA;
+	x->peer = peer;
+	x->op = op;
+	x->len = len;
+	x->write = write;
+	x->local = local;
+	x->raddr = raddr;
+	x->fikey = fikey;
+	x->data = data;
+	return th_ofi_submit(o, x);
+}
+
+/* Post the backlog in order, until libfabric has no room again. */
+static void th_ofi_backlog_run(struct th_ofi *o)
+{
+	struct th_ofi_xfer *x;
+	ssize_t ret;
+
+	pthread_mutex_lock(&o->lock);
+	while (!th_list_empty(&o->backlog)) {
+		x = th_container_of(o->backlog.next, struct th_ofi_xfer, link);
+		ret = th_ofi_post(o, x);
+		if (ret == -FI_EAGAIN)
+			break;
+		th_list_del(&x->link);
+		if (ret) {
+			pthread_mutex_unlock(&o->lock);
+			th_ofi_xfer_done(o, x, th_ofi_err(ret));
+			pthread_mutex_lock(&o->lock);
+		}
+	}
+	pthread_mutex_unlock(&o->lock);
+}
+
+static int th_ofi_rx_post(struct th_ofi *o, struct th_ofi_xfer *x)
+{
+	ssize_t ret;
+
+	do {
+		ret = fi_recv(o->ep, x->buf, x->len, NULL, FI_ADDR_UNSPEC,
+			      &x->fctx);
+	} while (ret == -FI_EAGAIN);
+	return ret ? th_ofi_err(ret) : 0;
+}
+
+/* One completion queue entry. */
+static void th_ofi_complete(struct th_ofi *o, const struct fi_cq_data_entry *e)
+{
+	struct th_ofi_xfer *x = e->op_context;
+
+	if ((e->flags & FI_REMOTE_WRITE) && (e->flags & FI_REMOTE_CQ_DATA)) {
+		th_ofi_rma_landed(o, e->data);
+		return;
+	}
+	if (!x)
+		return;
+	if (x->kind == TH_OFI_CTX_RX) {
+		if (e->len >= sizeof(struct th_ofi_hdr))
+			th_ofi_recv(o, (const struct th_ofi_hdr *)x->buf,
+				    x->buf + sizeof(struct th_ofi_hdr),
+				    e->len - sizeof(struct th_ofi_hdr));
+		th_ofi_rx_post(o, x);
+		return;
+	}
+	th_ofi_xfer_done(o, x, 0);
+}
+
+/* An error entry: a transfer failed, and its peer is taken for dead. */
+static void th_ofi_complete_err(struct th_ofi *o)
+{
+	struct fi_cq_err_entry err = { 0 };
+	struct th_ofi_xfer *x;
+
+	if (fi_cq_readerr(o->cq, &err, 0) != 1)
+		return;
+	x = err.op_context;
+	if (!x)
+		return;
+	if (x->kind == TH_OFI_CTX_RX) {
+		if (!o->stopping)
+			th_ofi_rx_post(o, x);
+		return;
+	}
+	th_ofi_peer_dead(o, x->peer);
+	th_ofi_xfer_done(o, x, -ECONNREFUSED);
+}
+
+static void *th_ofi_progress(void *arg)
+{
+	struct th_ofi *o = arg;
+	struct fi_cq_data_entry e[16];
+	u64 next_expire = 0, next_ping = 0, now;
+	ssize_t n, i;
+
+	while (!__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE)) {
+		n = fi_cq_sread(o->cq, e, 16, NULL, TH_OFI_POLL_MS);
+		if (n == -FI_ENOSYS)
+			n = fi_cq_read(o->cq, e, 16);
+		if (n == -FI_EAVAIL)
+			th_ofi_complete_err(o);
+		for (i = 0; i < n; i++)
+			th_ofi_complete(o, &e[i]);
+		th_ofi_backlog_run(o);
+		th_ofi_orphans_end(o);
+		now = th_ofi_now_ns();
+		if (now >= next_expire || n == -FI_EAGAIN) {
+			th_ofi_expire(o);
+			next_expire = now + TH_OFI_POLL_MS * 1000000ULL;
+		}
+		if (now >= next_ping) {
+			th_ofi_ping(o);
+			next_ping = now + TH_OFI_PING_MS * 1000000ULL;
+		}
+	}
+	return NULL;
+}
+
+/* Post the receive buffers and start the progress thread. */
+int th_ofi_net_start(struct th_ofi *o)
+{
+	size_t room = sizeof(struct th_ofi_hdr) + TH_OFI_EAGER;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < TH_OFI_RX_BUFS; i++) {
+		o->rx[i] = malloc(sizeof(*o->rx[i]) + room);
+		if (!o->rx[i])
+			return -ENOMEM;
+		o->rx[i]->kind = TH_OFI_CTX_RX;
+		o->rx[i]->len = room;
+		ret = th_ofi_rx_post(o, o->rx[i]);
+		if (ret)
+			return ret;
+	}
+	ret = pthread_create(&o->thread, NULL, th_ofi_progress, o);
+	return -ret;
+}
+
+/*
+ * Stop the thread and close the endpoint; what is still posted is
+ * cancelled with it, so the buffers are freed only after.
+ */
+void th_ofi_net_close(struct th_ofi *o)
+{
+	u32 i;
+
+	__atomic_store_n(&o->stopping, true, __ATOMIC_RELEASE);
+	if (o->thread) {
+		fi_cq_signal(o->cq);
+		pthread_join(o->thread, NULL);
+	}
+	if (o->ep)
+		fi_close(&o->ep->fid);
+	if (o->av)
+		fi_close(&o->av->fid);
+	if (o->cq)
+		fi_close(&o->cq->fid);
+	if (o->domain)
+		fi_close(&o->domain->fid);
+	if (o->fabric)
+		fi_close(&o->fabric->fid);
+	if (o->info)
+		fi_freeinfo(o->info);
+	for (i = 0; i < TH_OFI_RX_BUFS; i++)
+		free(o->rx[i]);
+	free(o->peers);
+	free(o->dead);
+}

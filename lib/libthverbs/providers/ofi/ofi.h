@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * ofi.h - the ofi provider: each process of a job hosts one node (its
+ * rank's) on an in-process fabric (providers/inproc) running the trigger
+ * engine, and deliveries between processes travel over libfabric.
+ *
+ * The wire (wire.c): every delivery is answered by its target after the
+ * target's engine has applied it, so a chain's next descriptor runs only
+ * once the previous one's data and counter are in place there, as on the
+ * module.  Deliveries of up to TH_OFI_EAGER bytes travel inside one
+ * message; larger ones are RMA: the initiator asks the target to resolve
+ * the key (RESOLVE), which holds the region, and writes or reads it with
+ * fi_writedata()/fi_read() on the libfabric key the answer carries.  No
+ * unverified key ever reaches libfabric: on tcp;ofi_rxm a bad one is
+ * reported as success and silently drops the connection.
+ *
+ * Progress (net.c): one thread per process reads the completion queue and
+ * runs what arrives through the engine; it also ends every delivery whose
+ * answer does not come within TH_OFI_TIMEOUT seconds (-ECONNREFUSED, and
+ * the peer is taken for dead).
+ */
+#ifndef TH_OFI_H
+#define TH_OFI_H
+
+#include <pthread.h>
+#include <rdma/fabric.h>
+
+#include "inproc.h"
+
+/* bytes a delivery carries inside one message; more go by RMA */
+#define TH_OFI_EAGER		4096
+/* receive buffers posted at once */
+#define TH_OFI_RX_BUFS		64
+/* the longest endpoint name exchanged at boot */
+#define TH_OFI_NAME_MAX		64
+/* default seconds a delivery waits for its answer */
+#define TH_OFI_TIMEOUT_S	10
+
+enum th_ofi_msg_type {
+	TH_OFI_MSG_PUT = 1,	/* data follows: write it, answer DONE */
+	TH_OFI_MSG_GET,		/* answer GET_DATA with the bytes */
+	TH_OFI_MSG_GET_DATA,	/* status, then the bytes */
+	TH_OFI_MSG_DONE,	/* a delivery's status */
+	TH_OFI_MSG_FAIL_CT,	/* raise a failure value, no answer */
+	TH_OFI_MSG_RESOLVE,	/* hold a region for RMA: answer RESOLVED */
+	TH_OFI_MSG_RESOLVED,	/* status, hold, address, libfabric key */
+	TH_OFI_MSG_RELEASE,	/* an RMA read is over: drop the hold */
+	TH_OFI_MSG_WATCH,	/* fail this counter if the sender dies */
+	TH_OFI_MSG_PING,	/* are you there: a send that fails says no */
+};
+
+/* how often a process with watches on a peer checks that it lives */
+#define TH_OFI_PING_MS		1000
+
+/* struct th_ofi_hdr.flags */
+#define TH_OFI_F_CT		0x1	/* @ct is a counter to advance */
+#define TH_OFI_F_READ		0x2	/* RESOLVE: for reading */
+
+/**
+ * struct th_ofi_hdr - every message's header
+ * @type: enum th_ofi_msg_type
+ * @flags: TH_OFI_F_*
+ * @ct: the target's counter
+ * @src: the sender's rank
+ * @status: 0 or a negative errno (answers)
+ * @vport: the target vport
+ * @id: the initiator's operation, echoed in answers
+ * @rkey: the engine's remote key
+ * @off: offset in the region
+ * @len: bytes
+ * @domain: the initiator's domain token
+ * @raddr: RESOLVED: the address to give libfabric
+ * @fikey: RESOLVED: libfabric's key for the region
+ * @hold: RESOLVED, RELEASE: the target's hold
+ */
+struct th_ofi_hdr {
+	u8 type;
+	u8 flags;
+	u16 ct;
+	u32 src;
+	s32 status;
+	u32 vport;
+	u64 id;
+	u64 rkey;
+	u64 off;
+	u64 len;
+	u8 domain[16];
+	u64 raddr;
+	u64 fikey;
+	u64 hold;
+};
+
+/* What a completion queue entry's context is. */
+enum th_ofi_ctx_kind {
+	TH_OFI_CTX_RX = 1,	/* a posted receive buffer */
+	TH_OFI_CTX_TX,		/* a message sent */
+	TH_OFI_CTX_RMA,		/* an RMA write or read */
+};
+
+/**
+ * struct th_ofi_xfer - one libfabric operation in flight
+ * @fctx: libfabric's
+ * @kind: enum th_ofi_ctx_kind
+ * @peer: the rank it goes to
+ * @op: the operation it serves (struct th_ofi_op id), or 0
+ * @link: on the backlog while libfabric has no room for it
+ * @len: bytes at @buf (TX: header and payload), or RMA bytes
+ * @write: RMA: a write (with @data as remote CQ data), else a read
+ * @local: RMA: the local bytes
+ * @raddr: RMA: the target address libfabric takes
+ * @fikey: RMA: the target's libfabric key
+ * @data: RMA write: the remote CQ data
+ * @buf: TX: the message; RX: the receive buffer
+ */
+struct th_ofi_xfer {
+	struct fi_context2 fctx;
+	u8 kind;
+	u32 peer;
+	u64 op;
+	struct th_list link;
+	size_t len;
+	bool write;
+	void *local;
+	u64 raddr;
+	u64 fikey;
+	u64 data;
+	u8 buf[];
+};
+
+/* struct th_ofi_op.state */
+enum th_ofi_op_state {
+	TH_OFI_OP_FREE,
+	TH_OFI_OP_SENT,		/* a message out, its answer awaited */
+	TH_OFI_OP_RESOLVING,	/* RESOLVE out */
+	TH_OFI_OP_RMA,		/* the write or read posted */
+};
+
+/**
+ * struct th_ofi_op - a delivery this process started
+ * @chain: the engine's chain, resumed with th_eng_remote_done()
+ * @rop: what the engine asked
+ * @gen: bumped on every reuse: an answer for an older use is dropped
+ * @state: enum th_ofi_op_state
+ * @peer: the target's rank
+ * @deadline: CLOCK_MONOTONIC ns by which it must have ended
+ * @hold: RMA: the target's hold
+ * @status: with @deadline 0: the operation ended with it, for the
+ *	progress thread to report
+ */
+struct th_ofi_op {
+	struct th_eng_chain *chain;
+	struct th_eng_remote_op rop;
+	u32 gen;
+	u8 state;
+	u32 peer;
+	u64 deadline;
+	u64 hold;
+	int status;
+};
+
+/**
+ * struct th_ofi_hold - a region held for a peer's RMA (target side)
+ * @ev: the target vport, referenced
+ * @ref: the held range
+ * @gen: bumped on every reuse
+ * @busy: in use
+ * @peer: whose
+ * @op: the peer's operation
+ * @ct: the counter to advance when a write lands (TH_OFI_F_CT in @flags)
+ * @flags: TH_OFI_F_*
+ */
+struct th_ofi_hold {
+	struct th_eng_vport *ev;
+	struct th_eng_mr_ref ref;
+	u32 gen;
+	bool busy;
+	u32 peer;
+	u64 op;
+	u16 ct;
+	u8 flags;
+};
+
+/**
+ * struct th_ofi_watch - a counter to fail when a peer dies
+ * @domain: the domain token it was set up in
+ * @peer: the rank whose chains would advance it (target side), or the
+ *	rank told (initiator side)
+ * @vport: the vport
+ * @ct: the counter
+ */
+struct th_ofi_watch {
+	u8 domain[16];
+	u32 peer;
+	u32 vport;
+	u16 ct;
+};
+
+/* Watches kept, each side: past it, a counter is not watched (documented). */
+#define TH_OFI_MAX_WATCHES	4096
+
+/**
+ * struct th_ofi - the process's part of the job's fabric
+ * @ipf: the node this process hosts, with the engine
+ * @net: the hooks @ipf calls for deliveries elsewhere
+ * @rank: this process's rank, the node it hosts
+ * @size: ranks, the job's nodes
+ * @prov: the libfabric provider's name
+ * @info: what fi_getinfo() chose
+ * @fabric, @domain, @ep, @cq, @av: libfabric's objects
+ * @virt_addr: the provider addresses RMA by virtual address
+ * @peers: each rank's address
+ * @dead: each rank taken for dead (its process ended or went silent)
+ * @lock: protects everything below, and @dead
+ * @ops: deliveries started here, by slot (id = gen << 32 | slot + 1)
+ * @nops: slots
+ * @holds: regions held for peers, by slot
+ * @nholds: slots
+ * @watches: counters to fail when their peer dies
+ * @nwatches: entries in @watches
+ * @told: watches this process asked of its targets, not to ask twice
+ * @ntold: entries in @told
+ * @orphans: chains whose delivery could not even get a slot, to end
+ *	(-ENOMEM) from the progress thread
+ * @backlog: transfers libfabric had no room for, in order
+ * @next_key: libfabric keys requested for MRs
+ * @timeout_ns: a delivery's deadline
+ * @thread: the progress thread
+ * @stopping: the thread is asked to exit
+ * @rx: the receive buffers
+ * @job_token: the job's domain (thrun's), default for vports
+ */
+struct th_ofi {
+	struct th_ipf *ipf;
+	struct th_ipf_net net;
+	u32 rank;
+	u32 size;
+	char prov[32];
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_ep *ep;
+	struct fid_cq *cq;
+	struct fid_av *av;
+	bool virt_addr;
+	fi_addr_t *peers;
+	bool *dead;
+	pthread_mutex_t lock;
+	struct th_ofi_op *ops;
+	u32 nops;
+	struct th_ofi_hold *holds;
+	u32 nholds;
+	struct th_ofi_watch watches[TH_OFI_MAX_WATCHES];
+	u32 nwatches;
+	struct th_ofi_watch told[TH_OFI_MAX_WATCHES];
+	u32 ntold;
+	struct th_list orphans;
+	struct th_list backlog;
+	u64 next_key;
+	u64 timeout_ns;
+	pthread_t thread;
+	bool stopping;
+	struct th_ofi_xfer *rx[TH_OFI_RX_BUFS];
+	u8 job_token[16];
+};
+
+/* net.c: libfabric's objects, sending, and the progress thread */
+int th_ofi_net_open(struct th_ofi *o, const char *prov);
+int th_ofi_net_name(struct th_ofi *o, void *name, size_t *len);
+int th_ofi_net_peers(struct th_ofi *o, const u8 *names, size_t stride);
+int th_ofi_net_start(struct th_ofi *o);
+void th_ofi_net_close(struct th_ofi *o);
+int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
+		const void *payload, size_t len, u64 op);
+int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local, u64 len,
+	       u64 raddr, u64 fikey, u64 data, u64 op);
+u64 th_ofi_now_ns(void);
+int th_ofi_net_mr_reg(struct th_ofi *o, void *addr, u64 len, u32 access,
+		  struct fid_mr **mr);
+
+/* wire.c: the deliveries, both ends */
+void th_ofi_remote_post(void *arg, struct th_eng_chain *chain,
+			const struct th_eng_remote_op *op);
+void th_ofi_remote_fail_ct(void *arg, const void *domain, u32 node, u32 vport,
+			   u16 ct, u64 rkey, u64 off, u64 len);
+void th_ofi_recv(struct th_ofi *o, const struct th_ofi_hdr *h,
+		 const void *payload, size_t len);
+void th_ofi_rma_landed(struct th_ofi *o, u64 data);
+void th_ofi_xfer_done(struct th_ofi *o, struct th_ofi_xfer *x, int status);
+void th_ofi_peer_dead(struct th_ofi *o, u32 peer);
+void th_ofi_expire(struct th_ofi *o);
+void th_ofi_chain_posted(void *arg, struct th_eng_vport *ev,
+			 const struct th_nic_desc *descs, u32 n);
+void th_ofi_orphans_end(struct th_ofi *o);
+void th_ofi_ping(struct th_ofi *o);
+
+/* provider.c */
+struct th_ofi *th_ofi_get(void);
+
+#endif /* TH_OFI_H */

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * provider.c - the ofi provider: one node per process of a thrun job (node
+ * r is rank r's), reached by the others over libfabric.  The job's ranks
+ * join it in th_boot_init(), which calls th_ofi_boot(): one bootstrap
+ * round exchanges the endpoints' names and rank 0's token for the job's
+ * domain, the one every rank's vports share by default.  The node itself
+ * is an in-process fabric node, so everything but deliveries to other
+ * ranks is the in-process provider's code.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <rdma/fi_domain.h>
+
+#include "thverbs_priv.h"
+#include "boot_priv.h"
+#include "ofi.h"
+
+/* the default libfabric provider: reliable datagrams over TCP */
+#define TH_OFI_DEFAULT_PROV	"tcp;ofi_rxm"
+/* bumped when the wire changes: ranks of different builds refuse a job */
+#define TH_OFI_WIRE_VERSION	1
+
+static struct th_ofi *th_ofi_state;
+
+struct th_ofi *th_ofi_get(void)
+{
+	return __atomic_load_n(&th_ofi_state, __ATOMIC_ACQUIRE);
+}
+
+/**
+ * struct th_ofi_boot_rec - what each rank tells the others at boot
+ * @version: TH_OFI_WIRE_VERSION
+ * @name_len: bytes of @name
+ * @prov: the libfabric provider it runs
+ * @token: rank 0's is the job's domain
+ * @name: its endpoint's name
+ */
+struct th_ofi_boot_rec {
+	u32 version;
+	u32 name_len;
+	char prov[32];
+	u8 token[16];
+	u8 name[TH_OFI_NAME_MAX];
+};
+
+static bool th_ofi_node_remote(void *arg, u32 node)
+{
+	return node != ((struct th_ofi *)arg)->rank;
+}
+
+static void th_ofi_mr_free(void *arg, void *priv)
+{
+	(void)arg;
+	fi_close(&((struct fid_mr *)priv)->fid);
+}
+
+/* TH_OFI_TIMEOUT: seconds a delivery waits for its answer. */
+static int th_ofi_timeout(u64 *ns)
+{
+	const char *env = getenv("TH_OFI_TIMEOUT");
+	static bool said;
+	unsigned long s;
+	char *end;
+
+	*ns = TH_OFI_TIMEOUT_S * 1000000000ULL;
+	if (!env || !*env)
+		return 0;
+	s = strtoul(env, &end, 10);
+	if (*end || !s || s > 3600 || *env == '-') {
+		th_env_complain(&said, "TH_OFI_TIMEOUT", env,
+				"whole seconds from 1 to 3600 (default 10)");
+		return -EINVAL;
+	}
+	*ns = s * 1000000000ULL;
+	return 0;
+}
+
+static void th_ofi_free(struct th_ofi *o)
+{
+	th_ofi_net_close(o);
+	if (o->ipf)
+		th_ipf_destroy(o->ipf);
+	pthread_mutex_destroy(&o->lock);
+	free(o->ops);
+	free(o->holds);
+	free(o);
+}
+
+/* One rank's endpoint, and the bootstrap round that joins them. */
+static int th_ofi_join(struct th_ofi *o, struct th_boot *b)
+{
+	struct th_ofi_boot_rec mine = { .version = TH_OFI_WIRE_VERSION };
+	struct th_ofi_boot_rec *all;
+	const char *prov = getenv("TH_OFI_PROVIDER");
+	size_t len = sizeof(mine.name);
+	u32 i;
+	int ret;
+
+	if (!prov || !*prov)
+		prov = TH_OFI_DEFAULT_PROV;
+	ret = th_ofi_net_open(o, prov);
+	if (ret)
+		return ret;
+	ret = th_ofi_net_name(o, mine.name, &len);
+	if (ret)
+		return ret;
+	mine.name_len = len;
+	snprintf(mine.prov, sizeof(mine.prov), "%s", o->prov);
+	if (getrandom(mine.token, sizeof(mine.token), 0) != sizeof(mine.token))
+		return -EAGAIN;
+	all = calloc(o->size, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	ret = th_boot_allgather(b, &mine, all, sizeof(mine));
+	if (ret) {
+		free(all);
+		return ret;
+	}
+	for (i = 0; i < o->size && !ret; i++)
+		if (all[i].version != TH_OFI_WIRE_VERSION ||
+		    strncmp(all[i].prov, mine.prov, sizeof(mine.prov)) ||
+		    all[i].name_len > sizeof(mine.name))
+			ret = -EPROTO;
+	if (!ret)
+		ret = th_ofi_net_peers(o, all[0].name, sizeof(*all));
+	memcpy(o->job_token, all[0].token, sizeof(o->job_token));
+	free(all);
+	return ret;
+}
+
+/*
+ * Called by th_boot_init() when TH_PROVIDER is "ofi": every rank calls it
+ * once, so its bootstrap round is collective.  0, or a negative errno:
+ * -ENODEV when libfabric has no such provider here, -EPROTO when the
+ * ranks disagree on the provider or the wire.
+ */
+int th_ofi_boot(struct th_boot *b)
+{
+	struct th_eng_limits lim;
+	struct th_ofi *o;
+	u64 all;
+	int ret;
+
+	if (th_ofi_get())
+		return -EALREADY;	/* one job per process */
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	pthread_mutex_init(&o->lock, NULL);
+	th_list_init(&o->backlog);
+	th_list_init(&o->orphans);
+	o->rank = th_boot_rank(b);
+	o->size = th_boot_size(b);
+	o->net = (struct th_ipf_net) {
+		.node_remote = th_ofi_node_remote,
+		.remote_post = th_ofi_remote_post,
+		.remote_fail_ct = th_ofi_remote_fail_ct,
+		.mr_free = th_ofi_mr_free,
+		.chain_posted = th_ofi_chain_posted,
+		.arg = o,
+	};
+	ret = th_ofi_timeout(&o->timeout_ns);
+	if (!ret)
+		ret = th_ofi_join(o, b);
+	if (ret)
+		goto err;
+
+	/* the module's limits; the process is its node's one user */
+	th_eng_limits_default(&lim);
+	lim.nodes = o->size;
+	all = (u64)lim.max_vports;
+	lim.max_user_vports = all;
+	all *= lim.max_cq_entries;
+	lim.max_user_chains = all > TH_ENG_MAX_USER ? TH_ENG_MAX_USER : all;
+	o->ipf = th_ipf_create(&lim, &o->net, &ret);
+	if (!o->ipf)
+		goto err;
+	memcpy(th_ipf_default_domain(o->ipf)->token, o->job_token,
+	       sizeof(o->job_token));
+	ret = th_ofi_net_start(o);
+	if (ret)
+		goto err;
+	__atomic_store_n(&th_ofi_state, o, __ATOMIC_RELEASE);
+	return 0;
+
+err:
+	th_ofi_free(o);
+	return ret;
+}
+
+static int th_ofi_count_nodes(void)
+{
+	struct th_ofi *o = th_ofi_get();
+
+	return o ? (int)o->size : -ENOTCONN;
+}
+
+/* A process opens its own node; the others are its peers'. */
+static int th_ofi_open(struct th_context *ctx)
+{
+	struct th_ofi *o = th_ofi_get();
+
+	if (!o)
+		return -ENOTCONN;
+	if (ctx->dev.node != o->rank)
+		return -ENODEV;
+	ctx->priv = o->ipf;
+	return 0;
+}
+
+static int th_ofi_domain_import(struct th_context *ctx, int fd,
+				struct th_domain *d)
+{
+	(void)ctx;
+	(void)fd;
+	(void)d;
+	return -EOPNOTSUPP;	/* the job's domain is every vport's default */
+}
+
+/*
+ * MR_REG: the in-process provider's checks and key, and a libfabric
+ * registration of the same range for peers' RMA, released with the MR's
+ * last use (th_ofi_mr_free()).
+ */
+static int th_ofi_vport_mr_reg(struct th_vport *vp, struct th_nic_mr_reg *req)
+{
+	struct th_ipf_vport *iv = vp->priv;
+	struct th_ofi *o = th_ofi_get();
+	struct fid_mr *fmr;
+	u32 lkey;
+	u64 rkey;
+	int ret;
+
+	ret = th_eng_cmd_mr_check(iv->ev.eng, req);
+	if (!ret)
+		ret = th_ipf_mem_check(req->addr, req->length, req->access);
+	if (!ret)
+		ret = th_ofi_net_mr_reg(o, (void *)(uintptr_t)req->addr, req->length,
+				    req->access, &fmr);
+	if (ret)
+		return ret;
+	ret = th_eng_mr_add(&iv->ev, req->addr, req->length, req->access,
+			    (void *)(uintptr_t)req->addr, fmr, &lkey, &rkey);
+	if (ret) {
+		fi_close(&fmr->fid);
+		return ret;
+	}
+	req->lkey = lkey;
+	req->rkey = rkey;
+	return 0;
+}
+
+const struct th_provider_ops th_ofi_provider = {
+	.name		= "ofi",
+	.count_nodes	= th_ofi_count_nodes,
+	.open		= th_ofi_open,
+	.close		= th_ip_close,
+	.query		= th_ip_query,
+	.domain_alloc	= th_ip_domain_alloc,
+	.domain_import	= th_ofi_domain_import,
+	.domain_free	= th_ip_domain_free,
+	.vport_create	= th_ip_vport_create,
+	.vport_destroy	= th_ip_vport_destroy,
+	.mr_reg		= th_ofi_vport_mr_reg,
+	.mr_dereg	= th_ip_mr_dereg,
+	.doorbell	= th_ip_doorbell,
+	.ct_update	= th_ip_ct_update,
+	.ct_wait	= th_ip_ct_wait,
+	.cancel		= th_ip_cancel,
+	.vport_fd	= th_ip_vport_fd,
+	.vport_stats	= th_ip_vport_stats,
+	.node_stats	= th_ip_node_stats,
+	.fault_set	= th_ip_fault_set,
+	.fault_get	= th_ip_fault_get,
+};
