@@ -104,7 +104,8 @@ int th_ofi_net_peers(struct th_ofi *o, const u8 *names, size_t stride)
 
 	o->peers = calloc(o->size, sizeof(*o->peers));
 	o->dead = calloc(o->size, sizeof(*o->dead));
-	if (!o->peers || !o->dead)
+	o->blocked = calloc(o->size, sizeof(*o->blocked));
+	if (!o->peers || !o->dead || !o->blocked)
 		return -ENOMEM;
 	for (i = 0; i < o->size; i++) {
 		n = fi_av_insert(o->av, names + i * stride, 1, &o->peers[i], 0,
@@ -147,6 +148,17 @@ static ssize_t th_ofi_post(struct th_ofi *o, struct th_ofi_xfer *x)
 		       &x->fctx);
 }
 
+/* Does @peer have transfers waiting?  They go first. */
+static bool th_ofi_peer_queued_locked(struct th_ofi *o, u32 peer)
+{
+	struct th_list *pos;
+
+	for (pos = o->backlog.next; pos != &o->backlog; pos = pos->next)
+		if (th_container_of(pos, struct th_ofi_xfer, link)->peer == peer)
+			return true;
+	return false;
+}
+
 /*
  * Post @x now, or behind the backlog when libfabric has no room (or older
  * transfers wait): never sleeps.  Its completion comes to
@@ -156,8 +168,11 @@ static int th_ofi_submit(struct th_ofi *o, struct th_ofi_xfer *x)
 {
 	ssize_t ret = -FI_EAGAIN;
 
+	x->queued = th_ofi_now_ns();
 	pthread_mutex_lock(&o->lock);
-	if (th_list_empty(&o->backlog))
+	if (o->dead[x->peer])
+		ret = -FI_ECONNREFUSED;
+	else if (!th_ofi_peer_queued_locked(o, x->peer))
 		ret = th_ofi_post(o, x);
 	if (ret == -FI_EAGAIN) {
 		th_list_add_tail(&o->backlog, &x->link);
@@ -212,26 +227,54 @@ int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local, u64 len,
 	return th_ofi_submit(o, x);
 }
 
-/* Post the backlog in order, until libfabric has no room again. */
+/*
+ * Post the backlog, each peer's transfers in order: a peer libfabric has
+ * no room for (tcp;ofi_rxm: no connection yet) waits without holding up
+ * the others.  A transfer that waited past the deadline means its peer
+ * cannot be reached (a process that ended refuses the connection, and
+ * rxm then says "try again" for ever): the peer is taken for dead, and
+ * its transfers fail.
+ */
 static void th_ofi_backlog_run(struct th_ofi *o)
 {
+	struct th_list *pos, *next, failed;
 	struct th_ofi_xfer *x;
+	u64 now = th_ofi_now_ns();
 	ssize_t ret;
+	u32 peer;
 
+	th_list_init(&failed);
 	pthread_mutex_lock(&o->lock);
-	while (!th_list_empty(&o->backlog)) {
-		x = th_container_of(o->backlog.next, struct th_ofi_xfer, link);
+	for (peer = 0; peer < o->size; peer++)
+		o->blocked[peer] = false;
+	for (pos = o->backlog.next; pos != &o->backlog; pos = next) {
+		next = pos->next;
+		x = th_container_of(pos, struct th_ofi_xfer, link);
+		if (o->dead[x->peer] || now - x->queued > o->timeout_ns) {
+			th_list_del(pos);
+			th_list_add_tail(&failed, pos);
+			continue;
+		}
+		if (o->blocked[x->peer])
+			continue;
 		ret = th_ofi_post(o, x);
-		if (ret == -FI_EAGAIN)
-			break;
-		th_list_del(&x->link);
+		if (ret == -FI_EAGAIN) {
+			o->blocked[x->peer] = true;
+			continue;
+		}
+		th_list_del(pos);
 		if (ret) {
-			pthread_mutex_unlock(&o->lock);
-			th_ofi_xfer_done(o, x, th_ofi_err(ret));
-			pthread_mutex_lock(&o->lock);
+			x->err = th_ofi_err(ret);
+			th_list_add_tail(&failed, pos);
 		}
 	}
 	pthread_mutex_unlock(&o->lock);
+	while (!th_list_empty(&failed)) {
+		x = th_container_of(failed.next, struct th_ofi_xfer, link);
+		th_list_del(&x->link);
+		th_ofi_peer_dead(o, x->peer);
+		th_ofi_xfer_done(o, x, -ECONNREFUSED);
+	}
 }
 
 static int th_ofi_rx_post(struct th_ofi *o, struct th_ofi_xfer *x)
@@ -367,4 +410,5 @@ void th_ofi_net_close(struct th_ofi *o)
 		free(o->rx[i]);
 	free(o->peers);
 	free(o->dead);
+	free(o->blocked);
 }

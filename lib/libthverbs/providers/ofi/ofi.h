@@ -104,6 +104,8 @@ enum th_ofi_ctx_kind {
  * @peer: the rank it goes to
  * @op: the operation it serves (struct th_ofi_op id), or 0
  * @link: on the backlog while libfabric has no room for it
+ * @queued: when it was handed over (CLOCK_MONOTONIC ns)
+ * @err: why it failed before libfabric took it
  * @len: bytes at @buf (TX: header and payload), or RMA bytes
  * @write: RMA: a write (with @data as remote CQ data), else a read
  * @local: RMA: the local bytes
@@ -118,6 +120,8 @@ struct th_ofi_xfer {
 	u32 peer;
 	u64 op;
 	struct th_list link;
+	u64 queued;
+	int err;
 	size_t len;
 	bool write;
 	void *local;
@@ -210,6 +214,7 @@ struct th_ofi_watch {
  * @virt_addr: the provider addresses RMA by virtual address
  * @peers: each rank's address
  * @dead: each rank taken for dead (its process ended or went silent)
+ * @blocked: scratch of the backlog's pass: libfabric has no room for it
  * @lock: protects everything below, and @dead
  * @ops: deliveries started here, by slot (id = gen << 32 | slot + 1)
  * @nops: slots
@@ -244,6 +249,7 @@ struct th_ofi {
 	bool virt_addr;
 	fi_addr_t *peers;
 	bool *dead;
+	bool *blocked;
 	pthread_mutex_t lock;
 	struct th_ofi_op *ops;
 	u32 nops;

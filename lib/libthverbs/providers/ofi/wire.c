@@ -20,6 +20,7 @@
  * send.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rdma/fi_domain.h>
@@ -755,22 +756,24 @@ void th_ofi_peer_dead(struct th_ofi *o, u32 peer)
 void th_ofi_expire(struct th_ofi *o)
 {
 	u64 now = th_ofi_now_ns(), id;
-	int status;
-	u32 i, peer;
+	int status = 0;
+	u32 i, peer = 0;
+	bool silent;
 
 	for (i = 0; i < o->nops; i++) {
 		pthread_mutex_lock(&o->lock);
 		id = 0;
+		silent = false;
 		if (o->ops[i].state != TH_OFI_OP_FREE &&
 		    o->ops[i].deadline <= now) {
 			id = th_ofi_id(o->ops[i].gen, i);
-			status = o->ops[i].deadline ? -ECONNREFUSED :
-				 o->ops[i].status;
+			silent = o->ops[i].deadline;
+			status = silent ? -ECONNREFUSED : o->ops[i].status;
 			peer = o->ops[i].peer;
-			if (o->ops[i].deadline && peer < o->size)
-				o->dead[peer] = true;
 		}
 		pthread_mutex_unlock(&o->lock);
+		if (silent && peer < o->size)
+			th_ofi_peer_dead(o, peer);
 		if (id)
 			th_ofi_op_end(o, id, status, NULL, 0);
 	}

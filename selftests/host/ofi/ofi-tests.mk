@@ -1,0 +1,21 @@
+# ofi-tests.mk - host tests of the ofi provider (selftests/host/ofi/): two
+# processes under thrun over libfabric's tcp;ofi_rxm, sanitized.  Only in
+# builds with libfabric (OFI=1, libthverbs.mk).
+ifeq ($(OFI),1)
+OFI_RANK	:= $(BIN)/host/ofi/ofi_rank
+OFI_TESTS	:= $(BIN)/host/ofi/test_ofi
+HOST_TESTS	+= $(OFI_TESTS)
+
+$(S)/selftests/host/ofi/test_ofi.o: TH_CPPFLAGS += -DTH_THRUN='"$(BIN)/thrun"' \
+	-DTH_OFI_RANK='"$(OFI_RANK)"'
+
+$(OFI_RANK): $(S)/selftests/host/ofi/ofi_rank.o $(VERBS_SAN_OBJS) \
+		$(SCHED_SAN_OBJS) $(IPF_SAN_OBJS) $(OFI_SAN_OBJS) $(ENGINE_SAN_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS) $(OFI_LIBS)
+
+# thrun and ofi_rank are run, not linked
+$(OFI_TESTS): $(S)/selftests/host/ofi/test_ofi.o $(BIN)/thrun $(OFI_RANK)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -pthread -o $@ $(filter %.o,$^) $(TH_LDLIBS)
+endif

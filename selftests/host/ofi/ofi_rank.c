@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * ofi_rank.c - the two ranks of one ofi provider case, run by test_ofi as
+ * `thrun -n 2 --provider ofi ofi_rank CASE`: rank 0 initiates, rank 1 is
+ * the target, and both check what they see.  Exit status 0 when the case
+ * held on this rank; otherwise 1, with a line on stderr saying what did
+ * not.  Each rank hosts its own node (rank r: node r).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <thverbs/boot.h>
+#include <thverbs/verbs.h>
+
+#define BIG		(1u << 20)	/* past the eager limit: RMA */
+#define SMALL		64
+#define SEC		1000000000ULL
+#define CT_DATA		1	/* the target's: deliveries arrived */
+#define CT_DONE		2	/* the initiator's: its chain's end */
+#define CT_NEVER	3	/* a trigger nobody advances */
+
+static int g_rank;
+static const char *g_case;
+
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ofi_rank %d (%s): ", g_rank, g_case);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+struct rank_env {
+	struct th_boot *boot;
+	struct th_context *ctx;
+	struct th_vport *vp;
+	struct th_mr *mr;
+	uint8_t *buf;
+	struct th_remote peer;	/* the other rank's window */
+};
+
+static uint8_t pattern(size_t i, unsigned int salt)
+{
+	return (uint8_t)(i * 7 + salt * 13 + 1);
+}
+
+static int setup(struct rank_env *e, struct th_domain *dom)
+{
+	struct th_vport_attr va = { .sq_entries = 64, .cq_entries = 64,
+				    .domain = dom };
+	struct th_remote mine, all[2];
+	struct th_device **devs;
+	int n;
+
+	devs = th_device_list_get("ofi", &n);
+	if (!devs || n != 2)
+		return fail("device list: %s", strerror(errno));
+	e->ctx = th_device_open(devs[g_rank]);
+	th_device_list_free(devs);
+	if (!e->ctx)
+		return fail("open: %s", strerror(errno));
+	e->vp = th_vport_create(e->ctx, &va);
+	e->buf = calloc(1, BIG);
+	e->mr = e->vp && e->buf ?
+		th_mr_reg(e->vp, e->buf, BIG, TH_NIC_ACCESS_LOCAL_WRITE |
+			  TH_NIC_ACCESS_REMOTE_WRITE | TH_NIC_ACCESS_REMOTE_READ) :
+		NULL;
+	if (!e->mr)
+		return fail("vport or MR: %s", strerror(errno));
+	mine.node = g_rank;
+	mine.vport = th_vport_index(e->vp);
+	mine.rkey = th_mr_rkey(e->mr);
+	mine.off = 0;
+	if (th_boot_allgather(e->boot, &mine, all, sizeof(mine)))
+		return fail("allgather: %s", strerror(errno));
+	e->peer = all[!g_rank];
+	return 0;
+}
+
+/* Post one descriptor-building chain @c on @vp, signalled; 0 or -errno. */
+static int post(struct rank_env *e, struct th_chain *c)
+{
+	int ret = th_post_chain(e->vp, c);
+
+	th_chain_destroy(c);
+	return ret;
+}
+
+/* The status of the next CQ entry, within 20 s. */
+static int cq_status(struct rank_env *e, int *status)
+{
+	struct th_nic_cqe cqe;
+	int i;
+
+	for (i = 0; i < 20000; i++) {
+		if (th_poll_cq(e->vp, &cqe, 1) == 1) {
+			*status = cqe.status;
+			return 0;
+		}
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* rank 0 writes @len bytes to rank 1 with CT_DATA; rank 1 checks them. */
+static int case_put(struct rank_env *e, size_t len, bool get)
+{
+	struct th_chain *c;
+	int status, ret;
+	size_t i;
+
+	if (g_rank == 1) {
+		for (i = 0; i < len; i++)
+			e->buf[i] = pattern(i, 2);
+		if (th_boot_barrier(e->boot))
+			return fail("barrier");
+		if (get)
+			return th_boot_barrier(e->boot) ? fail("barrier") : 0;
+		ret = th_ct_wait(e->vp, CT_DATA, 1, 20 * SEC);
+		if (ret)
+			return fail("counter: %s", strerror(-ret));
+		for (i = 0; i < len; i++)
+			if (e->buf[i] != pattern(i, 1))
+				return fail("byte %zu is %u", i, e->buf[i]);
+		return th_boot_barrier(e->boot) ? fail("barrier") : 0;
+	}
+	for (i = 0; i < len; i++)
+		e->buf[i] = pattern(i, 1);
+	if (th_boot_barrier(e->boot))
+		return fail("barrier");
+	c = th_chain_create();
+	if (get)
+		th_chain_get(c, e->mr, 0, &e->peer, len, TH_CHAIN_SIGNAL);
+	else
+		th_chain_put(c, e->mr, 0, &e->peer, len, CT_DATA,
+			     TH_CHAIN_SIGNAL);
+	ret = post(e, c);
+	if (ret)
+		return fail("post: %s", strerror(-ret));
+	if (cq_status(e, &status) || status)
+		return fail("completion %d", status);
+	if (get)
+		for (i = 0; i < len; i++)
+			if (e->buf[i] != pattern(i, 2))
+				return fail("got byte %zu = %u", i, e->buf[i]);
+	return th_boot_barrier(e->boot) ? fail("barrier") : 0;
+}
+
+static int case_inline(struct rank_env *e)
+{
+	static const char msg[] = "twenty-four bytes inline";
+	struct th_chain *c;
+	int status, ret;
+
+	if (g_rank == 1) {
+		ret = th_ct_wait(e->vp, CT_DATA, 1, 20 * SEC);
+		if (ret)
+			return fail("counter: %s", strerror(-ret));
+		if (memcmp(e->buf, msg, 24))
+			return fail("inline bytes differ");
+		return th_boot_barrier(e->boot) ? fail("barrier") : 0;
+	}
+	c = th_chain_create();
+	th_chain_write_inline_remote(c, &e->peer, msg, 24, CT_DATA,
+				     TH_CHAIN_SIGNAL);
+	ret = post(e, c);
+	if (ret)
+		return fail("post: %s", strerror(-ret));
+	if (cq_status(e, &status) || status)
+		return fail("completion %d", status);
+	return th_boot_barrier(e->boot) ? fail("barrier") : 0;
+}
+
+/*
+ * A wrong key or range (@kind 0, 1) is the initiator's violation: its
+ * chain fails with the error, its vport enters the error state, the
+ * target's bytes stay as they were.  An absent vport (@kind 2) is
+ * -ECONNREFUSED and no violation.
+ */
+static int case_refused(struct rank_env *e, int kind)
+{
+	static const int want[] = { -EACCES, -ERANGE, -ECONNREFUSED };
+	struct th_remote to = e->peer;
+	uint64_t len = SMALL;
+	struct th_chain *c;
+	int status, ret;
+	size_t i;
+
+	if (g_rank == 1) {
+		if (th_boot_barrier(e->boot))
+			return fail("barrier");
+		for (i = 0; i < BIG; i++)
+			if (e->buf[i])
+				return fail("byte %zu written", i);
+		return 0;
+	}
+	memset(e->buf, 0xab, BIG);
+	if (kind == 0)
+		to.rkey ^= 0x10;
+	else if (kind == 1)
+		to.off = BIG - 8;
+	else
+		to.vport = 60;
+	for (i = 0; i < 2; i++) {	/* eager, then RMA */
+		c = th_chain_create();
+		th_chain_put(c, e->mr, 0, &to, len, CT_DATA, TH_CHAIN_SIGNAL);
+		ret = post(e, c);
+		if (kind < 2 && i == 1) {
+			/* the first violation put the vport in the error state */
+			if (ret != -ENOTCONN)
+				return fail("post after a violation: %d", ret);
+			break;
+		}
+		if (ret)
+			return fail("post: %s", strerror(-ret));
+		if (cq_status(e, &status))
+			return fail("no completion");
+		if (status != want[kind])
+			return fail("status %d, want %d", status, want[kind]);
+		len = BIG / 2;
+	}
+	return th_boot_barrier(e->boot) ? fail("barrier") : 0;
+}
+
+/*
+ * Rank 1 posts a chain that would advance rank 0's CT_DATA but waits on a
+ * counter nobody moves, then dies: rank 0's counter fails instead of
+ * hanging, and a delivery to the dead rank ends -ECONNREFUSED.
+ */
+static int case_peer_dies(struct rank_env *e)
+{
+	struct th_chain *c;
+	int status, ret;
+
+	if (g_rank == 1) {
+		c = th_chain_create();
+		th_chain_trigger(c, CT_NEVER, 1, 7);
+		th_chain_put(c, e->mr, 0, &e->peer, SMALL, CT_DATA, 0);
+		ret = post(e, c);
+		if (ret)
+			return fail("post: %s", strerror(-ret));
+		/* the WATCH is on its way; let it land before dying */
+		usleep(300000);
+		th_boot_barrier(e->boot);
+		_exit(0);
+	}
+	if (th_boot_barrier(e->boot))
+		return fail("barrier");
+	ret = th_ct_wait(e->vp, CT_DATA, 1, 20 * SEC);
+	if (ret != -EIO)
+		return fail("waiting on a dead rank's counter: %d, want -EIO",
+			    ret);
+	c = th_chain_create();
+	th_chain_put(c, e->mr, 0, &e->peer, SMALL, TH_NO_CT, TH_CHAIN_SIGNAL);
+	ret = post(e, c);
+	if (ret)
+		return fail("post: %s", strerror(-ret));
+	if (cq_status(e, &status) || status != -ECONNREFUSED)
+		return fail("a PUT to a dead rank: %d", status);
+	return 0;
+}
+
+/* A vport of another domain reaches nothing in the job's. */
+static int case_foreign_domain(struct rank_env *e)
+{
+	struct rank_env f = { .boot = e->boot };
+	struct th_domain *dom;
+	struct th_chain *c;
+	int status, ret;
+
+	if (g_rank == 1)
+		return th_boot_barrier(e->boot) ? fail("barrier") : 0;
+	f.ctx = e->ctx;
+	dom = th_domain_alloc(e->ctx);
+	if (!dom)
+		return fail("domain: %s", strerror(errno));
+	f.vp = th_vport_create(e->ctx, &(struct th_vport_attr) {
+		.sq_entries = 64, .cq_entries = 64, .domain = dom });
+	f.buf = e->buf;
+	f.mr = f.vp ? th_mr_reg(f.vp, e->buf, SMALL, 0) : NULL;
+	if (!f.mr)
+		return fail("vport: %s", strerror(errno));
+	c = th_chain_create();
+	th_chain_put(c, f.mr, 0, &e->peer, SMALL, CT_DATA, TH_CHAIN_SIGNAL);
+	ret = post(&f, c);
+	if (ret)
+		return fail("post: %s", strerror(-ret));
+	if (cq_status(&f, &status) || status != -ECONNREFUSED)
+		return fail("another domain's PUT: %d, want -ECONNREFUSED",
+			    status);
+	th_mr_dereg(f.mr);
+	th_vport_destroy(f.vp);
+	th_domain_dealloc(dom);
+	return th_boot_barrier(e->boot) ? fail("barrier") : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct rank_env e = { 0 };
+	int ret;
+
+	g_case = argc > 1 ? argv[1] : "";
+	e.boot = th_boot_init();
+	if (!e.boot) {
+		fprintf(stderr, "ofi_rank: boot: %s\n", strerror(errno));
+		return 1;
+	}
+	g_rank = th_boot_rank(e.boot);
+	if (th_boot_size(e.boot) != 2)
+		return fail("needs 2 ranks");
+	if (setup(&e, NULL))
+		return 1;
+	if (!strcmp(g_case, "put"))
+		ret = case_put(&e, SMALL, false);
+	else if (!strcmp(g_case, "put_rma"))
+		ret = case_put(&e, BIG, false);
+	else if (!strcmp(g_case, "get"))
+		ret = case_put(&e, SMALL, true);
+	else if (!strcmp(g_case, "get_rma"))
+		ret = case_put(&e, BIG, true);
+	else if (!strcmp(g_case, "inline_remote"))
+		ret = case_inline(&e);
+	else if (!strcmp(g_case, "bad_key"))
+		ret = case_refused(&e, 0);
+	else if (!strcmp(g_case, "bad_range"))
+		ret = case_refused(&e, 1);
+	else if (!strcmp(g_case, "no_vport"))
+		ret = case_refused(&e, 2);
+	else if (!strcmp(g_case, "foreign_domain"))
+		ret = case_foreign_domain(&e);
+	else if (!strcmp(g_case, "peer_dies"))
+		ret = case_peer_dies(&e);
+	else
+		ret = fail("unknown case");
+	th_mr_dereg(e.mr);
+	th_vport_destroy(e.vp);
+	th_device_close(e.ctx);
+	free(e.buf);
+	th_boot_fini(e.boot);
+	return ret;
+}
