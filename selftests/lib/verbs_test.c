@@ -771,7 +771,7 @@ TEST(malformed_provider_env_is_named_once)
 		lines += out[i] == '\n';
 	EXPECT_EQ(1, lines);
 	EXPECT_NE(NULL, strstr(out, "TH_PROVIDER='bogus'"));
-	EXPECT_NE(NULL, strstr(out, "kernel, inproc or auto"));
+	EXPECT_NE(NULL, strstr(out, "expected kernel, inproc, "));
 	/* an unknown name passed as an argument is the caller's to report */
 	errno = 0;
 	EXPECT_EQ(NULL, th_device_list_get("bogus", NULL));

@@ -13,7 +13,9 @@
 #include "thverbs_priv.h"
 
 #define TH_PROVIDER_ACCEPTED \
-	"kernel, inproc, ofi (in builds with libfabric) or auto (auto, or unset: kernel when /dev/th_nic0 exists, else inproc)"
+	"kernel, inproc, ofi or auto (auto, or unset: kernel when /dev/th_nic0 exists, else inproc)"
+#define TH_PROVIDER_ACCEPTED_NO_OFI \
+	"kernel, inproc or auto (auto, or unset: kernel when /dev/th_nic0 exists, else inproc; this build has no ofi: it was built without libfabric)"
 
 /* NULL for an unknown name; one taken from TH_PROVIDER is named on stderr. */
 static const struct th_provider_ops *th_provider_by_name(const char *name)
@@ -35,7 +37,9 @@ static const struct th_provider_ops *th_provider_by_name(const char *name)
 		return &th_ofi_provider;
 	/* an argument is the caller's to report; the environment is ours */
 	if (from_env)
-		th_env_complain(&said, "TH_PROVIDER", name, TH_PROVIDER_ACCEPTED);
+		th_env_complain(&said, "TH_PROVIDER", name,
+				&th_ofi_provider ? TH_PROVIDER_ACCEPTED :
+				TH_PROVIDER_ACCEPTED_NO_OFI);
 	return NULL;
 }
 

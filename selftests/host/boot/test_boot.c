@@ -686,7 +686,7 @@ TEST(bad_provider_env_said_once)
 	TH_LOG("%s", r.out);
 	EXPECT_EQ(2, r.status);
 	EXPECT_EQ(1, count_matches(r.out,
-		  "^thrun: TH_PROVIDER='bogus' is not valid: expected kernel, inproc or auto$"));
+		  "^thrun: TH_PROVIDER='bogus' is not valid: expected kernel, inproc, ofi or auto$"));
 	EXPECT_EQ(0, count_lines(r.out, "boot_rank env"));
 	free(r.out);
 }
