@@ -7,7 +7,9 @@
  * checked against the tree-order reference, and a nonzero exit says what
  * went wrong.  With COLL_KILL_RANK=r in the environment, rank r kills
  * itself (a thread: leaves) in round 1, and the others must see the
- * collective fail (exit 2), never hang (exit 3).
+ * collective fail (exit 2), never hang (exit 3).  COLL_IGNORE_TERM=1 makes
+ * the ranks outlive thrun's SIGTERM (until its SIGKILL, --grace later), so
+ * that a test sees every survivor report the failure itself.
  */
 #include <errno.h>
 #include <signal.h>
@@ -137,7 +139,11 @@ static int rank_main(struct th_boot *boot, void *arg)
 int main(int argc, char **argv)
 {
 	const char *threads = getenv("TH_THREADS");
+	const char *ignore = getenv("COLL_IGNORE_TERM");
 	int ret;
+
+	if (ignore && !strcmp(ignore, "1"))
+		signal(SIGTERM, SIG_IGN);
 
 	g_rounds = argc > 1 ? atoi(argv[1]) : 3;
 	g_radix = argc > 2 ? atoi(argv[2]) : 4;

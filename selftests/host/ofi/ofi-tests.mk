@@ -7,7 +7,7 @@ OFI_TESTS	:= $(BIN)/host/ofi/test_ofi
 HOST_TESTS	+= $(OFI_TESTS)
 
 $(S)/selftests/host/ofi/test_ofi.o: TH_CPPFLAGS += -DTH_THRUN='"$(BIN)/thrun"' \
-	-DTH_OFI_RANK='"$(OFI_RANK)"'
+	-DTH_OFI_RANK='"$(OFI_RANK)"' -DTH_COLL_RANK='"$(COLL_RANK_HOST)"'
 
 $(OFI_RANK): $(S)/selftests/host/ofi/ofi_rank.o $(VERBS_SAN_OBJS) \
 		$(SCHED_SAN_OBJS) $(IPF_SAN_OBJS) $(OFI_SAN_OBJS) $(ENGINE_SAN_OBJS)
@@ -15,7 +15,8 @@ $(OFI_RANK): $(S)/selftests/host/ofi/ofi_rank.o $(VERBS_SAN_OBJS) \
 	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS) $(OFI_LIBS)
 
 # thrun and ofi_rank are run, not linked
-$(OFI_TESTS): $(S)/selftests/host/ofi/test_ofi.o $(BIN)/thrun $(OFI_RANK)
+$(OFI_TESTS): $(S)/selftests/host/ofi/test_ofi.o $(BIN)/thrun $(OFI_RANK) \
+		$(COLL_RANK_HOST)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -pthread -o $@ $(filter %.o,$^) $(TH_LDLIBS)
 endif

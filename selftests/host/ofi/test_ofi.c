@@ -6,11 +6,14 @@
  * (their complaints, if any, go to this test's output).  Deliveries in
  * one message and by RMA, reads, inline writes, the refusals a target
  * gives (a wrong key or range: the initiator's violation; an absent vport
- * or another domain: -ECONNREFUSED), and a rank that dies.
+ * or another domain: -ECONNREFUSED), and a rank that dies; then the
+ * collectives' job (selftests/lib/coll_rank.c) at 2 to 16 processes, and
+ * with a rank killed in the middle.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,28 +26,87 @@
 #ifndef TH_OFI_RANK
 #error "TH_OFI_RANK: the path of ofi_rank, from ofi-tests.mk"
 #endif
+#ifndef TH_COLL_RANK
+#error "TH_COLL_RANK: the path of coll_rank, from ofi-tests.mk"
+#endif
 
 /* thrun's own timeout; the case's waits are shorter */
 #define CASE_TIMEOUT	"40"
+/*
+ * TH_OFI_TIMEOUT for the cases where a rank dies, so that the others find
+ * out in seconds; jobs that must succeed keep the default (10 s), which a
+ * loaded machine running 16 sanitized processes on 2 CPUs needs.
+ */
+#define SHORT_DEADLINE	"2"
 
-/* thrun's exit status for one case, or -1 if it could not run. */
-static int run_case(const char *name)
+/*
+ * Run thrun with @argv (NULL-terminated, after "thrun"); its exit status,
+ * or -1 if it could not run.  With @out, its output and the ranks' (both
+ * streams) land there, NUL-terminated, else they pass through.
+ */
+static int run_thrun(const char *const *argv, const char *deadline, char *out,
+		     size_t cap)
 {
-	int status;
-	pid_t pid = fork();
+	const char *args[32] = { TH_THRUN };
+	FILE *f = out ? tmpfile() : NULL;
+	int status, i;
+	size_t n;
+	pid_t pid;
 
+	for (i = 0; argv[i] && i < 30; i++)
+		args[i + 1] = argv[i];
+	if (out && !f)
+		return -1;
+	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (!pid) {
 		/* a dead rank is found within the delivery deadline */
-		setenv("TH_OFI_TIMEOUT", "2", 1);
-		execl(TH_THRUN, TH_THRUN, "-n", "2", "--provider", "ofi",
-		      "--timeout", CASE_TIMEOUT, TH_OFI_RANK, name, (char *)NULL);
+		if (deadline)
+			setenv("TH_OFI_TIMEOUT", deadline, 1);
+		if (f) {
+			dup2(fileno(f), STDOUT_FILENO);
+			dup2(fileno(f), STDERR_FILENO);
+		}
+		execv(TH_THRUN, (char *const *)args);
 		_exit(127);
 	}
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
+	if (f) {
+		n = pread(fileno(f), out, cap - 1, 0);
+		out[n > 0 && n < cap ? n : 0] = '\0';
+		fclose(f);
+	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* thrun's exit status for one case of ofi_rank. */
+static int run_case(const char *name)
+{
+	const char *argv[] = { "-n", "2", "--provider", "ofi", "--timeout",
+			       CASE_TIMEOUT, TH_OFI_RANK, name, NULL };
+
+	return run_thrun(argv, SHORT_DEADLINE, NULL, 0);
+}
+
+/* Lines of @out that begin with @prefix and contain @text. */
+static int count_lines(const char *out, const char *prefix, const char *text)
+{
+	const char *p = out, *nl;
+	int n = 0;
+
+	for (; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		if (!strncmp(p, prefix, strlen(prefix)) &&
+		    memmem(p, nl - p, text, strlen(text)))
+			n++;
+		if (!*nl)
+			break;
+	}
+	return n;
 }
 
 #define OFI_CASE(name)						\
@@ -63,5 +125,43 @@ OFI_CASE(bad_range)
 OFI_CASE(no_vport)
 OFI_CASE(foreign_domain)
 OFI_CASE(peer_dies)
+
+/* The collectives' rank program, one process per rank: every result checked. */
+static void coll_job(struct __test_metadata *_metadata, const char *n,
+		     const char *radix)
+{
+	const char *argv[] = { "-n", n, "--provider", "ofi", "--timeout", "60",
+			       TH_COLL_RANK, "5", radix, NULL };
+
+	ASSERT_EQ(0, run_thrun(argv, NULL, NULL, 0));
+}
+
+TEST(allreduce_2_processes) { coll_job(_metadata, "2", "2"); }
+TEST(allreduce_4_processes) { coll_job(_metadata, "4", "2"); }
+TEST(allreduce_8_processes_4_nomial) { coll_job(_metadata, "8", "4"); }
+TEST(allreduce_16_processes) { coll_job(_metadata, "16", "2"); }
+
+/*
+ * Rank 5 of 8 is killed in round 1.  The survivors outlive thrun's SIGTERM
+ * (COLL_IGNORE_TERM) so that each must see its collective fail by itself,
+ * through the provider: every one of the 7 says so, none times out.
+ */
+TEST(a_killed_rank_makes_every_other_fail_not_hang)
+{
+	const char *argv[] = { "-n", "8", "--provider", "ofi", "--timeout", "60",
+			       "--grace", "30", TH_COLL_RANK, "3", "2", NULL };
+	static char out[1 << 16];
+	int st;
+
+	setenv("COLL_KILL_RANK", "5", 1);
+	setenv("COLL_IGNORE_TERM", "1", 1);
+	st = run_thrun(argv, SHORT_DEADLINE, out, sizeof(out));
+	unsetenv("COLL_KILL_RANK");
+	unsetenv("COLL_IGNORE_TERM");
+	TH_LOG("%s", out);
+	EXPECT_TRUE(st == 137 || st == 2);
+	EXPECT_EQ(7, count_lines(out, "coll_rank ", "round 1: "));
+	EXPECT_EQ(0, count_lines(out, "", "timed out"));
+}
 
 TEST_HARNESS_MAIN

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
@@ -272,7 +273,8 @@ static void th_ofi_backlog_run(struct th_ofi *o)
 	while (!th_list_empty(&failed)) {
 		x = th_container_of(failed.next, struct th_ofi_xfer, link);
 		th_list_del(&x->link);
-		th_ofi_peer_dead(o, x->peer);
+		th_ofi_peer_dead(o, x->peer, x->err ? fi_strerror(-x->err) :
+				 "unreachable for TH_OFI_TIMEOUT");
 		th_ofi_xfer_done(o, x, -ECONNREFUSED);
 	}
 }
@@ -326,7 +328,7 @@ static void th_ofi_complete_err(struct th_ofi *o)
 			th_ofi_rx_post(o, x);
 		return;
 	}
-	th_ofi_peer_dead(o, x->peer);
+	th_ofi_peer_dead(o, x->peer, fi_strerror(err.err));
 	th_ofi_xfer_done(o, x, -ECONNREFUSED);
 }
 
@@ -379,6 +381,41 @@ int th_ofi_net_start(struct th_ofi *o)
 	}
 	ret = pthread_create(&o->thread, NULL, th_ofi_progress, o);
 	return -ret;
+}
+
+/*
+ * Connect to every higher rank now, each pair once: tcp;ofi_rxm connects
+ * on a pair's first send, and two ranks that both do so at once collide
+ * (one is refused, and in libfabric 1.17 its sends can then wait for
+ * ever).  The job's barrier after this call (th_ofi_boot()) makes every
+ * connection exist before any delivery.
+ */
+int th_ofi_net_connect(struct th_ofi *o)
+{
+	struct th_ofi_hdr h = { .type = TH_OFI_MSG_HELLO };
+	u64 deadline = th_ofi_now_ns() + o->timeout_ns;
+	u32 peer, want = o->size - 1 - o->rank, got;
+	int ret, err;
+
+	h.src = o->rank;
+	for (peer = o->rank + 1; peer < o->size; peer++) {
+		ret = th_ofi_send(o, peer, &h, NULL, 0, 0);
+		if (ret)
+			return ret;
+	}
+	for (;;) {
+		pthread_mutex_lock(&o->lock);
+		got = o->hellos;
+		err = o->hello_err;
+		pthread_mutex_unlock(&o->lock);
+		if (err)
+			return err;
+		if (got == want)
+			return 0;
+		if (th_ofi_now_ns() > deadline)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
 }
 
 /*

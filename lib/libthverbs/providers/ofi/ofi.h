@@ -47,6 +47,7 @@ enum th_ofi_msg_type {
 	TH_OFI_MSG_RELEASE,	/* an RMA read is over: drop the hold */
 	TH_OFI_MSG_WATCH,	/* fail this counter if the sender dies */
 	TH_OFI_MSG_PING,	/* are you there: a send that fails says no */
+	TH_OFI_MSG_HELLO,	/* boot: the connection from the lower rank */
 };
 
 /* how often a process with watches on a peer checks that it lives */
@@ -232,7 +233,10 @@ struct th_ofi_watch {
  * @thread: the progress thread
  * @stopping: the thread is asked to exit
  * @rx: the receive buffers
- * @job_token: the job's domain (thrun's), default for vports
+ * @job_token: the job's domain (rank 0's), default for vports
+ * @verbose: TH_OFI_VERBOSE=1: say on stderr when a peer is taken for dead
+ * @hellos: HELLOs of the boot whose send completed (or failed: @hello_err)
+ * @hello_err: the first HELLO's failure
  */
 struct th_ofi {
 	struct th_ipf *ipf;
@@ -267,6 +271,9 @@ struct th_ofi {
 	bool stopping;
 	struct th_ofi_xfer *rx[TH_OFI_RX_BUFS];
 	u8 job_token[16];
+	bool verbose;
+	u32 hellos;
+	int hello_err;
 };
 
 /* net.c: libfabric's objects, sending, and the progress thread */
@@ -274,6 +281,7 @@ int th_ofi_net_open(struct th_ofi *o, const char *prov);
 int th_ofi_net_name(struct th_ofi *o, void *name, size_t *len);
 int th_ofi_net_peers(struct th_ofi *o, const u8 *names, size_t stride);
 int th_ofi_net_start(struct th_ofi *o);
+int th_ofi_net_connect(struct th_ofi *o);
 void th_ofi_net_close(struct th_ofi *o);
 int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 		const void *payload, size_t len, u64 op);
@@ -292,7 +300,7 @@ void th_ofi_recv(struct th_ofi *o, const struct th_ofi_hdr *h,
 		 const void *payload, size_t len);
 void th_ofi_rma_landed(struct th_ofi *o, u64 data);
 void th_ofi_xfer_done(struct th_ofi *o, struct th_ofi_xfer *x, int status);
-void th_ofi_peer_dead(struct th_ofi *o, u32 peer);
+void th_ofi_peer_dead(struct th_ofi *o, u32 peer, const char *why);
 void th_ofi_expire(struct th_ofi *o);
 void th_ofi_chain_posted(void *arg, struct th_eng_vport *ev,
 			 const struct th_nic_desc *descs, u32 n);

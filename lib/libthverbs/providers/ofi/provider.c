@@ -163,6 +163,8 @@ int th_ofi_boot(struct th_boot *b)
 		.chain_posted = th_ofi_chain_posted,
 		.arg = o,
 	};
+	o->verbose = getenv("TH_OFI_VERBOSE") &&
+		     !strcmp(getenv("TH_OFI_VERBOSE"), "1");
 	ret = th_ofi_timeout(&o->timeout_ns);
 	if (!ret)
 		ret = th_ofi_join(o, b);
@@ -182,6 +184,10 @@ int th_ofi_boot(struct th_boot *b)
 	memcpy(th_ipf_default_domain(o->ipf)->token, o->job_token,
 	       sizeof(o->job_token));
 	ret = th_ofi_net_start(o);
+	if (!ret)
+		ret = th_ofi_net_connect(o);
+	if (!ret)
+		ret = th_boot_barrier(b);
 	if (ret)
 		goto err;
 	__atomic_store_n(&th_ofi_state, o, __ATOMIC_RELEASE);

@@ -693,7 +693,14 @@ void th_ofi_xfer_done(struct th_ofi *o, struct th_ofi_xfer *x, int status)
 	struct th_ofi_hdr h;
 	int slot;
 
-	if (x->op && status) {
+	if (x->kind == TH_OFI_CTX_TX &&
+	    ((struct th_ofi_hdr *)x->buf)->type == TH_OFI_MSG_HELLO) {
+		pthread_mutex_lock(&o->lock);
+		o->hellos++;
+		if (status && !o->hello_err)
+			o->hello_err = status;
+		pthread_mutex_unlock(&o->lock);
+	} else if (x->op && status) {
 		th_ofi_op_end(o, x->op, status, NULL, 0);
 	} else if (x->op && x->kind == TH_OFI_CTX_RMA && !x->write) {
 		memset(&h, 0, sizeof(h));
@@ -719,7 +726,7 @@ void th_ofi_xfer_done(struct th_ofi *o, struct th_ofi_xfer *x, int status)
  * -ECONNREFUSED (as to a vanished vport), the regions it held are
  * released, and the counters its chains were to advance fail.
  */
-void th_ofi_peer_dead(struct th_ofi *o, u32 peer)
+void th_ofi_peer_dead(struct th_ofi *o, u32 peer, const char *why)
 {
 	u64 id;
 	u32 i;
@@ -736,6 +743,9 @@ void th_ofi_peer_dead(struct th_ofi *o, u32 peer)
 	pthread_mutex_unlock(&o->lock);
 	if (!first)
 		return;
+	if (o->verbose)
+		fprintf(stderr, "libthverbs: ofi rank %u: rank %u taken for dead: %s\n",
+			o->rank, peer, why);
 	for (i = 0; i < o->nholds; i++) {
 		pthread_mutex_lock(&o->lock);
 		id = o->holds[i].busy && o->holds[i].peer == peer ?
@@ -773,7 +783,7 @@ void th_ofi_expire(struct th_ofi *o)
 		}
 		pthread_mutex_unlock(&o->lock);
 		if (silent && peer < o->size)
-			th_ofi_peer_dead(o, peer);
+			th_ofi_peer_dead(o, peer, "no answer within TH_OFI_TIMEOUT");
 		if (id)
 			th_ofi_op_end(o, id, status, NULL, 0);
 	}
