@@ -19,4 +19,15 @@ $(OFI_TESTS): $(S)/selftests/host/ofi/test_ofi.o $(BIN)/thrun $(OFI_RANK) \
 		$(COLL_RANK_HOST)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -pthread -o $@ $(filter %.o,$^) $(TH_LDLIBS)
+
+# Two "hosts": network namespaces joined by a veth pair (root only; the
+# script skips otherwise); the paths it runs are filled in here.
+OFI_NETNS_TEST	:= $(BIN)/host/ofi/test_netns
+HOST_TESTS	+= $(OFI_NETNS_TEST)
+$(OFI_NETNS_TEST): $(TOP)/selftests/host/ofi/test_netns.sh $(BIN)/thrun \
+		$(OFI_RANK) $(COLL_RANK_HOST)
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash %s %s %s %s\n' $< $(BIN)/thrun \
+		$(COLL_RANK_HOST) $(OFI_RANK) > $@
+	chmod +x $@
 endif

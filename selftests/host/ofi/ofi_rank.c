@@ -268,6 +268,43 @@ static int case_peer_dies(struct rank_env *e)
 	return 0;
 }
 
+/*
+ * The link between the ranks goes down under a live job (test_netns.sh
+ * cuts it once rank 0 created OFI_CUT_READY, and then creates
+ * OFI_CUT_DONE): nothing completes on a dead link, so the delivery ends
+ * at its deadline, -ECONNREFUSED.  Rank 1 stays alive meanwhile.
+ */
+static int case_link_cut(struct rank_env *e)
+{
+	const char *ready = getenv("OFI_CUT_READY");
+	const char *done = getenv("OFI_CUT_DONE");
+	struct th_chain *c;
+	int status, ret, i;
+	FILE *f;
+
+	if (!ready || !done)
+		return fail("OFI_CUT_READY and OFI_CUT_DONE are needed");
+	if (g_rank == 1)
+		return th_boot_barrier(e->boot) ? fail("barrier") : 0;
+	f = fopen(ready, "w");
+	if (!f)
+		return fail("%s: %s", ready, strerror(errno));
+	fclose(f);
+	for (i = 0; i < 200 && access(done, F_OK); i++)
+		usleep(100000);
+	if (access(done, F_OK))
+		return fail("the link was not cut");
+	c = th_chain_create();
+	th_chain_put(c, e->mr, 0, &e->peer, SMALL, CT_DATA, TH_CHAIN_SIGNAL);
+	ret = post(e, c);
+	if (ret)
+		return fail("post: %s", strerror(-ret));
+	if (cq_status(e, &status) || status != -ECONNREFUSED)
+		return fail("a PUT over a cut link: %d, want -ECONNREFUSED",
+			    status);
+	return th_boot_barrier(e->boot) ? fail("barrier") : 0;
+}
+
 /* A vport of another domain reaches nothing in the job's. */
 static int case_foreign_domain(struct rank_env *e)
 {
@@ -336,6 +373,8 @@ int main(int argc, char **argv)
 		ret = case_refused(&e, 2);
 	else if (!strcmp(g_case, "foreign_domain"))
 		ret = case_foreign_domain(&e);
+	else if (!strcmp(g_case, "link_cut"))
+		ret = case_link_cut(&e);
 	else if (!strcmp(g_case, "peer_dies"))
 		ret = case_peer_dies(&e);
 	else

@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# test_netns.sh - the ofi provider between two "hosts": two network
+# namespaces joined by a veth pair (192.0.2.1 and 192.0.2.2, documentation
+# addresses, only inside the namespaces), ranks alternating between them,
+# so that every delivery between neighbouring ranks crosses the veth (the
+# veth's byte counters are checked).  TAP on stdout.  Needs root and
+# iproute2; skips otherwise, saying why.  The namespaces, and the veth
+# pair with them, are removed on every exit.
+#
+# usage: test_netns.sh THRUN COLL_RANK OFI_RANK
+set -u
+thrun=$1 coll=$2 ofi=$3
+tag=$$
+ns0=thofi0.$tag ns1=thofi1.$tag
+v0=thv0.$tag v1=thv1.$tag
+v0=${v0:0:15} v1=${v1:0:15}	# interface names: 15 bytes at most
+n=0 rc=0
+
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n $1"; rc=1; }
+check() {
+	local name=$1
+	shift
+	local t0=$SECONDS
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+	echo "# $((SECONDS - t0)) s"
+}
+
+echo "TAP version 13"
+if [ "$(id -u)" != 0 ] || ! command -v ip > /dev/null; then
+	echo "1..0 # SKIP needs root and iproute2 (ip) for network namespaces"
+	exit 0
+fi
+work=$(mktemp -d)
+cleanup() {
+	ip netns del "$ns0" 2> /dev/null
+	ip netns del "$ns1" 2> /dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+if ! { ip netns add "$ns0" && ip netns add "$ns1" &&
+       ip link add "$v0" type veth peer name "$v1" &&
+       ip link set "$v0" netns "$ns0" && ip link set "$v1" netns "$ns1" &&
+       ip -n "$ns0" addr add 192.0.2.1/24 dev "$v0" &&
+       ip -n "$ns1" addr add 192.0.2.2/24 dev "$v1" &&
+       ip -n "$ns0" link set lo up && ip -n "$ns1" link set lo up &&
+       ip -n "$ns0" link set "$v0" up && ip -n "$ns1" link set "$v1" up; }; then
+	echo "1..0 # SKIP cannot set up the namespaces and the veth pair"
+	exit 0
+fi
+echo "1..8"
+
+# bytes the veth carried so far, both ways
+veth_bytes() {
+	ip netns exec "$ns0" cat /proc/net/dev |
+		awk -v d="$v0:" '$1 == d { print $2 + $10 }'
+}
+
+# thrun -n NP with rank r in namespace r % 2; thrun's rendezvous is a UNIX
+# socket, which a path reaches from any network namespace
+run() {
+	local np=$1
+	shift
+	"$thrun" -n "$np" --provider ofi --timeout 120 -- sh -c \
+		'exec ip netns exec "thofi$((TH_RANK % 2)).$0" "$@"' "$tag" "$@"
+}
+
+# the job's bytes crossed the veth: at least MIN more than before
+crossed() {
+	local before=$1 min=$2 after
+	after=$(veth_bytes)
+	echo "# veth carried $((after - before)) bytes"
+	[ $((after - before)) -ge "$min" ]
+}
+
+b=$(veth_bytes)
+check "allreduce, 2 processes on two hosts, 5 rounds checked" run 2 "$coll" 5 2
+# 5 rounds of 2048 doubles each way, at the least
+check "the allreduce crossed the veth" crossed "$b" $((5 * 2048 * 8))
+check "allreduce, 8 processes on two hosts, 4-nomial" run 8 "$coll" 5 4
+b=$(veth_bytes)
+check "1 MiB PUT by RMA from one host to the other" run 2 "$ofi" put_rma
+check "1 MiB GET by RMA from the other host" run 2 "$ofi" get_rma
+check "the RMA crossed the veth" crossed "$b" $((2 * 1048576))
+TH_OFI_TIMEOUT=2 check "a rank dying on the other host fails the counters its chains fed" \
+	run 2 "$ofi" peer_dies
+# the link goes down under a live job: the delivery ends at its deadline
+link_cut() {
+	local pid st i
+	OFI_CUT_READY=$work/ready OFI_CUT_DONE=$work/done TH_OFI_TIMEOUT=2 \
+		run 2 "$ofi" link_cut &
+	pid=$!
+	for i in $(seq 200); do
+		[ -e "$work/ready" ] && break
+		sleep 0.1
+	done
+	ip -n "$ns0" link set "$v0" down
+	touch "$work/done"
+	wait "$pid"
+	st=$?
+	ip -n "$ns0" link set "$v0" up
+	return $st
+}
+check "a cut link ends the delivery at its deadline (-ECONNREFUSED), no hang" link_cut
+exit $rc
