@@ -3,7 +3,8 @@
 # Usage: scripts/deps.sh [demo|host|vm|bench|debug|pkg|all]   (default: all)
 #   demo   what `make run` needs: a compiler, make, libnl (thctl's netlink)
 #   host   the host tests and lint: adds sparse, clang (fuzzing), the kernel
-#          source (kselftest harness, checkpatch), docutils
+#          source (kselftest harness, checkpatch), docutils, libfabric (the
+#          ofi provider) and iproute2 (its two-namespace test)
 #   vm     the module and its tests in QEMU: kernel headers and image, QEMU
 #   bench  MPICH (the MPI baseline) and gnuplot
 #   debug  what building the debug kernel needs
@@ -15,11 +16,11 @@ demo_pkgs="gcc make libc6-dev pkg-config libnl-3-dev libnl-genl-3-dev"
 host_pkgs="build-essential make gcc libc6-dev linux-libc-dev linux-source-6.1 sparse perl python3 python3-docutils man-db clang libclang-rt-14-dev"
 vm_pkgs="linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio kmod xz-utils"
 bench_pkgs="mpich libmpich-dev gnuplot-nox"
-lib_pkgs="libnl-3-dev libnl-genl-3-dev"
+lib_pkgs="libnl-3-dev libnl-genl-3-dev libfabric-dev iproute2"
 # the debug kernel (scripts/debug-kernel.sh) builds from linux-source-6.1
 debug_pkgs="flex bison bc libelf-dev libssl-dev"
 
-pkg_pkgs="dpkg-dev debhelper dh-dkms dkms lintian fakeroot pkg-config gcc make libc6-dev libnl-3-dev libnl-genl-3-dev"
+pkg_pkgs="dpkg-dev debhelper dh-dkms dkms lintian fakeroot pkg-config gcc make libc6-dev libnl-3-dev libnl-genl-3-dev libfabric-dev"
 
 case "${1:-all}" in
 demo)	want="$demo_pkgs" ;;

@@ -173,8 +173,11 @@ static void usage(FILE *f)
 "to each process, so an inproc job of several processes has N separate\n"
 "fabrics: useful to test the bootstrap, not to run collectives across\n"
 "ranks.  Use --threads (or --single) for the inproc provider: the ranks\n"
-"then share the one fabric of the process.  Without th_nic.ko\n"
-"(/dev/th_nic0 missing), \"auto\" is inproc.\n",
+"then share the one fabric of the process.  With \"ofi\" each process\n"
+"hosts its rank's node and the processes reach each other over libfabric\n"
+"(TH_OFI_PROVIDER, default tcp;ofi_rxm): no module, no root; not with\n"
+"--threads or --single.  Without th_nic.ko (/dev/th_nic0 missing),\n"
+"\"auto\" is inproc.\n",
 		TH_BOOT_MAX_RANKS, THRUN_DEFAULT_GRACE_S);
 }
 

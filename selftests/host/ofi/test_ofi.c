@@ -164,4 +164,49 @@ TEST(a_killed_rank_makes_every_other_fail_not_hang)
 	EXPECT_EQ(0, count_lines(out, "", "timed out"));
 }
 
+
+/* ---- refusals ---------------------------------------------------------- */
+
+/* ofi ranks are processes: thrun refuses to make them threads. */
+TEST(thrun_refuses_ofi_as_threads)
+{
+	const char *threads[] = { "--threads", "2", "--provider", "ofi",
+				  TH_COLL_RANK, NULL };
+	const char *single[] = { "-n", "2", "--single", "--provider", "ofi",
+				 TH_COLL_RANK, NULL };
+	static char out[4096];
+
+	EXPECT_EQ(2, run_thrun(threads, NULL, out, sizeof(out)));
+	EXPECT_EQ(1, count_lines(out, "thrun: ", "not with --threads"));
+	EXPECT_EQ(2, run_thrun(single, NULL, out, sizeof(out)));
+	EXPECT_EQ(1, count_lines(out, "thrun: ", "not with --single"));
+}
+
+/* A libfabric provider this machine lacks: every rank says why, and fails. */
+TEST(an_unknown_libfabric_provider_fails_the_job)
+{
+	const char *argv[] = { "-n", "2", "--provider", "ofi", "--timeout", "30",
+			       TH_OFI_RANK, "put", NULL };
+	static char out[1 << 14];
+
+	setenv("TH_OFI_PROVIDER", "no-such-provider", 1);
+	EXPECT_EQ(1, run_thrun(argv, NULL, out, sizeof(out)));
+	unsetenv("TH_OFI_PROVIDER");
+	TH_LOG("%s", out);
+	EXPECT_LE(1, count_lines(out, "ofi_rank: boot: ", "No such device"));
+}
+
+/* A malformed deadline is named once per rank, and nothing runs. */
+TEST(a_malformed_timeout_is_named)
+{
+	const char *argv[] = { "-n", "2", "--provider", "ofi", "--timeout", "30",
+			       TH_OFI_RANK, "put", NULL };
+	static char out[1 << 14];
+
+	EXPECT_EQ(1, run_thrun(argv, "10s", out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_LE(1, count_lines(out, "libthverbs: TH_OFI_TIMEOUT='10s'", ""));
+	EXPECT_EQ(0, count_lines(out, "ofi_rank 0 (put)", ""));
+}
+
 TEST_HARNESS_MAIN
