@@ -115,6 +115,51 @@ struct th_eng_user {
 };
 
 /**
+ * struct th_eng_remote_op - a delivery to a node elsewhere (ops->remote_post)
+ * @opcode: TH_NIC_OP_PUT, TH_NIC_OP_GET or TH_NIC_OP_WRITE_INLINE
+ * @node: the target node
+ * @vport: the target vport
+ * @rkey: the target's remote key
+ * @roff: offset in it
+ * @len: bytes
+ * @local: PUT and WRITE_INLINE: the bytes to send; GET: where they land.
+ *	The engine holds the local MR range until th_eng_remote_done().
+ * @remote_ct: the target's counter to advance once the data is there,
+ *	or -1 for none
+ * @domain: the initiator's domain: the target refuses another's
+ *	(-ECONNREFUSED) as a local target does
+ *
+ * The target resolves @rkey as th_remote_mr_get() does here and answers
+ * -ECONNREFUSED (no such vport in the domain, or dying), -EACCES or
+ * -ERANGE (a violation, for which the initiator's vport enters the error
+ * state as it does for a local target), or 0 once the data is in place
+ * and @remote_ct advanced.
+ */
+struct th_eng_remote_op {
+	u8 opcode;
+	u32 node;
+	u32 vport;
+	u64 rkey;
+	u64 roff;
+	u64 len;
+	u8 *local;
+	int remote_ct;
+	const void *domain;
+};
+
+/**
+ * struct th_eng_mr_ref - a held range of an MR (th_eng_remote_hold())
+ * @vp: the MR's vport
+ * @mr: the MR; NULL when nothing is held
+ * @ptr: the range's first byte
+ */
+struct th_eng_mr_ref {
+	struct th_eng_vport *vp;
+	struct th_eng_mr *mr;
+	u8 *ptr;
+};
+
+/**
  * struct th_eng_ops - what a provider supplies
  * @vport_get: find vport @vport on node @node and take a reference that
  *	keeps struct th_eng_vport allocated; NULL if there is none.  The
@@ -166,51 +211,6 @@ struct th_eng_user {
  *	node's process dies.  Called under @vp's SQ lock; must not sleep.
  *	May be NULL.
  */
-/**
- * struct th_eng_remote_op - a delivery to a node elsewhere (ops->remote_post)
- * @opcode: TH_NIC_OP_PUT, TH_NIC_OP_GET or TH_NIC_OP_WRITE_INLINE
- * @node: the target node
- * @vport: the target vport
- * @rkey: the target's remote key
- * @roff: offset in it
- * @len: bytes
- * @local: PUT and WRITE_INLINE: the bytes to send; GET: where they land.
- *	The engine holds the local MR range until th_eng_remote_done().
- * @remote_ct: the target's counter to advance once the data is there,
- *	or -1 for none
- * @domain: the initiator's domain: the target refuses another's
- *	(-ECONNREFUSED) as a local target does
- *
- * The target resolves @rkey as th_remote_mr_get() does here and answers
- * -ECONNREFUSED (no such vport in the domain, or dying), -EACCES or
- * -ERANGE (a violation, for which the initiator's vport enters the error
- * state as it does for a local target), or 0 once the data is in place
- * and @remote_ct advanced.
- */
-struct th_eng_remote_op {
-	u8 opcode;
-	u32 node;
-	u32 vport;
-	u64 rkey;
-	u64 roff;
-	u64 len;
-	u8 *local;
-	int remote_ct;
-	const void *domain;
-};
-
-/**
- * struct th_eng_mr_ref - a held range of an MR (th_eng_remote_hold())
- * @vp: the MR's vport
- * @mr: the MR; NULL when nothing is held
- * @ptr: the range's first byte
- */
-struct th_eng_mr_ref {
-	struct th_eng_vport *vp;
-	struct th_eng_mr *mr;
-	u8 *ptr;
-};
-
 struct th_eng_ops {
 	struct th_eng_vport *(*vport_get)(void *fabric, u32 node, u32 vport);
 	void (*vport_put)(void *fabric, struct th_eng_vport *vp);
