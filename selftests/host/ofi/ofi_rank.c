@@ -154,7 +154,12 @@ static int case_put(struct rank_env *e, size_t len, bool get)
 	return th_boot_barrier(e->boot) ? fail("barrier") : 0;
 }
 
-static int case_inline(struct rank_env *e)
+/*
+ * @leave: rank 1 exits the moment its data is there, without a final
+ * barrier: its answer must still reach rank 0 (the provider lets it leave
+ * at exit), whose chain completes with success.
+ */
+static int case_inline(struct rank_env *e, bool leave)
 {
 	static const char msg[] = "twenty-four bytes inline";
 	struct th_chain *c;
@@ -166,6 +171,8 @@ static int case_inline(struct rank_env *e)
 			return fail("counter: %s", strerror(-ret));
 		if (memcmp(e->buf, msg, 24))
 			return fail("inline bytes differ");
+		if (leave)
+			exit(0);
 		return th_boot_barrier(e->boot) ? fail("barrier") : 0;
 	}
 	c = th_chain_create();
@@ -176,6 +183,8 @@ static int case_inline(struct rank_env *e)
 		return fail("post: %s", strerror(-ret));
 	if (cq_status(e, &status) || status)
 		return fail("completion %d", status);
+	if (leave)
+		return 0;
 	return th_boot_barrier(e->boot) ? fail("barrier") : 0;
 }
 
@@ -364,7 +373,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(g_case, "get_rma"))
 		ret = case_put(&e, BIG, true);
 	else if (!strcmp(g_case, "inline_remote"))
-		ret = case_inline(&e);
+		ret = case_inline(&e, false);
+	else if (!strcmp(g_case, "target_exits_at_once"))
+		ret = case_inline(&e, true);
 	else if (!strcmp(g_case, "bad_key"))
 		ret = case_refused(&e, 0);
 	else if (!strcmp(g_case, "bad_range"))

@@ -179,6 +179,8 @@ static int th_ofi_submit(struct th_ofi *o, struct th_ofi_xfer *x)
 		th_list_add_tail(&o->backlog, &x->link);
 		ret = 0;
 	}
+	if (!ret)
+		o->tx_inflight++;
 	pthread_mutex_unlock(&o->lock);
 	if (ret) {
 		free(x);
@@ -419,6 +421,49 @@ int th_ofi_net_connect(struct th_ofi *o)
 }
 
 /*
+ * The process exits (atexit, before libfabric's own destructor): the
+ * progress thread stops after what it is doing, which may be answering a
+ * delivery the exiting program just saw arrive; then what this process
+ * sent gets up to a second to leave, its completions read here and
+ * nothing else run.  A peer's answer lost at exit would fail its chain.
+ */
+void th_ofi_net_quiesce(struct th_ofi *o)
+{
+	u64 deadline = th_ofi_now_ns() + 1000000000ULL;
+	struct fi_cq_data_entry e[16];
+	struct fi_cq_err_entry err;
+	struct th_ofi_xfer *x;
+	ssize_t n, i;
+
+	__atomic_store_n(&o->stopping, true, __ATOMIC_RELEASE);
+	if (o->thread) {
+		fi_cq_signal(o->cq);
+		pthread_join(o->thread, NULL);
+		o->thread = 0;
+	}
+	while (o->tx_inflight && th_ofi_now_ns() < deadline) {
+		n = fi_cq_read(o->cq, e, 16);
+		if (n == -FI_EAVAIL) {
+			memset(&err, 0, sizeof(err));
+			if (fi_cq_readerr(o->cq, &err, 0) == 1)
+				e[0].op_context = err.op_context;
+			e[0].flags = 0;
+			n = 1;
+		}
+		for (i = 0; i < n; i++) {
+			x = e[i].op_context;
+			if (!x || x->kind == TH_OFI_CTX_RX ||
+			    (e[i].flags & FI_REMOTE_WRITE))
+				continue;
+			o->tx_inflight--;
+			free(x);
+		}
+		if (n <= 0)
+			usleep(100);
+	}
+}
+
+/*
  * Stop the thread and close the endpoint; what is still posted is
  * cancelled with it, so the buffers are freed only after.
  */
@@ -430,6 +475,7 @@ void th_ofi_net_close(struct th_ofi *o)
 	if (o->thread) {
 		fi_cq_signal(o->cq);
 		pthread_join(o->thread, NULL);
+		o->thread = 0;
 	}
 	if (o->ep)
 		fi_close(&o->ep->fid);

@@ -235,6 +235,7 @@ struct th_ofi_watch {
  * @rx: the receive buffers
  * @job_token: the job's domain (rank 0's), default for vports
  * @verbose: TH_OFI_VERBOSE=1: say on stderr when a peer is taken for dead
+ * @tx_inflight: transfers handed to libfabric or queued, not yet completed
  * @hellos: HELLOs of the boot whose send completed (or failed: @hello_err)
  * @hello_err: the first HELLO's failure
  */
@@ -272,6 +273,7 @@ struct th_ofi {
 	struct th_ofi_xfer *rx[TH_OFI_RX_BUFS];
 	u8 job_token[16];
 	bool verbose;
+	u32 tx_inflight;
 	u32 hellos;
 	int hello_err;
 };
@@ -283,6 +285,7 @@ int th_ofi_net_peers(struct th_ofi *o, const u8 *names, size_t stride);
 int th_ofi_net_start(struct th_ofi *o);
 int th_ofi_net_connect(struct th_ofi *o);
 void th_ofi_net_close(struct th_ofi *o);
+void th_ofi_net_quiesce(struct th_ofi *o);
 int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 		const void *payload, size_t len, u64 op);
 int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local, u64 len,

@@ -90,6 +90,15 @@ static void th_ofi_free(struct th_ofi *o)
 	free(o);
 }
 
+/* At exit: let the last answers leave (th_ofi_net_quiesce()). */
+static void th_ofi_atexit(void)
+{
+	struct th_ofi *o = th_ofi_get();
+
+	if (o)
+		th_ofi_net_quiesce(o);
+}
+
 /* One rank's endpoint, and the bootstrap round that joins them. */
 static int th_ofi_join(struct th_ofi *o, struct th_boot *b)
 {
@@ -191,6 +200,7 @@ int th_ofi_boot(struct th_boot *b)
 	if (ret)
 		goto err;
 	__atomic_store_n(&th_ofi_state, o, __ATOMIC_RELEASE);
+	atexit(th_ofi_atexit);
 	return 0;
 
 err:

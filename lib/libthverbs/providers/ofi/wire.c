@@ -716,6 +716,11 @@ void th_ofi_xfer_done(struct th_ofi *o, struct th_ofi_xfer *x, int status)
 			th_ofi_op_end(o, x->op, 0, NULL, 0);
 		}
 	}
+	if (x->kind != TH_OFI_CTX_RX) {
+		pthread_mutex_lock(&o->lock);
+		o->tx_inflight--;
+		pthread_mutex_unlock(&o->lock);
+	}
 	free(x);
 }
 
