@@ -192,7 +192,17 @@ int th_ofi_boot(struct th_boot *b)
 		goto err;
 	memcpy(th_ipf_default_domain(o->ipf)->token, o->job_token,
 	       sizeof(o->job_token));
+	/*
+	 * Every rank has every address in its address vector and its receives
+	 * posted before any connects, and every connection exists before any
+	 * delivery.  Without the first barrier, 16 loaded processes failed 2
+	 * runs in 3: a rank's connection to one still between the allgather
+	 * and its fi_av_insert() never came up, its sends answered "try
+	 * again" until the deadline.
+	 */
 	ret = th_ofi_net_start(o);
+	if (!ret)
+		ret = th_boot_barrier(b);
 	if (!ret)
 		ret = th_ofi_net_connect(o);
 	if (!ret)
