@@ -69,6 +69,9 @@ int th_ofi_net_open(struct th_ofi *o, const char *prov)
 	fi_freeinfo(hints);
 	if (ret)
 		return ret == -FI_ENODATA ? -ENODEV : th_ofi_err(ret);
+	/* a write's remote CQ data names the target's hold: 8 bytes */
+	if (o->info->domain_attr->cq_data_size < sizeof(u64))
+		return -ENODEV;
 	snprintf(o->prov, sizeof(o->prov), "%s",
 		 o->info->fabric_attr->prov_name);
 	o->virt_addr = o->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR;
