@@ -308,6 +308,7 @@ void th_ofi_expire(struct th_ofi *o);
 void th_ofi_chain_posted(void *arg, struct th_eng_vport *ev,
 			 const struct th_nic_desc *descs, u32 n);
 void th_ofi_orphans_end(struct th_ofi *o);
+void th_ofi_watch_forget(struct th_ofi *o, u32 vport);
 void th_ofi_ping(struct th_ofi *o);
 
 /* provider.c */

@@ -280,6 +280,16 @@ static int th_ofi_vport_mr_reg(struct th_vport *vp, struct th_nic_mr_reg *req)
 	return 0;
 }
 
+/* The in-process teardown, then the vport's watches (wire.c). */
+static int th_ofi_vport_destroy(struct th_vport *vp)
+{
+	u32 index = vp->index;
+	int ret = th_ip_vport_destroy(vp);
+
+	th_ofi_watch_forget(th_ofi_get(), index);
+	return ret;
+}
+
 const struct th_provider_ops th_ofi_provider = {
 	.name		= "ofi",
 	.count_nodes	= th_ofi_count_nodes,
@@ -290,7 +300,7 @@ const struct th_provider_ops th_ofi_provider = {
 	.domain_import	= th_ofi_domain_import,
 	.domain_free	= th_ip_domain_free,
 	.vport_create	= th_ip_vport_create,
-	.vport_destroy	= th_ip_vport_destroy,
+	.vport_destroy	= th_ofi_vport_destroy,
 	.mr_reg		= th_ofi_vport_mr_reg,
 	.mr_dereg	= th_ip_mr_dereg,
 	.doorbell	= th_ip_doorbell,

@@ -185,6 +185,9 @@ void th_ofi_remote_post(void *arg, struct th_eng_chain *chain,
 				  type == TH_OFI_MSG_PUT ? op->len : 0, id);
 	}
 	if (ret) {
+		/* libfabric would not take it: the peer cannot be reached */
+		if (ret != -ENOMEM)
+			ret = -ECONNREFUSED;
 		pthread_mutex_lock(&o->lock);
 		if (th_ofi_op_find_locked(o, id, 0) == slot) {
 			o->ops[slot].status = ret;
@@ -442,6 +445,24 @@ static void th_ofi_watch_apply(struct th_ofi *o, const struct th_ofi_hdr *h)
 		pthread_mutex_unlock(&o->lock);
 	}
 	th_ofi_target_put(o, ev);
+}
+
+/*
+ * Local vport @vport is gone: its watches go with it, so that a vport
+ * created later with its index is not failed for its predecessor's peers.
+ */
+void th_ofi_watch_forget(struct th_ofi *o, u32 vport)
+{
+	u32 j = 0;
+
+	pthread_mutex_lock(&o->lock);
+	while (j < o->nwatches) {
+		if (o->watches[j].vport == vport)
+			o->watches[j] = o->watches[--o->nwatches];
+		else
+			j++;
+	}
+	pthread_mutex_unlock(&o->lock);
 }
 
 /* @peer died: fail each counter it was to advance here, once. */
