@@ -110,11 +110,25 @@ static int cq_status(struct rank_env *e, int *status)
 	return -ETIMEDOUT;
 }
 
+/* Post @c and wait for its CQ entry: 0 if its status is @want. */
+static int post_expect(struct rank_env *e, struct th_chain *c, int want)
+{
+	int status, ret = post(e, c);
+
+	if (ret)
+		return fail("post: %s", strerror(-ret));
+	if (cq_status(e, &status))
+		return fail("no completion");
+	if (status != want)
+		return fail("completion %d, want %d", status, want);
+	return 0;
+}
+
 /* rank 0 writes @len bytes to rank 1 with CT_DATA; rank 1 checks them. */
 static int case_put(struct rank_env *e, size_t len, bool get)
 {
 	struct th_chain *c;
-	int status, ret;
+	int ret;
 	size_t i;
 
 	if (g_rank == 1) {
@@ -142,11 +156,8 @@ static int case_put(struct rank_env *e, size_t len, bool get)
 	else
 		th_chain_put(c, e->mr, 0, &e->peer, len, CT_DATA,
 			     TH_CHAIN_SIGNAL);
-	ret = post(e, c);
-	if (ret)
-		return fail("post: %s", strerror(-ret));
-	if (cq_status(e, &status) || status)
-		return fail("completion %d", status);
+	if (post_expect(e, c, 0))
+		return 1;
 	if (get)
 		for (i = 0; i < len; i++)
 			if (e->buf[i] != pattern(i, 2))
@@ -163,7 +174,7 @@ static int case_inline(struct rank_env *e, bool leave)
 {
 	static const char msg[] = "twenty-four bytes inline";
 	struct th_chain *c;
-	int status, ret;
+	int ret;
 
 	if (g_rank == 1) {
 		ret = th_ct_wait(e->vp, CT_DATA, 1, 20 * SEC);
@@ -178,11 +189,8 @@ static int case_inline(struct rank_env *e, bool leave)
 	c = th_chain_create();
 	th_chain_write_inline_remote(c, &e->peer, msg, 24, CT_DATA,
 				     TH_CHAIN_SIGNAL);
-	ret = post(e, c);
-	if (ret)
-		return fail("post: %s", strerror(-ret));
-	if (cq_status(e, &status) || status)
-		return fail("completion %d", status);
+	if (post_expect(e, c, 0))
+		return 1;
 	if (leave)
 		return 0;
 	return th_boot_barrier(e->boot) ? fail("barrier") : 0;
@@ -247,7 +255,7 @@ static int case_refused(struct rank_env *e, int kind)
 static int case_peer_dies(struct rank_env *e)
 {
 	struct th_chain *c;
-	int status, ret;
+	int ret;
 
 	if (g_rank == 1) {
 		c = th_chain_create();
@@ -269,11 +277,8 @@ static int case_peer_dies(struct rank_env *e)
 			    ret);
 	c = th_chain_create();
 	th_chain_put(c, e->mr, 0, &e->peer, SMALL, TH_NO_CT, TH_CHAIN_SIGNAL);
-	ret = post(e, c);
-	if (ret)
-		return fail("post: %s", strerror(-ret));
-	if (cq_status(e, &status) || status != -ECONNREFUSED)
-		return fail("a PUT to a dead rank: %d", status);
+	if (post_expect(e, c, -ECONNREFUSED))
+		return 1;
 	return 0;
 }
 
@@ -288,7 +293,7 @@ static int case_link_cut(struct rank_env *e)
 	const char *ready = getenv("OFI_CUT_READY");
 	const char *done = getenv("OFI_CUT_DONE");
 	struct th_chain *c;
-	int status, ret, i;
+	int i;
 	FILE *f;
 
 	if (!ready || !done)
@@ -305,12 +310,8 @@ static int case_link_cut(struct rank_env *e)
 		return fail("the link was not cut");
 	c = th_chain_create();
 	th_chain_put(c, e->mr, 0, &e->peer, SMALL, CT_DATA, TH_CHAIN_SIGNAL);
-	ret = post(e, c);
-	if (ret)
-		return fail("post: %s", strerror(-ret));
-	if (cq_status(e, &status) || status != -ECONNREFUSED)
-		return fail("a PUT over a cut link: %d, want -ECONNREFUSED",
-			    status);
+	if (post_expect(e, c, -ECONNREFUSED))
+		return 1;
 	return th_boot_barrier(e->boot) ? fail("barrier") : 0;
 }
 
@@ -320,7 +321,6 @@ static int case_foreign_domain(struct rank_env *e)
 	struct rank_env f = { .boot = e->boot };
 	struct th_domain *dom;
 	struct th_chain *c;
-	int status, ret;
 
 	if (g_rank == 1)
 		return th_boot_barrier(e->boot) ? fail("barrier") : 0;
@@ -336,12 +336,8 @@ static int case_foreign_domain(struct rank_env *e)
 		return fail("vport: %s", strerror(errno));
 	c = th_chain_create();
 	th_chain_put(c, f.mr, 0, &e->peer, SMALL, CT_DATA, TH_CHAIN_SIGNAL);
-	ret = post(&f, c);
-	if (ret)
-		return fail("post: %s", strerror(-ret));
-	if (cq_status(&f, &status) || status != -ECONNREFUSED)
-		return fail("another domain's PUT: %d, want -ECONNREFUSED",
-			    status);
+	if (post_expect(&f, c, -ECONNREFUSED))
+		return 1;
 	th_mr_dereg(f.mr);
 	th_vport_destroy(f.vp);
 	th_domain_dealloc(dom);
