@@ -333,7 +333,10 @@ static void th_ofi_complete_err(struct th_ofi *o)
 			th_ofi_rx_post(o, x);
 		return;
 	}
-	th_ofi_peer_dead(o, x->peer, fi_strerror(err.err));
+	/* the boot tries a connection again (th_ofi_net_connect()) */
+	if (x->kind != TH_OFI_CTX_TX ||
+	    ((struct th_ofi_hdr *)x->buf)->type != TH_OFI_MSG_HELLO)
+		th_ofi_peer_dead(o, x->peer, fi_strerror(err.err));
 	th_ofi_xfer_done(o, x, -ECONNREFUSED);
 }
 
@@ -416,13 +419,24 @@ int th_ofi_net_connect(struct th_ofi *o)
 			pthread_mutex_lock(&o->lock);
 			got = o->hellos;
 			err = o->hello_err;
+			o->hello_err = 0;
 			pthread_mutex_unlock(&o->lock);
-			if (err)
-				return err;
-			if (got == want)
-				break;
 			if (th_ofi_now_ns() > deadline)
-				return -ETIMEDOUT;
+				return err ? err : -ETIMEDOUT;
+			if (got == want && !err)
+				break;
+			if (got == want) {
+				/* refused (a loaded peer): again, until the deadline */
+				if (o->verbose)
+					fprintf(stderr, "libthverbs: ofi rank %u: connection to rank %u failed (%s); trying again\n",
+						o->rank, peer, strerror(-err));
+				usleep(10000);
+				ret = th_ofi_send(o, peer, &h, NULL, 0, 0);
+				if (ret)
+					return ret;
+				want++;
+				continue;
+			}
 			usleep(200);
 		}
 	}
