@@ -5,12 +5,18 @@
  *
  *   thrun -n 16 thbench allreduce-mp [--sizes LIST] [--radix LIST] [--reps R]
  *   thrun --threads 16 thbench allreduce-mp ...   (ranks as threads, no module)
+ *   thrun -n 4 --provider ofi thbench allreduce-mp ...   (over libfabric)
  *
  * Every rank runs the offload (th_coll) and the host-driven p2p tree
  * (th_hostcoll) on the same sizes; a round's time is the slowest rank's, from a
  * common barrier to its completion; rank 0 prints the median and spread
  * over the rounds and the ratio offload / p2p.  Here the p2p tree pays what
- * the offload saves: a host wake-up at every hop.
+ * the offload saves: a host wake-up at every hop.  With --machine, rank 0
+ * prints one line per size, radix and variant instead of the table:
+ *
+ *   ar-mp N BYTES RADIX offload|p2p-tree MEDIAN_US P10_US P90_US REPS
+ *
+ * which 'thbench allreduce --model procs' reads (bench_allreduce.c).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -24,7 +30,7 @@
 #include <thverbs/verbs.h>
 #include <thverbs/hostcoll.h>
 
-#define MP_MAX_LIST	16
+#define MP_MAX_LIST	32	/* as many as thbench allreduce takes */
 #define MP_TIMEOUT_NS	30000000000ULL
 
 static double mp_now_us(void)
@@ -52,7 +58,10 @@ static int mp_list(const char *s, unsigned long *out)
 	char *end;
 	int n = 0;
 
-	while (*s && n < MP_MAX_LIST) {
+	while (*s) {
+		/* more than fit is an error, not a silently shorter sweep */
+		if (n == MP_MAX_LIST)
+			return -1;
 		out[n] = strtoul(s, &end, 10);
 		if (end == s)
 			return -1;
@@ -112,6 +121,8 @@ struct mp_args {
 	unsigned long sizes[MP_MAX_LIST], radix[MP_MAX_LIST];
 	int nsizes, nradix, reps, warm;
 	bool threads;		/* thrun --threads: the ranks share one fabric */
+	bool machine;		/* rank 0 prints "ar-mp ..." lines, no table */
+	bool ran;		/* mp_rank() was reached (it reports its errors) */
 };
 
 /*
@@ -138,9 +149,17 @@ static bool mp_fabric_shared(struct th_boot *b, const struct mp_args *a,
 	return false;
 }
 
+/* Rank 0's figures of one variant, in the --machine format. */
+static void mp_machine_line(int n, unsigned long size, unsigned long radix,
+			    const char *variant, const double *t, int reps)
+{
+	printf("ar-mp %d %lu %lu %s %.3f %.3f %.3f %d\n", n, size, radix, variant,
+	       t[reps / 2], t[reps / 10], t[reps * 9 / 10], reps);
+}
+
 static int mp_rank(struct th_boot *b, void *arg)
 {
-	const struct mp_args *a = arg;
+	struct mp_args *a = arg;
 	int si, ri, rank = th_boot_rank(b), ndev = 0, reps = a->reps;
 	struct th_device **devs = NULL;
 	struct th_context *ctx = NULL;
@@ -150,6 +169,7 @@ static int mp_rank(struct th_boot *b, void *arg)
 	double *toff, *tp2p;
 	int ret = -EIO;
 
+	a->ran = true;
 	toff = calloc(reps, sizeof(double));
 	tp2p = calloc(reps, sizeof(double));
 	devs = th_device_list_get(NULL, &ndev);
@@ -170,7 +190,7 @@ static int mp_rank(struct th_boot *b, void *arg)
 			th_strerror(errno));
 		goto out;
 	}
-	if (!rank) {
+	if (!rank && !a->machine) {
 		printf("# Allreduce, double sum, %d %s (one per node) on provider '%s'\n",
 		       th_boot_size(b), a->threads ? "threads" : "processes",
 		       th_device_provider(devs[0]));
@@ -206,6 +226,14 @@ static int mp_rank(struct th_boot *b, void *arg)
 			if (!rank) {
 				qsort(toff, reps, sizeof(double), mp_cmp);
 				qsort(tp2p, reps, sizeof(double), mp_cmp);
+			}
+			if (!rank && a->machine) {
+				mp_machine_line(th_boot_size(b), size, a->radix[ri],
+						"offload", toff, reps);
+				mp_machine_line(th_boot_size(b), size, a->radix[ri],
+						"p2p-tree", tp2p, reps);
+				fflush(stdout);
+			} else if (!rank) {
 				printf("%4d %6lu %5lu | %8.1f [%8.1f-%8.1f] %8.1f [%8.1f-%8.1f] | %7.3f  0.404\n",
 				       th_boot_size(b), size, a->radix[ri],
 				       toff[reps / 2], toff[reps / 10],
@@ -242,6 +270,7 @@ int thbench_allreduce_mp_main(int argc, char **argv)
 		.nsizes = 2, .nradix = 2, .reps = 50, .warm = 5,
 		.threads = getenv("TH_THREADS") != NULL,
 	};
+	bool warm_ok = true;
 	int i, ret;
 
 	for (i = 1; i < argc; i++) {
@@ -251,18 +280,28 @@ int thbench_allreduce_mp_main(int argc, char **argv)
 			a.nradix = mp_list(argv[++i], a.radix);
 		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
 			a.reps = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) {
+			a.warm = atoi(argv[++i]);
+			warm_ok = a.warm >= 0;
+		} else if (!strcmp(argv[i], "--machine")) {
+			a.machine = true;
 		} else {
 			fprintf(stderr,
 				"usage: thrun -n N thbench allreduce-mp [--sizes LIST] [--radix LIST] [--reps R]\n"
+				"                                       [--warmup W] [--machine]\n"
 				"       thrun --threads N thbench allreduce-mp [...]\n"
 				"Offload vs host-driven p2p tree, one rank per node (double sum).\n"
-				"Processes share a fabric only through th_nic.ko; without it, run\n"
-				"the ranks as threads of one process (thrun --threads N).\n");
+				"Processes share a fabric through th_nic.ko, or over libfabric with\n"
+				"thrun --provider ofi; else run the ranks as threads of one process\n"
+				"(thrun --threads N).  Defaults: --sizes 8,64K --radix 2,4 --reps 50\n"
+				"--warmup 5.  --machine: rank 0 prints, per size, radix and variant,\n"
+				"  ar-mp N BYTES RADIX offload|p2p-tree MEDIAN_US P10_US P90_US REPS\n"
+				"instead of the table (for thbench allreduce --model procs).\n");
 			return strcmp(argv[i], "--help") ? 2 : 0;
 		}
 	}
-	if (a.nsizes < 1 || a.nradix < 1 || a.reps < 1) {
-		fprintf(stderr, "thbench allreduce-mp: bad --sizes, --radix or --reps\n");
+	if (a.nsizes < 1 || a.nradix < 1 || a.reps < 1 || !warm_ok) {
+		fprintf(stderr, "thbench allreduce-mp: bad --sizes, --radix, --reps or --warmup\n");
 		return 2;
 	}
 	ret = th_boot_run(mp_rank, &a);
@@ -271,5 +310,9 @@ int thbench_allreduce_mp_main(int argc, char **argv)
 			th_strerror(ret));
 		return 2;
 	}
+	/* joining the job failed (an ofi fabric that would not open, say) */
+	if (ret && !a.ran)
+		fprintf(stderr, "thbench allreduce-mp: joining the job: %s\n",
+			th_strerror(ret));
 	return ret ? 1 : 0;
 }
