@@ -341,7 +341,7 @@ static void ar_mpi_run(const char *bin, const struct ar_opts *o,
 		warmup = warmup < 2 ? warmup : 2;
 	}
 	br_mpi_run(bin, "latency", n, reps, warmup, o->sizes, o->nsizes, st,
-		   NULL);
+		   NULL, NULL);
 }
 
 /* One variant with a thread per rank (bench_ranks.c). */

@@ -162,10 +162,11 @@ static void ov_run_mpi(const char *bin, const struct ov_opts *o,
 	int reps = o->reps < 20 ? o->reps : 20;
 	pid_t hog;
 
-	br_mpi_run(bin, "overlap", o->n, reps, 2, o->sizes, o->nsizes, pure, ovl);
+	br_mpi_run(bin, "overlap", o->n, reps, 2, o->sizes, o->nsizes, pure, ovl,
+		   NULL);
 	hog = br_hog_start(0);
 	br_mpi_run(bin, "latency", o->n, reps, 2, o->sizes, o->nsizes, noisy,
-		   NULL);
+		   NULL, NULL);
 	br_hog_stop(hog);
 	for (i = 0; i < o->nsizes; i++) {
 		struct ov_result *m = &r[i * OV_NVARIANT];

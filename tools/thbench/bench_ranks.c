@@ -4,6 +4,7 @@
  * ranks as threads, statistics, the MPICH peer, the CPU hog, output.
  */
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -331,12 +332,104 @@ const char *br_mpi_build(const char *out, char *bin, size_t len,
 	return bin;
 }
 
+int64_t br_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int br_read_lines(int fd, int64_t deadline_ms, int grace_ms,
+		  bool (*fn)(const char *line, void *arg), void *arg)
+{
+	char buf[4096], *nl;
+	size_t have = 0;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		int64_t left = deadline_ms - br_now_ms();
+		ssize_t got;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, left > 1000 ? 1000 : (int)left) <= 0)
+			continue;
+		got = read(fd, buf + have, sizeof(buf) - 1 - have);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return 0;
+		have += got;
+		buf[have] = 0;
+		while ((nl = strchr(buf, '\n'))) {
+			*nl = 0;
+			if (fn(buf, arg) && deadline_ms > br_now_ms() + grace_ms)
+				deadline_ms = br_now_ms() + grace_ms;
+			have -= nl + 1 - buf;
+			memmove(buf, nl + 1, have + 1);
+		}
+		/* a line longer than the buffer is none of ours */
+		if (have == sizeof(buf) - 1)
+			have = 0;
+	}
+}
+
+/* What br_mpi_run() reads: mpiexec's shell's pid, then rank 0's lines. */
+struct br_mpi_out {
+	const uint64_t *sizes;
+	unsigned int nsizes, got, got_ovl;
+	struct br_stat *st;
+	double *ovl;
+	pid_t pid;
+};
+
+static bool br_mpi_done(const struct br_mpi_out *m)
+{
+	return m->got == m->nsizes && (!m->ovl || m->got_ovl >= m->nsizes);
+}
+
+static bool br_mpi_line(const char *line, void *arg)
+{
+	struct br_mpi_out *m = arg;
+	unsigned long long bytes;
+	double med, p10, p90, pct, tc, tt, tp;
+	unsigned int i;
+	int r;
+
+	if (sscanf(line, "pid %d", &r) == 1) {
+		m->pid = r;
+	} else if (sscanf(line, "size %llu %lf %lf %lf %d", &bytes, &med,
+			  &p10, &p90, &r) == 5) {
+		for (i = 0; i < m->nsizes; i++)
+			if (m->sizes[i] == bytes) {
+				m->got += !m->st[i].ok;
+				m->st[i] = (struct br_stat){ .ok = true,
+					.med = med, .p10 = p10, .p90 = p90,
+					.reps = r };
+			}
+	} else if (m->ovl && sscanf(line, "overlap %llu %lf %lf %lf %lf",
+				    &bytes, &pct, &tp, &tc, &tt) == 5) {
+		for (i = 0; i < m->nsizes; i++)
+			if (m->sizes[i] == bytes) {
+				m->ovl[3 * i] = pct;
+				m->ovl[3 * i + 1] = tc;
+				m->ovl[3 * i + 2] = tt;
+				m->got_ovl++;
+			}
+	}
+	return br_mpi_done(m);
+}
+
 void br_mpi_run(const char *bin, const char *mode, unsigned int n, int reps,
 		int warmup, const uint64_t *sizes, unsigned int nsizes,
-		struct br_stat *st, double *ovl)
+		struct br_stat *st, double *ovl, const char *const *env)
 {
-	char cmd[8192], line[256];
-	int len, status;
+	struct br_mpi_out m = {
+		.sizes = sizes, .nsizes = nsizes, .st = st, .ovl = ovl,
+	};
+	char cmd[8192];
+	int len, status, ret;
 	unsigned int i;
 	FILE *f;
 
@@ -346,11 +439,20 @@ void br_mpi_run(const char *bin, const char *mode, unsigned int n, int reps,
 	}
 	/*
 	 * Hydra forks the ranks locally; -bind-to none lets the kernel share
-	 * the cores; timeout(1) ends a hung job (and its ranks).
+	 * the cores; timeout(1) ends a hung job (and its ranks).  env(1) sets
+	 * the caller's variables for this job alone, not for thbench's other
+	 * children.  The shell says its pid, which exec makes timeout's: the
+	 * job can be ended once its results are in (below).
 	 */
-	len = snprintf(cmd, sizeof(cmd),
-		       "timeout -k 5 %d mpiexec -n %u -bind-to none '%s' %s %d %d",
-		       BR_MPI_TIMEOUT_S, n, bin, mode, reps, warmup);
+	len = snprintf(cmd, sizeof(cmd), "echo pid $$; exec env");
+	for (i = 0; env && env[i] && len < (int)sizeof(cmd); i++)
+		len += snprintf(cmd + len, sizeof(cmd) - len, " '%s'", env[i]);
+	if (len < (int)sizeof(cmd))
+		len += snprintf(cmd + len, sizeof(cmd) - len,
+				" timeout -k 5 %d mpiexec -n %u -bind-to none '%s' %s %d %d",
+				BR_MPI_TIMEOUT_S, n, bin, mode, reps, warmup);
+	if (len >= (int)sizeof(cmd))
+		return;
 	for (i = 0; i < nsizes && len < (int)sizeof(cmd) - 32; i++)
 		len += snprintf(cmd + len, sizeof(cmd) - len, " %llu",
 				(unsigned long long)sizes[i]);
@@ -358,27 +460,19 @@ void br_mpi_run(const char *bin, const char *mode, unsigned int n, int reps,
 	f = popen(cmd, "r");
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long bytes;
-		double med, p10, p90, pct, tc, tt, tp;
-		int r;
-
-		if (sscanf(line, "size %llu %lf %lf %lf %d", &bytes, &med, &p10,
-			   &p90, &r) == 5) {
-			for (i = 0; i < nsizes; i++)
-				if (sizes[i] == bytes)
-					st[i] = (struct br_stat){ .ok = true,
-						.med = med, .p10 = p10,
-						.p90 = p90, .reps = r };
-		} else if (ovl && sscanf(line, "overlap %llu %lf %lf %lf %lf",
-					 &bytes, &pct, &tp, &tc, &tt) == 5) {
-			for (i = 0; i < nsizes; i++)
-				if (sizes[i] == bytes) {
-					ovl[3 * i] = pct;
-					ovl[3 * i + 1] = tc;
-					ovl[3 * i + 2] = tt;
-				}
-		}
+	/*
+	 * MPICH over UCX's tcp transport, oversubscribed, at times hangs in
+	 * MPI_Finalize after its last result (seen at 4 ranks on 2 cores):
+	 * 10 s after that, the job is ended (timeout(1) passes SIGTERM to its
+	 * process group) rather than waited for until its timeout.
+	 */
+	ret = br_read_lines(fileno(f), br_now_ms() + (BR_MPI_TIMEOUT_S + 15) * 1000LL,
+			    BR_MPI_GRACE_MS, br_mpi_line, &m);
+	if (ret == -ETIMEDOUT && m.pid > 0) {
+		if (br_mpi_done(&m))
+			fprintf(stderr, "\nthbench: mpiexec -n %u: every result in, then no exit in %d s: ended\n",
+				n, BR_MPI_GRACE_MS / 1000);
+		kill(m.pid, SIGTERM);
 	}
 	status = pclose(f);
 	if (status && WIFEXITED(status) && WEXITSTATUS(status) == 124)

@@ -17,6 +17,8 @@
 
 #define BR_TIMEOUT_NS	30000000000ULL
 #define BR_MPI_TIMEOUT_S 180
+/* how long a job may take to exit once its last result is in */
+#define BR_MPI_GRACE_MS	10000
 
 struct br_stat {
 	bool ok;
@@ -80,10 +82,24 @@ const char *br_mpi_build(const char *out, char *bin, size_t len,
  * mpiexec -n @n @bin @mode @reps @warmup SIZES: lines "size BYTES med p10
  * p90 reps" fill @st[i] for @sizes[i]; mode "overlap" fills @ovl[3i ...
  * 3i + 2] with the overlap percentage, the compute's and the total time.
+ * @env: NULL, or NAME=VALUE strings, NULL-terminated, set for mpiexec and
+ * its ranks only (UCX_TLS=tcp,self, say); no value may hold a quote (').
  */
 void br_mpi_run(const char *bin, const char *mode, unsigned int n, int reps,
 		int warmup, const uint64_t *sizes, unsigned int nsizes,
-		struct br_stat *st, double *ovl);
+		struct br_stat *st, double *ovl, const char *const *env);
+
+/* CLOCK_MONOTONIC in milliseconds, for the deadlines below. */
+int64_t br_now_ms(void);
+
+/*
+ * A child's output, a line at a time (without its newline) into @fn until
+ * end of file (0) or @deadline_ms (-ETIMEDOUT).  Once @fn returns true,
+ * every result it waited for is in, and the child gets @grace_ms more to
+ * end by itself: an MPI job can hang in its teardown after its last word.
+ */
+int br_read_lines(int fd, int64_t deadline_ms, int grace_ms,
+		  bool (*fn)(const char *line, void *arg), void *arg);
 
 /* "8,64K,1M" into @v (at most @cap), each in @min ... @max; -EINVAL. */
 int br_parse_list(const char *arg, uint64_t *v, unsigned int cap,
