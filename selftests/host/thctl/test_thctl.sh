@@ -147,6 +147,57 @@ if [ "$TH_PROVIDER" = inproc ] && [ -x "$BINDIR/thrun" ] && [ -x "$BINDIR/thbenc
 	fi
 fi
 
+# thbench allreduce --model procs: a thrun job of processes over ofi per N,
+# whose rank 0's 'allreduce-mp --machine' lines become the offload-ofi and
+# p2p-tree-ofi cells; a job that fails, or a thrun that is not there, marks
+# the cells and the sweep still ends well.  Only in builds with libfabric
+# (the library's complaint about a bad TH_PROVIDER says which).
+if [ "$MODE" = all ] && [ -x "$BINDIR/thrun" ] && [ -x "$BINDIR/thbench" ]; then
+	if TH_PROVIDER=bogus "$THCTL" devices 2>&1 | grep -q "this build has no ofi"; then
+		for c in "runs both variants" "a failed job marks its cells" "no thrun: skipped"; do
+			n=$((n + 1)); echo "ok $n thbench allreduce --model procs: $c # SKIP no ofi in this build"
+		done
+	else
+		AR="--model procs --nodes 2 --sizes 8,64K --radix 2 --reps 3 --no-mpi --no-plot"
+		# shellcheck disable=SC2086
+		$TO "$BINDIR/thbench" allreduce $AR --out "$TMP/ar" > "$TMP/out" 2> "$TMP/err"
+		rc=$?
+		if [ "$rc" -eq 0 ] && grep -q "over libfabric" "$TMP/out" &&
+		   [ "$(grep -cE '^ +2 +(8|64K) +2 \| [0-9.]+ \[[0-9.-]+\] +[0-9.]+ \[' "$TMP/out")" -eq 2 ] &&
+		   [ "$(grep -cE '^ofi,2,(8|65536),2,(offload|p2p-tree)-ofi,' "$TMP/ar/allreduce.csv")" -eq 4 ]; then
+			ok "thbench allreduce --model procs: runs both variants"
+		else
+			not_ok "thbench allreduce --model procs: runs both variants" "exit $rc" \
+				"$(cat "$TMP/out" "$TMP/err" "$TMP/ar/allreduce.csv")"
+		fi
+		# shellcheck disable=SC2086
+		TH_OFI_PROVIDER=no-such-fabric $TO "$BINDIR/thbench" allreduce $AR \
+			--out "$TMP/ar" > "$TMP/out" 2> "$TMP/err"
+		rc=$?
+		if [ "$rc" -eq 0 ] && [ "$(grep -cE '^ +2 +(8|64K) +2 \| failed +failed ' "$TMP/out")" -eq 2 ] &&
+		   grep -q "thrun job failed" "$TMP/err"; then
+			ok "thbench allreduce --model procs: a failed job marks its cells"
+		else
+			not_ok "thbench allreduce --model procs: a failed job marks its cells" "exit $rc" \
+				"$(cat "$TMP/out" "$TMP/err")"
+		fi
+		# a copy of thbench with its library beside it, and no thrun
+		mkdir -p "$TMP/solo/bin"
+		cp "$BINDIR/thbench" "$TMP/solo/bin/"
+		[ -d "$BINDIR/../lib" ] && ln -s "$(cd "$BINDIR/../lib" && pwd)" "$TMP/solo/lib"
+		# shellcheck disable=SC2086
+		$TO "$TMP/solo/bin/thbench" allreduce $AR --out "$TMP/ar" > "$TMP/out" 2> "$TMP/err"
+		rc=$?
+		if [ "$rc" -eq 0 ] && grep -q "skipped: no thrun" "$TMP/out" &&
+		   [ "$(grep -cE '^ +2 +(8|64K) +2 \| no thrun +no thrun ' "$TMP/out")" -eq 2 ]; then
+			ok "thbench allreduce --model procs: no thrun: skipped"
+		else
+			not_ok "thbench allreduce --model procs: no thrun: skipped" "exit $rc" \
+				"$(cat "$TMP/out" "$TMP/err")"
+		fi
+	fi
+fi
+
 # thbench sched runs on what ships with it: generated graphs, no file from
 # outside the repository, wherever it is run (TH_SHARED no longer counts);
 # the STG set's robot and sparse only with --stg-dir (issue K)
