@@ -399,7 +399,7 @@ expect_env_complaint() {
 }
 expect_env_complaint "TH_PROVIDER=bogus: the library names the variable and the choices" \
 	TH_PROVIDER bogus \
-	"^libthverbs: TH_PROVIDER='bogus' is not valid: expected kernel, inproc or auto" demo
+	"^libthverbs: TH_PROVIDER='bogus' is not valid: expected kernel, inproc, " demo
 expect_env_complaint "TH_INPROC_NODES=abc: the library names the variable and the range" \
 	TH_INPROC_NODES abc \
 	"^libthverbs: TH_INPROC_NODES='abc' is not valid: expected a number of nodes from 1 to [0-9]+" \
