@@ -817,7 +817,6 @@ static bool env_is_thruns(const char *kv)
  */
 static char **remote_argv(int rank)
 {
-	extern char **environ;
 	int nenv = 0, nargs = 0, n = 0, i;
 	char **v, **e;
 
@@ -847,8 +846,11 @@ static char **remote_argv(int rank)
 	for (i = job.nlauncher + 1; i < n; i++) {
 		if (!v[i])
 			return NULL;
-		if (job.quote && !(v[i] = shell_quote(v[i])))
-			return NULL;
+		if (job.quote) {
+			v[i] = shell_quote(v[i]);
+			if (!v[i])
+				return NULL;
+		}
 	}
 	return v;
 }
