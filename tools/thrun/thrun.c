@@ -2,16 +2,21 @@
 /*
  * thrun.c - start a th_nic job: N processes, one per node, joined by the
  * bootstrap rendezvous (lib/libthverbs/boot) that this launcher serves
- * over a UNIX socket; or one process driving all N nodes (--single).
- * On the kernel provider the job gets a domain of its own, whose
- * descriptor every rank receives with its WELCOME (SCM_RIGHTS).  A rank
- * that fails, or the job's timeout, ends the whole job.
+ * over a UNIX socket; or across hosts (--hosts), each rank started through
+ * a launcher command such as ssh and joined over TCP with the job's random
+ * key; or one process driving all N nodes (--single).  On the kernel
+ * provider the job gets a domain of its own, whose descriptor every rank
+ * receives with its WELCOME (SCM_RIGHTS).  A rank that fails, or the
+ * job's timeout, ends the whole job.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -22,6 +27,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -41,6 +47,16 @@
 /* Output queue per connection: WELCOME or RESULT, then ABORT. */
 #define THRUN_OUTQ		4
 #define THRUN_EXTRA_CONNS	16
+/*
+ * A TCP connection must say HELLO within this, or its slot is freed:
+ * anyone on the network can connect, and a rank sends its HELLO at once.
+ */
+#define THRUN_HELLO_S		10
+#define THRUN_STR_(x)		#x
+#define THRUN_STR(x)		THRUN_STR_(x)
+/* Refused TCP connections said on stderr; the rest only counted. */
+#define THRUN_REFUSALS_SAID	4
+#define THRUN_DEFAULT_LAUNCHER	"ssh"
 
 enum { EXIT_OK, EXIT_FAILED, EXIT_USAGE };
 
@@ -72,6 +88,11 @@ struct conn {
 	size_t in_got;
 	bool in_payload;
 	size_t pay_got;
+	/* a HELLO's key (TCP) */
+	bool in_key;
+	size_t key_got;
+	unsigned char key[TH_BOOT_KEY_LEN];
+	int64_t hello_by;	/* TCP, until HELLO: its deadline, ms; else 0 */
 	/* output */
 	struct out_item q[THRUN_OUTQ];
 	unsigned int qhead, qlen;
@@ -102,6 +123,20 @@ static struct job {
 	double timeout_s;	/* 0: none */
 	double grace_s;
 	char **argv;
+
+	/* --hosts: rank r runs `launcher hosts[r % nhosts] env ... prog` */
+	char **hosts;
+	int nhosts;
+	char **launcher;	/* --launcher split on spaces, NULL-terminated */
+	int nlauncher;
+	bool quote;		/* the launcher is ssh: quote for a POSIX shell */
+	const char *listen;	/* --listen, as given */
+	struct sockaddr_storage laddr;
+	socklen_t laddr_len;
+	unsigned char key[TH_BOOT_KEY_LEN];
+	char key_hex[2 * TH_BOOT_KEY_LEN + 1];
+	char boot[80];		/* TH_BOOT: the socket's path or tcp:ADDR:PORT */
+	unsigned int refused;
 
 	enum job_state state;
 	int err;		/* positive errno sent in ABORT */
@@ -137,6 +172,8 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: thrun -n N [--provider kernel|inproc|ofi|auto] [--timeout SECONDS]\n"
 "             [--grace SECONDS] [--single] [--] prog [args...]\n"
+"       thrun -n N --hosts H1[,H2...] --listen ADDR [--launcher CMD]\n"
+"             [options] [--] prog [args...]\n"
 "       thrun --threads N [options] [--] prog [args...]\n"
 "       thrun --version\n"
 "\n"
@@ -155,6 +192,18 @@ static void usage(FILE *f)
 "  -T, --threads N       run prog once with TH_THREADS=N: th_boot_run()\n"
 "                        runs its rank function in N threads, one per\n"
 "                        rank, that meet in memory (ranks as threads)\n"
+"      --hosts H1,H2,... run rank r on host H[r %% count], through the\n"
+"                        launcher: CMD HOST env TH_RANK=r ... prog args;\n"
+"                        the rendezvous is then TCP, with a random key\n"
+"      --listen ADDR     with --hosts: the numeric IPv4 or IPv6 address of\n"
+"                        this host on which the ranks reach thrun (port:\n"
+"                        the kernel's choice)\n"
+"      --launcher CMD    with --hosts: the command, split on spaces, that\n"
+"                        runs a rank on HOST (default ssh; 'ip netns exec'\n"
+"                        for network namespaces).  For ssh every word after\n"
+"                        HOST is quoted for the remote POSIX shell; any other\n"
+"                        launcher gets the words as they are.  thrun's TH_*\n"
+"                        variables are passed on in the env command\n"
 "  -h, --help            this text\n"
 "  -V, --version         thrun's version\n"
 "\n"
@@ -177,7 +226,8 @@ static void usage(FILE *f)
 "hosts its rank's node and the processes reach each other over libfabric\n"
 "(TH_OFI_PROVIDER, default tcp;ofi_rxm): no module, no root; not with\n"
 "--threads or --single.  Without th_nic.ko (/dev/th_nic0 missing),\n"
-"\"auto\" is inproc.\n",
+"\"auto\" is inproc.  With --hosts use ofi: a kernel job's domain cannot\n"
+"cross hosts, and thrun refuses \"kernel\" there.\n",
 		TH_BOOT_MAX_RANKS, THRUN_DEFAULT_GRACE_S);
 }
 
@@ -433,10 +483,64 @@ static void round_contributed(struct conn *c)
 		round_complete();
 }
 
+/*
+ * A TCP connection that is not one of the job's ranks: ABORT with @err
+ * and close, said on stderr (up to THRUN_REFUSALS_SAID times, so that a
+ * stranger cannot fill it); the job goes on.
+ */
+static void conn_refuse(struct conn *c, int err, const char *why)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned int port = 0;
+
+	if (err) {
+		conn_queue(c, TH_BOOT_ABORT, err, NULL);
+		c->closing = true;
+	}
+	if (job.refused++ >= THRUN_REFUSALS_SAID)
+		return;
+	if (!getpeername(c->fd, (struct sockaddr *)&ss, &sl)) {
+		if (ss.ss_family == AF_INET) {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+			inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+			port = ntohs(s4->sin_port);
+		} else if (ss.ss_family == AF_INET6) {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+			inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+			port = ntohs(s6->sin6_port);
+		}
+	}
+	th_msg("refused a rendezvous connection from %s port %u: %s%s", host,
+	       port, why, job.refused == THRUN_REFUSALS_SAID ?
+	       " (further refusals are not reported)" : "");
+}
+
+/* The job's key, compared in constant time: no byte-by-byte oracle. */
+static bool key_matches(const unsigned char *key)
+{
+	unsigned char diff = 0;
+	int i;
+
+	for (i = 0; i < TH_BOOT_KEY_LEN; i++)
+		diff |= key[i] ^ job.key[i];
+	return !diff;
+}
+
 static void conn_hello(struct conn *c)
 {
 	uint32_t rank = c->in.rank;
 
+	/* on TCP, only who holds the key is a rank: the rest is the network */
+	if (job.hosts && c->rank < 0 &&
+	    (c->in.len != TH_BOOT_KEY_LEN || !key_matches(c->key))) {
+		conn_refuse(c, EACCES, c->in.len ? "wrong key" : "no key");
+		return;
+	}
+	c->hello_by = 0;
 	if (c->rank >= 0 || c->in.size != (uint32_t)job.nranks ||
 	    rank >= (uint32_t)job.nranks) {
 		conn_queue(c, TH_BOOT_ABORT, EINVAL, NULL);
@@ -465,6 +569,18 @@ static bool conn_header(struct conn *c)
 		goto bad;
 	switch (m->type) {
 	case TH_BOOT_HELLO:
+		/* the key, if any, first; a UNIX rendezvous reads and ignores it */
+		if (m->len == TH_BOOT_KEY_LEN && c->rank < 0) {
+			c->in_key = true;
+			c->key_got = 0;
+			return true;
+		}
+		if (m->len && job.hosts && c->rank < 0) {
+			conn_refuse(c, EACCES, "malformed key");
+			return true;
+		}
+		if (m->len)
+			goto bad;
 		conn_hello(c);
 		return true;
 	case TH_BOOT_GATHER:
@@ -484,6 +600,8 @@ static bool conn_header(struct conn *c)
 		return true;
 	}
 bad:
+	if (c->rank < 0 && job.hosts && !c->closing)
+		conn_refuse(c, 0, "not the rendezvous protocol");
 	if (c->rank < 0)
 		return false;
 	job_fail(EPROTO, "rank %d: rendezvous protocol error", c->rank);
@@ -502,6 +620,9 @@ static bool conn_read(struct conn *c)
 			p = job.round.buf->data + c->rank * job.round.len +
 			    c->pay_got;
 			n = job.round.len - c->pay_got;
+		} else if (c->in_key) {
+			p = c->key + c->key_got;
+			n = TH_BOOT_KEY_LEN - c->key_got;
 		} else {
 			p = (char *)&c->in + c->in_got;
 			n = sizeof(c->in) - c->in_got;
@@ -516,6 +637,12 @@ static bool conn_read(struct conn *c)
 			c->pay_got += got;
 			if (c->pay_got == job.round.len)
 				round_contributed(c);
+		} else if (c->in_key) {
+			c->key_got += got;
+			if (c->key_got == TH_BOOT_KEY_LEN) {
+				c->in_key = false;
+				conn_hello(c);
+			}
 		} else {
 			c->in_got += got;
 			if (c->in_got == sizeof(c->in) && !conn_header(c))
@@ -550,6 +677,12 @@ static void conn_accept(void)
 			continue;
 		}
 		job.conns[i].fd = fd;
+		if (job.hosts) {
+			int one = 1;
+
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+			job.conns[i].hello_by = now_ms() + THRUN_HELLO_S * 1000;
+		}
 		if (job.state != JOB_RUNNING) {
 			/* a late joiner learns why the job ended */
 			conn_queue(&job.conns[i], TH_BOOT_ABORT, job.err, NULL);
@@ -617,9 +750,115 @@ static void set_env_int(const char *name, long v)
 	setenv(name, s, 1);
 }
 
+/*
+ * One word of the remote command, for ssh, which joins its arguments with
+ * spaces into one line for the remote user's shell: single-quoted, each '
+ * as '\'' , so that spaces, quotes, $ and globs reach the rank unchanged.
+ */
+static char *shell_quote(const char *w)
+{
+	size_t n = 3, i;
+	char *q, *p;
+
+	for (i = 0; w[i]; i++)
+		n += w[i] == '\'' ? 4 : 1;
+	q = malloc(n);
+	if (!q)
+		return NULL;
+	p = q;
+	*p++ = '\'';
+	for (i = 0; w[i]; i++) {
+		if (w[i] == '\'') {
+			memcpy(p, "'\\''", 4);
+			p += 4;
+		} else {
+			*p++ = w[i];
+		}
+	}
+	*p++ = '\'';
+	*p = '\0';
+	return q;
+}
+
+static char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *str_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}
+
+/* Set by thrun for each rank: not forwarded from thrun's environment. */
+static bool env_is_thruns(const char *kv)
+{
+	static const char *const own[] = {
+		"TH_RANK=", "TH_SIZE=", "TH_BOOT=", "TH_BOOT_KEY=",
+		"TH_PROVIDER=", "TH_SINGLE=", "TH_THREADS=",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (!strncmp(kv, own[i], strlen(own[i])))
+			return true;
+	return false;
+}
+
+/*
+ * In the child, the argument list of a rank on another host:
+ * LAUNCHER... HOST env [TH_*=... of thrun's environment] TH_RANK=r
+ * TH_SIZE=N TH_BOOT=tcp:... TH_BOOT_KEY=... [TH_PROVIDER=p] prog args...,
+ * everything after HOST quoted when the launcher is ssh.  NULL: no memory.
+ */
+static char **remote_argv(int rank)
+{
+	int nenv = 0, nargs = 0, n = 0, i;
+	char **v, **e;
+
+	for (e = environ; *e; e++)
+		nenv++;
+	while (job.argv[nargs])
+		nargs++;
+	v = calloc(job.nlauncher + 2 + nenv + 5 + nargs + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (i = 0; i < job.nlauncher; i++)
+		v[n++] = job.launcher[i];
+	v[n++] = job.hosts[rank % job.nhosts];
+	v[n++] = "env";
+	/* what the ranks read (TH_OFI_*, TH_BOOT_TIMEOUT...) follows them */
+	for (e = environ; *e; e++)
+		if (!strncmp(*e, "TH_", 3) && !env_is_thruns(*e))
+			v[n++] = *e;
+	v[n++] = str_printf("TH_RANK=%d", rank);
+	v[n++] = str_printf("TH_SIZE=%d", job.nodes);
+	v[n++] = str_printf("TH_BOOT=%s", job.boot);
+	v[n++] = str_printf("TH_BOOT_KEY=%s", job.key_hex);
+	if (job.provider)
+		v[n++] = str_printf("TH_PROVIDER=%s", job.provider);
+	for (i = 0; i < nargs; i++)
+		v[n++] = job.argv[i];
+	for (i = job.nlauncher + 1; i < n; i++) {
+		if (!v[i])
+			return NULL;
+		if (job.quote) {
+			v[i] = shell_quote(v[i]);
+			if (!v[i])
+				return NULL;
+		}
+	}
+	return v;
+}
+
 /* In the child, between fork and exec: never returns. */
 static void rank_exec(int rank, pid_t parent, int errw)
 {
+	char **argv = job.argv;
 	sigset_t none;
 	int err, sig, fd;
 
@@ -632,9 +871,21 @@ static void rank_exec(int rank, pid_t parent, int errw)
 	if (getppid() != parent)
 		_exit(EXIT_FAILED);
 
+	/* the launcher's own environment: a local one passes it on */
+	unsetenv("TH_THREADS");
+	unsetenv("TH_BOOT_KEY");	/* of an enclosing job, if any */
+	if (job.hosts) {
+		unsetenv("TH_SINGLE");
+		argv = remote_argv(rank);
+		if (!argv) {
+			err = ENOMEM;
+			(void)!write(errw, &err, sizeof(err));
+			_exit(127);
+		}
+		goto exec;
+	}
 	set_env_int("TH_RANK", rank);
 	set_env_int("TH_SIZE", job.nodes);
-	unsetenv("TH_THREADS");
 	if (job.threads) {
 		set_env_int("TH_THREADS", job.nodes);
 		unsetenv("TH_SINGLE");
@@ -648,12 +899,13 @@ static void rank_exec(int rank, pid_t parent, int errw)
 	}
 	if (job.provider)
 		setenv("TH_PROVIDER", job.provider, 1);
+exec:
 	if (rank > 0) {
 		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (fd >= 0)
 			dup2(fd, STDIN_FILENO);
 	}
-	execvp(job.argv[0], job.argv);
+	execvp(argv[0], argv);
 	err = errno;
 	/* if even this fails, the parent sees a plain exit 127 */
 	(void)!write(errw, &err, sizeof(err));
@@ -705,7 +957,8 @@ static bool ranks_start(void)
 		close(p[0]);
 		if (n == sizeof(err)) {
 			ranks_not_started(i + 1);
-			job_fail(err, "cannot run '%s': %s", job.argv[0],
+			job_fail(err, "cannot run '%s': %s",
+				 job.hosts ? job.launcher[0] : job.argv[0],
 				 strerror(err));
 			return false;
 		}
@@ -773,6 +1026,51 @@ static int socket_open(void)
 	return 0;
 }
 
+/*
+ * --hosts: listen on the --listen address, on a port the kernel picks, and
+ * draw the job's key.  1 after saying why.
+ */
+static int tcp_open(void)
+{
+	int backlog = job.nranks + THRUN_EXTRA_CONNS, i;
+	struct sockaddr_storage ss = job.laddr;
+	socklen_t sl = job.laddr_len;
+	char host[INET6_ADDRSTRLEN];
+	unsigned int port;
+	ssize_t n;
+
+	/* the key travels in argv (see thrun.rst), never on stderr */
+	do {
+		n = getrandom(job.key, sizeof(job.key), 0);
+	} while (n < 0 && errno == EINTR);
+	if (n != sizeof(job.key))
+		return n < 0 ? -errno : -EIO;
+	for (i = 0; i < TH_BOOT_KEY_LEN; i++)
+		sprintf(job.key_hex + 2 * i, "%02x", job.key[i]);
+
+	job.lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (job.lfd < 0 || bind(job.lfd, (struct sockaddr *)&ss, sl) ||
+	    listen(job.lfd, backlog) ||
+	    getsockname(job.lfd, (struct sockaddr *)&ss, &sl)) {
+		th_msg("cannot listen on %s: %s", job.listen, strerror(errno));
+		return 1;
+	}
+	if (ss.ss_family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+		port = ntohs(s6->sin6_port);
+		snprintf(job.boot, sizeof(job.boot), "tcp:[%s]:%u", host, port);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+		port = ntohs(s4->sin_port);
+		snprintf(job.boot, sizeof(job.boot), "tcp:%s:%u", host, port);
+	}
+	return 0;
+}
+
 static void cleanup(void)
 {
 	int i;
@@ -793,6 +1091,8 @@ static void cleanup(void)
 	free(job.ranks);
 	free(job.pfd);
 	free(job.pidx);
+	free(job.hosts);
+	free(job.launcher);
 }
 
 static int loop_timeout(void)
@@ -811,6 +1111,11 @@ static int loop_timeout(void)
 		if (t && !job.ranks[i].exited &&
 		    (next < 0 || t + THRUN_DROP_GRACE_MS < next))
 			next = t + THRUN_DROP_GRACE_MS;
+	}
+	for (i = 0; i < job.nconns; i++) {
+		t = job.conns[i].hello_by;
+		if (t && job.conns[i].fd >= 0 && (next < 0 || t < next))
+			next = t;
 	}
 	if (next < 0)
 		return -1;
@@ -833,6 +1138,15 @@ static void loop_timers(void)
 			job_fail(ECONNRESET,
 				 "rank %d (pid %d) closed its rendezvous connection and kept running",
 				 i, (int)r->pid);
+	}
+	for (i = 0; i < job.nconns; i++) {
+		struct conn *c = &job.conns[i];
+
+		if (c->fd >= 0 && c->hello_by && now >= c->hello_by) {
+			conn_refuse(c, 0, "no HELLO within "
+				    THRUN_STR(THRUN_HELLO_S) " s");
+			conn_close(i);
+		}
 	}
 	if (job.state == JOB_ABORTING && now >= job.kill_at) {
 		for (i = 0; i < job.nranks; i++)
@@ -996,6 +1310,93 @@ static void args_np(int argc, char **argv)
 	}
 }
 
+/*
+ * Split @s at @sep into a NULL-terminated array of pointers into @s
+ * (which it modifies); empty pieces are refused.  NULL on either.
+ */
+static char **split(char *s, char sep, int *count)
+{
+	char **v;
+	int n = 1, i;
+	char *p;
+
+	for (p = s; *p; p++)
+		n += *p == sep;
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		v[i] = s;
+		p = strchr(s, sep);
+		if (p)
+			*p = '\0';
+		if (!*s) {
+			free(v);
+			return NULL;
+		}
+		s = p ? p + 1 : s + strlen(s);
+	}
+	*count = n;
+	return v;
+}
+
+/* --launcher: words split on runs of spaces, as documented. */
+static char **split_words(char *s, int *count)
+{
+	char **v = calloc(strlen(s) / 2 + 2, sizeof(*v));
+	const char *base;
+	int n = 0;
+
+	if (!v)
+		return NULL;
+	for (s = strtok(s, " "); s; s = strtok(NULL, " "))
+		v[n++] = s;
+	if (!n) {
+		free(v);
+		return NULL;
+	}
+	base = strrchr(v[0], '/');
+	job.quote = !strcmp(base ? base + 1 : v[0], "ssh");
+	*count = n;
+	return v;
+}
+
+/* --hosts: HOST, user@HOST or an address; nothing a launcher reads as an option. */
+static bool host_ok(const char *h)
+{
+	return h[0] != '-' && !strpbrk(h, " \t\n'\"\\$`;&|<>()*?[]{}~");
+}
+
+/* --listen: a numeric IPv4 or IPv6 address, the latter with or without []. */
+static bool parse_listen(const char *a)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&job.laddr;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&job.laddr;
+	char host[INET6_ADDRSTRLEN];
+	size_t len = strlen(a);
+
+	if (len >= 2 && a[0] == '[' && a[len - 1] == ']') {
+		a++;
+		len -= 2;
+	}
+	if (!len || len >= sizeof(host))
+		return false;
+	memcpy(host, a, len);
+	host[len] = '\0';
+	memset(&job.laddr, 0, sizeof(job.laddr));
+	if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		job.laddr_len = sizeof(*s4);
+		return true;
+	}
+	if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		job.laddr_len = sizeof(*s6);
+		return true;
+	}
+	return false;
+}
+
 static bool provider_known(const char *name)
 {
 	return !strcmp(name, "kernel") || !strcmp(name, "inproc") ||
@@ -1012,12 +1413,16 @@ static int parse_args(int argc, char **argv)
 		{ "grace", required_argument, NULL, 'g' },
 		{ "single", no_argument, NULL, 's' },
 		{ "threads", required_argument, NULL, 'T' },
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "launcher", required_argument, NULL, 'L' },
+		{ "listen", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	char *end;
+	static char default_launcher[] = THRUN_DEFAULT_LAUNCHER;
+	char *launcher = NULL, *end;
 	long v;
-	int o;
+	int o, i;
 
 	job.grace_s = THRUN_DEFAULT_GRACE_S;
 	args_np(argc, argv);
@@ -1062,6 +1467,33 @@ static int parse_args(int argc, char **argv)
 		case 's':
 			job.single = true;
 			break;
+		case 'H':
+			free(job.hosts);
+			job.hosts = split(optarg, ',', &job.nhosts);
+			for (i = 0; job.hosts && i < job.nhosts; i++)
+				if (!host_ok(job.hosts[i]))
+					break;
+			if (!job.hosts) {
+				fprintf(stderr, "thrun: --hosts wants HOST[,HOST...], without empty names\n");
+				return -1;
+			}
+			if (i < job.nhosts) {
+				fprintf(stderr, "thrun: --hosts: '%s' is not a host name\n",
+					job.hosts[i]);
+				return -1;
+			}
+			break;
+		case 'L':
+			launcher = optarg;
+			break;
+		case 'l':
+			if (!parse_listen(optarg)) {
+				fprintf(stderr, "thrun: --listen wants a numeric IPv4 or IPv6 address, not '%s'\n",
+					optarg);
+				return -1;
+			}
+			job.listen = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(EXIT_OK);
@@ -1095,6 +1527,33 @@ static int parse_args(int argc, char **argv)
 	    (job.threads || job.single)) {
 		fprintf(stderr, "thrun: --provider ofi runs one process per rank: not with --%s\n",
 			job.threads ? "threads" : "single");
+		return -1;
+	}
+	if (job.hosts) {
+		if (job.threads || job.single) {
+			fprintf(stderr, "thrun: --hosts starts one process per rank: not with --%s\n",
+				job.threads ? "threads" : "single");
+			return -1;
+		}
+		/* SCM_RIGHTS does not cross TCP, nor a domain another host */
+		if (job.provider && !strcmp(job.provider, "kernel")) {
+			fprintf(stderr, "thrun: --hosts: the kernel provider's job domain cannot reach other hosts; use --provider ofi\n");
+			return -1;
+		}
+		if (!job.listen) {
+			fprintf(stderr, "thrun: --hosts needs --listen ADDR, this host's address that the ranks reach\n");
+			return -1;
+		}
+		job.launcher = split_words(launcher ? launcher :
+					   default_launcher, &job.nlauncher);
+		if (!job.launcher) {
+			fprintf(stderr, "thrun: --launcher wants a command, not '%s'\n",
+				launcher ? launcher : "");
+			return -1;
+		}
+	} else if (launcher || job.listen) {
+		fprintf(stderr, "thrun: --%s only goes with --hosts\n",
+			launcher ? "launcher" : "listen");
 		return -1;
 	}
 	job.single |= job.threads;	/* one process, no rendezvous socket */
@@ -1141,7 +1600,11 @@ static int setup(void)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (!job.single) {
+	if (job.hosts) {
+		ret = tcp_open();
+		if (ret)
+			return ret;
+	} else if (!job.single) {
 		ret = socket_open();
 		if (ret)
 			return ret;

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * boot.c - the client side of thrun's bootstrap rendezvous: join the job
- * over the launcher's UNIX socket, then allgather and barrier rounds.
+ * over the launcher's UNIX socket, or its TCP socket (TH_BOOT=tcp:ADDR:PORT,
+ * thrun --hosts) with the job's key, then allgather and barrier rounds.
  * Every wait is a poll() against a deadline, so no call outlives the
  * launcher, an abort or TH_BOOT_TIMEOUT.
  */
+#include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -236,35 +241,174 @@ int th_boot_env_timeout(int64_t *ms)
 	return 0;
 }
 
-static int th_boot_connect(struct th_boot *b, const char *path)
+/*
+ * TH_BOOT=tcp:ADDR:PORT, ADDR numeric (IPv4, or IPv6 in brackets): thrun
+ * writes it from its --listen address, and a name would need a resolver
+ * that no deadline bounds.
+ */
+static int th_boot_parse_tcp(const char *spec, struct sockaddr_storage *ss,
+			     socklen_t *sslen)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int64_t deadline = th_boot_deadline(b);
-	struct th_boot_msg m = {
-		.magic = TH_BOOT_MAGIC,
-		.type = TH_BOOT_HELLO,
-		.rank = b->rank,
-		.size = b->size,
-	};
-	int ret;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	const char *addr = spec + 4, *colon;
+	char host[INET6_ADDRSTRLEN + 1];
+	unsigned long port;
+	size_t hl;
+	char *end;
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
+	if (*addr == '[') {
+		colon = strchr(addr, ']');
+		if (!colon || colon[1] != ':')
+			return -EINVAL;
+		addr++;
+		hl = colon - addr;
+		colon++;
+	} else {
+		colon = strrchr(addr, ':');
+		if (!colon)
+			return -EINVAL;
+		hl = colon - addr;
+	}
+	if (!hl || hl >= sizeof(host) || !isdigit((unsigned char)colon[1]))
+		return -EINVAL;
+	memcpy(host, addr, hl);
+	host[hl] = '\0';
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (errno || *end || !port || port > 65535)
+		return -EINVAL;
+	memset(ss, 0, sizeof(*ss));
+	if (addr[-1] == '[') {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		*sslen = sizeof(*s6);
+		return inet_pton(AF_INET6, host, &s6->sin6_addr) == 1 ? 0 : -EINVAL;
+	}
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons(port);
+	*sslen = sizeof(*s4);
+	return inet_pton(AF_INET, host, &s4->sin_addr) == 1 ? 0 : -EINVAL;
+}
 
-	b->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+/* TH_BOOT_KEY: 32 hex digits into @key; 0 and *@have false when unset. */
+static int th_boot_env_key(uint8_t key[TH_BOOT_KEY_LEN], bool *have)
+{
+	static bool said;
+	const char *s = getenv("TH_BOOT_KEY");
+	unsigned int i, hi, lo;
+
+	*have = false;
+	if (!s || !*s)
+		return 0;
+	for (i = 0; i < TH_BOOT_KEY_LEN; i++) {
+		if (!isxdigit((unsigned char)s[2 * i]) ||
+		    !isxdigit((unsigned char)s[2 * i + 1]))
+			break;
+		hi = isdigit((unsigned char)s[2 * i]) ? s[2 * i] - '0' :
+		     (tolower((unsigned char)s[2 * i]) - 'a' + 10);
+		lo = isdigit((unsigned char)s[2 * i + 1]) ? s[2 * i + 1] - '0' :
+		     (tolower((unsigned char)s[2 * i + 1]) - 'a' + 10);
+		key[i] = hi << 4 | lo;
+	}
+	if (i < TH_BOOT_KEY_LEN || s[2 * TH_BOOT_KEY_LEN]) {
+		/* not even a malformed key goes to stderr */
+		th_env_complain(&said, "TH_BOOT_KEY", "(not shown)",
+				"32 hex digits, the job's key from thrun");
+		return -EINVAL;
+	}
+	*have = true;
+	return 0;
+}
+
+/* Connect to thrun's socket, a path or TH_BOOT=tcp:...; -errno. */
+static int th_boot_socket(struct th_boot *b, const char *path,
+			  int64_t deadline)
+{
+	static bool said;
+	struct sockaddr_storage ss;
+	struct sockaddr_un *un;
+	socklen_t sslen, elen;
+	bool tcp = !strncmp(path, "tcp:", 4);
+	int one = 1, err, ret;
+	short rev;
+
+	if (tcp) {
+		ret = th_boot_parse_tcp(path, &ss, &sslen);
+		if (ret) {
+			th_env_complain(&said, "TH_BOOT", path,
+					"a socket path, tcp:IPV4:PORT or tcp:[IPV6]:PORT");
+			return ret;
+		}
+	} else {
+		memset(&ss, 0, sizeof(ss));
+		un = (struct sockaddr_un *)&ss;
+		un->sun_family = AF_UNIX;
+		if (strlen(path) >= sizeof(un->sun_path))
+			return -ENAMETOOLONG;
+		strcpy(un->sun_path, path);
+		sslen = sizeof(*un);
+	}
+
+	b->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (b->fd < 0)
 		return -errno;
+	if (tcp) {
+		/* a rendezvous is small messages waiting for each other */
+		setsockopt(b->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (!connect(b->fd, (struct sockaddr *)&ss, sslen))
+			return 0;
+		if (errno != EINPROGRESS && errno != EINTR)
+			return -errno;
+		/* the handshake, bounded as every other wait */
+		ret = th_boot_wait(b->fd, POLLOUT, deadline, &rev);
+		if (ret)
+			return ret;
+		elen = sizeof(err);
+		if (getsockopt(b->fd, SOL_SOCKET, SO_ERROR, &err, &elen))
+			return -errno;
+		return -err;
+	}
 	/* a non-blocking UNIX connect fails with EAGAIN while the backlog is full */
-	while (connect(b->fd, (struct sockaddr *)&sa, sizeof(sa))) {
+	while (connect(b->fd, (struct sockaddr *)&ss, sslen)) {
 		if (errno != EAGAIN && errno != EINTR)
 			return -errno;
 		if (th_boot_left(deadline) == -ETIMEDOUT)
 			return -ETIMEDOUT;
 		poll(NULL, 0, TH_BOOT_CONNECT_RETRY_MS);
 	}
+	return 0;
+}
 
-	ret = th_boot_send_all(b->fd, &m, sizeof(m), deadline);
+static int th_boot_connect(struct th_boot *b, const char *path,
+			   const uint8_t *key)
+{
+	int64_t deadline = th_boot_deadline(b);
+	struct {
+		struct th_boot_msg m;
+		uint8_t key[TH_BOOT_KEY_LEN];
+	} hello = {
+		.m = {
+			.magic = TH_BOOT_MAGIC,
+			.type = TH_BOOT_HELLO,
+			.rank = b->rank,
+			.size = b->size,
+			.len = key ? TH_BOOT_KEY_LEN : 0,
+		},
+	};
+	struct th_boot_msg m;
+	int ret;
+
+	_Static_assert(sizeof(hello) == sizeof(hello.m) + TH_BOOT_KEY_LEN,
+		       "the key follows the header without padding");
+	ret = th_boot_socket(b, path, deadline);
+	if (ret)
+		return ret;
+	if (key)
+		memcpy(hello.key, key, TH_BOOT_KEY_LEN);
+	/* header and key in one send: one segment on TCP */
+	ret = th_boot_send_all(b->fd, &hello,
+			       sizeof(hello.m) + hello.m.len, deadline);
 	if (ret)
 		return ret;
 	ret = th_boot_recv_msg(b->fd, &m, deadline, &b->domain_fd);
@@ -296,7 +440,9 @@ struct th_boot *th_boot_init(void)
 {
 	const char *path = getenv("TH_BOOT");
 	const char *single = getenv("TH_SINGLE");
+	uint8_t key[TH_BOOT_KEY_LEN];
 	struct th_boot *b;
+	bool have_key;
 	int ret;
 
 	b = calloc(1, sizeof(*b));
@@ -323,11 +469,13 @@ struct th_boot *th_boot_init(void)
 		ret = th_boot_env_int("TH_RANK", 0, b->size - 1, &b->rank);
 	if (!ret)
 		ret = th_boot_env_timeout(&b->timeout_ms);
+	if (!ret)
+		ret = th_boot_env_key(key, &have_key);
 	if (ret) {
 		ret = -EINVAL;	/* TH_BOOT without a rank is malformed too */
 		goto err_free;
 	}
-	ret = th_boot_connect(b, path);
+	ret = th_boot_connect(b, path, have_key ? key : NULL);
 	if (ret)
 		goto err_close;
 	ret = th_boot_provider_join(b);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * boot_proto.h - the wire format between thrun and th_boot clients over
- * the job's UNIX stream socket: fixed headers, optionally followed by a
- * payload.  Both ends run on one host from one build, so fields are in
- * host byte order.  Documentation/thrun.rst describes the exchange.
+ * the job's UNIX stream socket, or its TCP socket under thrun --hosts:
+ * fixed headers, optionally followed by a payload.  Both ends run one
+ * build, on one host or on hosts of one byte order (a rank of the other
+ * order fails the magic), so fields are in host byte order.
+ * Documentation/thrun.rst describes the exchange.
  */
 #ifndef TH_BOOT_PROTO_H
 #define TH_BOOT_PROTO_H
@@ -13,7 +15,7 @@
 #define TH_BOOT_MAGIC		0x74686230u	/* "thb0" */
 
 enum th_boot_msg_type {
-	TH_BOOT_HELLO = 1,	/* rank -> thrun: rank, size */
+	TH_BOOT_HELLO = 1,	/* rank -> thrun: rank, size; len: key or 0 */
 	TH_BOOT_WELCOME,	/* thrun -> rank: joined */
 	TH_BOOT_GATHER,		/* rank -> thrun: len bytes follow */
 	TH_BOOT_RESULT,		/* thrun -> rank: seq, len = size * per-rank len */
@@ -31,7 +33,9 @@ enum th_boot_msg_type {
  * @err: ABORT: a positive errno, what the rank's call returns negated;
  *	WELCOME: TH_BOOT_WELCOME_DOMAIN when the message carries the job's
  *	domain descriptor (SCM_RIGHTS, with its first byte)
- * @len: bytes of payload that follow the header
+ * @len: bytes of payload that follow the header; HELLO: 0, or
+ *	TH_BOOT_KEY_LEN when it carries the job's key (TH_BOOT_KEY), which
+ *	a TCP rendezvous requires and a UNIX one ignores
  */
 struct th_boot_msg {
 	uint32_t magic;
@@ -44,6 +48,13 @@ struct th_boot_msg {
 };
 
 #define TH_BOOT_WELCOME_DOMAIN	1
+
+/*
+ * The job's key under thrun --hosts: 128 random bits, passed to the ranks
+ * as TH_BOOT_KEY in 32 hex digits.  A HELLO without it is a HELLO of the
+ * UNIX rendezvous as it always was, so neither end's magic changed.
+ */
+#define TH_BOOT_KEY_LEN		16
 
 _Static_assert(sizeof(struct th_boot_msg) == 32, "wire header is 32 bytes");
 

@@ -5,10 +5,16 @@
  * mid-rendezvous, never arrives, the job times out) ending the job
  * promptly with one clear line, --single, --threads (ranks as threads,
  * an offloaded Allreduce job checked), usage; and the client alone
- * against a fake launcher that vanishes, stalls or aborts.
+ * against a fake launcher that vanishes, stalls or aborts.  --hosts runs
+ * through launchers that stay on this host (a plain one, and an "ssh"
+ * that re-joins its words for a shell in a clean environment), so the
+ * TCP rendezvous, its key, its refusals and its usage errors are covered
+ * without root or other hosts.
  */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <regex.h>
@@ -18,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -723,6 +730,344 @@ TEST(usage)
 	EXPECT_EQ(0, r.status);
 	EXPECT_EQ(0, thrun_lines(r.out));
 	free(r.out);
+}
+
+/* ---- thrun --hosts: a TCP rendezvous with a key ---------------------- */
+
+/*
+ * Launchers that run the rank here: "launch" as `ip netns exec` would
+ * (HOST, then the command's words as they are), "ssh" as ssh does (the
+ * words joined with spaces, for a shell, in a clean environment: what the
+ * rank gets must have come in the command line).  Both export TEST_HOST.
+ */
+static char launch_dir[] = "/tmp/test_boot_hosts.XXXXXX";
+static char launch_local[64], launch_ssh[64];
+
+static bool write_script(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return false;
+	fputs(text, f);
+	return !fclose(f) && !chmod(path, 0700);
+}
+
+static void launchers_make(struct __test_metadata *_metadata)
+{
+	ASSERT_NE(NULL, mkdtemp(launch_dir));
+	snprintf(launch_local, sizeof(launch_local), "%s/launch", launch_dir);
+	snprintf(launch_ssh, sizeof(launch_ssh), "%s/ssh", launch_dir);
+	ASSERT_TRUE(write_script(launch_local,
+		"#!/bin/sh\nhost=$1; shift\nTEST_HOST=$host exec \"$@\"\n"));
+	ASSERT_TRUE(write_script(launch_ssh,
+		"#!/bin/sh\nhost=$1; shift\n"
+		"exec env -i PATH=\"$PATH\" TEST_HOST=\"$host\" sh -c \"$*\"\n"));
+}
+
+static void launchers_remove(void)
+{
+	unlink(launch_local);
+	unlink(launch_ssh);
+	rmdir(launch_dir);
+}
+
+TEST(hosts_tcp_rendezvous)
+{
+	char prog[512];
+	struct run r;
+
+	launchers_make(_metadata);
+	snprintf(prog, sizeof(prog),
+		 "echo \"host=$TEST_HOST rank=$TH_RANK boot=$TH_BOOT key=${#TH_BOOT_KEY}\"; exec %s allgather",
+		 TH_BOOT_RANK);
+	thrun(&r, "-n", "5", "--hosts", "a,b", "--listen", "127.0.0.1",
+	      "--launcher", launch_local, "--timeout", "15", "--", "sh", "-c",
+	      prog, NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(5, count_lines(r.out, "/5: allgather ok"));
+	/* rank r on host r % 2, all at thrun's port, with a 128-bit key */
+	EXPECT_EQ(5, count_matches(r.out,
+		  "^host=(a rank=[024]|b rank=[13]) boot=tcp:127\\.0\\.0\\.1:[0-9]+ key=32$"));
+	EXPECT_EQ(0, thrun_lines(r.out));
+	free(r.out);
+
+	/* the launcher's status is the rank's; SIGTERM reaches the others */
+	thrun(&r, "-n", "3", "--hosts", "a", "--listen", "127.0.0.1",
+	      "--launcher", launch_local, "--timeout", "15", "--", "sh", "-c",
+	      "[ $TH_RANK = 1 ] && exit 7; exec sleep 10", NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(7, r.status);
+	EXPECT_TRUE(matches(r.out,
+		    "^thrun: rank 1 \\(pid [0-9]+\\) exited with status 7$"));
+	EXPECT_EQ(1, thrun_lines(r.out));
+	EXPECT_GT(5000, r.ms);
+	free(r.out);
+	launchers_remove();
+}
+
+TEST(hosts_ipv6)
+{
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6,
+				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct run r;
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		if (fd >= 0)
+			close(fd);
+		SKIP(return, "no IPv6 loopback here");
+	}
+	close(fd);
+	launchers_make(_metadata);
+	thrun(&r, "-n", "2", "--hosts", "a", "--listen", "::1",
+	      "--launcher", launch_local, "--timeout", "15", "--", "sh", "-c",
+	      "echo boot=$TH_BOOT; exec " TH_BOOT_RANK " allgather", NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(2, count_matches(r.out, "^boot=tcp:\\[::1\\]:[0-9]+$"));
+	EXPECT_EQ(2, count_lines(r.out, "/2: allgather ok"));
+	free(r.out);
+	/* [::1] is the same address */
+	thrun(&r, "-n", "1", "--hosts", "a", "--listen", "[::1]",
+	      "--launcher", launch_local, "--timeout", "15",
+	      TH_BOOT_RANK, "allgather", NULL);
+	EXPECT_EQ(0, r.status);
+	free(r.out);
+	launchers_remove();
+}
+
+/*
+ * Anyone on the network reaches the port: a wrong key, no key, a key that
+ * is not one, a stranger that speaks something else and one that says
+ * nothing are each turned away, and the job's own ranks go on.
+ */
+TEST(hosts_key_refusals_leave_the_job_alone)
+{
+	char prog[1024];
+	struct run r;
+
+	launchers_make(_metadata);
+	snprintf(prog, sizeof(prog),
+		 "if [ $TH_RANK = 0 ]; then "
+		 "TH_BOOT_KEY=00000000000000000000000000000000 %1$s env; "
+		 "env -u TH_BOOT_KEY %1$s env; "
+		 "TH_BOOT_KEY=$TH_BOOT_KEY$TH_BOOT_KEY %1$s env; "
+		 "a=${TH_BOOT#tcp:}; exec 3<>/dev/tcp/${a%%:*}/${a##*:}; "
+		 "printf 'GET / HTTP/1.0\\r\\n\\r\\n%%16s' x >&3; "
+		 "read -t 5 x <&3; echo \"stranger: $?\"; exec 3<&-; "
+		 "fi; exec %1$s allgather", TH_BOOT_RANK);
+	thrun(&r, "-n", "2", "--hosts", "a,b", "--listen", "127.0.0.1",
+	      "--launcher", launch_local, "--timeout", "15", "--", "bash", "-c",
+	      prog, NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(2, count_lines(r.out, "/2: allgather ok"));
+	EXPECT_EQ(2, count_matches(r.out,
+		  "^boot_rank 0: init: -13 \\(Permission denied\\)$"));
+	EXPECT_EQ(1, count_matches(r.out,
+		  "^boot_rank 0: init: -22 \\(Invalid argument\\)$"));
+	EXPECT_EQ(1, count_matches(r.out,
+		  "^libthverbs: TH_BOOT_KEY='\\(not shown\\)' is not valid"));
+	/* thrun closed the stranger's connection: EOF, not read's timeout */
+	EXPECT_EQ(1, count_matches(r.out, "^stranger: 1$"));
+	EXPECT_EQ(1, count_matches(r.out,
+		  "^thrun: refused a rendezvous connection from 127\\.0\\.0\\.1 port [0-9]+: wrong key$"));
+	EXPECT_EQ(1, count_matches(r.out,
+		  "^thrun: refused a rendezvous connection from 127\\.0\\.0\\.1 port [0-9]+: no key$"));
+	EXPECT_EQ(1, count_matches(r.out,
+		  "^thrun: refused a rendezvous connection from 127\\.0\\.0\\.1 port [0-9]+: not the rendezvous protocol$"));
+	EXPECT_EQ(3, thrun_lines(r.out));
+	/* and the key itself is said nowhere */
+	EXPECT_EQ(0, count_matches(r.out, "[0-9a-f]{32}"));
+	free(r.out);
+	launchers_remove();
+}
+
+/* A connection that never says HELLO loses its slot after 10 s. */
+TEST(hosts_silent_connection_closed)
+{
+	char prog[512];
+	struct run r;
+
+	launchers_make(_metadata);
+	snprintf(prog, sizeof(prog),
+		 "if [ $TH_RANK = 0 ]; then "
+		 "a=${TH_BOOT#tcp:}; exec 3<>/dev/tcp/${a%%:*}/${a##*:}; "
+		 "read -t 15 x <&3; echo \"silent: $? after $SECONDS s\"; "
+		 "fi; exec %s allgather", TH_BOOT_RANK);
+	thrun(&r, "-n", "2", "--hosts", "a", "--listen", "127.0.0.1",
+	      "--launcher", launch_local, "--timeout", "18", "--", "bash", "-c",
+	      prog, NULL);
+	TH_LOG("%s (%ld ms)", r.out, r.ms);
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(1, count_matches(r.out, "^silent: 1 after (9|10|11) s$"));
+	EXPECT_EQ(1, count_matches(r.out,
+		  "^thrun: refused a rendezvous connection from 127\\.0\\.0\\.1 port [0-9]+: no HELLO within 10 s$"));
+	EXPECT_EQ(2, count_lines(r.out, "/2: allgather ok"));
+	free(r.out);
+	launchers_remove();
+}
+
+/*
+ * ssh re-joins the remote command's words with spaces for the remote
+ * shell: thrun quotes each one, so that arguments with spaces, quotes, $
+ * and globs arrive as given, and passes its own TH_* variables on.
+ */
+TEST(hosts_ssh_words_arrive_whole)
+{
+	struct run r;
+
+	launchers_make(_metadata);
+	setenv("TH_TEST_FORWARD", "it's a \"value\" $HOME", 1);
+	thrun(&r, "-n", "2", "--hosts", "h0,h1", "--listen", "127.0.0.1",
+	      "--launcher", launch_ssh, "--provider", "inproc", "--timeout",
+	      "15", "--", "sh", "-c",
+	      "printf '<%s>' \"$@\" \"$TH_TEST_FORWARD\" \"$TH_PROVIDER\"; echo \" $TEST_HOST $TH_RANK\"",
+	      "sh", "a b", "it's", "$HOME", "*", "\"q\"", "", NULL);
+	unsetenv("TH_TEST_FORWARD");
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(1, count_lines(r.out,
+		  "<a b><it's><$HOME><*><\"q\"><><it's a \"value\" $HOME><inproc> h0 0\n"));
+	EXPECT_EQ(1, count_lines(r.out,
+		  "<a b><it's><$HOME><*><\"q\"><><it's a \"value\" $HOME><inproc> h1 1\n"));
+	free(r.out);
+
+	/* and the rendezvous over it */
+	thrun(&r, "-n", "3", "--hosts", "h0,h1", "--listen", "127.0.0.1",
+	      "--launcher", launch_ssh, "--timeout", "15", TH_BOOT_RANK,
+	      "allgather", NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(3, count_lines(r.out, "/3: allgather ok"));
+	free(r.out);
+	launchers_remove();
+}
+
+TEST(hosts_usage_errors)
+{
+	static const struct {
+		const char *args[8];
+		const char *says;
+	} cases[] = {
+		{ { "--hosts", "a", "--listen", "127.0.0.1", "--provider", "kernel" },
+		  "^thrun: --hosts: the kernel provider's job domain cannot reach other hosts; use --provider ofi$" },
+		{ { "--hosts", "a" }, "^thrun: --hosts needs --listen ADDR" },
+		{ { "--listen", "127.0.0.1" }, "^thrun: --listen only goes with --hosts$" },
+		{ { "--launcher", "ssh" }, "^thrun: --launcher only goes with --hosts$" },
+		{ { "--hosts", "a,-oProxyCommand=x", "--listen", "127.0.0.1" },
+		  "^thrun: --hosts: '-oProxyCommand=x' is not a host name$" },
+		{ { "--hosts", "a;reboot", "--listen", "127.0.0.1" },
+		  "^thrun: --hosts: 'a;reboot' is not a host name$" },
+		{ { "--hosts", "a,,b", "--listen", "127.0.0.1" },
+		  "^thrun: --hosts wants HOST\\[,HOST...\\], without empty names$" },
+		{ { "--hosts", "a,", "--listen", "127.0.0.1" },
+		  "^thrun: --hosts wants HOST" },
+		{ { "--hosts", "a", "--listen", "localhost" },
+		  "^thrun: --listen wants a numeric IPv4 or IPv6 address, not 'localhost'$" },
+		{ { "--hosts", "a", "--listen", "127.0.0.1:80" },
+		  "^thrun: --listen wants a numeric" },
+		{ { "--hosts", "a", "--listen", "127.0.0.1", "--launcher", "  " },
+		  "^thrun: --launcher wants a command" },
+		{ { "--hosts", "a", "--listen", "127.0.0.1", "--single" },
+		  "^thrun: --hosts starts one process per rank: not with --single$" },
+	};
+	unsigned int i, j;
+	struct run r;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *a[8] = { NULL };
+
+		/* the options, then the program */
+		for (j = 0; j < 6 && cases[i].args[j]; j++)
+			a[j] = cases[i].args[j];
+		a[j] = "true";
+		thrun(&r, "-n", "2", a[0], a[1], a[2], a[3], a[4], a[5],
+		      a[6], NULL);
+		TH_LOG("case %u: %s", i, r.out);
+		EXPECT_EQ(2, r.status);
+		EXPECT_EQ(1, count_matches(r.out, cases[i].says));
+		free(r.out);
+	}
+	/* kernel through thrun's environment too */
+	setenv("TH_PROVIDER", "kernel", 1);
+	thrun(&r, "-n", "2", "--hosts", "a", "--listen", "127.0.0.1", "true",
+	      NULL);
+	unsetenv("TH_PROVIDER");
+	EXPECT_EQ(2, r.status);
+	EXPECT_EQ(1, count_matches(r.out, "^thrun: --hosts: the kernel provider"));
+	free(r.out);
+	thrun(&r, "--threads", "2", "--hosts", "a", "--listen", "127.0.0.1",
+	      "true", NULL);
+	EXPECT_EQ(2, r.status);
+	EXPECT_EQ(1, count_matches(r.out, "not with --threads$"));
+	free(r.out);
+
+	/* an address thrun cannot listen on: said, no rank started (exit 1) */
+	thrun(&r, "-n", "2", "--hosts", "a", "--listen", "fe80::1",
+	      "--launcher", "/nonexistent", "true", NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(1, r.status);
+	EXPECT_EQ(1, count_matches(r.out, "^thrun: cannot listen on fe80::1: "));
+	EXPECT_EQ(1, thrun_lines(r.out));
+	free(r.out);
+	/* a launcher that cannot run is named */
+	thrun(&r, "-n", "2", "--hosts", "a", "--listen", "127.0.0.1",
+	      "--launcher", "/nonexistent/ssh -x", "true", NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(1, r.status);
+	EXPECT_TRUE(matches(r.out,
+		    "^thrun: cannot run '/nonexistent/ssh': No such file or directory$"));
+	free(r.out);
+}
+
+/* The client's side of TH_BOOT=tcp: what it refuses, and a closed port. */
+TEST(init_tcp_env)
+{
+	static const char *const bad[] = {
+		"tcp:", "tcp:127.0.0.1", "tcp:127.0.0.1:", "tcp:127.0.0.1:0",
+		"tcp:127.0.0.1:65536", "tcp:127.0.0.1:80x", "tcp:localhost:80",
+		"tcp:[::1:80", "tcp:[::1]80", "tcp:::1:80", "tcp:1.2.3:80",
+	};
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	char boot[64];
+	unsigned int i;
+	int fd;
+
+	unsetenv("TH_SINGLE");
+	unsetenv("TH_BOOT_KEY");
+	setenv("TH_SIZE", "2", 1);
+	setenv("TH_RANK", "1", 1);
+	setenv("TH_BOOT_TIMEOUT", "2", 1);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv("TH_BOOT", bad[i], 1);
+		errno = 0;
+		EXPECT_EQ(NULL, th_boot_init());
+		EXPECT_EQ(EINVAL, errno) TH_LOG("TH_BOOT=%s", bad[i]);
+	}
+	/* a port nobody listens on: bound, then closed */
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&sa, sizeof(sa)));
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&sa, &sl));
+	close(fd);
+	snprintf(boot, sizeof(boot), "tcp:127.0.0.1:%u", ntohs(sa.sin_port));
+	setenv("TH_BOOT", boot, 1);
+	errno = 0;
+	EXPECT_EQ(NULL, th_boot_init());
+	EXPECT_EQ(ECONNREFUSED, errno);
+	/* a key that is not 32 hex digits, before any connection */
+	setenv("TH_BOOT_KEY", "0123456789abcdef0123456789abcdeg", 1);
+	errno = 0;
+	EXPECT_EQ(NULL, th_boot_init());
+	EXPECT_EQ(EINVAL, errno);
+	unsetenv("TH_BOOT_KEY");
+	unsetenv("TH_BOOT");
+	unsetenv("TH_BOOT_TIMEOUT");
 }
 
 TEST_HARNESS_MAIN

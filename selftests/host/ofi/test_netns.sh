@@ -5,7 +5,11 @@
 # namespaces joined by a veth pair (192.0.2.1 and 192.0.2.2, documentation
 # addresses, only inside the namespaces), ranks alternating between them,
 # so that every delivery between neighbouring ranks crosses the veth (the
-# veth's byte counters are checked).  TAP on stdout.  Needs root and
+# veth's byte counters are checked).  Then thrun itself in namespace 0,
+# listening on 192.0.2.1, starts the ranks with --hosts and --launcher
+# 'ip netns exec', so that the TCP rendezvous crosses the veth too
+# (namespace 1's ranks reach 192.0.2.1 only through it); the link cut
+# comes last.  TAP on stdout.  Needs root and
 # iproute2; skips otherwise, saying why.  The namespaces, and the veth
 # pair with them, are removed on every exit.
 #
@@ -52,7 +56,7 @@ if ! { ip netns add "$ns0" && ip netns add "$ns1" &&
 	echo "1..0 # SKIP cannot set up the namespaces and the veth pair"
 	exit 0
 fi
-echo "1..8"
+echo "1..11"
 
 # bytes the veth carried so far, both ways
 veth_bytes() {
@@ -88,6 +92,32 @@ check "1 MiB GET by RMA from the other host" run 2 "$ofi" get_rma
 check "the RMA crossed the veth" crossed "$b" $((2 * 1048576))
 TH_OFI_TIMEOUT=2 check "a rank dying on the other host fails the counters its chains fed" \
 	run 2 "$ofi" peer_dies
+# thrun in namespace 0, the ranks in both through --hosts: the rendezvous
+# is TCP to 192.0.2.1, so namespace 1's ranks reach it over the veth
+hosts_run() {
+	local np=$1
+	shift
+	ip netns exec "$ns0" "$thrun" -n "$np" --provider ofi --timeout 120 \
+		--hosts "$ns0,$ns1" --launcher 'ip netns exec' \
+		--listen 192.0.2.1 -- "$@"
+}
+# rank 1, in namespace 1, joined at 192.0.2.1, which from there is only
+# reachable over the veth, and the job succeeded
+rendezvous_peer() {
+	local out
+	out=$(hosts_run 2 sh -c \
+		'[ "$TH_RANK" = 1 ] && echo "boot=$TH_BOOT"; exec "$0" "$@"' \
+		"$coll" 2 2) || return 1
+	echo "$out" | sed 's/^/# /'
+	echo "$out" | grep -Eq '^boot=tcp:192\.0\.2\.1:[0-9]+$'
+}
+b=$(veth_bytes)
+check "thrun --hosts in namespace 0: allreduce, 4 processes, rendezvous on 192.0.2.1" \
+	hosts_run 4 "$coll" 5 2
+check "the --hosts job crossed the veth" crossed "$b" $((5 * 2048 * 8))
+check "rank 1 in namespace 1 joined thrun's rendezvous at tcp:192.0.2.1" \
+	rendezvous_peer
+
 # the link goes down under a live job: the delivery ends at its deadline
 link_cut() {
 	local pid st i
