@@ -282,7 +282,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lim.max_mrs = 4;
 	lim.max_user_vports = 8;
 	lim.max_user_chains = 256;
-	z.f = th_ipf_create(&lim, &err);
+	z.f = th_ipf_create(&lim, NULL, &err);
 	if (!z.f)
 		abort();
 	for (v = 0; v < NVP; v++)
