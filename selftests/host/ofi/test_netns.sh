@@ -21,6 +21,8 @@ ns0=thofi0.$tag ns1=thofi1.$tag
 v0=thv0.$tag v1=thv1.$tag
 v0=${v0:0:15} v1=${v1:0:15}	# interface names: 15 bytes at most
 n=0 rc=0
+# a peer taken for dead, or a retried connection, says why
+export TH_OFI_VERBOSE=1
 
 ok() { n=$((n + 1)); echo "ok $n $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n $1"; rc=1; }

@@ -64,6 +64,8 @@ static int run_thrun(const char *const *argv, const char *deadline, char *out,
 		/* a dead rank is found within the delivery deadline */
 		if (deadline)
 			setenv("TH_OFI_TIMEOUT", deadline, 1);
+		/* a peer taken for dead, or a retried connection, says why */
+		setenv("TH_OFI_VERBOSE", "1", 1);
 		if (f) {
 			dup2(fileno(f), STDOUT_FILENO);
 			dup2(fileno(f), STDERR_FILENO);

@@ -152,6 +152,13 @@ static ssize_t th_ofi_post(struct th_ofi *o, struct th_ofi_xfer *x)
 		       &x->fctx);
 }
 
+/* A boot HELLO, whose failure is retried rather than fatal. */
+static bool th_ofi_is_hello(const struct th_ofi_xfer *x)
+{
+	return x->kind == TH_OFI_CTX_TX &&
+	       ((const struct th_ofi_hdr *)x->buf)->type == TH_OFI_MSG_HELLO;
+}
+
 /* Does @peer have transfers waiting?  They go first. */
 static bool th_ofi_peer_queued_locked(struct th_ofi *o, u32 peer)
 {
@@ -278,8 +285,11 @@ static void th_ofi_backlog_run(struct th_ofi *o)
 	while (!th_list_empty(&failed)) {
 		x = th_container_of(failed.next, struct th_ofi_xfer, link);
 		th_list_del(&x->link);
-		th_ofi_peer_dead(o, x->peer, x->err ? fi_strerror(-x->err) :
-				 "unreachable for TH_OFI_TIMEOUT");
+		/* the boot tries a connection again (th_ofi_net_connect()) */
+		if (!th_ofi_is_hello(x))
+			th_ofi_peer_dead(o, x->peer, x->err ?
+					 fi_strerror(-x->err) :
+					 "unreachable for TH_OFI_TIMEOUT");
 		th_ofi_xfer_done(o, x, -ECONNREFUSED);
 	}
 }
@@ -334,8 +344,7 @@ static void th_ofi_complete_err(struct th_ofi *o)
 		return;
 	}
 	/* the boot tries a connection again (th_ofi_net_connect()) */
-	if (x->kind != TH_OFI_CTX_TX ||
-	    ((struct th_ofi_hdr *)x->buf)->type != TH_OFI_MSG_HELLO)
+	if (!th_ofi_is_hello(x))
 		th_ofi_peer_dead(o, x->peer, fi_strerror(err.err));
 	th_ofi_xfer_done(o, x, -ECONNREFUSED);
 }
