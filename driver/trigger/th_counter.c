@@ -63,6 +63,7 @@ int th_eng_ct_update(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
 	}
 	if (vp->ct_time)
 		th_timing_update(vp, idx, ctx);
+	th_remote_offload_counter_locked(vp, idx);
 	th_ct_fire_locked(vp, idx, ctx);
 	vp->eng->ops->wake(vp);
 	th_unlock(&vp->lock);

@@ -374,6 +374,9 @@ void th_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 		      status);
 	if (ctx->eng->timing)
 		th_timing_fire(ctx, chain);
+	/* an offloaded delivery that went: the provider's until it ends */
+	if (chain->offloaded && th_remote_offload_disarm_locked(chain, status))
+		return;
 	th_list_add_tail(&ctx->ready, &chain->node);
 }
 

@@ -210,6 +210,28 @@ struct th_eng_mr_ref {
  *	targets of its counters, so that they fail those counters if this
  *	node's process dies.  Called under @vp's SQ lock; must not sleep.
  *	May be NULL.
+ * @offload_arm: @chain of @vp now waits for counter @ct to reach
+ *	@threshold (its success value is @success), and its first
+ *	descriptor is a WRITE_INLINE to a node elsewhere: the provider may
+ *	hand that delivery to its network now, for the network to send by
+ *	itself the moment the counter reaches the threshold (a triggered
+ *	operation).  True: it took it; from then on every change of @ct
+ *	goes to @offload_counter and the chain's leaving its pending list
+ *	to @offload_disarm.  Not asked in the timed mode nor while fault
+ *	injection is on for the node.  Called under @vp's lock; must not
+ *	sleep.  May be NULL.
+ * @offload_counter: counter @ct of @vp, which an offloaded chain waits
+ *	on, now holds @success and @failure (a non-zero failure value means
+ *	no chain on it will run).  Called under @vp's lock, before the
+ *	chains the change fires leave their pending list; must not sleep.
+ * @offload_disarm: offloaded @chain left its pending list.  @status 0:
+ *	it fired, its delivery was sent when @offload_counter showed the
+ *	threshold reached, and it stays parked at its first descriptor, as
+ *	after @remote_post, until th_eng_remote_done().  Otherwise it will
+ *	not run (cancelled, failed, its vport in the error state or going):
+ *	its delivery must never reach the target.  Called under the chain's
+ *	vport's lock; must not sleep, nor call th_eng_remote_done() from
+ *	inside this call.
  */
 struct th_eng_ops {
 	struct th_eng_vport *(*vport_get)(void *fabric, u32 node, u32 vport);
@@ -230,6 +252,13 @@ struct th_eng_ops {
 			       u32 vport, u16 ct, u64 rkey, u64 off, u64 len);
 	void (*chain_posted)(void *fabric, struct th_eng_vport *vp,
 			     const struct th_nic_desc *descs, u32 n);
+	bool (*offload_arm)(void *fabric, struct th_eng_chain *chain,
+			    struct th_eng_vport *vp, u32 ct, u64 threshold,
+			    u64 success, const struct th_nic_desc *first);
+	void (*offload_counter)(void *fabric, struct th_eng_vport *vp, u32 ct,
+				u64 success, u64 failure);
+	void (*offload_disarm)(void *fabric, struct th_eng_chain *chain,
+			       int status);
 };
 
 /**
@@ -451,6 +480,8 @@ struct th_eng_stats {
  * @seq: posting order
  * @stats: statistics
  * @accepted: chains accepted and not completed
+ * @offloaded: pending chains the provider's network would send
+ *	(ops->offload_arm)
  */
 struct th_eng_vport {
 	struct th_eng *eng;
@@ -478,6 +509,7 @@ struct th_eng_vport {
 	u64 seq;
 	struct th_eng_stats stats;
 	u32 accepted;
+	u32 offloaded;
 };
 
 /**

@@ -61,6 +61,8 @@ enum {
  * @remote: descriptor @pos is a delivery to a node elsewhere: TH_REMOTE_*
  * @remote_status: its result, once TH_REMOTE_DONE
  * @rop: what it asked of the provider
+ * @offloaded: pending, with its first delivery in the provider's network
+ *	(ops->offload_arm)
  */
 struct th_eng_chain {
 	struct th_list node;
@@ -89,6 +91,7 @@ struct th_eng_chain {
 	u8 remote;
 	int remote_status;
 	struct th_eng_remote_op rop;
+	bool offloaded;
 	struct th_nic_desc descs[];
 };
 
@@ -144,6 +147,7 @@ void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
  * stopped in the middle (the caller defers it), true once it completed.
  */
 bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
+void th_exec_remote_sent(struct th_eng_chain *chain);
 
 /* th_remote.c */
 struct th_eng_vport *th_remote_get(struct th_eng_vport *vp, u32 node,
@@ -156,6 +160,10 @@ void th_remote_violation(struct th_eng_vport *vp, struct th_eng_ctx *ctx);
 bool th_remote_node(struct th_eng_vport *vp, u32 node);
 bool th_remote_authorised(struct th_eng_vport *vp, u32 node, u32 vport,
 			  u64 rkey, u64 off, u64 len);
+void th_remote_offload_arm_locked(struct th_eng_vport *vp,
+				  struct th_eng_chain *chain);
+void th_remote_offload_counter_locked(struct th_eng_vport *vp, u32 idx);
+bool th_remote_offload_disarm_locked(struct th_eng_chain *chain, int status);
 
 /* th_mr.c */
 struct th_eng_mr *th_mr_lookup_locked(struct th_eng_vport *vp, u32 lkey);

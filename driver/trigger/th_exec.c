@@ -184,6 +184,17 @@ static int th_exec_remote_start(struct th_eng_chain *chain,
 	return -EAGAIN;
 }
 
+/*
+ * Offloaded @chain fired: the network already sent the delivery of its
+ * descriptor @pos (a WRITE_INLINE, which holds no MR), so the chain is
+ * parked as if ops->remote_post had taken it.
+ */
+void th_exec_remote_sent(struct th_eng_chain *chain)
+{
+	th_exec_remote_start(chain, &chain->descs[chain->pos]);
+	chain->remote = TH_REMOTE_POSTED;
+}
+
 /* The remote delivery of descriptor @d ended: its result is the chain's. */
 static int th_exec_remote_finish(struct th_eng_ctx *ctx,
 				 struct th_eng_chain *chain,

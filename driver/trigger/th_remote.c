@@ -114,6 +114,70 @@ bool th_remote_node(struct th_eng_vport *vp, u32 node)
 	return ops->node_remote && ops->node_remote(vp->eng->fabric, node);
 }
 
+/*
+ * Offloaded chains (ops->offload_arm).  A pending chain whose first
+ * descriptor is a WRITE_INLINE to a node elsewhere may wait in the
+ * provider's network instead, which sends the delivery by itself the
+ * moment the chain's counter reaches its threshold (libfabric's
+ * triggered operations).  The engine still owns the counter and the
+ * chain: it shows the network every change of the counter, and when the
+ * chain leaves its pending list it says whether the chain fired (the
+ * delivery went; the chain is parked as after ops->remote_post) or will
+ * not run (the network drops the delivery).  Only inline data qualifies:
+ * a PUT's or a GET's local range is resolved when the chain runs, and a
+ * deregistration before then must fail the chain, not be read from.
+ * Neither the timed mode nor fault injection, which act on a delivery as
+ * it leaves, is offered: both stay with the engine.
+ */
+void th_remote_offload_arm_locked(struct th_eng_vport *vp,
+				  struct th_eng_chain *chain)
+	__must_hold(&vp->lock)
+{
+	const struct th_eng_ops *ops = vp->eng->ops;
+	const struct th_nic_desc *d = &chain->descs[0];
+
+	if (!ops->offload_arm || vp->eng->timing || vp->ct_time ||
+	    th_read_once(vp->eng->nodes[vp->node].faulty) ||
+	    d->opcode != TH_NIC_OP_WRITE_INLINE ||
+	    !(d->flags & TH_NIC_DF_REMOTE) ||
+	    !th_remote_node(vp, d->wr_inline.node))
+		return;
+	if (ops->offload_arm(vp->eng->fabric, chain, vp, chain->trig_ct,
+			     chain->threshold, vp->cts[chain->trig_ct].success,
+			     d)) {
+		chain->offloaded = true;
+		vp->offloaded++;
+	}
+}
+
+/* Counter @idx of @vp changed: the network sees it before any chain fires. */
+void th_remote_offload_counter_locked(struct th_eng_vport *vp, u32 idx)
+	__must_hold(&vp->lock)
+{
+	if (vp->offloaded)
+		vp->eng->ops->offload_counter(vp->eng->fabric, vp, idx,
+					      vp->cts[idx].success,
+					      vp->cts[idx].failure);
+}
+
+/*
+ * Offloaded @chain leaves its pending list with @status.  True when it
+ * fired: its delivery is out, and the chain is the provider's until
+ * th_eng_remote_done().
+ */
+bool th_remote_offload_disarm_locked(struct th_eng_chain *chain, int status)
+	__must_hold(&chain->vp->lock)
+{
+	struct th_eng_vport *vp = chain->vp;
+
+	chain->offloaded = false;
+	vp->offloaded--;
+	if (!status)
+		th_exec_remote_sent(chain);
+	vp->eng->ops->offload_disarm(vp->eng->fabric, chain, status);
+	return !status;
+}
+
 /**
  * th_eng_remote_done - a delivery to a remote node ended
  * @ctx: the provider's context, which runs @chain on from where it stopped

@@ -22,6 +22,9 @@
 #define CT_DATA		1	/* the target's: deliveries arrived */
 #define CT_DONE		2	/* the initiator's: its chain's end */
 #define CT_NEVER	3	/* a trigger nobody advances */
+#define CT_TRIG		4	/* the initiator's: triggers it advances */
+#define CT_FAILS	5	/* the initiator's: a trigger it fails */
+#define CT_GONE		6	/* the target's: a cancelled chain's */
 
 static int g_rank;
 static const char *g_case;
@@ -344,6 +347,92 @@ static int case_foreign_domain(struct rank_env *e)
 	return th_boot_barrier(e->boot) ? fail("barrier") : 0;
 }
 
+/* Post a chain writing @msg at @off of the peer (@rct) when @ct reaches @at. */
+static int post_inline_at(struct rank_env *e, uint16_t ct, uint64_t at,
+			  uint64_t off, const char *msg, int rct)
+{
+	struct th_remote to = e->peer;
+	struct th_chain *c = th_chain_create();
+
+	to.off = off;
+	th_chain_trigger(c, ct, at, off);
+	th_chain_write_inline_remote(c, &to, msg, 16, rct, TH_CHAIN_SIGNAL);
+	return post(e, c);
+}
+
+/*
+ * Chains whose first descriptor is a remote WRITE_INLINE, waiting on a
+ * counter (test_ofi runs this on the sockets provider with FI_TRIGGER):
+ * A goes when its counter gets there, and not before; B, cancelled, and
+ * C, whose counter fails, never reach the target, even once their
+ * counters pass the threshold (each one's failure travels on to the
+ * counter it names there, as ABI.md says); D, posted last, goes at once
+ * and marks the end of what rank 1 may receive.  E is still pending when
+ * the vport is destroyed at exit, which drops it too.
+ */
+static int case_triggered(struct rank_env *e)
+{
+	static const char a[16] = "A: triggered", b[16] = "B: cancelled",
+			  c[16] = "C: failed", d[16] = "D: the last";
+	static const uint8_t zero[16];
+	int ret, status;
+	uint64_t v, f;
+
+	if (g_rank == 1) {
+		if (th_boot_barrier(e->boot))
+			return fail("barrier");
+		/* two of A's three increments done: nothing may be here */
+		if (th_ct_read(e->vp, CT_DATA, &v, &f) || v || f)
+			return fail("data before its trigger (counter %llu)",
+				    (unsigned long long)v);
+		if (th_boot_barrier(e->boot))
+			return fail("barrier");
+		ret = th_ct_wait(e->vp, CT_DATA, 2, 20 * SEC);
+		if (ret)
+			return fail("counter: %s", strerror(-ret));
+		if (memcmp(e->buf, a, 16) || memcmp(e->buf + 48, d, 16))
+			return fail("A's or D's bytes differ");
+		/* B at 16 and C at 32 must never have come */
+		if (memcmp(e->buf + 16, zero, 16) || memcmp(e->buf + 32, zero, 16))
+			return fail("a dropped chain's bytes arrived");
+		if (th_ct_read(e->vp, CT_DATA, &v, &f) || v != 2 || f)
+			return fail("counter %llu, want 2", (unsigned long long)v);
+		if (th_ct_read(e->vp, CT_NEVER, &v, &f) || v || f != 1 ||
+		    th_ct_read(e->vp, CT_GONE, &v, &f) || v || f != 1)
+			return fail("B's or C's counter not failed alone");
+		return th_boot_barrier(e->boot) ? fail("barrier") : 0;
+	}
+	if (post_inline_at(e, CT_TRIG, 3, 0, a, CT_DATA) ||
+	    post_inline_at(e, CT_TRIG, 5, 16, b, CT_GONE) ||
+	    post_inline_at(e, CT_FAILS, 1, 32, c, CT_NEVER))
+		return fail("post");
+	th_ct_inc(e->vp, CT_TRIG, 1);
+	th_ct_inc(e->vp, CT_TRIG, 1);
+	/* rank 1 looks between the two barriers */
+	if (th_boot_barrier(e->boot) || th_boot_barrier(e->boot))
+		return fail("barrier");
+	th_ct_inc(e->vp, CT_TRIG, 1);
+	if (cq_status(e, &status) || status)
+		return fail("A: no completion, or status %d", status);
+	th_ct_fail(e->vp, CT_FAILS, 1);
+	if (cq_status(e, &status) || status != -EIO)
+		return fail("C: no completion, or status %d", status);
+	if (th_cancel(e->vp, 16) != 1)
+		return fail("B: not cancelled");
+	if (cq_status(e, &status) || status != -ECANCELED)
+		return fail("B: no completion, or status %d", status);
+	/* past both thresholds now: still nothing may go */
+	th_ct_inc(e->vp, CT_TRIG, 10);
+	th_ct_inc(e->vp, CT_FAILS, 10);
+	if (post_inline_at(e, CT_TRIG, 0, 48, d, CT_DATA))
+		return fail("post D");
+	if (cq_status(e, &status) || status)
+		return fail("D: no completion, or status %d", status);
+	if (post_inline_at(e, CT_TRIG, 100, 64, d, -1))
+		return fail("post E");
+	return th_boot_barrier(e->boot) ? fail("barrier") : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rank_env e = { 0 };
@@ -382,6 +471,8 @@ int main(int argc, char **argv)
 		ret = case_foreign_domain(&e);
 	else if (!strcmp(g_case, "link_cut"))
 		ret = case_link_cut(&e);
+	else if (!strcmp(g_case, "triggered"))
+		ret = case_triggered(&e);
 	else if (!strcmp(g_case, "peer_dies"))
 		ret = case_peer_dies(&e);
 	else

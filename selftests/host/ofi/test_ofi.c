@@ -212,4 +212,80 @@ TEST(a_malformed_timeout_is_named)
 	EXPECT_EQ(0, count_lines(out, "ofi_rank 0 (put)", ""));
 }
 
+/*
+ * Triggered sends (FI_TRIGGER): run the triggered case of ofi_rank with
+ * @prov and TH_OFI_TRIGGER=@mode; its exit status, the output in @out.
+ */
+static int run_triggered(const char *prov, const char *mode, char *out,
+			 size_t cap)
+{
+	const char *argv[] = { "-n", "2", "--provider", "ofi", "--timeout",
+			       CASE_TIMEOUT, TH_OFI_RANK, "triggered", NULL };
+
+	setenv("TH_OFI_PROVIDER", prov, 1);
+	setenv("TH_OFI_TRIGGER", mode, 1);
+	return run_thrun(argv, SHORT_DEADLINE, out, cap);
+}
+
+/*
+ * On sockets, which offers FI_TRIGGER, rank 0's four chains that begin
+ * with a remote WRITE_INLINE wait in libfabric: one is sent by it when
+ * its counter gets there, three are dropped (cancelled, failed, pending
+ * at exit), and the target sees exactly what the case checks.
+ */
+TEST(triggered_sends_wait_in_libfabric_on_sockets)
+{
+	static char out[1 << 14];
+
+	EXPECT_EQ(0, run_triggered("sockets", "1", out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(1, count_lines(out, "libthverbs: ofi rank 0: triggered sends: ",
+				 "4 armed, 1 sent by libfabric, 3 dropped, 0 left to software"));
+	EXPECT_EQ(1, count_lines(out, "libthverbs: ofi rank 1: triggered sends: ",
+				 "0 armed"));
+}
+
+/* The same case with every chain in the engine: the same results. */
+TEST(triggered_case_holds_in_software)
+{
+	static char out[1 << 14];
+
+	EXPECT_EQ(0, run_triggered("sockets", "0", out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(2, count_lines(out, "libthverbs: ofi rank ", "triggered sends: off (sockets)"));
+	EXPECT_EQ(0, run_triggered("tcp;ofi_rxm", "auto", out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(2, count_lines(out, "libthverbs: ofi rank ", "triggered sends: off (tcp;ofi_rxm)"));
+}
+
+/* The collectives' job on sockets with triggered sends allowed. */
+TEST(allreduce_4_processes_on_sockets)
+{
+	setenv("TH_OFI_PROVIDER", "sockets", 1);
+	setenv("TH_OFI_TRIGGER", "1", 1);
+	coll_job(_metadata, "4", "2");
+}
+
+/* Required where the provider lacks it: the job fails, saying why. */
+TEST(trigger_required_without_fi_trigger_fails_the_job)
+{
+	static char out[1 << 14];
+
+	EXPECT_EQ(1, run_triggered("tcp;ofi_rxm", "1", out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_LE(1, count_lines(out, "libthverbs: ofi rank ",
+				 "TH_OFI_TRIGGER=1, but libfabric's tcp;ofi_rxm offers no FI_TRIGGER"));
+	EXPECT_EQ(0, count_lines(out, "libthverbs: ofi rank 0: triggered sends", ""));
+}
+
+TEST(a_malformed_trigger_setting_is_named)
+{
+	static char out[1 << 14];
+
+	EXPECT_EQ(1, run_triggered("sockets", "yes", out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_LE(1, count_lines(out, "libthverbs: TH_OFI_TRIGGER='yes'", ""));
+	EXPECT_EQ(0, count_lines(out, "ofi_rank 0 (triggered)", ""));
+}
+
 TEST_HARNESS_MAIN

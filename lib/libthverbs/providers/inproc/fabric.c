@@ -402,6 +402,33 @@ static void th_ipf_chain_posted(void *fabric, struct th_eng_vport *ev,
 	net->chain_posted(net->arg, ev, descs, n);
 }
 
+static bool th_ipf_offload_arm(void *fabric, struct th_eng_chain *chain,
+			       struct th_eng_vport *ev, u32 ct, u64 threshold,
+			       u64 success, const struct th_nic_desc *first)
+{
+	const struct th_ipf_net *net = ((struct th_ipf *)fabric)->net;
+
+	return net->offload_arm &&
+	       net->offload_arm(net->arg, chain, ev, ct, threshold, success,
+				first);
+}
+
+static void th_ipf_offload_counter(void *fabric, struct th_eng_vport *ev,
+				   u32 ct, u64 success, u64 failure)
+{
+	const struct th_ipf_net *net = ((struct th_ipf *)fabric)->net;
+
+	net->offload_counter(net->arg, ev, ct, success, failure);
+}
+
+static void th_ipf_offload_disarm(void *fabric, struct th_eng_chain *chain,
+				  int status)
+{
+	const struct th_ipf_net *net = ((struct th_ipf *)fabric)->net;
+
+	net->offload_disarm(net->arg, chain, status);
+}
+
 static const struct th_eng_ops th_ipf_net_ops = {
 	.vport_get	= th_ipf_vport_get,
 	.vport_put	= th_ipf_vport_put,
@@ -416,6 +443,9 @@ static const struct th_eng_ops th_ipf_net_ops = {
 	.remote_post	= th_ipf_remote_post,
 	.remote_fail_ct	= th_ipf_remote_fail_ct,
 	.chain_posted	= th_ipf_chain_posted,
+	.offload_arm	= th_ipf_offload_arm,
+	.offload_counter = th_ipf_offload_counter,
+	.offload_disarm	= th_ipf_offload_disarm,
 };
 
 static const struct th_eng_ops th_ipf_ops = {

@@ -42,6 +42,10 @@ struct th_ipf_waitq {
  * @mr_free: an MR's last use ended: release what the network keeps for it
  *	(struct th_eng_mr.priv)
  * @chain_posted: a chain is being accepted
+ * @offload_arm: may the network send a pending chain's first delivery
+ *	by itself (struct th_eng_ops); NULL: never
+ * @offload_counter: a counter an offloaded chain waits on changed
+ * @offload_disarm: an offloaded chain left its pending list
  * @arg: the network's, passed to every hook
  */
 struct th_ipf_net {
@@ -53,6 +57,13 @@ struct th_ipf_net {
 	void (*mr_free)(void *arg, void *priv);
 	void (*chain_posted)(void *arg, struct th_eng_vport *ev,
 			     const struct th_nic_desc *descs, u32 n);
+	bool (*offload_arm)(void *arg, struct th_eng_chain *chain,
+			    struct th_eng_vport *ev, u32 ct, u64 threshold,
+			    u64 success, const struct th_nic_desc *first);
+	void (*offload_counter)(void *arg, struct th_eng_vport *ev, u32 ct,
+				u64 success, u64 failure);
+	void (*offload_disarm)(void *arg, struct th_eng_chain *chain,
+			       int status);
 	void *arg;
 };
 

@@ -39,19 +39,11 @@ static int th_ofi_err(ssize_t ret)
 }
 
 /*
- * Open the fabric, domain and endpoint of provider @prov ("tcp;ofi_rxm"
- * and the like).  What the library needs: messages and RMA with remote CQ
- * data on reliable datagrams, thread safety; the memory registration
- * modes it handles (virtual addresses, allocated memory, its own keys).
+ * What fi_getinfo() offers of provider @prov with the library's needs,
+ * plus triggered operations if @trigger.
  */
-int th_ofi_net_open(struct th_ofi *o, const char *prov)
+static int th_ofi_getinfo(struct th_ofi *o, const char *prov, bool trigger)
 {
-	struct fi_cq_attr cqa = {
-		.format = FI_CQ_FORMAT_DATA,
-		.wait_obj = FI_WAIT_UNSPEC,
-		.size = 4096,
-	};
-	struct fi_av_attr ava = { .type = FI_AV_TABLE };
 	struct fi_info *hints = fi_allocinfo();
 	int ret;
 
@@ -60,6 +52,8 @@ int th_ofi_net_open(struct th_ofi *o, const char *prov)
 	hints->ep_attr->type = FI_EP_RDM;
 	hints->caps = FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ |
 		      FI_REMOTE_WRITE;
+	if (trigger)
+		hints->caps |= FI_TRIGGER;
 	hints->mode = FI_CONTEXT | FI_CONTEXT2;
 	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
 				      FI_MR_PROV_KEY;
@@ -69,6 +63,39 @@ int th_ofi_net_open(struct th_ofi *o, const char *prov)
 	fi_freeinfo(hints);
 	if (ret)
 		return ret == -FI_ENODATA ? -ENODEV : th_ofi_err(ret);
+	return 0;
+}
+
+/*
+ * Open the fabric, domain and endpoint of provider @prov ("tcp;ofi_rxm"
+ * and the like).  What the library needs: messages and RMA with remote CQ
+ * data on reliable datagrams, thread safety; the memory registration
+ * modes it handles (virtual addresses, allocated memory, its own keys).
+ * Triggered operations (@trigger, trigger.c) are asked for first unless
+ * off, and are then used if offered; when required they must be.
+ */
+int th_ofi_net_open(struct th_ofi *o, const char *prov,
+		    enum th_ofi_trigger_mode trigger)
+{
+	struct fi_cq_attr cqa = {
+		.format = FI_CQ_FORMAT_DATA,
+		.wait_obj = FI_WAIT_UNSPEC,
+		.size = 4096,
+	};
+	struct fi_av_attr ava = { .type = FI_AV_TABLE };
+	int ret = -ENODEV;
+
+	if (trigger != TH_OFI_TRIGGER_OFF)
+		ret = th_ofi_getinfo(o, prov, true);
+	if (ret == -ENODEV && trigger == TH_OFI_TRIGGER_ON)
+		fprintf(stderr, "libthverbs: ofi rank %u: TH_OFI_TRIGGER=1, but libfabric's %s offers no FI_TRIGGER\n",
+			o->rank, prov);
+	if (ret == -ENODEV && trigger != TH_OFI_TRIGGER_ON)
+		ret = th_ofi_getinfo(o, prov, false);
+	if (ret)
+		return ret;
+	o->trigger = trigger != TH_OFI_TRIGGER_OFF &&
+		     (o->info->caps & FI_TRIGGER);
 	/* a write's remote CQ data names the target's hold: 8 bytes */
 	if (o->info->domain_attr->cq_data_size < sizeof(u64))
 		return -ENODEV;
@@ -366,6 +393,7 @@ static void *th_ofi_progress(void *arg)
 			th_ofi_complete(o, &e[i]);
 		th_ofi_backlog_run(o);
 		th_ofi_orphans_end(o);
+		th_ofi_trig_kick(o);
 		now = th_ofi_now_ns();
 		if (now >= next_expire || n == -FI_EAGAIN) {
 			th_ofi_expire(o);

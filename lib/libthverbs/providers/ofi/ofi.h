@@ -24,6 +24,7 @@
 
 #include <pthread.h>
 #include <rdma/fabric.h>
+#include <rdma/fi_trigger.h>
 
 #include "inproc.h"
 
@@ -101,6 +102,8 @@ enum th_ofi_ctx_kind {
 /**
  * struct th_ofi_xfer - one libfabric operation in flight
  * @fctx: libfabric's
+ * @tctx: a triggered send's: the counter and threshold it waits for
+ *	(trigger.c); libfabric completes it with this context too
  * @kind: enum th_ofi_ctx_kind
  * @peer: the rank it goes to
  * @op: the operation it serves (struct th_ofi_op id), or 0
@@ -113,10 +116,14 @@ enum th_ofi_ctx_kind {
  * @raddr: RMA: the target address libfabric takes
  * @fikey: RMA: the target's libfabric key
  * @data: RMA write: the remote CQ data
+ * @trig: a triggered send: its slot in struct th_ofi.trig, plus one
  * @buf: TX: the message; RX: the receive buffer
  */
 struct th_ofi_xfer {
-	struct fi_context2 fctx;
+	union {
+		struct fi_context2 fctx;
+		struct fi_triggered_context tctx;
+	};
 	u8 kind;
 	u32 peer;
 	u64 op;
@@ -129,6 +136,7 @@ struct th_ofi_xfer {
 	u64 raddr;
 	u64 fikey;
 	u64 data;
+	u64 trig;
 	u8 buf[];
 };
 
@@ -138,6 +146,7 @@ enum th_ofi_op_state {
 	TH_OFI_OP_SENT,		/* a message out, its answer awaited */
 	TH_OFI_OP_RESOLVING,	/* RESOLVE out */
 	TH_OFI_OP_RMA,		/* the write or read posted */
+	TH_OFI_OP_ARMED,	/* a triggered send, its chain still pending */
 };
 
 /**
@@ -151,6 +160,8 @@ enum th_ofi_op_state {
  * @hold: RMA: the target's hold
  * @status: with @deadline 0: the operation ended with it, for the
  *	progress thread to report
+ * @answered: TH_OFI_OP_ARMED: the answer (@status) came before the
+ *	engine said the chain fired; it is reported once it has
  */
 struct th_ofi_op {
 	struct th_eng_chain *chain;
@@ -161,6 +172,49 @@ struct th_ofi_op {
 	u64 deadline;
 	u64 hold;
 	int status;
+	bool answered;
+};
+
+/* Triggered sends waiting or in flight at once; past it, chains wait in software. */
+#define TH_OFI_MAX_TRIGGERED	256
+
+/* struct th_ofi_trig.state */
+enum th_ofi_trig_state {
+	TH_OFI_TRIG_FREE,
+	TH_OFI_TRIG_ARMED,	/* waits in libfabric for its counter */
+	TH_OFI_TRIG_GONE,	/* sent (or dropped): its completion awaited */
+};
+
+/**
+ * struct th_ofi_trig - a chain's first delivery, waiting in libfabric
+ * @state: enum th_ofi_trig_state
+ * @cntr: the libfabric counter it waits on, kept for the slot's next use
+ * @x: the message (and its triggered context)
+ * @chain: while armed, the engine's chain
+ * @ev: while armed, the chain's vport
+ * @ct: the engine counter the chain waits on, which @cntr mirrors
+ * @threshold: its threshold
+ * @op: the delivery's operation (struct th_ofi_op id)
+ * @completed: libfabric completed the send (and @x is freed) before the
+ *	engine said the chain fired
+ */
+struct th_ofi_trig {
+	u8 state;
+	struct fid_cntr *cntr;
+	struct th_ofi_xfer *x;
+	struct th_eng_chain *chain;
+	struct th_eng_vport *ev;
+	u32 ct;
+	u64 threshold;
+	u64 op;
+	bool completed;
+};
+
+/* TH_OFI_TRIGGER: whether chains may wait in libfabric (trigger.c) */
+enum th_ofi_trigger_mode {
+	TH_OFI_TRIGGER_AUTO,	/* if the provider offers FI_TRIGGER */
+	TH_OFI_TRIGGER_OFF,
+	TH_OFI_TRIGGER_ON,	/* required: the job fails without it */
 };
 
 /**
@@ -238,6 +292,14 @@ struct th_ofi_watch {
  * @tx_inflight: transfers handed to libfabric or queued, not yet completed
  * @hellos: HELLOs of the boot whose send completed (or failed: @hello_err)
  * @hello_err: the first HELLO's failure
+ * @trigger: chains' first deliveries may wait in libfabric (FI_TRIGGER)
+ * @trig_lock: protects @trig and the counts below; taken under an engine
+ *	vport's lock, and before @lock
+ * @trig: triggered sends, by slot
+ * @trig_armed: sends handed to libfabric to wait for their counter
+ * @trig_sent: of those, sent by libfabric when the counter got there
+ * @trig_dropped: of those, dropped because their chain would not run
+ * @trig_software: chains that qualified but found no free slot
  */
 struct th_ofi {
 	struct th_ipf *ipf;
@@ -276,10 +338,18 @@ struct th_ofi {
 	u32 tx_inflight;
 	u32 hellos;
 	int hello_err;
+	bool trigger;
+	pthread_mutex_t trig_lock;
+	struct th_ofi_trig trig[TH_OFI_MAX_TRIGGERED];
+	u64 trig_armed;
+	u64 trig_sent;
+	u64 trig_dropped;
+	u64 trig_software;
 };
 
 /* net.c: libfabric's objects, sending, and the progress thread */
-int th_ofi_net_open(struct th_ofi *o, const char *prov);
+int th_ofi_net_open(struct th_ofi *o, const char *prov,
+		    enum th_ofi_trigger_mode trigger);
 int th_ofi_net_name(struct th_ofi *o, void *name, size_t *len);
 int th_ofi_net_peers(struct th_ofi *o, const u8 *names, size_t stride);
 int th_ofi_net_start(struct th_ofi *o);
@@ -295,6 +365,11 @@ int th_ofi_net_mr_reg(struct th_ofi *o, void *addr, u64 len, u32 access,
 		  struct fid_mr **mr);
 
 /* wire.c: the deliveries, both ends */
+u64 th_ofi_id(u32 gen, u32 slot);
+int th_ofi_op_alloc_locked(struct th_ofi *o);
+int th_ofi_op_find_locked(struct th_ofi *o, u64 id, u8 state);
+void th_ofi_hdr_init(struct th_ofi *o, struct th_ofi_hdr *h, u8 type,
+		     const struct th_eng_remote_op *op, u64 id);
 void th_ofi_remote_post(void *arg, struct th_eng_chain *chain,
 			const struct th_eng_remote_op *op);
 void th_ofi_remote_fail_ct(void *arg, const void *domain, u32 node, u32 vport,
@@ -310,6 +385,18 @@ void th_ofi_chain_posted(void *arg, struct th_eng_vport *ev,
 void th_ofi_orphans_end(struct th_ofi *o);
 void th_ofi_watch_forget(struct th_ofi *o, u32 vport);
 void th_ofi_ping(struct th_ofi *o);
+
+/* trigger.c: chains' first deliveries as libfabric triggered sends */
+bool th_ofi_offload_arm(void *arg, struct th_eng_chain *chain,
+			struct th_eng_vport *ev, u32 ct, u64 threshold,
+			u64 success, const struct th_nic_desc *first);
+void th_ofi_offload_counter(void *arg, struct th_eng_vport *ev, u32 ct,
+			    u64 success, u64 failure);
+void th_ofi_offload_disarm(void *arg, struct th_eng_chain *chain, int status);
+void th_ofi_trig_done(struct th_ofi *o, u32 slot);
+void th_ofi_trig_kick(struct th_ofi *o);
+void th_ofi_trig_close(struct th_ofi *o);
+void th_ofi_trig_report(struct th_ofi *o);
 
 /* provider.c */
 struct th_ofi *th_ofi_get(void);

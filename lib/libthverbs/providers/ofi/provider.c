@@ -79,11 +79,38 @@ static int th_ofi_timeout(u64 *ns)
 	return 0;
 }
 
+/*
+ * TH_OFI_TRIGGER: "auto" (the default) lets chains wait in libfabric when
+ * the provider offers triggered operations, "1" requires it (the job fails
+ * without), "0" keeps every chain in the engine.
+ */
+static int th_ofi_trigger_mode(enum th_ofi_trigger_mode *mode)
+{
+	const char *env = getenv("TH_OFI_TRIGGER");
+	static bool said;
+
+	*mode = TH_OFI_TRIGGER_AUTO;
+	if (!env || !*env || !strcmp(env, "auto"))
+		return 0;
+	if (!strcmp(env, "0")) {
+		*mode = TH_OFI_TRIGGER_OFF;
+		return 0;
+	}
+	if (!strcmp(env, "1")) {
+		*mode = TH_OFI_TRIGGER_ON;
+		return 0;
+	}
+	th_env_complain(&said, "TH_OFI_TRIGGER", env, "0, 1 or auto (default auto)");
+	return -EINVAL;
+}
+
 static void th_ofi_free(struct th_ofi *o)
 {
 	th_ofi_net_close(o);
+	th_ofi_trig_close(o);
 	if (o->ipf)
 		th_ipf_destroy(o->ipf);
+	pthread_mutex_destroy(&o->trig_lock);
 	pthread_mutex_destroy(&o->lock);
 	free(o->ops);
 	free(o->holds);
@@ -95,12 +122,15 @@ static void th_ofi_atexit(void)
 {
 	struct th_ofi *o = th_ofi_get();
 
-	if (o)
+	if (o) {
 		th_ofi_net_quiesce(o);
+		th_ofi_trig_report(o);
+	}
 }
 
 /* One rank's endpoint, and the bootstrap round that joins them. */
-static int th_ofi_join(struct th_ofi *o, struct th_boot *b)
+static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
+		       enum th_ofi_trigger_mode trigger)
 {
 	struct th_ofi_boot_rec mine = { .version = TH_OFI_WIRE_VERSION };
 	struct th_ofi_boot_rec *all;
@@ -111,7 +141,7 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b)
 
 	if (!prov || !*prov)
 		prov = TH_OFI_DEFAULT_PROV;
-	ret = th_ofi_net_open(o, prov);
+	ret = th_ofi_net_open(o, prov, trigger);
 	if (ret)
 		return ret;
 	ret = th_ofi_net_name(o, mine.name, &len);
@@ -149,6 +179,7 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b)
  */
 int th_ofi_boot(struct th_boot *b)
 {
+	enum th_ofi_trigger_mode trigger;
 	struct th_eng_limits lim;
 	struct th_ofi *o;
 	u64 all;
@@ -160,6 +191,7 @@ int th_ofi_boot(struct th_boot *b)
 	if (!o)
 		return -ENOMEM;
 	pthread_mutex_init(&o->lock, NULL);
+	pthread_mutex_init(&o->trig_lock, NULL);
 	th_list_init(&o->backlog);
 	th_list_init(&o->orphans);
 	o->rank = th_boot_rank(b);
@@ -170,13 +202,18 @@ int th_ofi_boot(struct th_boot *b)
 		.remote_fail_ct = th_ofi_remote_fail_ct,
 		.mr_free = th_ofi_mr_free,
 		.chain_posted = th_ofi_chain_posted,
+		.offload_arm = th_ofi_offload_arm,
+		.offload_counter = th_ofi_offload_counter,
+		.offload_disarm = th_ofi_offload_disarm,
 		.arg = o,
 	};
 	o->verbose = getenv("TH_OFI_VERBOSE") &&
 		     !strcmp(getenv("TH_OFI_VERBOSE"), "1");
 	ret = th_ofi_timeout(&o->timeout_ns);
 	if (!ret)
-		ret = th_ofi_join(o, b);
+		ret = th_ofi_trigger_mode(&trigger);
+	if (!ret)
+		ret = th_ofi_join(o, b, trigger);
 	if (ret)
 		goto err;
 

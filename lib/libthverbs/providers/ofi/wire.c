@@ -37,7 +37,7 @@ static const u8 *th_ofi_token(const void *domain)
 	return ((const struct th_ipf_domain *)domain)->token;
 }
 
-static u64 th_ofi_id(u32 gen, u32 slot)
+u64 th_ofi_id(u32 gen, u32 slot)
 {
 	return (u64)gen << 32 | (slot + 1);
 }
@@ -50,7 +50,7 @@ static struct th_eng *th_ofi_eng(struct th_ofi *o)
 /* ---- the initiator's slots -------------------------------------------- */
 
 /* A free slot for @chain's delivery, under the lock; -1 if none. */
-static int th_ofi_op_alloc_locked(struct th_ofi *o)
+int th_ofi_op_alloc_locked(struct th_ofi *o)
 {
 	struct th_ofi_op *ops;
 	u32 i, n;
@@ -71,7 +71,7 @@ static int th_ofi_op_alloc_locked(struct th_ofi *o)
 }
 
 /* The slot of live operation @id in state @state (0: any); -1 if none. */
-static int th_ofi_op_find_locked(struct th_ofi *o, u64 id, u8 state)
+int th_ofi_op_find_locked(struct th_ofi *o, u64 id, u8 state)
 {
 	u32 slot = (u32)id - 1;
 
@@ -102,6 +102,15 @@ static void th_ofi_op_end(struct th_ofi *o, u64 id, int status,
 		pthread_mutex_unlock(&o->lock);
 		return;
 	}
+	if (o->ops[slot].state == TH_OFI_OP_ARMED) {
+		/* a triggered send whose chain the engine has not fired yet */
+		if (!o->ops[slot].answered) {
+			o->ops[slot].answered = true;
+			o->ops[slot].status = status;
+		}
+		pthread_mutex_unlock(&o->lock);
+		return;
+	}
 	chain = o->ops[slot].chain;
 	if (data && !status) {
 		if (len == o->ops[slot].rop.len)
@@ -119,8 +128,8 @@ static void th_ofi_op_end(struct th_ofi *o, u64 id, int status,
 }
 
 /* The header of a request for @op from this process. */
-static void th_ofi_hdr_init(struct th_ofi *o, struct th_ofi_hdr *h, u8 type,
-			    const struct th_eng_remote_op *op, u64 id)
+void th_ofi_hdr_init(struct th_ofi *o, struct th_ofi_hdr *h, u8 type,
+		     const struct th_eng_remote_op *op, u64 id)
 {
 	memset(h, 0, sizeof(*h));
 	h->type = type;
@@ -737,7 +746,9 @@ void th_ofi_xfer_done(struct th_ofi *o, struct th_ofi_xfer *x, int status)
 			th_ofi_op_end(o, x->op, 0, NULL, 0);
 		}
 	}
-	if (x->kind != TH_OFI_CTX_RX) {
+	if (x->trig) {
+		th_ofi_trig_done(o, x->trig - 1);
+	} else if (x->kind != TH_OFI_CTX_RX) {
 		pthread_mutex_lock(&o->lock);
 		o->tx_inflight--;
 		pthread_mutex_unlock(&o->lock);
@@ -761,11 +772,20 @@ void th_ofi_peer_dead(struct th_ofi *o, u32 peer, const char *why)
 	pthread_mutex_lock(&o->lock);
 	first = !o->dead[peer];
 	o->dead[peer] = true;
-	for (i = 0; i < o->nops; i++)
-		if (o->ops[i].state != TH_OFI_OP_FREE && o->ops[i].peer == peer) {
-			o->ops[i].status = -ECONNREFUSED;
-			o->ops[i].deadline = 0;
+	for (i = 0; i < o->nops; i++) {
+		if (o->ops[i].state == TH_OFI_OP_FREE || o->ops[i].peer != peer)
+			continue;
+		if (o->ops[i].state == TH_OFI_OP_ARMED) {
+			/* its chain has not fired: it fails once it does */
+			if (!o->ops[i].answered) {
+				o->ops[i].answered = true;
+				o->ops[i].status = -ECONNREFUSED;
+			}
+			continue;
 		}
+		o->ops[i].status = -ECONNREFUSED;
+		o->ops[i].deadline = 0;
+	}
 	pthread_mutex_unlock(&o->lock);
 	if (!first)
 		return;
