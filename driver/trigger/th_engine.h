@@ -212,14 +212,16 @@ struct th_eng_mr_ref {
  *	May be NULL.
  * @offload_arm: @chain of @vp now waits for counter @ct to reach
  *	@threshold (its success value is @success), and its first
- *	descriptor is a WRITE_INLINE to a node elsewhere: the provider may
- *	hand that delivery to its network now, for the network to send by
- *	itself the moment the counter reaches the threshold (a triggered
- *	operation).  True: it took it; from then on every change of @ct
- *	goes to @offload_counter and the chain's leaving its pending list
- *	to @offload_disarm.  Not asked in the timed mode nor while fault
- *	injection is on for the node.  Called under @vp's lock; must not
- *	sleep.  May be NULL.
+ *	descriptor @first is a PUT or a WRITE_INLINE to a node elsewhere:
+ *	the provider may hand that delivery to its network now, for the
+ *	network to send by itself the moment the counter reaches the
+ *	threshold (a triggered operation).  @local: the bytes it sends (a
+ *	PUT's local range, held by the engine until the chain resumes or
+ *	@offload_disarm hands it over).  True: it took it; from then on
+ *	every change of @ct goes to @offload_counter and the chain's leaving
+ *	its pending list to @offload_disarm.  Not asked in the timed mode
+ *	nor while fault injection is on for the node.  Called under @vp's
+ *	lock; must not sleep.  May be NULL.
  * @offload_counter: counter @ct of @vp, which an offloaded chain waits
  *	on, now holds @success and @failure (a non-zero failure value means
  *	no chain on it will run).  Called under @vp's lock, before the
@@ -227,11 +229,15 @@ struct th_eng_mr_ref {
  * @offload_disarm: offloaded @chain left its pending list.  @status 0:
  *	it fired, its delivery was sent when @offload_counter showed the
  *	threshold reached, and it stays parked at its first descriptor, as
- *	after @remote_post, until th_eng_remote_done().  Otherwise it will
- *	not run (cancelled, failed, its vport in the error state or going):
- *	its delivery must never reach the target.  Called under the chain's
- *	vport's lock; must not sleep, nor call th_eng_remote_done() from
- *	inside this call.
+ *	after @remote_post, until th_eng_remote_done().  Otherwise the
+ *	delivery must never reach the target: the chain will not run
+ *	(cancelled, failed, its vport in the error state or going), or
+ *	(-EAGAIN) its local range is being deregistered and the chain waits
+ *	in the engine again.  Then @hold is the range the delivery would
+ *	have read (@hold->mr NULL: none), the provider's to release with
+ *	th_eng_remote_release() once nothing can read it any more.  Called
+ *	under the chain's vport's lock; must not sleep, nor call into the
+ *	engine.
  */
 struct th_eng_ops {
 	struct th_eng_vport *(*vport_get)(void *fabric, u32 node, u32 vport);
@@ -254,11 +260,12 @@ struct th_eng_ops {
 			     const struct th_nic_desc *descs, u32 n);
 	bool (*offload_arm)(void *fabric, struct th_eng_chain *chain,
 			    struct th_eng_vport *vp, u32 ct, u64 threshold,
-			    u64 success, const struct th_nic_desc *first);
+			    u64 success, const struct th_nic_desc *first,
+			    const u8 *local);
 	void (*offload_counter)(void *fabric, struct th_eng_vport *vp, u32 ct,
 				u64 success, u64 failure);
 	void (*offload_disarm)(void *fabric, struct th_eng_chain *chain,
-			       int status);
+			       int status, struct th_eng_mr_ref *hold);
 };
 
 /**

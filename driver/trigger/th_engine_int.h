@@ -164,6 +164,8 @@ void th_remote_offload_arm_locked(struct th_eng_vport *vp,
 				  struct th_eng_chain *chain);
 void th_remote_offload_counter_locked(struct th_eng_vport *vp, u32 idx);
 bool th_remote_offload_disarm_locked(struct th_eng_chain *chain, int status);
+void th_remote_offload_withdraw_locked(struct th_eng_vport *vp,
+				       const struct th_eng_mr *mr);
 
 /* th_mr.c */
 struct th_eng_mr *th_mr_lookup_locked(struct th_eng_vport *vp, u32 lkey);
@@ -174,5 +176,6 @@ int th_mr_allows(const struct th_eng_mr *mr, u32 access, u64 off, u64 len);
 int th_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
 		      u32 access, u64 off, u64 len, struct th_eng_mr_ref *ref);
 void th_mr_put(struct th_eng_mr_ref *ref);
+void th_mr_put_locked(struct th_eng_mr_ref *ref);
 
 #endif /* TH_ENGINE_INT_H */

@@ -135,27 +135,18 @@ static int th_exec_move(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	return 0;
 }
 
-/*
- * A PUT, GET or remote WRITE_INLINE to a node elsewhere: hold the local
- * range (ref[0]) and describe the delivery in chain->rop; the context
- * hands it to the provider (ops->remote_post) once the chain stopped, and
- * th_eng_remote_done() resumes the chain at this descriptor.
- */
-static int th_exec_remote_start(struct th_eng_chain *chain,
-				const struct th_nic_desc *d)
+/* Describe in chain->rop the delivery descriptor @d makes, but its local bytes. */
+static void th_exec_remote_describe(struct th_eng_chain *chain,
+				    const struct th_nic_desc *d)
 {
 	const struct th_nic_desc_xfer *x = &d->xfer;
 	const struct th_nic_desc_inline *w = &d->wr_inline;
 	struct th_eng_remote_op *op = &chain->rop;
-	struct th_eng_vport *vp = chain->vp;
-	struct th_eng_mr_ref *ref = &chain->hold.ref[0];
-	int ret = 0;
 
 	memset(op, 0, sizeof(*op));
 	op->opcode = d->opcode;
-	op->domain = vp->domain;
+	op->domain = chain->vp->domain;
 	op->remote_ct = -1;
-	th_exec_hold_ref(&chain->hold, 0);
 	if (d->opcode == TH_NIC_OP_WRITE_INLINE) {
 		op->node = w->node;
 		op->vport = w->vport;
@@ -173,25 +164,49 @@ static int th_exec_remote_start(struct th_eng_chain *chain,
 		op->len = x->len;
 		if (d->opcode == TH_NIC_OP_PUT && (d->flags & TH_NIC_DF_REMOTE_CT))
 			op->remote_ct = x->remote_ct;
-		ret = th_mr_get(vp, x->lkey, d->opcode == TH_NIC_OP_GET ?
+	}
+}
+
+/*
+ * A PUT, GET or remote WRITE_INLINE to a node elsewhere: hold the local
+ * range (ref[0]) and describe the delivery in chain->rop; the context
+ * hands it to the provider (ops->remote_post) once the chain stopped, and
+ * th_eng_remote_done() resumes the chain at this descriptor.
+ */
+static int th_exec_remote_start(struct th_eng_chain *chain,
+				const struct th_nic_desc *d)
+{
+	const struct th_nic_desc_xfer *x = &d->xfer;
+	struct th_eng_mr_ref *ref = &chain->hold.ref[0];
+	int ret;
+
+	th_exec_remote_describe(chain, d);
+	th_exec_hold_ref(&chain->hold, 0);
+	if (d->opcode != TH_NIC_OP_WRITE_INLINE) {
+		ret = th_mr_get(chain->vp, x->lkey, d->opcode == TH_NIC_OP_GET ?
 				TH_NIC_ACCESS_LOCAL_WRITE : 0, x->loff, x->len,
 				ref);
-		op->local = ref->ptr;
+		if (ret)
+			return ret;
+		chain->rop.local = ref->ptr;
 	}
-	if (ret)
-		return ret;
 	chain->remote = TH_REMOTE_READY;
 	return -EAGAIN;
 }
 
 /*
  * Offloaded @chain fired: the network already sent the delivery of its
- * descriptor @pos (a WRITE_INLINE, which holds no MR), so the chain is
- * parked as if ops->remote_post had taken it.
+ * descriptor @pos (a WRITE_INLINE, or a PUT whose local range was held
+ * when it was armed, in ref[0]), so the chain is parked as if
+ * ops->remote_post had taken it.
  */
 void th_exec_remote_sent(struct th_eng_chain *chain)
 {
-	th_exec_remote_start(chain, &chain->descs[chain->pos]);
+	const struct th_nic_desc *d = &chain->descs[chain->pos];
+
+	th_exec_remote_describe(chain, d);
+	if (d->opcode == TH_NIC_OP_PUT)
+		chain->rop.local = chain->hold.ref[0].ptr;
 	chain->remote = TH_REMOTE_POSTED;
 }
 

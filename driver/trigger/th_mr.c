@@ -135,6 +135,8 @@ int th_eng_mr_dereg(struct th_eng_vport *vp, u32 lkey)
 	if (mr) {
 		mr->dying = true;
 		w.slot = mr - vp->mrs;
+		/* chains that would send from it wait in the engine again */
+		th_remote_offload_withdraw_locked(vp, mr);
 	}
 	th_unlock(&vp->lock);
 	if (!mr)
@@ -212,12 +214,20 @@ int th_mr_get(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off, u64 len,
 	return ret;
 }
 
+void th_mr_put_locked(struct th_eng_mr_ref *ref)
+	__must_hold(&ref->vp->lock)
+{
+	struct th_eng_vport *vp = ref->vp;
+
+	if (!--ref->mr->inflight && (ref->mr->dying || vp->dead))
+		vp->eng->ops->wake(vp);
+}
+
 void th_mr_put(struct th_eng_mr_ref *ref)
 {
 	struct th_eng_vport *vp = ref->vp;
 
 	th_lock(&vp->lock);
-	if (!--ref->mr->inflight && (ref->mr->dying || vp->dead))
-		vp->eng->ops->wake(vp);
+	th_mr_put_locked(ref);
 	th_unlock(&vp->lock);
 }

@@ -116,16 +116,22 @@ bool th_remote_node(struct th_eng_vport *vp, u32 node)
 
 /*
  * Offloaded chains (ops->offload_arm).  A pending chain whose first
- * descriptor is a WRITE_INLINE to a node elsewhere may wait in the
- * provider's network instead, which sends the delivery by itself the
- * moment the chain's counter reaches its threshold (libfabric's
- * triggered operations).  The engine still owns the counter and the
- * chain: it shows the network every change of the counter, and when the
- * chain leaves its pending list it says whether the chain fired (the
- * delivery went; the chain is parked as after ops->remote_post) or will
- * not run (the network drops the delivery).  Only inline data qualifies:
- * a PUT's or a GET's local range is resolved when the chain runs, and a
- * deregistration before then must fail the chain, not be read from.
+ * descriptor is a PUT or a WRITE_INLINE to a node elsewhere may wait in
+ * the provider's network instead, which sends the delivery by itself the
+ * moment the chain's counter reaches its threshold (libfabric's triggered
+ * operations).  The engine still owns the counter and the chain: it shows
+ * the network every change of the counter, and when the chain leaves its
+ * pending list it says whether the chain fired (the delivery went; the
+ * chain is parked as after ops->remote_post) or will not run (the network
+ * drops the delivery).
+ *
+ * A PUT's local range is held from the arming on, so that the network
+ * may read it when it sends: the checks the chain would meet when it runs
+ * are made then (a range that fails them leaves the chain to the engine,
+ * which fails it when it runs, as before).  Deregistering the region
+ * withdraws the offload (th_remote_offload_withdraw_locked()), so that
+ * the chain fails when it runs as it would have.  GET is not offered: its
+ * bytes land when the answer comes, which is the engine's part anyway.
  * Neither the timed mode nor fault injection, which act on a delivery as
  * it leaves, is offered: both stay with the engine.
  */
@@ -135,18 +141,43 @@ void th_remote_offload_arm_locked(struct th_eng_vport *vp,
 {
 	const struct th_eng_ops *ops = vp->eng->ops;
 	const struct th_nic_desc *d = &chain->descs[0];
+	struct th_eng_mr_ref *ref = &chain->hold.ref[0];
+	const u8 *local;
+	struct th_eng_mr *mr;
+	u32 node;
 
 	if (!ops->offload_arm || vp->eng->timing || vp->ct_time ||
-	    th_read_once(vp->eng->nodes[vp->node].faulty) ||
-	    d->opcode != TH_NIC_OP_WRITE_INLINE ||
-	    !(d->flags & TH_NIC_DF_REMOTE) ||
-	    !th_remote_node(vp, d->wr_inline.node))
+	    th_read_once(vp->eng->nodes[vp->node].faulty))
 		return;
+	if (d->opcode == TH_NIC_OP_WRITE_INLINE &&
+	    (d->flags & TH_NIC_DF_REMOTE)) {
+		node = d->wr_inline.node;
+		local = d->wr_inline.data;
+	} else if (d->opcode == TH_NIC_OP_PUT) {
+		node = d->xfer.node;
+		local = NULL;
+	} else {
+		return;
+	}
+	if (!th_remote_node(vp, node))
+		return;
+	if (!local) {
+		mr = th_mr_lookup_locked(vp, d->xfer.lkey);
+		if (!mr || th_mr_hold_locked(vp, mr, 0, d->xfer.loff,
+					     d->xfer.len, ref))
+			return;
+		chain->hold.nref = 1;
+		local = ref->ptr;
+	}
 	if (ops->offload_arm(vp->eng->fabric, chain, vp, chain->trig_ct,
 			     chain->threshold, vp->cts[chain->trig_ct].success,
-			     d)) {
+			     d, local)) {
 		chain->offloaded = true;
 		vp->offloaded++;
+	} else if (ref->mr) {
+		th_mr_put_locked(ref);
+		ref->mr = NULL;
+		chain->hold.nref = 0;
 	}
 }
 
@@ -161,21 +192,52 @@ void th_remote_offload_counter_locked(struct th_eng_vport *vp, u32 idx)
 }
 
 /*
- * Offloaded @chain leaves its pending list with @status.  True when it
- * fired: its delivery is out, and the chain is the provider's until
- * th_eng_remote_done().
+ * Offloaded @chain leaves its pending list with @status (or, -EAGAIN,
+ * stays on it in the engine's hands).  True when it fired: its delivery
+ * is out, and the chain is the provider's until th_eng_remote_done().
+ * Otherwise the local range the delivery would have read goes to the
+ * provider, which releases it once the network let go of the message.
  */
 bool th_remote_offload_disarm_locked(struct th_eng_chain *chain, int status)
 	__must_hold(&chain->vp->lock)
 {
 	struct th_eng_vport *vp = chain->vp;
+	struct th_eng_mr_ref hold = { 0 };
 
 	chain->offloaded = false;
 	vp->offloaded--;
-	if (!status)
+	if (!status) {
 		th_exec_remote_sent(chain);
-	vp->eng->ops->offload_disarm(vp->eng->fabric, chain, status);
+	} else if (chain->hold.ref[0].mr) {
+		hold = chain->hold.ref[0];
+		chain->hold.ref[0].mr = NULL;
+		chain->hold.nref = 0;
+	}
+	vp->eng->ops->offload_disarm(vp->eng->fabric, chain, status, &hold);
 	return !status;
+}
+
+/*
+ * Region @mr is being deregistered: offloaded chains that would send
+ * from it go back to the engine, still pending, and fail when they run
+ * (the key no longer resolves), as they would have without the offload.
+ */
+void th_remote_offload_withdraw_locked(struct th_eng_vport *vp,
+				       const struct th_eng_mr *mr)
+	__must_hold(&vp->lock)
+{
+	struct th_eng_chain *chain;
+	struct th_list *pos;
+	u32 ct;
+
+	for (ct = 0; vp->offloaded && ct < vp->eng->lim.max_counters; ct++) {
+		for (pos = vp->pending[ct].next; pos != &vp->pending[ct];
+		     pos = pos->next) {
+			chain = th_eng_chain_from_node(pos);
+			if (chain->offloaded && chain->hold.ref[0].mr == mr)
+				th_remote_offload_disarm_locked(chain, -EAGAIN);
+		}
+	}
 }
 
 /**

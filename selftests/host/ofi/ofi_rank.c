@@ -25,6 +25,8 @@
 #define CT_TRIG		4	/* the initiator's: triggers it advances */
 #define CT_FAILS	5	/* the initiator's: a trigger it fails */
 #define CT_GONE		6	/* the target's: a cancelled chain's */
+#define CT_Q		7	/* the initiator's: a trigger it advances late */
+#define CT_QGONE	8	/* the target's: the withdrawn chain's */
 
 static int g_rank;
 static const char *g_case;
@@ -360,74 +362,127 @@ static int post_inline_at(struct rank_env *e, uint16_t ct, uint64_t at,
 	return post(e, c);
 }
 
+/* Post a PUT of SMALL bytes from @mr at @loff to @off of the peer (@rct) when @ct reaches @at. */
+static int post_put_at(struct rank_env *e, const struct th_mr *mr,
+		       uint64_t loff, uint16_t ct, uint64_t at, uint64_t off,
+		       int rct)
+{
+	struct th_remote to = e->peer;
+	struct th_chain *c = th_chain_create();
+
+	to.off = off;
+	th_chain_trigger(c, ct, at, off);
+	th_chain_put(c, mr, loff, &to, SMALL, rct, TH_CHAIN_SIGNAL);
+	return post(e, c);
+}
+
+/* Rank 0's next completion has status @want. */
+static int expect_cqe(struct rank_env *e, const char *what, int want)
+{
+	int status;
+
+	if (cq_status(e, &status))
+		return fail("%s: no completion", what);
+	if (status != want)
+		return fail("%s: completion %d, want %d", what, status, want);
+	return 0;
+}
+
 /*
- * Chains whose first descriptor is a remote WRITE_INLINE, waiting on a
- * counter (test_ofi runs this on the sockets provider with FI_TRIGGER):
- * A goes when its counter gets there, and not before; B, cancelled, and
- * C, whose counter fails, never reach the target, even once their
- * counters pass the threshold (each one's failure travels on to the
- * counter it names there, as ABI.md says); D, posted last, goes at once
- * and marks the end of what rank 1 may receive.  E is still pending when
- * the vport is destroyed at exit, which drops it too.
+ * Chains that begin with a delivery to the other rank, waiting on a
+ * counter (test_ofi runs this on the sockets provider with FI_TRIGGER,
+ * where they wait in libfabric, and without).  A (WRITE_INLINE) and P
+ * (PUT) go when their counter gets there, and not before.  B, cancelled,
+ * C, whose counter fails, and Q, whose source region is deregistered,
+ * never reach the target, even once their counters pass the threshold;
+ * each one's failure travels on to the counter it names there, as ABI.md
+ * says (Q fails with -EACCES when it runs, as on the module).  D, posted
+ * last, goes at once and marks the end of what rank 1 may receive.  E is
+ * still pending when the vport is destroyed at exit, which drops it too.
  */
 static int case_triggered(struct rank_env *e)
 {
 	static const char a[16] = "A: triggered", b[16] = "B: cancelled",
 			  c[16] = "C: failed", d[16] = "D: the last";
-	static const uint8_t zero[16];
-	int ret, status;
+	static const uint8_t zero[SMALL];
+	struct th_mr *qmr;
+	uint8_t *qbuf;
 	uint64_t v, f;
+	size_t i;
+	int ret;
 
 	if (g_rank == 1) {
 		if (th_boot_barrier(e->boot))
 			return fail("barrier");
-		/* two of A's three increments done: nothing may be here */
+		/* two of A's and P's three increments done: nothing is here */
 		if (th_ct_read(e->vp, CT_DATA, &v, &f) || v || f)
 			return fail("data before its trigger (counter %llu)",
 				    (unsigned long long)v);
 		if (th_boot_barrier(e->boot))
 			return fail("barrier");
-		ret = th_ct_wait(e->vp, CT_DATA, 2, 20 * SEC);
+		ret = th_ct_wait(e->vp, CT_DATA, 3, 20 * SEC);
 		if (ret)
 			return fail("counter: %s", strerror(-ret));
 		if (memcmp(e->buf, a, 16) || memcmp(e->buf + 48, d, 16))
 			return fail("A's or D's bytes differ");
-		/* B at 16 and C at 32 must never have come */
-		if (memcmp(e->buf + 16, zero, 16) || memcmp(e->buf + 32, zero, 16))
+		for (i = 0; i < SMALL; i++)
+			if (e->buf[256 + i] != pattern(i, 3))
+				return fail("P's byte %zu is %u", i, e->buf[256 + i]);
+		/* B at 16, C at 32 and Q at 512 must never have come */
+		if (memcmp(e->buf + 16, zero, 16) || memcmp(e->buf + 32, zero, 16) ||
+		    memcmp(e->buf + 512, zero, SMALL))
 			return fail("a dropped chain's bytes arrived");
-		if (th_ct_read(e->vp, CT_DATA, &v, &f) || v != 2 || f)
-			return fail("counter %llu, want 2", (unsigned long long)v);
+		if (th_ct_read(e->vp, CT_DATA, &v, &f) || v != 3 || f)
+			return fail("counter %llu, want 3", (unsigned long long)v);
 		if (th_ct_read(e->vp, CT_NEVER, &v, &f) || v || f != 1 ||
-		    th_ct_read(e->vp, CT_GONE, &v, &f) || v || f != 1)
-			return fail("B's or C's counter not failed alone");
+		    th_ct_read(e->vp, CT_GONE, &v, &f) || v || f != 1 ||
+		    th_ct_read(e->vp, CT_QGONE, &v, &f) || v || f != 1)
+			return fail("B's, C's or Q's counter not failed alone");
 		return th_boot_barrier(e->boot) ? fail("barrier") : 0;
 	}
+	for (i = 0; i < SMALL; i++)
+		e->buf[1024 + i] = pattern(i, 3);
+	qbuf = malloc(SMALL);
+	if (!qbuf)
+		return fail("malloc");
+	memset(qbuf, 0x99, SMALL);
+	qmr = th_mr_reg(e->vp, qbuf, SMALL, 0);
+	if (!qmr)
+		return fail("MR: %s", strerror(errno));
 	if (post_inline_at(e, CT_TRIG, 3, 0, a, CT_DATA) ||
+	    post_put_at(e, e->mr, 1024, CT_TRIG, 3, 256, CT_DATA) ||
 	    post_inline_at(e, CT_TRIG, 5, 16, b, CT_GONE) ||
-	    post_inline_at(e, CT_FAILS, 1, 32, c, CT_NEVER))
+	    post_inline_at(e, CT_FAILS, 1, 32, c, CT_NEVER) ||
+	    post_put_at(e, qmr, 0, CT_Q, 1, 512, CT_QGONE))
 		return fail("post");
+	/* Q's source goes: it waits in the engine again, and fails there */
+	if (th_mr_dereg(qmr))
+		return fail("dereg");
+	th_ct_inc(e->vp, CT_Q, 1);
+	if (expect_cqe(e, "Q", -EACCES))
+		return 1;
+	free(qbuf);
 	th_ct_inc(e->vp, CT_TRIG, 1);
 	th_ct_inc(e->vp, CT_TRIG, 1);
 	/* rank 1 looks between the two barriers */
 	if (th_boot_barrier(e->boot) || th_boot_barrier(e->boot))
 		return fail("barrier");
 	th_ct_inc(e->vp, CT_TRIG, 1);
-	if (cq_status(e, &status) || status)
-		return fail("A: no completion, or status %d", status);
+	if (expect_cqe(e, "A", 0) || expect_cqe(e, "P", 0))
+		return 1;
 	th_ct_fail(e->vp, CT_FAILS, 1);
-	if (cq_status(e, &status) || status != -EIO)
-		return fail("C: no completion, or status %d", status);
+	if (expect_cqe(e, "C", -EIO))
+		return 1;
 	if (th_cancel(e->vp, 16) != 1)
 		return fail("B: not cancelled");
-	if (cq_status(e, &status) || status != -ECANCELED)
-		return fail("B: no completion, or status %d", status);
+	if (expect_cqe(e, "B", -ECANCELED))
+		return 1;
 	/* past both thresholds now: still nothing may go */
 	th_ct_inc(e->vp, CT_TRIG, 10);
 	th_ct_inc(e->vp, CT_FAILS, 10);
-	if (post_inline_at(e, CT_TRIG, 0, 48, d, CT_DATA))
-		return fail("post D");
-	if (cq_status(e, &status) || status)
-		return fail("D: no completion, or status %d", status);
+	if (post_inline_at(e, CT_TRIG, 0, 48, d, CT_DATA) ||
+	    expect_cqe(e, "D", 0))
+		return 1;
 	if (post_inline_at(e, CT_TRIG, 100, 64, d, -1))
 		return fail("post E");
 	return th_boot_barrier(e->boot) ? fail("barrier") : 0;

@@ -228,10 +228,11 @@ static int run_triggered(const char *prov, const char *mode, char *out,
 }
 
 /*
- * On sockets, which offers FI_TRIGGER, rank 0's four chains that begin
- * with a remote WRITE_INLINE wait in libfabric: one is sent by it when
- * its counter gets there, three are dropped (cancelled, failed, pending
- * at exit), and the target sees exactly what the case checks.
+ * On sockets, which offers FI_TRIGGER, rank 0's six chains that begin
+ * with a remote WRITE_INLINE or PUT wait in libfabric: two are sent by it
+ * when their counter gets there, four are dropped (cancelled, failed,
+ * source deregistered, pending at exit), and the target sees exactly what
+ * the case checks.
  */
 TEST(triggered_sends_wait_in_libfabric_on_sockets)
 {
@@ -240,7 +241,7 @@ TEST(triggered_sends_wait_in_libfabric_on_sockets)
 	EXPECT_EQ(0, run_triggered("sockets", "1", out, sizeof(out)));
 	TH_LOG("%s", out);
 	EXPECT_EQ(1, count_lines(out, "libthverbs: ofi rank 0: triggered sends: ",
-				 "4 armed, 1 sent by libfabric, 3 dropped, 0 left to software"));
+				 "6 armed, 2 sent by libfabric, 4 dropped, 0 left to software"));
 	EXPECT_EQ(1, count_lines(out, "libthverbs: ofi rank 1: triggered sends: ",
 				 "0 armed"));
 }

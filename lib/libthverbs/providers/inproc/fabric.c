@@ -404,13 +404,14 @@ static void th_ipf_chain_posted(void *fabric, struct th_eng_vport *ev,
 
 static bool th_ipf_offload_arm(void *fabric, struct th_eng_chain *chain,
 			       struct th_eng_vport *ev, u32 ct, u64 threshold,
-			       u64 success, const struct th_nic_desc *first)
+			       u64 success, const struct th_nic_desc *first,
+			       const u8 *local)
 {
 	const struct th_ipf_net *net = ((struct th_ipf *)fabric)->net;
 
 	return net->offload_arm &&
 	       net->offload_arm(net->arg, chain, ev, ct, threshold, success,
-				first);
+				first, local);
 }
 
 static void th_ipf_offload_counter(void *fabric, struct th_eng_vport *ev,
@@ -422,11 +423,11 @@ static void th_ipf_offload_counter(void *fabric, struct th_eng_vport *ev,
 }
 
 static void th_ipf_offload_disarm(void *fabric, struct th_eng_chain *chain,
-				  int status)
+				  int status, struct th_eng_mr_ref *hold)
 {
 	const struct th_ipf_net *net = ((struct th_ipf *)fabric)->net;
 
-	net->offload_disarm(net->arg, chain, status);
+	net->offload_disarm(net->arg, chain, status, hold);
 }
 
 static const struct th_eng_ops th_ipf_net_ops = {

@@ -59,11 +59,12 @@ struct th_ipf_net {
 			     const struct th_nic_desc *descs, u32 n);
 	bool (*offload_arm)(void *arg, struct th_eng_chain *chain,
 			    struct th_eng_vport *ev, u32 ct, u64 threshold,
-			    u64 success, const struct th_nic_desc *first);
+			    u64 success, const struct th_nic_desc *first,
+			    const u8 *local);
 	void (*offload_counter)(void *arg, struct th_eng_vport *ev, u32 ct,
 				u64 success, u64 failure);
 	void (*offload_disarm)(void *arg, struct th_eng_chain *chain,
-			       int status);
+			       int status, struct th_eng_mr_ref *hold);
 	void *arg;
 };
 

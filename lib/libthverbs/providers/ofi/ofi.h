@@ -197,6 +197,8 @@ enum th_ofi_trig_state {
  * @op: the delivery's operation (struct th_ofi_op id)
  * @completed: libfabric completed the send (and @x is freed) before the
  *	engine said the chain fired
+ * @hold: a dropped PUT's local range, which libfabric may still read:
+ *	released when the message completes
  */
 struct th_ofi_trig {
 	u8 state;
@@ -208,6 +210,7 @@ struct th_ofi_trig {
 	u64 threshold;
 	u64 op;
 	bool completed;
+	struct th_eng_mr_ref hold;
 };
 
 /* TH_OFI_TRIGGER: whether chains may wait in libfabric (trigger.c) */
@@ -389,10 +392,12 @@ void th_ofi_ping(struct th_ofi *o);
 /* trigger.c: chains' first deliveries as libfabric triggered sends */
 bool th_ofi_offload_arm(void *arg, struct th_eng_chain *chain,
 			struct th_eng_vport *ev, u32 ct, u64 threshold,
-			u64 success, const struct th_nic_desc *first);
+			u64 success, const struct th_nic_desc *first,
+			const u8 *local);
 void th_ofi_offload_counter(void *arg, struct th_eng_vport *ev, u32 ct,
 			    u64 success, u64 failure);
-void th_ofi_offload_disarm(void *arg, struct th_eng_chain *chain, int status);
+void th_ofi_offload_disarm(void *arg, struct th_eng_chain *chain, int status,
+			   struct th_eng_mr_ref *hold);
 void th_ofi_trig_done(struct th_ofi *o, u32 slot);
 void th_ofi_trig_kick(struct th_ofi *o);
 void th_ofi_trig_close(struct th_ofi *o);

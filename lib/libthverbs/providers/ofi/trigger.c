@@ -4,18 +4,23 @@
  * triggered operations (FI_TRIGGER), a pending chain whose first
  * descriptor is a WRITE_INLINE to another rank is handed to libfabric as
  * a triggered send, which libfabric itself sends the moment a counter
- * reaches a threshold (fi_trigger(3)), with no call from this process.
+ * reaches a threshold (fi_trigger(3)), with no call from this process;
+ * so is one that begins with a PUT of up to TH_OFI_EAGER bytes, whose
+ * bytes libfabric reads from the region when it sends them.
  *
  * The engine keeps the chain's counter (ops->offload_counter shows every
  * change); each armed send waits on a libfabric counter of its own that
  * mirrors it, so that a send whose chain will not run (cancelled, failed,
  * its vport going) can be made harmless: libfabric 1.17 cancels no
  * triggered work, so the message is rewritten into a PING, which the
- * target ignores, and released.  The message is the wire's eager PUT
- * (wire.c), built when the chain is armed: the inline bytes are the
- * descriptor's own, fixed at posting, so sending them later changes
- * nothing.  The target answers as for any delivery, and the answer
- * resumes the chain (th_eng_remote_done()) from the progress thread.
+ * target ignores, and released; a PUT's region stays held until it has
+ * gone.  The message is the wire's eager PUT (wire.c), its header built
+ * when the chain is armed.  A WRITE_INLINE's bytes are copied behind the
+ * header then: they are the descriptor's own, fixed at posting, so
+ * sending them later changes nothing.  A PUT's are a second piece of the
+ * message, the region itself, which the engine holds from the arming on.
+ * The target answers as for any delivery, and the answer resumes the
+ * chain (th_eng_remote_done()) from the progress thread.
  *
  * What stays in software is in Documentation/ofi.rst, "Triggered
  * operations".
@@ -66,21 +71,36 @@ static int th_ofi_trig_slot_locked(struct th_ofi *o)
 	return -1;
 }
 
-/* The delivery a chain's first descriptor @d (a remote WRITE_INLINE) makes. */
+/*
+ * The delivery a chain's first descriptor @d (a remote WRITE_INLINE or a
+ * PUT) makes, sending the bytes at @local.
+ */
 static void th_ofi_trig_rop(struct th_eng_remote_op *rop,
-			    const struct th_nic_desc *d, const void *domain)
+			    const struct th_nic_desc *d, const u8 *local,
+			    const void *domain)
 {
 	const struct th_nic_desc_inline *w = &d->wr_inline;
+	const struct th_nic_desc_xfer *x = &d->xfer;
+	bool ct = d->flags & TH_NIC_DF_REMOTE_CT;
 
 	memset(rop, 0, sizeof(*rop));
-	rop->opcode = TH_NIC_OP_WRITE_INLINE;
-	rop->node = w->node;
-	rop->vport = w->vport;
-	rop->rkey = w->rkey;
-	rop->roff = w->off;
-	rop->len = w->len;
-	rop->local = (u8 *)w->data;
-	rop->remote_ct = d->flags & TH_NIC_DF_REMOTE_CT ? w->remote_ct : -1;
+	rop->opcode = d->opcode;
+	if (d->opcode == TH_NIC_OP_WRITE_INLINE) {
+		rop->node = w->node;
+		rop->vport = w->vport;
+		rop->rkey = w->rkey;
+		rop->roff = w->off;
+		rop->len = w->len;
+		rop->remote_ct = ct ? w->remote_ct : -1;
+	} else {
+		rop->node = x->node;
+		rop->vport = x->vport;
+		rop->rkey = x->rkey;
+		rop->roff = x->roff;
+		rop->len = x->len;
+		rop->remote_ct = ct ? x->remote_ct : -1;
+	}
+	rop->local = (u8 *)local;
 	rop->domain = domain;
 }
 
@@ -106,24 +126,30 @@ static void th_ofi_trig_op_free(struct th_ofi *o, u64 id)
  */
 bool th_ofi_offload_arm(void *arg, struct th_eng_chain *chain,
 			struct th_eng_vport *ev, u32 ct, u64 threshold,
-			u64 success, const struct th_nic_desc *first)
+			u64 success, const struct th_nic_desc *first,
+			const u8 *local)
 {
 	struct th_ofi *o = arg;
 	struct th_eng_remote_op rop;
 	struct th_ofi_trig *t;
 	struct th_ofi_xfer *x;
 	struct th_ofi_hdr h;
-	struct iovec iov;
+	struct iovec iov[2];
 	struct fi_msg msg;
 	int slot, op;
+	bool put;
 	u64 id = 0;
 
 	if (!o->trigger)
 		return false;
-	th_ofi_trig_rop(&rop, first, ev->domain);
-	if (rop.node >= o->size || rop.node == o->rank)
+	th_ofi_trig_rop(&rop, first, local, ev->domain);
+	put = rop.opcode == TH_NIC_OP_PUT;
+	/* larger PUTs go by RMA after a RESOLVE: the engine's, for now */
+	if (rop.node >= o->size || rop.node == o->rank ||
+	    rop.len > TH_OFI_EAGER ||
+	    (put && o->info->tx_attr->iov_limit < 2))
 		return false;
-	x = calloc(1, sizeof(*x) + sizeof(h) + rop.len);
+	x = calloc(1, sizeof(*x) + sizeof(h) + (put ? 0 : rop.len));
 	if (!x)
 		return false;
 
@@ -150,24 +176,27 @@ bool th_ofi_offload_arm(void *arg, struct th_eng_chain *chain,
 	if (op < 0)
 		goto refuse;
 
-	/* the wire's eager PUT, the inline bytes behind its header */
+	/* the wire's eager PUT: inline bytes behind the header, or the region */
 	th_ofi_hdr_init(o, &h, TH_OFI_MSG_PUT, &rop, id);
 	x->kind = TH_OFI_CTX_TX;
 	x->peer = rop.node;
 	x->op = id;
 	x->trig = slot + 1;
-	x->len = sizeof(h) + rop.len;
+	x->len = sizeof(h) + (put ? 0 : rop.len);
 	memcpy(x->buf, &h, sizeof(h));
-	memcpy(x->buf + sizeof(h), rop.local, rop.len);
+	if (!put)
+		memcpy(x->buf + sizeof(h), rop.local, rop.len);
 	x->tctx.event_type = FI_TRIGGER_THRESHOLD;
 	x->tctx.trigger.threshold.cntr = t->cntr;
 	x->tctx.trigger.threshold.threshold = TH_OFI_TRIG_AT;
 
-	iov.iov_base = x->buf;
-	iov.iov_len = x->len;
+	iov[0].iov_base = x->buf;
+	iov[0].iov_len = x->len;
+	iov[1].iov_base = rop.local;
+	iov[1].iov_len = rop.len;
 	memset(&msg, 0, sizeof(msg));
-	msg.msg_iov = &iov;
-	msg.iov_count = 1;
+	msg.msg_iov = iov;
+	msg.iov_count = put && rop.len ? 2 : 1;
 	msg.addr = o->peers[rop.node];
 	msg.context = &x->tctx;
 	/* below the threshold: the engine fires chains that reached it */
@@ -178,6 +207,7 @@ bool th_ofi_offload_arm(void *arg, struct th_eng_chain *chain,
 	}
 	t->state = TH_OFI_TRIG_ARMED;
 	t->completed = false;
+	t->hold.mr = NULL;
 	t->x = x;
 	t->chain = chain;
 	t->ev = ev;
@@ -221,7 +251,8 @@ void th_ofi_offload_counter(void *arg, struct th_eng_vport *ev, u32 ct,
  * other (deadline, dead peer).  Otherwise the message becomes a PING and
  * goes, so that libfabric lets go of it and the slot can be used again.
  */
-void th_ofi_offload_disarm(void *arg, struct th_eng_chain *chain, int status)
+void th_ofi_offload_disarm(void *arg, struct th_eng_chain *chain, int status,
+			   struct th_eng_mr_ref *hold)
 {
 	struct th_ofi *o = arg;
 	struct th_ofi_trig *t = NULL;
@@ -256,6 +287,8 @@ void th_ofi_offload_disarm(void *arg, struct th_eng_chain *chain, int status)
 		o->tx_inflight++;	/* th_ofi_trig_done() takes it back */
 	pthread_mutex_unlock(&o->lock);
 	if (status) {
+		/* a PUT's region: libfabric reads it until the PING is gone */
+		t->hold = *hold;
 		((struct th_ofi_hdr *)t->x->buf)->type = TH_OFI_MSG_PING;
 		t->x->op = 0;
 		o->trig_dropped++;
@@ -288,11 +321,14 @@ void th_ofi_offload_disarm(void *arg, struct th_eng_chain *chain, int status)
 void th_ofi_trig_done(struct th_ofi *o, u32 slot)
 {
 	struct th_ofi_trig *t = &o->trig[slot];
+	struct th_eng_mr_ref hold = { 0 };
 
 	pthread_mutex_lock(&o->trig_lock);
 	if (t->state == TH_OFI_TRIG_GONE) {
 		t->state = TH_OFI_TRIG_FREE;
 		t->x = NULL;
+		hold = t->hold;
+		t->hold.mr = NULL;
 		fi_cntr_set(t->cntr, 0);
 		pthread_mutex_lock(&o->lock);
 		o->tx_inflight--;
@@ -302,6 +338,8 @@ void th_ofi_trig_done(struct th_ofi *o, u32 slot)
 		t->x = NULL;
 	}
 	pthread_mutex_unlock(&o->trig_lock);
+	/* the engine's vport lock comes before @trig_lock: not under it */
+	th_eng_remote_release(&hold);
 }
 
 /*
