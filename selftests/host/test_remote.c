@@ -8,11 +8,17 @@
  * th_eng_remote_done().  The chain stops at the delivery and goes on
  * after it, a refusal is the initiator's violation or not as on one node,
  * a vport's teardown waits for its delivery, failure values and watches
- * reach the network, and every chain completes exactly once.
+ * reach the network, and every chain completes exactly once.  Offloaded
+ * chains (ops->offload_arm): a chain whose first descriptor is a remote
+ * PUT is offered to the network, which sees its counter move, is told
+ * when it fires (and must resume it) or is dropped (and gets the held
+ * source range to release), and loses it again when the source region is
+ * deregistered; no offer in the timed mode or under fault injection.
  */
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "th_test.h"
@@ -34,6 +40,17 @@ struct fake_net {
 		u64 rkey, off, len;
 	} fail[MAX_Q];
 	unsigned int nfail;
+	/* offloaded chains: @take says whether offload_arm() accepts */
+	bool take;
+	unsigned int arms, counters, disarms;
+	struct th_eng_chain *armed;
+	u32 arm_ct;
+	u64 arm_threshold, arm_success;
+	u8 arm_opcode;
+	const u8 *arm_local;
+	u64 ct_success, ct_failure;
+	int disarm_status;
+	struct th_eng_mr_ref hold;
 };
 
 static bool fake_remote(void *arg, u32 node)
@@ -92,6 +109,59 @@ static void fake_posted(void *arg, struct th_eng_vport *ev,
 	__atomic_add_fetch(&net->posted, 1, __ATOMIC_SEQ_CST);
 }
 
+static bool fake_offload_arm(void *arg, struct th_eng_chain *chain,
+			     struct th_eng_vport *ev, u32 ct, u64 threshold,
+			     u64 success, const struct th_nic_desc *first,
+			     const u8 *local)
+{
+	struct fake_net *net = arg;
+
+	(void)ev;
+	pthread_mutex_lock(&net->lock);
+	net->arms++;
+	net->armed = chain;
+	net->arm_ct = ct;
+	net->arm_threshold = threshold;
+	net->arm_success = success;
+	net->arm_opcode = first->opcode;
+	net->arm_local = local;
+	pthread_mutex_unlock(&net->lock);
+	return net->take;
+}
+
+static void fake_offload_counter(void *arg, struct th_eng_vport *ev, u32 ct,
+				 u64 success, u64 failure)
+{
+	struct fake_net *net = arg;
+
+	(void)ev;
+	(void)ct;
+	pthread_mutex_lock(&net->lock);
+	net->counters++;
+	net->ct_success = success;
+	net->ct_failure = failure;
+	pthread_mutex_unlock(&net->lock);
+}
+
+/* Keeps what it is handed: the engine's lock is held, so no release here. */
+static void fake_offload_disarm(void *arg, struct th_eng_chain *chain,
+				int status, struct th_eng_mr_ref *hold)
+{
+	struct fake_net *net = arg;
+
+	(void)chain;
+	pthread_mutex_lock(&net->lock);
+	net->disarms++;
+	net->disarm_status = status;
+	net->hold = *hold;
+	pthread_mutex_unlock(&net->lock);
+}
+
+static unsigned int disarms(struct fake_net *net)
+{
+	return __atomic_load_n(&net->disarms, __ATOMIC_SEQ_CST);
+}
+
 FIXTURE(remote) {
 	struct fake_net net;
 	struct th_ipf_net hooks;
@@ -112,7 +182,10 @@ FIXTURE_SETUP(remote)
 	self->hooks = (struct th_ipf_net) {
 		.node_remote = fake_remote, .remote_post = fake_post,
 		.remote_fail_ct = fake_fail_ct, .mr_free = fake_mr_free,
-		.chain_posted = fake_posted, .arg = &self->net,
+		.chain_posted = fake_posted,
+		.offload_arm = fake_offload_arm,
+		.offload_counter = fake_offload_counter,
+		.offload_disarm = fake_offload_disarm, .arg = &self->net,
 	};
 	self->fab = th_ipf_create(&lim, &self->hooks, &err);
 	ASSERT_NE(NULL, self->fab);
@@ -333,6 +406,183 @@ TEST_F(remote, failure_values_for_remote_counters_go_to_the_network)
 	EXPECT_EQ(self->rkey[3], self->net.fail[0].rkey);
 	EXPECT_EQ(24, self->net.fail[0].off);
 	EXPECT_EQ(16, self->net.fail[0].len);
+}
+
+/*
+ * An offloaded PUT: the network sees the counter, is told when the chain
+ * fires (remote_post is not called: the network sent it), and the chain
+ * goes on only when the network ends the delivery.
+ */
+TEST_F(remote, an_offloaded_put_is_sent_by_the_network_and_resumed_by_it)
+{
+	struct th_nic_desc d = thn_put_ct(self->key[0], 16, 2,
+					  self->vp[2]->ev.index, self->rkey[2],
+					  64, 32, 5);
+	struct fake_net *net = &self->net;
+	struct th_eng_ctx ctx;
+	struct th_nic_cqe cqe;
+	int j;
+
+	net->take = true;
+	d.flags |= TH_NIC_DF_SIGNAL;
+	thn_trigger(&d, 1, 2, 42);
+	ASSERT_EQ(0, th_t_post(self->vp[0], &d, 1, NULL));
+	ASSERT_EQ(1, net->arms);
+	EXPECT_EQ(TH_NIC_OP_PUT, net->arm_opcode);
+	EXPECT_EQ(1, net->arm_ct);
+	EXPECT_EQ(2, net->arm_threshold);
+	EXPECT_EQ(0, net->arm_success);
+	EXPECT_EQ(self->buf[0] + 16, net->arm_local);
+
+	ASSERT_EQ(0, th_t_ct_update(self->vp[0], 1, TH_ENG_CT_INC, 1, 0));
+	EXPECT_EQ(1, net->counters);
+	EXPECT_EQ(1, net->ct_success);
+	EXPECT_EQ(0, disarms(net));
+	ASSERT_EQ(0, th_t_ct_update(self->vp[0], 1, TH_ENG_CT_INC, 1, 0));
+	EXPECT_EQ(2, net->ct_success);
+	ASSERT_EQ(1, disarms(net));
+	EXPECT_EQ(0, net->disarm_status);
+	EXPECT_EQ(NULL, net->hold.mr);		/* the chain keeps its range */
+	EXPECT_EQ(0, queued(net));		/* the network sent it itself */
+	EXPECT_EQ(0, th_t_cq_drain(self->vp[0], &cqe, 1));
+
+	/* the network's delivery, then its end resumes the chain */
+	memcpy(self->buf[2] + 64, net->arm_local, 32);
+	th_eng_ctx_init(&ctx, th_ipf_engine(self->fab));
+	th_eng_ct_update(&self->vp[2]->ev, 5, TH_ENG_CT_INC, 1, 0, &ctx);
+	th_eng_remote_done(&ctx, net->armed, 0);
+	th_eng_ctx_run(&ctx);
+	ASSERT_EQ(1, th_t_cq_drain(self->vp[0], &cqe, 1));
+	EXPECT_EQ(42, cqe.cookie);
+	EXPECT_EQ(0, cqe.status);
+	for (j = 0; j < 32; j++)
+		ASSERT_EQ((u8)(16 + j), self->buf[2][64 + j]);
+	/* the range was released: deregistration does not wait */
+	EXPECT_EQ(0, th_t_mr_dereg(self->vp[0], self->key[0]));
+	EXPECT_EQ(1, disarms(net));
+}
+
+struct deregger {
+	struct th_ipf_vport *vp;
+	u32 key;
+	int ret;
+	bool done;
+};
+
+static void *dereg_thread(void *arg)
+{
+	struct deregger *dr = arg;
+
+	dr->ret = th_t_mr_dereg(dr->vp, dr->key);
+	__atomic_store_n(&dr->done, true, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * A dropped offload (its counter failed) hands the held source range to
+ * the network, whose message may still read it: deregistration waits
+ * until the network releases it.  The failure reaches the remote counter.
+ */
+TEST_F(remote, a_dropped_offload_hands_its_source_range_to_the_network)
+{
+	struct th_nic_desc d = thn_put_ct(self->key[1], 0, 3,
+					  self->vp[3]->ev.index, self->rkey[3],
+					  0, 8, 6);
+	struct deregger dr = { .vp = self->vp[1], .key = self->key[1] };
+	struct timespec ms = { 0, 50000000 };
+	struct fake_net *net = &self->net;
+	struct th_nic_cqe cqe;
+	pthread_t t;
+
+	net->take = true;
+	thn_trigger(&d, 2, 3, 7);
+	ASSERT_EQ(0, th_t_post(self->vp[1], &d, 1, NULL));
+	ASSERT_EQ(1, net->arms);
+	ASSERT_EQ(0, th_t_ct_update(self->vp[1], 2, TH_ENG_CT_FAIL, 1, 0));
+	ASSERT_EQ(1, disarms(net));
+	EXPECT_EQ(-EIO, net->disarm_status);
+	EXPECT_EQ(1, net->ct_failure);
+	ASSERT_NE(NULL, net->hold.mr);
+	ASSERT_EQ(1, th_t_cq_drain(self->vp[1], &cqe, 1));
+	EXPECT_EQ(-EIO, cqe.status);
+	ASSERT_EQ(1, net->nfail);
+	EXPECT_EQ(6, net->fail[0].ct);
+	EXPECT_EQ(0, queued(net));
+
+	ASSERT_EQ(0, pthread_create(&t, NULL, dereg_thread, &dr));
+	nanosleep(&ms, NULL);
+	EXPECT_FALSE(__atomic_load_n(&dr.done, __ATOMIC_SEQ_CST));
+	th_eng_remote_release(&net->hold);
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, dr.ret);
+	EXPECT_EQ((u8)(3 * 50), self->buf[3][0]);	/* untouched */
+}
+
+/*
+ * Deregistering an offloaded PUT's source withdraws the offload (-EAGAIN,
+ * the range handed over); the chain stays pending in the engine and fails
+ * with -EACCES when it runs, as without the offload.
+ */
+TEST_F(remote, deregistering_the_source_withdraws_the_offload)
+{
+	struct th_nic_desc d = thn_put_ct(self->key[0], 0, 2,
+					  self->vp[2]->ev.index, self->rkey[2],
+					  0, 8, 4);
+	struct deregger dr = { .vp = self->vp[0], .key = self->key[0] };
+	struct fake_net *net = &self->net;
+	struct th_nic_cqe cqe;
+	pthread_t t;
+	int i;
+
+	net->take = true;
+	d.flags |= TH_NIC_DF_SIGNAL;
+	thn_trigger(&d, 3, 1, 9);
+	ASSERT_EQ(0, th_t_post(self->vp[0], &d, 1, NULL));
+	ASSERT_EQ(1, net->arms);
+	ASSERT_EQ(0, pthread_create(&t, NULL, dereg_thread, &dr));
+	for (i = 0; i < 2000 && !disarms(net); i++)
+		usleep(1000);
+	ASSERT_EQ(1, disarms(net));
+	EXPECT_EQ(-EAGAIN, net->disarm_status);
+	ASSERT_NE(NULL, net->hold.mr);
+	th_eng_remote_release(&net->hold);
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, dr.ret);
+	EXPECT_EQ(0, th_t_cq_drain(self->vp[0], &cqe, 1));	/* still pending */
+
+	ASSERT_EQ(0, th_t_ct_update(self->vp[0], 3, TH_ENG_CT_INC, 1, 0));
+	ASSERT_EQ(1, th_t_cq_drain(self->vp[0], &cqe, 1));
+	EXPECT_EQ(9, cqe.cookie);
+	EXPECT_EQ(-EACCES, cqe.status);
+	EXPECT_EQ(0, queued(net));
+	EXPECT_EQ(1, disarms(net));		/* told once */
+	ASSERT_EQ(1, net->nfail);			/* its counter, failed */
+	EXPECT_EQ(4, net->fail[0].ct);
+}
+
+/*
+ * The network's refusal leaves the chain to the engine, its range not
+ * held; fault injection on the node means no offer at all.
+ */
+TEST_F(remote, no_offload_when_refused_or_under_fault_injection)
+{
+	struct th_nic_desc d = thn_put_ct(self->key[0], 0, 2,
+					  self->vp[2]->ev.index, self->rkey[2],
+					  0, 8, 4);
+	struct th_eng_fault f = { .drop_ppm = 1, .vport = TH_ENG_FAULT_ANY };
+	struct fake_net *net = &self->net;
+
+	thn_trigger(&d, 3, 1, 9);
+	ASSERT_EQ(0, th_t_post(self->vp[0], &d, 1, NULL));
+	ASSERT_EQ(1, net->arms);			/* offered, refused */
+	EXPECT_EQ(0, th_t_mr_dereg(self->vp[0], self->key[0]));	/* not held */
+
+	net->take = true;
+	ASSERT_EQ(0, th_eng_fault_set(th_ipf_engine(self->fab), 1, &f));
+	d.xfer.lkey = self->key[1];
+	ASSERT_EQ(0, th_t_post(self->vp[1], &d, 1, NULL));
+	EXPECT_EQ(1, net->arms);			/* not offered */
+	EXPECT_EQ(0, disarms(net));
 }
 
 /* Local targets never reach the network. */
