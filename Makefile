@@ -13,6 +13,7 @@
 #   make vmtest     boot Debian's kernel in QEMU and run the selftests there
 #   make vmtest-debug  the same on a debug kernel (KASAN, lockdep, kmemleak,
 #                   fault injection), built once and cached
+#   make vmtest-rxe the ofi provider over verbs on soft-RoCE (rdma_rxe) in QEMU
 #   make bench      benchmarks (never pass/fail)
 #   make clean
 #
@@ -121,8 +122,9 @@ check: deps
 	-@$(MAKE) --no-print-directory fuzz
 	-@$(MAKE) --no-print-directory vmtest
 	-@$(MAKE) --no-print-directory vmtest-debug
+	-@$(MAKE) --no-print-directory vmtest-rxe
 	@# a part that wrote no TAP at all failed before it could say so
-	@for l in api man install pkg lint fuzz vm vm-debug; do \
+	@for l in api man install pkg lint fuzz vm vm-debug vm-rxe; do \
 		[ -s $(LOGS)/$$l.tap ] || \
 			echo "not ok 1 $$l: produced no results (see the output above)" > $(LOGS)/$$l.tap; \
 	done

@@ -5,7 +5,9 @@
 #   host   the host tests and lint: adds sparse, clang (fuzzing), the kernel
 #          source (kselftest harness, checkpatch), docutils, libfabric (the
 #          ofi provider) and iproute2 (its two-namespace test)
-#   vm     the module and its tests in QEMU: kernel headers and image, QEMU
+#   vm     the module and its tests in QEMU: kernel headers and image, QEMU,
+#          and for the ofi provider on soft-RoCE (make vmtest-rxe) rdma-core's
+#          verbs providers and libfabric's fi_info
 #   bench  MPICH (the MPI baseline) and gnuplot
 #   debug  what building the debug kernel needs
 #   pkg    building and checking the Debian packages
@@ -14,7 +16,7 @@ set -eu
 
 demo_pkgs="gcc make libc6-dev pkg-config libnl-3-dev libnl-genl-3-dev"
 host_pkgs="build-essential make gcc libc6-dev linux-libc-dev linux-source-6.1 sparse perl python3 python3-docutils man-db clang libclang-rt-14-dev"
-vm_pkgs="linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio kmod xz-utils"
+vm_pkgs="linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio kmod xz-utils ibverbs-providers libfabric-bin iproute2"
 bench_pkgs="mpich libmpich-dev gnuplot-nox"
 lib_pkgs="libnl-3-dev libnl-genl-3-dev libfabric-dev iproute2"
 # the debug kernel (scripts/debug-kernel.sh) builds from linux-source-6.1

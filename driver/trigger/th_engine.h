@@ -124,6 +124,9 @@ struct th_eng_user {
  * @len: bytes
  * @local: PUT and WRITE_INLINE: the bytes to send; GET: where they land.
  *	The engine holds the local MR range until th_eng_remote_done().
+ * @local_priv: PUT and GET: what the provider put behind the local MR
+ *	(struct th_eng_mr.priv), for a network that needs its own handle of
+ *	local memory; NULL for WRITE_INLINE
  * @remote_ct: the target's counter to advance once the data is there,
  *	or -1 for none
  * @domain: the initiator's domain: the target refuses another's
@@ -143,6 +146,7 @@ struct th_eng_remote_op {
 	u64 roff;
 	u64 len;
 	u8 *local;
+	void *local_priv;
 	int remote_ct;
 	const void *domain;
 };

@@ -189,6 +189,7 @@ static int th_exec_remote_start(struct th_eng_chain *chain,
 		if (ret)
 			return ret;
 		chain->rop.local = ref->ptr;
+		chain->rop.local_priv = ref->mr->priv;
 	}
 	chain->remote = TH_REMOTE_READY;
 	return -EAGAIN;
@@ -205,8 +206,10 @@ void th_exec_remote_sent(struct th_eng_chain *chain)
 	const struct th_nic_desc *d = &chain->descs[chain->pos];
 
 	th_exec_remote_describe(chain, d);
-	if (d->opcode == TH_NIC_OP_PUT)
+	if (d->opcode == TH_NIC_OP_PUT) {
 		chain->rop.local = chain->hold.ref[0].ptr;
+		chain->rop.local_priv = chain->hold.ref[0].mr->priv;
+	}
 	chain->remote = TH_REMOTE_POSTED;
 }
 

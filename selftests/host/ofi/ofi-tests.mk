@@ -30,4 +30,27 @@ $(OFI_NETNS_TEST): $(TOP)/selftests/host/ofi/test_netns.sh $(BIN)/thrun \
 	printf '#!/bin/sh\nexec bash %s %s %s %s\n' $< $(BIN)/thrun \
 		$(COLL_RANK_HOST) $(OFI_RANK) > $@
 	chmod +x $@
+
+# The same rank programs over rdma-core's verbs on soft-RoCE (rdma_rxe),
+# in the test VM: Debian's kernel has the module, the host none.  Its TAP
+# is $(LOGS)/vm-rxe.tap, its console $(LOGS)/rxe/vm-console.log.
+VM_RXE_DIR	:= $(B)/vm-rxe
+.PHONY: vmtest-rxe
+vmtest-rxe: module $(BIN)/thrun $(OFI_RANK) $(COLL_RANK_HOST)
+	@mkdir -p $(LOGS)/rxe; \
+	fail() { echo "not ok 1 rxe: $$1" > $(LOGS)/vm-rxe.tap; exit 1; }; \
+	kver=$$($(TOP)/scripts/kdir.sh --version) || fail "no kernel to boot"; \
+	$(TOP)/scripts/vm/rxe-payload.sh $(VM_RXE_DIR)/payload $$kver \
+		$(BIN)/thrun $(OFI_RANK) $(COLL_RANK_HOST) || \
+		fail "its payload could not be assembled"; \
+	TOP='$(TOP)' B='$(B)' LOGS='$(LOGS)/rxe' VM_DIR='$(VM_RXE_DIR)' \
+	VM_MODULE='$(TOP)/th_nic.ko' VM_PAYLOAD='$(VM_RXE_DIR)/payload' \
+	VM_TIMEOUT=$${VM_TIMEOUT:-900} $(TOP)/scripts/vm/run-vm.sh; rc=$$?; \
+	sed 's/^\(\(not \)\?ok [0-9]*\) /\1 rxe: /' $(LOGS)/rxe/vm.tap > $(LOGS)/vm-rxe.tap; \
+	exit $$rc
+else
+.PHONY: vmtest-rxe
+vmtest-rxe:
+	@mkdir -p $(LOGS); \
+	echo "ok 1 rxe # SKIP built without libfabric (OFI=0)" > $(LOGS)/vm-rxe.tap
 endif

@@ -55,8 +55,9 @@ static int th_ofi_getinfo(struct th_ofi *o, const char *prov, bool trigger)
 	if (trigger)
 		hints->caps |= FI_TRIGGER;
 	hints->mode = FI_CONTEXT | FI_CONTEXT2;
-	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
-				      FI_MR_PROV_KEY;
+	/* FI_MR_LOCAL: RMA names its local MR (verbs needs it) */
+	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
+				      FI_MR_ALLOCATED | FI_MR_PROV_KEY;
 	hints->domain_attr->threading = FI_THREAD_SAFE;
 	hints->fabric_attr->prov_name = strdup(prov);
 	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &o->info);
@@ -96,12 +97,22 @@ int th_ofi_net_open(struct th_ofi *o, const char *prov,
 		return ret;
 	o->trigger = trigger != TH_OFI_TRIGGER_OFF &&
 		     (o->info->caps & FI_TRIGGER);
-	/* a write's remote CQ data names the target's hold: 8 bytes */
-	if (o->info->domain_attr->cq_data_size < sizeof(u64))
+	/* a write's remote CQ data names the target's hold: 4 bytes */
+	if (o->info->domain_attr->cq_data_size < sizeof(u32))
 		return -ENODEV;
 	snprintf(o->prov, sizeof(o->prov), "%s",
 		 o->info->fabric_attr->prov_name);
 	o->virt_addr = o->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR;
+	o->mr_local = o->info->domain_attr->mr_mode & FI_MR_LOCAL;
+	/* a triggered send's header is in memory no MR covers */
+	if (o->trigger && o->mr_local) {
+		o->trigger = false;
+		if (trigger == TH_OFI_TRIGGER_ON) {
+			fprintf(stderr, "libthverbs: ofi rank %u: TH_OFI_TRIGGER=1, but libfabric's %s needs registered local buffers (FI_MR_LOCAL)\n",
+				o->rank, prov);
+			return -ENODEV;
+		}
+	}
 	ret = fi_fabric(o->info->fabric_attr, &o->fabric, NULL);
 	if (!ret)
 		ret = fi_domain(o->fabric, o->info, &o->domain, NULL);
@@ -173,10 +184,10 @@ static ssize_t th_ofi_post(struct th_ofi *o, struct th_ofi_xfer *x)
 	if (x->kind == TH_OFI_CTX_TX)
 		return fi_send(o->ep, x->buf, x->len, NULL, to, &x->fctx);
 	if (x->write)
-		return fi_writedata(o->ep, x->local, x->len, NULL, x->data, to,
-				    x->raddr, x->fikey, &x->fctx);
-	return fi_read(o->ep, x->local, x->len, NULL, to, x->raddr, x->fikey,
-		       &x->fctx);
+		return fi_writedata(o->ep, x->local, x->len, x->desc, x->data,
+				    to, x->raddr, x->fikey, &x->fctx);
+	return fi_read(o->ep, x->local, x->len, x->desc, to, x->raddr,
+		       x->fikey, &x->fctx);
 }
 
 /* A boot HELLO, whose failure is retried rather than fatal. */
@@ -246,10 +257,11 @@ int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 
 /*
  * An RMA write (with @data as remote CQ data) or read of @len bytes at
- * @local, to (@raddr, @fikey) at @peer, for operation @op.
+ * @local (in the MR whose libfabric registration is @local_mr), to
+ * (@raddr, @fikey) at @peer, for operation @op.
  */
-int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local, u64 len,
-	       u64 raddr, u64 fikey, u64 data, u64 op)
+int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local,
+	       void *local_mr, u64 len, u64 raddr, u64 fikey, u64 data, u64 op)
 {
 	struct th_ofi_xfer *x = calloc(1, sizeof(*x));
 
@@ -261,6 +273,8 @@ int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local, u64 len,
 	x->len = len;
 	x->write = write;
 	x->local = local;
+	x->desc = local_mr && o->mr_local ?
+		  fi_mr_desc((struct fid_mr *)local_mr) : NULL;
 	x->raddr = raddr;
 	x->fikey = fikey;
 	x->data = data;

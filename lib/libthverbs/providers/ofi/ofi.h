@@ -113,6 +113,7 @@ enum th_ofi_ctx_kind {
  * @len: bytes at @buf (TX: header and payload), or RMA bytes
  * @write: RMA: a write (with @data as remote CQ data), else a read
  * @local: RMA: the local bytes
+ * @desc: RMA: their registration's descriptor (FI_MR_LOCAL), or NULL
  * @raddr: RMA: the target address libfabric takes
  * @fikey: RMA: the target's libfabric key
  * @data: RMA write: the remote CQ data
@@ -133,6 +134,7 @@ struct th_ofi_xfer {
 	size_t len;
 	bool write;
 	void *local;
+	void *desc;
 	u64 raddr;
 	u64 fikey;
 	u64 data;
@@ -270,6 +272,8 @@ struct th_ofi_watch {
  * @info: what fi_getinfo() chose
  * @fabric, @domain, @ep, @cq, @av: libfabric's objects
  * @virt_addr: the provider addresses RMA by virtual address
+ * @mr_local: the provider needs registered local buffers (FI_MR_LOCAL):
+ *	RMA passes the MR's descriptor; triggered sends are not used
  * @peers: each rank's address
  * @dead: each rank taken for dead (its process ended or went silent)
  * @blocked: scratch of the backlog's pass: libfabric has no room for it
@@ -317,6 +321,7 @@ struct th_ofi {
 	struct fid_cq *cq;
 	struct fid_av *av;
 	bool virt_addr;
+	bool mr_local;
 	fi_addr_t *peers;
 	bool *dead;
 	bool *blocked;
@@ -361,8 +366,8 @@ void th_ofi_net_close(struct th_ofi *o);
 void th_ofi_net_quiesce(struct th_ofi *o);
 int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 		const void *payload, size_t len, u64 op);
-int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local, u64 len,
-	       u64 raddr, u64 fikey, u64 data, u64 op);
+int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local,
+	       void *local_mr, u64 len, u64 raddr, u64 fikey, u64 data, u64 op);
 u64 th_ofi_now_ns(void);
 int th_ofi_net_mr_reg(struct th_ofi *o, void *addr, u64 len, u32 access,
 		  struct fid_mr **mr);

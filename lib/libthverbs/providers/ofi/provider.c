@@ -136,11 +136,20 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 	struct th_ofi_boot_rec *all;
 	const char *prov = getenv("TH_OFI_PROVIDER");
 	size_t len = sizeof(mine.name);
+	char univ[16];
 	u32 i;
 	int ret;
 
 	if (!prov || !*prov)
 		prov = TH_OFI_DEFAULT_PROV;
+	/*
+	 * ofi_rxm sizes its queues for FI_UNIVERSE_SIZE peers (256 unless
+	 * set); over verbs on soft-RoCE that passes the device's completion
+	 * queue limit and the endpoint cannot be opened.  The job knows its
+	 * size.  Read when libfabric initialises, at its first call.
+	 */
+	snprintf(univ, sizeof(univ), "%u", o->size);
+	setenv("FI_UNIVERSE_SIZE", univ, 0);
 	ret = th_ofi_net_open(o, prov, trigger);
 	if (ret)
 		return ret;

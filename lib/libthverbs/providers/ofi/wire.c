@@ -547,13 +547,36 @@ static int th_ofi_hold_alloc_locked(struct th_ofi *o)
 	return i;
 }
 
+/*
+ * A hold's id, which an RMA write carries as its remote CQ data: 32 bits,
+ * all that verbs offers (InfiniBand's immediate data), so 15 for the slot
+ * plus one (TH_OFI_MAX_HOLDS fits) and 17 of its generation.
+ */
+#define TH_OFI_HOLD_SLOT_BITS	15
+#define TH_OFI_HOLD_GEN_MASK	((1U << (32 - TH_OFI_HOLD_SLOT_BITS)) - 1)
+
+static u64 th_ofi_hold_id(u32 gen, u32 slot)
+{
+	return (u64)(gen & TH_OFI_HOLD_GEN_MASK) << TH_OFI_HOLD_SLOT_BITS |
+	       (slot + 1);
+}
+
+/* The slot hold id @id names, or -1. */
+static int th_ofi_hold_slot(u64 id)
+{
+	u32 low = id & ((1U << TH_OFI_HOLD_SLOT_BITS) - 1);
+
+	return low && !(id >> 32) ? (int)low - 1 : -1;
+}
+
 /* Take hold @id of @peer off the books (-1: not one), under the lock. */
 static int th_ofi_hold_find_locked(struct th_ofi *o, u64 id, u32 peer)
 {
-	u32 slot = (u32)id - 1;
+	int slot = th_ofi_hold_slot(id);
 
-	if ((u32)id == 0 || slot >= o->nholds || !o->holds[slot].busy ||
-	    o->holds[slot].gen != (u32)(id >> 32) ||
+	if (slot < 0 || (u32)slot >= o->nholds || !o->holds[slot].busy ||
+	    (o->holds[slot].gen & TH_OFI_HOLD_GEN_MASK) !=
+	    (u32)(id >> TH_OFI_HOLD_SLOT_BITS) ||
 	    o->holds[slot].peer != peer)
 		return -1;
 	return slot;
@@ -601,7 +624,7 @@ static void th_ofi_resolve(struct th_ofi *o, const struct th_ofi_hdr *h)
 				.gen = o->holds[slot].gen, .peer = h->src,
 				.op = h->id, .ct = h->ct, .flags = h->flags,
 			};
-			a.hold = th_ofi_id(o->holds[slot].gen, slot);
+			a.hold = th_ofi_hold_id(o->holds[slot].gen, slot);
 		}
 		pthread_mutex_unlock(&o->lock);
 		if (slot < 0) {
@@ -626,10 +649,11 @@ void th_ofi_rma_landed(struct th_ofi *o, u64 data)
 	int slot;
 
 	pthread_mutex_lock(&o->lock);
-	slot = -1;
-	if ((u32)data && (u32)data - 1 < o->nholds)
-		slot = th_ofi_hold_find_locked(o, data,
-					       o->holds[(u32)data - 1].peer);
+	slot = th_ofi_hold_slot(data);
+	if (slot >= 0 && (u32)slot < o->nholds)
+		slot = th_ofi_hold_find_locked(o, data, o->holds[slot].peer);
+	else
+		slot = -1;
 	if (slot >= 0)
 		hd = o->holds[slot];
 	pthread_mutex_unlock(&o->lock);
@@ -664,7 +688,8 @@ static void th_ofi_resolved(struct th_ofi *o, const struct th_ofi_hdr *h)
 		return;
 	}
 	ret = th_ofi_rma(o, h->src, rop.opcode != TH_NIC_OP_GET, rop.local,
-			 rop.len, h->raddr, h->fikey, h->hold, h->id);
+			 rop.local_priv, rop.len, h->raddr, h->fikey, h->hold,
+			 h->id);
 	if (ret)
 		th_ofi_op_end(o, h->id, ret, NULL, 0);
 }
