@@ -226,9 +226,10 @@ struct th_eng_mr_ref {
  *	its pending list to @offload_disarm.  Not asked in the timed mode
  *	nor while fault injection is on for the node.  Called under @vp's
  *	lock; must not sleep.  May be NULL.
- * @offload_counter: counter @ct of @vp, which an offloaded chain waits
- *	on, now holds @success and @failure (a non-zero failure value means
- *	no chain on it will run).  Called under @vp's lock, before the
+ * @offload_counter: counter @ct of @vp now holds @success and @failure
+ *	(a non-zero failure value means no chain on it will run); called for
+ *	every counter of a vport with an offloaded chain, the provider
+ *	picks those its chains wait on.  Called under @vp's lock, before the
  *	chains the change fires leave their pending list; must not sleep.
  * @offload_disarm: offloaded @chain left its pending list.  @status 0:
  *	it fired, its delivery was sent when @offload_counter showed the
@@ -236,8 +237,9 @@ struct th_eng_mr_ref {
  *	after @remote_post, until th_eng_remote_done().  Otherwise the
  *	delivery must never reach the target: the chain will not run
  *	(cancelled, failed, its vport in the error state or going), or
- *	(-EAGAIN) its local range is being deregistered and the chain waits
- *	in the engine again.  Then @hold is the range the delivery would
+ *	(-EAGAIN) its local range is being deregistered, or fault injection
+ *	was turned on (th_eng_offload_withdraw()), and the chain waits in
+ *	the engine again.  Then @hold is the range the delivery would
  *	have read (@hold->mr NULL: none), the provider's to release with
  *	th_eng_remote_release() once nothing can read it any more.  Called
  *	under the chain's vport's lock; must not sleep, nor call into the
@@ -648,6 +650,7 @@ int th_eng_ct_read(struct th_eng_vport *vp, u32 idx, u64 *success,
 /* th_remote.c: deliveries between nodes a network joins (ops->node_remote) */
 void th_eng_remote_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 			int status);
+void th_eng_offload_withdraw(struct th_eng_vport *vp);
 int th_eng_remote_hold(struct th_eng_vport *vp, u64 rkey, u32 access, u64 off,
 		       u64 len, struct th_eng_mr_ref *ref);
 void th_eng_remote_release(struct th_eng_mr_ref *ref);

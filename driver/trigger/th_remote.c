@@ -221,6 +221,7 @@ bool th_remote_offload_disarm_locked(struct th_eng_chain *chain, int status)
  * Region @mr is being deregistered: offloaded chains that would send
  * from it go back to the engine, still pending, and fail when they run
  * (the key no longer resolves), as they would have without the offload.
+ * @mr NULL: every offloaded chain of @vp goes back.
  */
 void th_remote_offload_withdraw_locked(struct th_eng_vport *vp,
 				       const struct th_eng_mr *mr)
@@ -234,10 +235,26 @@ void th_remote_offload_withdraw_locked(struct th_eng_vport *vp,
 		for (pos = vp->pending[ct].next; pos != &vp->pending[ct];
 		     pos = pos->next) {
 			chain = th_eng_chain_from_node(pos);
-			if (chain->offloaded && chain->hold.ref[0].mr == mr)
+			if (chain->offloaded &&
+			    (!mr || chain->hold.ref[0].mr == mr))
 				th_remote_offload_disarm_locked(chain, -EAGAIN);
 		}
 	}
+}
+
+/**
+ * th_eng_offload_withdraw - every offloaded chain of @vp back to the engine
+ * @vp: the vport
+ *
+ * Fault injection was turned on for its node: a delivery already waiting
+ * in the network would leave without it, so the chains wait in the engine
+ * again, where fault injection acts on what they send.
+ */
+void th_eng_offload_withdraw(struct th_eng_vport *vp)
+{
+	th_lock(&vp->lock);
+	th_remote_offload_withdraw_locked(vp, NULL);
+	th_unlock(&vp->lock);
 }
 
 /**

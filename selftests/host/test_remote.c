@@ -585,6 +585,37 @@ TEST_F(remote, no_offload_when_refused_or_under_fault_injection)
 	EXPECT_EQ(0, disarms(net));
 }
 
+/*
+ * Fault injection turned on after a chain was offloaded takes it back
+ * (th_eng_offload_withdraw()): the network drops its delivery, and the
+ * chain runs in the engine, where the faults act on what it sends.
+ */
+TEST_F(remote, fault_injection_takes_offloaded_chains_back)
+{
+	struct th_nic_desc d = thn_put_ct(self->key[0], 0, 2,
+					  self->vp[2]->ev.index, self->rkey[2],
+					  0, 8, 4);
+	struct fake_net *net = &self->net;
+
+	net->take = true;
+	thn_trigger(&d, 3, 1, 9);
+	ASSERT_EQ(0, th_t_post(self->vp[0], &d, 1, NULL));
+	ASSERT_EQ(1, net->arms);
+	th_eng_offload_withdraw(&self->vp[0]->ev);
+	ASSERT_EQ(1, disarms(net));
+	EXPECT_EQ(-EAGAIN, net->disarm_status);
+	ASSERT_NE(NULL, net->hold.mr);
+	th_eng_remote_release(&net->hold);
+	th_eng_offload_withdraw(&self->vp[0]->ev);	/* nothing left */
+	EXPECT_EQ(1, disarms(net));
+
+	/* it fires in the engine now: remote_post, as without the offload */
+	ASSERT_EQ(0, th_t_ct_update(self->vp[0], 3, TH_ENG_CT_INC, 1, 0));
+	ASSERT_EQ(1, queued(net));
+	ASSERT_EQ(0, deliver(net, 0, self->vp[2], th_ipf_engine(self->fab), 0));
+	EXPECT_EQ(1, th_t_ct(self->vp[2], 4));
+}
+
 /* Local targets never reach the network. */
 TEST_F(remote, local_nodes_stay_local)
 {

@@ -74,8 +74,23 @@ int th_ip_fault_set(struct th_context *ctx, const struct th_fault *f)
 		.delay_ns = f->delay_ns, .retry_ns = f->retry_ns,
 		.retries = f->retries, .vport = f->vport, .seed = f->seed,
 	};
+	struct th_eng *eng = th_ipf_engine(ctx->priv);
+	struct th_eng_vport *ev;
+	u32 i;
+	int ret;
 
-	return th_eng_fault_set(th_ipf_engine(ctx->priv), ctx->dev.node, &ef);
+	ret = th_eng_fault_set(eng, ctx->dev.node, &ef);
+	if (ret || (!f->drop_ppm && !f->delay_ppm))
+		return ret;
+	/* deliveries already waiting in a network would leave unfaulted */
+	for (i = 0; i < eng->lim.max_vports; i++) {
+		ev = eng->ops->vport_get(ctx->priv, ctx->dev.node, i);
+		if (ev) {
+			th_eng_offload_withdraw(ev);
+			eng->ops->vport_put(ctx->priv, ev);
+		}
+	}
+	return ret;
 }
 
 int th_ip_fault_get(struct th_context *ctx, struct th_fault *f)

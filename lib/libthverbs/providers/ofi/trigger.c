@@ -4,7 +4,8 @@
  * triggered operations (FI_TRIGGER), a pending chain whose first
  * descriptor is a WRITE_INLINE to another rank is handed to libfabric as
  * a triggered send, which libfabric itself sends the moment a counter
- * reaches a threshold (fi_trigger(3)), with no call from this process;
+ * reaches a threshold (fi_trigger(3)): this process only keeps that
+ * counter equal to the engine's, and posts nothing when it gets there;
  * so is one that begins with a PUT of up to TH_OFI_EAGER bytes, whose
  * bytes libfabric reads from the region when it sends them.
  *
