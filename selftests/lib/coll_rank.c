@@ -152,8 +152,10 @@ int main(int argc, char **argv)
 		g_size = atoi(threads);
 	else if (getenv("TH_SIZE"))
 		g_size = atoi(getenv("TH_SIZE"));
+	else if (getenv("PMI_SIZE"))	/* MPICH's mpiexec (boot/pmi.c) */
+		g_size = atoi(getenv("PMI_SIZE"));
 	if (!g_size || g_size > 64) {
-		fprintf(stderr, "coll_rank: run me under thrun -n N or --threads N (N <= 64)\n");
+		fprintf(stderr, "coll_rank: run me under thrun -n N, --threads N or mpiexec -n N (N <= 64)\n");
 		return 1;
 	}
 	/* the argument only tells the rank which model it runs in */

@@ -3,6 +3,8 @@
  * boot.c - the client side of thrun's bootstrap rendezvous: join the job
  * over the launcher's UNIX socket, or its TCP socket (TH_BOOT=tcp:ADDR:PORT,
  * thrun --hosts) with the job's key, then allgather and barrier rounds.
+ * Without TH_BOOT, a process that MPICH's mpiexec started joins through
+ * PMI instead (pmi.c).
  * Every wait is a poll() against a deadline, so no call outlives the
  * launcher, an abort or TH_BOOT_TIMEOUT.
  */
@@ -461,8 +463,13 @@ struct th_boot *th_boot_init(void)
 		return b;
 	}
 	if (!path || !*path) {
-		ret = -ENOENT;
-		goto err_free;
+		/* mpiexec's job, or none */
+		ret = th_boot_pmi_init(b);
+		if (!ret)
+			ret = th_boot_provider_join(b);
+		if (ret)
+			goto err_close;
+		return b;
 	}
 	ret = th_boot_env_int("TH_SIZE", 1, TH_BOOT_MAX_RANKS, &b->size);
 	if (!ret)
@@ -484,6 +491,7 @@ struct th_boot *th_boot_init(void)
 	return b;
 
 err_close:
+	th_boot_pmi_fini(b);
 	if (b->fd >= 0)
 		close(b->fd);
 	if (b->domain_fd >= 0)
@@ -531,6 +539,8 @@ int th_boot_allgather(struct th_boot *b, const void *mine,
 	total = len * b->size;
 	if (b->team)
 		return th_boot_fail(b, th_boot_team_allgather(b, mine, all, len));
+	if (b->pmi)
+		return th_boot_fail(b, th_boot_pmi_allgather(b, mine, all, len));
 	if (b->fd < 0) {
 		if (len)
 			memmove(all, mine, len);
@@ -566,6 +576,7 @@ void th_boot_fini(struct th_boot *b)
 
 	if (!b)
 		return;
+	th_boot_pmi_fini(b);
 	if (b->fd >= 0) {
 		m.rank = b->rank;
 		/* best effort: the launcher also learns from our exit */

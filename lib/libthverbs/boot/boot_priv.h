@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 struct th_boot_team;
+struct th_boot_pmi;
 
 struct th_boot {
 	int fd;			/* -1 for a local (--single) or thread handle */
@@ -20,11 +21,17 @@ struct th_boot {
 	int err;		/* sticky: the negative errno of the first failure */
 	int64_t timeout_ms;	/* per call; -1 waits as long as the launcher lives */
 	struct th_boot_team *team;	/* ranks as threads, else NULL */
+	struct th_boot_pmi *pmi;	/* launched by mpiexec (pmi.c), else NULL */
 };
 
 int64_t th_boot_now_ms(void);
 int th_boot_env_int(const char *name, long min, long max, int *out);
 int th_boot_env_timeout(int64_t *ms);
+/* pmi.c: a job MPICH's mpiexec launched (PMI_FD); -ENOENT if not one */
+int th_boot_pmi_init(struct th_boot *b);
+int th_boot_pmi_allgather(struct th_boot *b, const void *mine, void *all,
+			  size_t len);
+void th_boot_pmi_fini(struct th_boot *b);
 /* th_boot_allgather() among the threads of @b's team. */
 int th_boot_team_allgather(struct th_boot *b, const void *mine, void *all,
 			   size_t len);

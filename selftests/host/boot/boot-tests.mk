@@ -1,7 +1,7 @@
 # boot-tests.mk - host tests of thrun and the bootstrap rendezvous
 # (selftests/host/boot/test_*.c), sanitized.  They run $(BIN)/thrun on
 # boot_rank, the rank program, whose paths they get at compile time.
-BOOT_SAN_OBJS	:= $(S)/lib/libthverbs/boot/boot.o $(S)/lib/libthverbs/boot/team.o
+BOOT_SAN_OBJS	:= $(patsubst %.c,$(S)/%.o,$(sort $(wildcard lib/libthverbs/boot/*.c)))
 BOOT_RANK	:= $(BIN)/host/boot/boot_rank
 BOOT_TEST_SRCS	:= $(sort $(wildcard selftests/host/boot/test_*.c))
 BOOT_TESTS	:= $(patsubst selftests/host/boot/%.c,$(BIN)/host/boot/%,$(BOOT_TEST_SRCS))

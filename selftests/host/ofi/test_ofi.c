@@ -39,6 +39,12 @@
  */
 #define SHORT_DEADLINE	"2"
 
+/* MPICH's launcher (Debian's mpich), for jobs that join through PMI */
+#define MPIEXEC		"/usr/bin/mpiexec.hydra"
+
+static int run_prog(const char *prog, const char *const *argv,
+		    const char *deadline, char *out, size_t cap);
+
 /*
  * Run thrun with @argv (NULL-terminated, after "thrun"); its exit status,
  * or -1 if it could not run.  With @out, its output and the ranks' (both
@@ -47,7 +53,14 @@
 static int run_thrun(const char *const *argv, const char *deadline, char *out,
 		     size_t cap)
 {
-	const char *args[32] = { TH_THRUN };
+	return run_prog(TH_THRUN, argv, deadline, out, cap);
+}
+
+/* The same for launcher @prog. */
+static int run_prog(const char *prog, const char *const *argv,
+		    const char *deadline, char *out, size_t cap)
+{
+	const char *args[32] = { prog };
 	FILE *f = out ? tmpfile() : NULL;
 	int status, i;
 	size_t n;
@@ -70,7 +83,7 @@ static int run_thrun(const char *const *argv, const char *deadline, char *out,
 			dup2(fileno(f), STDOUT_FILENO);
 			dup2(fileno(f), STDERR_FILENO);
 		}
-		execv(TH_THRUN, (char *const *)args);
+		execv(prog, (char *const *)args);
 		_exit(127);
 	}
 	if (waitpid(pid, &status, 0) != pid)
@@ -287,6 +300,23 @@ TEST(a_malformed_trigger_setting_is_named)
 	TH_LOG("%s", out);
 	EXPECT_LE(1, count_lines(out, "libthverbs: TH_OFI_TRIGGER='yes'", ""));
 	EXPECT_EQ(0, count_lines(out, "ofi_rank 0 (triggered)", ""));
+}
+
+/*
+ * MPICH's mpiexec launches the job instead of thrun: the ranks join
+ * through PMI (boot/pmi.c) and the collectives' job and an RMA PUT run as
+ * under thrun, every result checked.
+ */
+TEST(mpiexec_launches_ofi_jobs_through_pmi)
+{
+	const char *coll[] = { "-n", "4", TH_COLL_RANK, "3", "2", NULL };
+	const char *put[] = { "-n", "2", TH_OFI_RANK, "put_rma", NULL };
+
+	if (access(MPIEXEC, X_OK))
+		SKIP(return, "MPICH's mpiexec (%s) is not installed", MPIEXEC);
+	setenv("TH_PROVIDER", "ofi", 1);
+	EXPECT_EQ(0, run_prog(MPIEXEC, coll, NULL, NULL, 0));
+	EXPECT_EQ(0, run_prog(MPIEXEC, put, SHORT_DEADLINE, NULL, 0));
 }
 
 TEST_HARNESS_MAIN
