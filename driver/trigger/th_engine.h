@@ -216,12 +216,13 @@ struct th_eng_mr_ref {
  *	May be NULL.
  * @offload_arm: @chain of @vp now waits for counter @ct to reach
  *	@threshold (its success value is @success), and its first
- *	descriptor @first is a PUT or a WRITE_INLINE to a node elsewhere:
- *	the provider may hand that delivery to its network now, for the
- *	network to send by itself the moment the counter reaches the
- *	threshold (a triggered operation).  @local: the bytes it sends (a
- *	PUT's local range, held by the engine until the chain resumes or
- *	@offload_disarm hands it over).  True: it took it; from then on
+ *	descriptor is a PUT or a WRITE_INLINE to a node elsewhere, @op: the
+ *	provider may hand that delivery to its network now, for the network
+ *	to send by itself the moment the counter reaches the threshold (a
+ *	triggered operation).  @op->local: the bytes it sends (a PUT's local
+ *	range, held by the engine until the chain resumes or @offload_disarm
+ *	hands it over; a WRITE_INLINE's, the chain's own).  True: it took
+ *	it; from then on
  *	every change of @ct goes to @offload_counter and the chain's leaving
  *	its pending list to @offload_disarm.  Not asked in the timed mode
  *	nor while fault injection is on for the node.  Called under @vp's
@@ -266,8 +267,7 @@ struct th_eng_ops {
 			     const struct th_nic_desc *descs, u32 n);
 	bool (*offload_arm)(void *fabric, struct th_eng_chain *chain,
 			    struct th_eng_vport *vp, u32 ct, u64 threshold,
-			    u64 success, const struct th_nic_desc *first,
-			    const u8 *local);
+			    u64 success, const struct th_eng_remote_op *op);
 	void (*offload_counter)(void *fabric, struct th_eng_vport *vp, u32 ct,
 				u64 success, u64 failure);
 	void (*offload_disarm)(void *fabric, struct th_eng_chain *chain,

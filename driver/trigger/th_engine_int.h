@@ -148,6 +148,8 @@ void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
  */
 bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
 void th_exec_remote_sent(struct th_eng_chain *chain);
+void th_exec_remote_describe(struct th_eng_chain *chain,
+			     const struct th_nic_desc *d);
 
 /* th_remote.c */
 struct th_eng_vport *th_remote_get(struct th_eng_vport *vp, u32 node,

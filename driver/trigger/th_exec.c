@@ -136,8 +136,8 @@ static int th_exec_move(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 }
 
 /* Describe in chain->rop the delivery descriptor @d makes, but its local bytes. */
-static void th_exec_remote_describe(struct th_eng_chain *chain,
-				    const struct th_nic_desc *d)
+void th_exec_remote_describe(struct th_eng_chain *chain,
+			     const struct th_nic_desc *d)
 {
 	const struct th_nic_desc_xfer *x = &d->xfer;
 	const struct th_nic_desc_inline *w = &d->wr_inline;

@@ -142,7 +142,6 @@ void th_remote_offload_arm_locked(struct th_eng_vport *vp,
 	const struct th_eng_ops *ops = vp->eng->ops;
 	const struct th_nic_desc *d = &chain->descs[0];
 	struct th_eng_mr_ref *ref = &chain->hold.ref[0];
-	const u8 *local;
 	struct th_eng_mr *mr;
 	u32 node;
 
@@ -150,28 +149,27 @@ void th_remote_offload_arm_locked(struct th_eng_vport *vp,
 	    th_read_once(vp->eng->nodes[vp->node].faulty))
 		return;
 	if (d->opcode == TH_NIC_OP_WRITE_INLINE &&
-	    (d->flags & TH_NIC_DF_REMOTE)) {
+	    (d->flags & TH_NIC_DF_REMOTE))
 		node = d->wr_inline.node;
-		local = d->wr_inline.data;
-	} else if (d->opcode == TH_NIC_OP_PUT) {
+	else if (d->opcode == TH_NIC_OP_PUT)
 		node = d->xfer.node;
-		local = NULL;
-	} else {
+	else
 		return;
-	}
 	if (!th_remote_node(vp, node))
 		return;
-	if (!local) {
+	th_exec_remote_describe(chain, d);
+	if (d->opcode == TH_NIC_OP_PUT) {
 		mr = th_mr_lookup_locked(vp, d->xfer.lkey);
 		if (!mr || th_mr_hold_locked(vp, mr, 0, d->xfer.loff,
 					     d->xfer.len, ref))
 			return;
 		chain->hold.nref = 1;
-		local = ref->ptr;
+		chain->rop.local = ref->ptr;
+		chain->rop.local_priv = mr->priv;
 	}
 	if (ops->offload_arm(vp->eng->fabric, chain, vp, chain->trig_ct,
 			     chain->threshold, vp->cts[chain->trig_ct].success,
-			     d, local)) {
+			     &chain->rop)) {
 		chain->offloaded = true;
 		vp->offloaded++;
 	} else if (ref->mr) {

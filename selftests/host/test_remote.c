@@ -111,8 +111,7 @@ static void fake_posted(void *arg, struct th_eng_vport *ev,
 
 static bool fake_offload_arm(void *arg, struct th_eng_chain *chain,
 			     struct th_eng_vport *ev, u32 ct, u64 threshold,
-			     u64 success, const struct th_nic_desc *first,
-			     const u8 *local)
+			     u64 success, const struct th_eng_remote_op *op)
 {
 	struct fake_net *net = arg;
 
@@ -123,8 +122,8 @@ static bool fake_offload_arm(void *arg, struct th_eng_chain *chain,
 	net->arm_ct = ct;
 	net->arm_threshold = threshold;
 	net->arm_success = success;
-	net->arm_opcode = first->opcode;
-	net->arm_local = local;
+	net->arm_opcode = op->opcode;
+	net->arm_local = op->local;
 	pthread_mutex_unlock(&net->lock);
 	return net->take;
 }

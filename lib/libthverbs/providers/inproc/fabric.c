@@ -404,14 +404,12 @@ static void th_ipf_chain_posted(void *fabric, struct th_eng_vport *ev,
 
 static bool th_ipf_offload_arm(void *fabric, struct th_eng_chain *chain,
 			       struct th_eng_vport *ev, u32 ct, u64 threshold,
-			       u64 success, const struct th_nic_desc *first,
-			       const u8 *local)
+			       u64 success, const struct th_eng_remote_op *op)
 {
 	const struct th_ipf_net *net = ((struct th_ipf *)fabric)->net;
 
 	return net->offload_arm &&
-	       net->offload_arm(net->arg, chain, ev, ct, threshold, success,
-				first, local);
+	       net->offload_arm(net->arg, chain, ev, ct, threshold, success, op);
 }
 
 static void th_ipf_offload_counter(void *fabric, struct th_eng_vport *ev,

@@ -59,8 +59,7 @@ struct th_ipf_net {
 			     const struct th_nic_desc *descs, u32 n);
 	bool (*offload_arm)(void *arg, struct th_eng_chain *chain,
 			    struct th_eng_vport *ev, u32 ct, u64 threshold,
-			    u64 success, const struct th_nic_desc *first,
-			    const u8 *local);
+			    u64 success, const struct th_eng_remote_op *op);
 	void (*offload_counter)(void *arg, struct th_eng_vport *ev, u32 ct,
 				u64 success, u64 failure);
 	void (*offload_disarm)(void *arg, struct th_eng_chain *chain,

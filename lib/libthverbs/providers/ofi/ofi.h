@@ -397,8 +397,7 @@ void th_ofi_ping(struct th_ofi *o);
 /* trigger.c: chains' first deliveries as libfabric triggered sends */
 bool th_ofi_offload_arm(void *arg, struct th_eng_chain *chain,
 			struct th_eng_vport *ev, u32 ct, u64 threshold,
-			u64 success, const struct th_nic_desc *first,
-			const u8 *local);
+			u64 success, const struct th_eng_remote_op *op);
 void th_ofi_offload_counter(void *arg, struct th_eng_vport *ev, u32 ct,
 			    u64 success, u64 failure);
 void th_ofi_offload_disarm(void *arg, struct th_eng_chain *chain, int status,

@@ -72,39 +72,6 @@ static int th_ofi_trig_slot_locked(struct th_ofi *o)
 	return -1;
 }
 
-/*
- * The delivery a chain's first descriptor @d (a remote WRITE_INLINE or a
- * PUT) makes, sending the bytes at @local.
- */
-static void th_ofi_trig_rop(struct th_eng_remote_op *rop,
-			    const struct th_nic_desc *d, const u8 *local,
-			    const void *domain)
-{
-	const struct th_nic_desc_inline *w = &d->wr_inline;
-	const struct th_nic_desc_xfer *x = &d->xfer;
-	bool ct = d->flags & TH_NIC_DF_REMOTE_CT;
-
-	memset(rop, 0, sizeof(*rop));
-	rop->opcode = d->opcode;
-	if (d->opcode == TH_NIC_OP_WRITE_INLINE) {
-		rop->node = w->node;
-		rop->vport = w->vport;
-		rop->rkey = w->rkey;
-		rop->roff = w->off;
-		rop->len = w->len;
-		rop->remote_ct = ct ? w->remote_ct : -1;
-	} else {
-		rop->node = x->node;
-		rop->vport = x->vport;
-		rop->rkey = x->rkey;
-		rop->roff = x->roff;
-		rop->len = x->len;
-		rop->remote_ct = ct ? x->remote_ct : -1;
-	}
-	rop->local = (u8 *)local;
-	rop->domain = domain;
-}
-
 /* Free operation slot @id, taken for a send that never went. */
 static void th_ofi_trig_op_free(struct th_ofi *o, u64 id)
 {
@@ -127,23 +94,21 @@ static void th_ofi_trig_op_free(struct th_ofi *o, u64 id)
  */
 bool th_ofi_offload_arm(void *arg, struct th_eng_chain *chain,
 			struct th_eng_vport *ev, u32 ct, u64 threshold,
-			u64 success, const struct th_nic_desc *first,
-			const u8 *local)
+			u64 success, const struct th_eng_remote_op *op)
 {
 	struct th_ofi *o = arg;
-	struct th_eng_remote_op rop;
+	struct th_eng_remote_op rop = *op;
 	struct th_ofi_trig *t;
 	struct th_ofi_xfer *x;
 	struct th_ofi_hdr h;
 	struct iovec iov[2];
 	struct fi_msg msg;
-	int slot, op;
+	int slot, n;
 	bool put;
 	u64 id = 0;
 
 	if (!o->trigger)
 		return false;
-	th_ofi_trig_rop(&rop, first, local, ev->domain);
 	put = rop.opcode == TH_NIC_OP_PUT;
 	/* larger PUTs go by RMA after a RESOLVE: the engine's, for now */
 	if (rop.node >= o->size || rop.node == o->rank ||
@@ -162,19 +127,19 @@ bool th_ofi_offload_arm(void *arg, struct th_eng_chain *chain,
 	}
 	t = &o->trig[slot];
 	pthread_mutex_lock(&o->lock);
-	op = o->dead[rop.node] ? -1 : th_ofi_op_alloc_locked(o);
-	if (op >= 0) {
-		o->ops[op].chain = chain;
-		o->ops[op].rop = rop;
-		o->ops[op].state = TH_OFI_OP_ARMED;
-		o->ops[op].peer = rop.node;
-		o->ops[op].deadline = ~0ULL;	/* the answer waits for the fire */
-		o->ops[op].status = 0;
-		o->ops[op].answered = false;
-		id = th_ofi_id(o->ops[op].gen, op);
+	n = o->dead[rop.node] ? -1 : th_ofi_op_alloc_locked(o);
+	if (n >= 0) {
+		o->ops[n].chain = chain;
+		o->ops[n].rop = rop;
+		o->ops[n].state = TH_OFI_OP_ARMED;
+		o->ops[n].peer = rop.node;
+		o->ops[n].deadline = ~0ULL;	/* the answer waits for the fire */
+		o->ops[n].status = 0;
+		o->ops[n].answered = false;
+		id = th_ofi_id(o->ops[n].gen, n);
 	}
 	pthread_mutex_unlock(&o->lock);
-	if (op < 0)
+	if (n < 0)
 		goto refuse;
 
 	/* the wire's eager PUT: inline bytes behind the header, or the region */
