@@ -6,6 +6,7 @@
  * held on this rank; otherwise 1, with a line on stderr saying what did
  * not.  Each rank hosts its own node (rank r: node r).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -488,6 +489,74 @@ static int case_triggered(struct rank_env *e)
 	return th_boot_barrier(e->boot) ? fail("barrier") : 0;
 }
 
+/*
+ * The TCP sockets of this process (found by inode through /proc/self/fd in
+ * /proc/net/tcp and tcp6): how many, and how many are not on 127.0.0.1.
+ */
+static void tcp_sockets(int *total, int *outside)
+{
+	static const char *const tables[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+	char path[300], link[64], line[512], local[64];
+	unsigned long inode, inodes[256];
+	int n = 0, i, t;
+	struct dirent *de;
+	DIR *d = opendir("/proc/self/fd");
+	FILE *f;
+
+	*total = *outside = 0;
+	while (d && (de = readdir(d)) && n < 256) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		i = readlink(path, link, sizeof(link) - 1);
+		if (i <= 0)
+			continue;
+		link[i] = '\0';
+		if (sscanf(link, "socket:[%lu]", &inode) == 1)
+			inodes[n++] = inode;
+	}
+	if (d)
+		closedir(d);
+	for (t = 0; t < 2; t++) {
+		f = fopen(tables[t], "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			/* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
+			if (sscanf(line, "%*s %63s %*s %*s %*s %*s %*s %*s %*s %lu",
+				   local, &inode) != 2)
+				continue;
+			for (i = 0; i < n && inodes[i] != inode; i++)
+				;
+			if (i == n)
+				continue;
+			(*total)++;
+			/* 0100007F: 127.0.0.1; ::ffff:127.0.0.1 in tcp6 */
+			if (strncmp(local, "0100007F:", 9) &&
+			    strncmp(local, "0000000000000000FFFF00000100007F:", 33))
+				(*outside)++;
+		}
+		if (f)
+			fclose(f);
+	}
+}
+
+/*
+ * Every rank on this host, in one network namespace: the provider keeps
+ * the job on the loopback interface.  A PUT first, so that connections
+ * exist; then no TCP socket of this process may be elsewhere.
+ */
+static int case_loopback_only(struct rank_env *e)
+{
+	int total, outside;
+
+	if (case_put(e, SMALL, false))
+		return 1;
+	tcp_sockets(&total, &outside);
+	if (!total)
+		return fail("no TCP socket found");
+	if (outside)
+		return fail("%d of %d TCP sockets not on 127.0.0.1", outside,
+			    total);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rank_env e = { 0 };
@@ -526,6 +595,8 @@ int main(int argc, char **argv)
 		ret = case_foreign_domain(&e);
 	else if (!strcmp(g_case, "link_cut"))
 		ret = case_link_cut(&e);
+	else if (!strcmp(g_case, "loopback_only"))
+		ret = case_loopback_only(&e);
 	else if (!strcmp(g_case, "triggered"))
 		ret = case_triggered(&e);
 	else if (!strcmp(g_case, "peer_dies"))

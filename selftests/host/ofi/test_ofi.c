@@ -141,6 +141,7 @@ OFI_CASE(bad_range)
 OFI_CASE(no_vport)
 OFI_CASE(foreign_domain)
 OFI_CASE(peer_dies)
+OFI_CASE(loopback_only)
 
 /* The collectives' rank program, one process per rank: every result checked. */
 static void coll_job(struct __test_metadata *_metadata, const char *n,

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <rdma/fi_domain.h>
 
 #include "thverbs_priv.h"
@@ -128,6 +129,55 @@ static void th_ofi_atexit(void)
 	}
 }
 
+/* Where a rank runs: the machine's boot and the network namespace. */
+struct th_ofi_where {
+	char boot_id[40];
+	u64 netns;
+};
+
+/*
+ * Do all ranks share this machine and network namespace?  Then the job's
+ * traffic stays on the loopback interface: the tcp and sockets providers
+ * otherwise listen on the first interface with an address, reachable from
+ * the network, for a job that never leaves the host.  An interface the
+ * user names (FI_TCP_IFACE, FI_SOCKETS_IFACE) wins.  One bootstrap round,
+ * before libfabric's first call, which reads these variables.
+ */
+static int th_ofi_keep_local(struct th_ofi *o, struct th_boot *b,
+			     const char *prov)
+{
+	struct th_ofi_where mine = { 0 }, *all;
+	struct stat st;
+	bool local = true;
+	FILE *f;
+	u32 i;
+	int ret;
+
+	f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (f) {
+		if (!fgets(mine.boot_id, sizeof(mine.boot_id), f))
+			mine.boot_id[0] = '\0';
+		fclose(f);
+	}
+	if (!stat("/proc/self/ns/net", &st))
+		mine.netns = st.st_ino;
+	all = calloc(o->size, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	ret = th_boot_allgather(b, &mine, all, sizeof(mine));
+	for (i = 0; !ret && i < o->size; i++)
+		local = local && mine.boot_id[0] && mine.netns &&
+			!memcmp(&all[i], &mine, sizeof(mine));
+	free(all);
+	if (ret || !local)
+		return ret;
+	if (!strncmp(prov, "tcp", 3))
+		setenv("FI_TCP_IFACE", "lo", 0);
+	else if (!strncmp(prov, "sockets", 7))
+		setenv("FI_SOCKETS_IFACE", "lo", 0);
+	return 0;
+}
+
 /* One rank's endpoint, and the bootstrap round that joins them. */
 static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 		       enum th_ofi_trigger_mode trigger)
@@ -150,7 +200,9 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 	 */
 	snprintf(univ, sizeof(univ), "%u", o->size);
 	setenv("FI_UNIVERSE_SIZE", univ, 0);
-	ret = th_ofi_net_open(o, prov, trigger);
+	ret = th_ofi_keep_local(o, b, prov);
+	if (!ret)
+		ret = th_ofi_net_open(o, prov, trigger);
 	if (ret)
 		return ret;
 	ret = th_ofi_net_name(o, mine.name, &len);
