@@ -65,6 +65,7 @@ BENCH_TARGETS	:=
 include driver/trigger/engine.mk
 -include lib/libthverbs/sched/sched.mk
 include lib/libthverbs/libthverbs.mk
+include lib/libthmpi/libthmpi.mk
 include selftests/host/host.mk
 include selftests/host/thctl/thctl-tests.mk
 include tools/tools.mk

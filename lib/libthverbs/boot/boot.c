@@ -427,10 +427,8 @@ static int th_boot_connect(struct th_boot *b, const char *path,
  * every rank calls th_boot_init() once, so the provider's own bootstrap
  * round (addresses) is collective and comes before any of the program's.
  */
-static int th_boot_provider_join(struct th_boot *b)
+static int th_boot_provider_join(struct th_boot *b, const char *prov)
 {
-	const char *prov = getenv("TH_PROVIDER");
-
 	if (!prov || strcmp(prov, "ofi"))
 		return 0;
 	if (!th_ofi_boot)
@@ -466,7 +464,7 @@ struct th_boot *th_boot_init(void)
 		/* mpiexec's job, or none */
 		ret = th_boot_pmi_init(b);
 		if (!ret)
-			ret = th_boot_provider_join(b);
+			ret = th_boot_provider_join(b, getenv("TH_PROVIDER"));
 		if (ret)
 			goto err_close;
 		return b;
@@ -485,7 +483,7 @@ struct th_boot *th_boot_init(void)
 	ret = th_boot_connect(b, path, have_key ? key : NULL);
 	if (ret)
 		goto err_close;
-	ret = th_boot_provider_join(b);
+	ret = th_boot_provider_join(b, getenv("TH_PROVIDER"));
 	if (ret)
 		goto err_close;
 	return b;
@@ -500,6 +498,36 @@ err_free:
 	free(b);
 	errno = -ret;
 	return NULL;
+}
+
+struct th_boot *th_boot_init_allgather(int rank, int size,
+				       th_boot_allgather_fn allgather,
+				       void *arg, const char *provider)
+{
+	struct th_boot *b;
+	int ret;
+
+	if (size < 1 || size > TH_BOOT_MAX_RANKS || rank < 0 || rank >= size ||
+	    !allgather || (provider && *provider && strcmp(provider, "ofi"))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->fd = -1;
+	b->domain_fd = -1;
+	b->rank = rank;
+	b->size = size;
+	b->gather = allgather;
+	b->gather_arg = arg;
+	ret = th_boot_provider_join(b, provider);
+	if (ret) {
+		free(b);
+		errno = -ret;
+		return NULL;
+	}
+	return b;
 }
 
 int th_boot_rank(const struct th_boot *b)
@@ -541,6 +569,10 @@ int th_boot_allgather(struct th_boot *b, const void *mine,
 		return th_boot_fail(b, th_boot_team_allgather(b, mine, all, len));
 	if (b->pmi)
 		return th_boot_fail(b, th_boot_pmi_allgather(b, mine, all, len));
+	if (b->gather) {
+		ret = b->gather(b->gather_arg, mine, all, len);
+		return th_boot_fail(b, ret > 0 ? -EIO : ret);
+	}
 	if (b->fd < 0) {
 		if (len)
 			memmove(all, mine, len);

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <thverbs/boot.h>
 
 struct th_boot_team;
 struct th_boot_pmi;
@@ -22,6 +23,8 @@ struct th_boot {
 	int64_t timeout_ms;	/* per call; -1 waits as long as the launcher lives */
 	struct th_boot_team *team;	/* ranks as threads, else NULL */
 	struct th_boot_pmi *pmi;	/* launched by mpiexec (pmi.c), else NULL */
+	th_boot_allgather_fn gather;	/* th_boot_init_allgather()'s, else NULL */
+	void *gather_arg;
 };
 
 int64_t th_boot_now_ms(void);

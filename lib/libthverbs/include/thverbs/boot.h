@@ -36,6 +36,30 @@ struct th_boot;
  */
 struct th_boot *th_boot_init(void);
 
+/* Exchange @len bytes per rank, rank r's at all + r * len; a barrier too. */
+typedef int (*th_boot_allgather_fn)(void *arg, const void *mine, void *all,
+				    size_t len);
+
+/*
+ * Join a job whose processes already reach each other, the ranks of an MPI
+ * communicator for one: @rank of @size, and @allgather (called with @arg)
+ * carries every bootstrap round, which th_boot_allgather() and
+ * th_boot_barrier() then pass on.  @allgather must be collective: every
+ * rank calls it the same number of times with the same len; it returns 0
+ * or a negative errno, and a failure is sticky as above.
+ * @provider names the network to join: "ofi" joins the job's libfabric
+ * network (every rank's node, as under thrun --provider ofi); NULL or ""
+ * joins none.  The join is collective and all-or-nothing: when it fails
+ * on one rank it fails on all, each with an error.
+ * NULL + errno: EINVAL on a bad argument, EPROTONOSUPPORT when the library
+ * lacks the provider (built without libfabric), ENODEV when libfabric has
+ * no such provider here, EPROTO when the ranks disagree, EALREADY when
+ * this process already joined a network, or the error @allgather returned.
+ */
+struct th_boot *th_boot_init_allgather(int rank, int size,
+				       th_boot_allgather_fn allgather,
+				       void *arg, const char *provider);
+
 /* This process's rank, 0 ... size - 1. */
 int th_boot_rank(const struct th_boot *b);
 /* Number of processes in the job (1 under --single). */

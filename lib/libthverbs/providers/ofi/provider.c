@@ -23,7 +23,7 @@
 /* the default libfabric provider: reliable datagrams over TCP */
 #define TH_OFI_DEFAULT_PROV	"tcp;ofi_rxm"
 /* bumped when the wire changes: ranks of different builds refuse a job */
-#define TH_OFI_WIRE_VERSION	2
+#define TH_OFI_WIRE_VERSION	3
 
 static struct th_ofi *th_ofi_state;
 
@@ -35,6 +35,7 @@ struct th_ofi *th_ofi_get(void)
 /**
  * struct th_ofi_boot_rec - what each rank tells the others at boot
  * @version: TH_OFI_WIRE_VERSION
+ * @err: 0, or why this rank cannot join (then the rest is empty)
  * @name_len: bytes of @name
  * @prov: the libfabric provider it runs
  * @token: rank 0's is the job's domain
@@ -42,6 +43,7 @@ struct th_ofi *th_ofi_get(void)
  */
 struct th_ofi_boot_rec {
 	u32 version;
+	s32 err;
 	u32 name_len;
 	char prov[32];
 	u8 token[16];
@@ -178,9 +180,31 @@ static int th_ofi_keep_local(struct th_ofi *o, struct th_boot *b,
 	return 0;
 }
 
+/*
+ * One round in which every rank says whether its part so far worked: 0
+ * when all did, else this rank's error or, when it had none, the first
+ * failed rank's.  Every rank takes part in every round of the join, failed
+ * or not, so that a failure on one rank ends the join on all of them
+ * rather than leaving the others waiting in a round it never reaches.
+ */
+static int th_ofi_agree(struct th_boot *b, u32 size, int err)
+{
+	s32 mine = err, *all = calloc(size, sizeof(*all));
+	u32 i;
+	int ret;
+
+	if (!all)
+		return err ? err : -ENOMEM;
+	ret = th_boot_allgather(b, &mine, all, sizeof(mine));
+	for (i = 0; !ret && !err && i < size; i++)
+		err = all[i] < 0 ? all[i] : 0;
+	free(all);
+	return err ? err : ret;
+}
+
 /* One rank's endpoint, and the bootstrap round that joins them. */
 static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
-		       enum th_ofi_trigger_mode trigger)
+		       enum th_ofi_trigger_mode trigger, int err)
 {
 	struct th_ofi_boot_rec mine = { .version = TH_OFI_WIRE_VERSION };
 	struct th_ofi_boot_rec *all;
@@ -201,35 +225,46 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 	snprintf(univ, sizeof(univ), "%u", o->size);
 	setenv("FI_UNIVERSE_SIZE", univ, 0);
 	ret = th_ofi_keep_local(o, b, prov);
-	if (!ret)
-		ret = th_ofi_net_open(o, prov, trigger);
 	if (ret)
-		return ret;
-	ret = th_ofi_net_name(o, mine.name, &len);
-	if (ret)
-		return ret;
-	mine.name_len = len;
-	snprintf(mine.prov, sizeof(mine.prov), "%s", o->prov);
-	if (getrandom(mine.token, sizeof(mine.token), 0) != sizeof(mine.token))
-		return -EAGAIN;
+		return ret;	/* the rounds themselves failed */
+	if (!err)
+		err = th_ofi_net_open(o, prov, trigger);
+	if (!err)
+		err = th_ofi_net_name(o, mine.name, &len);
+	if (!err && getrandom(mine.token, sizeof(mine.token), 0) !=
+		    sizeof(mine.token))
+		err = -EAGAIN;
 	all = calloc(o->size, sizeof(*all));
 	if (!all)
-		return -ENOMEM;
+		err = err ? err : -ENOMEM;
+	if (err) {
+		/* a failed rank's part: the round still needs its record */
+		memset(&mine, 0, sizeof(mine));
+		mine.version = TH_OFI_WIRE_VERSION;
+		mine.err = err;
+		if (!all)
+			return err;
+	} else {
+		mine.name_len = len;
+		snprintf(mine.prov, sizeof(mine.prov), "%s", o->prov);
+	}
 	ret = th_boot_allgather(b, &mine, all, sizeof(mine));
 	if (ret) {
 		free(all);
 		return ret;
 	}
-	for (i = 0; i < o->size && !ret; i++)
-		if (all[i].version != TH_OFI_WIRE_VERSION ||
-		    strncmp(all[i].prov, mine.prov, sizeof(mine.prov)) ||
-		    all[i].name_len > sizeof(mine.name))
-			ret = -EPROTO;
-	if (!ret)
-		ret = th_ofi_net_peers(o, all[0].name, sizeof(*all));
+	for (i = 0; i < o->size && !err; i++)
+		if (all[i].err < 0)
+			err = all[i].err;
+		else if (all[i].version != TH_OFI_WIRE_VERSION ||
+			 strncmp(all[i].prov, mine.prov, sizeof(mine.prov)) ||
+			 all[i].name_len > sizeof(mine.name))
+			err = -EPROTO;
+	if (!err)
+		err = th_ofi_net_peers(o, all[0].name, sizeof(*all));
 	memcpy(o->job_token, all[0].token, sizeof(o->job_token));
 	free(all);
-	return ret;
+	return err;
 }
 
 /*
@@ -273,38 +308,41 @@ int th_ofi_boot(struct th_boot *b)
 	ret = th_ofi_timeout(&o->timeout_ns);
 	if (!ret)
 		ret = th_ofi_trigger_mode(&trigger);
-	if (!ret)
-		ret = th_ofi_join(o, b, trigger);
-	if (ret)
-		goto err;
+	/*
+	 * From here every round is taken by every rank, with its error so
+	 * far (th_ofi_agree()).  When the bootstrap itself broke, its
+	 * failure is sticky: the later rounds fail at once on every rank.
+	 */
+	ret = th_ofi_join(o, b, trigger, ret);
 
 	/* the module's limits; the process is its node's one user */
-	th_eng_limits_default(&lim);
-	lim.nodes = o->size;
-	all = (u64)lim.max_vports;
-	lim.max_user_vports = all;
-	all *= lim.max_cq_entries;
-	lim.max_user_chains = all > TH_ENG_MAX_USER ? TH_ENG_MAX_USER : all;
-	o->ipf = th_ipf_create(&lim, &o->net, &ret);
-	if (!o->ipf)
-		goto err;
-	memcpy(th_ipf_default_domain(o->ipf)->token, o->job_token,
-	       sizeof(o->job_token));
+	if (!ret) {
+		th_eng_limits_default(&lim);
+		lim.nodes = o->size;
+		all = (u64)lim.max_vports;
+		lim.max_user_vports = all;
+		all *= lim.max_cq_entries;
+		lim.max_user_chains = all > TH_ENG_MAX_USER ? TH_ENG_MAX_USER :
+				      all;
+		o->ipf = th_ipf_create(&lim, &o->net, &ret);
+	}
+	if (!ret)
+		memcpy(th_ipf_default_domain(o->ipf)->token, o->job_token,
+		       sizeof(o->job_token));
 	/*
 	 * Every rank has every address in its address vector and its receives
 	 * posted before any connects, and every connection exists before any
-	 * delivery.  Without the first barrier, 16 loaded processes failed 2
+	 * delivery.  Without the first round, 16 loaded processes failed 2
 	 * runs in 3: a rank's connection to one still between the allgather
 	 * and its fi_av_insert() never came up, its sends answered "try
 	 * again" until the deadline.
 	 */
-	ret = th_ofi_net_start(o);
 	if (!ret)
-		ret = th_boot_barrier(b);
+		ret = th_ofi_net_start(o);
+	ret = th_ofi_agree(b, o->size, ret);
 	if (!ret)
 		ret = th_ofi_net_connect(o);
-	if (!ret)
-		ret = th_boot_barrier(b);
+	ret = th_ofi_agree(b, o->size, ret);
 	if (ret)
 		goto err;
 	__atomic_store_n(&th_ofi_state, o, __ATOMIC_RELEASE);
