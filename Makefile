@@ -75,6 +75,7 @@ include selftests/th_nic/selftests.mk
 include selftests/lib/lib-tests.mk
 include selftests/host/boot/boot-tests.mk
 include selftests/host/ofi/ofi-tests.mk
+include selftests/host/mpi/mpi-tests.mk
 include scripts/vm/vm.mk
 include Documentation/docs.mk
 include install.mk

@@ -13,8 +13,8 @@
 
 struct thmpi_config thmpi_cfg;
 
-/* [call][0] offloaded, [call][1 + why] fell through */
-static unsigned long long thmpi_counts[THMPI_CALL_MAX][1 + THMPI_WHY_MAX];
+/* [call][0] offloaded, [call][why] fell through */
+static unsigned long long thmpi_counts[THMPI_CALL_MAX][THMPI_WHY_MAX];
 
 static const char *const thmpi_call_names[THMPI_CALL_MAX] = {
 	[THMPI_ALLREDUCE] = "MPI_Allreduce",
@@ -126,7 +126,7 @@ void thmpi_count_offload(enum thmpi_call call)
 
 void thmpi_count_fallthrough(enum thmpi_call call, enum thmpi_why why)
 {
-	thmpi_counts[call][1 + why]++;
+	thmpi_counts[call][why]++;
 	if (thmpi_cfg.verbose >= 2)
 		fprintf(stderr, "thmpi: rank %d: %s to MPICH (%s)\n",
 			thmpi_world_rank, thmpi_call_names[call],
@@ -145,13 +145,13 @@ void thmpi_log_call(enum thmpi_call call, const struct thmpi_entry *e)
 
 /* One rank's (or the job's) counters, a line per call that happened. */
 static void thmpi_stats_print(const char *who,
-			      unsigned long long (*c)[1 + THMPI_WHY_MAX])
+			      unsigned long long (*c)[THMPI_WHY_MAX])
 {
 	unsigned long long off = 0, fell = 0;
 	int call, why;
 
 	for (call = 0; call < THMPI_CALL_MAX; call++)
-		for (why = 0; why <= THMPI_WHY_MAX; why++)
+		for (why = 0; why < THMPI_WHY_MAX; why++)
 			*(why ? &fell : &off) += c[call][why];
 	fprintf(stderr, "thmpi: %s: %llu calls offloaded, %llu to MPICH\n",
 		who, off, fell);
@@ -162,11 +162,11 @@ static void thmpi_stats_print(const char *who,
 
 		n = snprintf(line, sizeof(line), "thmpi: %s:   %-18s %llu offloaded",
 			     who, thmpi_call_names[call], c[call][0]);
-		for (why = 0; why < THMPI_WHY_MAX; why++) {
-			if (!c[call][1 + why] || n >= (int)sizeof(line))
+		for (why = THMPI_WHY_OFF; why < THMPI_WHY_MAX; why++) {
+			if (!c[call][why] || n >= (int)sizeof(line))
 				continue;
 			n += snprintf(line + n, sizeof(line) - n, "%s %llu %s",
-				      sep, c[call][1 + why], thmpi_why_names[why]);
+				      sep, c[call][why], thmpi_why_names[why]);
 			sep = ",";
 			any = 1;
 		}
@@ -178,7 +178,7 @@ static void thmpi_stats_print(const char *who,
 /* At MPI_Finalize (collective over @world): the totals on rank 0. */
 void thmpi_stats_report(MPI_Comm world)
 {
-	unsigned long long sum[THMPI_CALL_MAX][1 + THMPI_WHY_MAX];
+	unsigned long long sum[THMPI_CALL_MAX][THMPI_WHY_MAX];
 	char who[32];
 
 	if (!thmpi_cfg.stats)
@@ -187,7 +187,7 @@ void thmpi_stats_report(MPI_Comm world)
 		snprintf(who, sizeof(who), "rank %d", thmpi_world_rank);
 		thmpi_stats_print(who, thmpi_counts);
 	}
-	PMPI_Reduce(thmpi_counts, sum, THMPI_CALL_MAX * (1 + THMPI_WHY_MAX),
+	PMPI_Reduce(thmpi_counts, sum, THMPI_CALL_MAX * THMPI_WHY_MAX,
 		    MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, world);
 	if (!thmpi_world_rank)
 		thmpi_stats_print("job (every rank's calls)", sum);

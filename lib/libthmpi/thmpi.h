@@ -15,8 +15,12 @@
 #include <thverbs/boot.h>
 #include <thverbs/verbs.h>
 
-/* Why a call went to MPICH instead: one counter each in the statistics. */
+/*
+ * Why a call went to MPICH instead: one counter each in the statistics.
+ * 0 (THMPI_WHY_NONE): it did not, the NIC runs it.
+ */
 enum thmpi_why {
+	THMPI_WHY_NONE,
 	THMPI_WHY_OFF,		/* THMPI_ENABLE=0, or the offload could not start */
 	THMPI_WHY_INTERCOMM,	/* an inter-communicator */
 	THMPI_WHY_ONE_RANK,	/* a communicator of one process */

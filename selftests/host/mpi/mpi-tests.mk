@@ -1,0 +1,29 @@
+# mpi-tests.mk - libthmpi's tests (selftests/host/mpi/): thmpi_check, an
+# MPI program built against MPICH alone and once more linked with
+# libthmpi, run by test_thmpi.sh under mpiexec.  Only in builds with
+# libthmpi (THMPI=1, lib/libthmpi/libthmpi.mk).
+ifeq ($(THMPI),1)
+THMPI_CHECK	:= $(BIN)/host/mpi/thmpi_check
+THMPI_CHECK_LINKED := $(BIN)/host/mpi/thmpi_check_linked
+THMPI_TEST	:= $(BIN)/host/mpi/test_thmpi
+HOST_TESTS	+= $(THMPI_TEST)
+
+$(O)/selftests/host/mpi/thmpi_check.o: TH_CPPFLAGS += $(THMPI_CFLAGS)
+
+$(THMPI_CHECK): $(O)/selftests/host/mpi/thmpi_check.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(THMPI_LIBS) -lm
+
+# -lthmpi before MPICH's libraries: its MPI_* come first
+$(THMPI_CHECK_LINKED): $(O)/selftests/host/mpi/thmpi_check.o $(LIBTHMPI_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(B)/lib -lthmpi \
+		-Wl,-rpath,$(B)/lib $(THMPI_LIBS) -lm
+
+$(THMPI_TEST): $(TOP)/selftests/host/mpi/test_thmpi.sh $(LIBTHMPI_SO) \
+		$(THMPI_CHECK) $(THMPI_CHECK_LINKED)
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash %s %s %s %s\n' $< $(LIBTHMPI_SO) \
+		$(THMPI_CHECK) $(THMPI_CHECK_LINKED) > $@
+	chmod +x $@
+endif
