@@ -5,7 +5,8 @@
 #   make install PREFIX=/usr LIBDIR=/usr/lib/x86_64-linux-gnu DESTDIR=/tmp/t
 #
 # installs the library (libthverbs.so.$(VERSION), its SONAME link, the .so
-# link and the static archive), the public headers under include/thverbs/,
+# link and the static archive), libthmpi (when built: MPICH's headers and
+# libfabric were here), the public headers under include/thverbs/,
 # the kernel ABI headers under include/thverbs/uapi/linux/, libthverbs.pc, the
 # tools (relinked without the build tree's RUNPATH) and the manual pages.
 # The module goes through dkms: `make install-dkms` copies its source to
@@ -38,13 +39,17 @@ $(B)/libthverbs.pc: lib/libthverbs/libthverbs.pc.in VERSION
 # The .pc depends on PREFIX and LIBDIR: always rewritten by install.
 .PHONY: $(B)/libthverbs.pc
 
-install: $(LIBTHVERBS_SO) $(LIBTHVERBS_A) $(TOOLS:%=$(B)/inst/bin/%) $(B)/libthverbs.pc
+install: $(LIBTHVERBS_SO) $(LIBTHVERBS_A) $(TOOLS:%=$(B)/inst/bin/%) $(B)/libthverbs.pc \
+		$(LIBTHMPI_INST)
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/thverbs/uapi/linux $(DESTDIR)$(BINDIR)
 	$(INSTALL) -m 0644 $(LIBTHVERBS_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(LIBTHVERBS_SO)) $(DESTDIR)$(LIBDIR)/$(LIBTHVERBS_SONAME)
 	ln -sf $(LIBTHVERBS_SONAME) $(DESTDIR)$(LIBDIR)/libthverbs.so
 	$(INSTALL) -m 0644 $(LIBTHVERBS_A) $(DESTDIR)$(LIBDIR)/
+	$(if $(LIBTHMPI_INST),$(INSTALL) -m 0644 $(LIBTHMPI_INST) $(DESTDIR)$(LIBDIR)/ && \
+		ln -sf $(notdir $(LIBTHMPI_INST)) $(DESTDIR)$(LIBDIR)/$(LIBTHMPI_SONAME) && \
+		ln -sf $(LIBTHMPI_SONAME) $(DESTDIR)$(LIBDIR)/libthmpi.so)
 	$(INSTALL) -m 0644 $(B)/libthverbs.pc $(DESTDIR)$(PKGCONFIGDIR)/
 	$(INSTALL) -m 0644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/thverbs/
 	$(INSTALL) -m 0644 $(UAPI_HEADERS) $(DESTDIR)$(INCLUDEDIR)/thverbs/uapi/linux/
@@ -57,6 +62,7 @@ install: $(LIBTHVERBS_SO) $(LIBTHVERBS_A) $(TOOLS:%=$(B)/inst/bin/%) $(B)/libthv
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libthverbs.so* $(DESTDIR)$(LIBDIR)/libthverbs.a \
+		$(DESTDIR)$(LIBDIR)/libthmpi.so* \
 		$(DESTDIR)$(PKGCONFIGDIR)/libthverbs.pc \
 		$(TOOLS:%=$(DESTDIR)$(BINDIR)/%)
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/thverbs

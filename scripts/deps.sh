@@ -22,7 +22,7 @@ lib_pkgs="libnl-3-dev libnl-genl-3-dev libfabric-dev iproute2"
 # the debug kernel (scripts/debug-kernel.sh) builds from linux-source-6.1
 debug_pkgs="flex bison bc libelf-dev libssl-dev"
 
-pkg_pkgs="dpkg-dev debhelper dh-dkms dkms lintian fakeroot pkg-config gcc make libc6-dev libnl-3-dev libnl-genl-3-dev libfabric-dev"
+pkg_pkgs="dpkg-dev debhelper dh-dkms dkms lintian fakeroot pkg-config gcc make libc6-dev libnl-3-dev libnl-genl-3-dev libfabric-dev libmpich-dev mpich"
 
 case "${1:-all}" in
 demo)	want="$demo_pkgs" ;;

@@ -35,6 +35,11 @@ echo "# $pages pages in Documentation/man, $inst installed"
 tap "$([ "$pages" = "$inst" ]; echo $?)" "every manual page is installed"
 readelf -d "$stage/usr/bin/thctl" | grep -q -E 'RUNPATH|RPATH'
 tap "$((!$?))" "the installed thctl has no RUNPATH into the build tree"
+if [ -e build/lib/libthmpi.so ]; then
+	[ -e "$stage/usr/lib/th-test/libthmpi.so.1" ] &&
+		! readelf -d "$stage/usr/lib/th-test/libthmpi.so.1" | grep -q -E 'RUNPATH|RPATH'
+	tap $? "libthmpi is installed, without a RUNPATH into the build tree"
+fi
 PKG_CONFIG_PATH=$stage/usr/lib/th-test/pkgconfig pkg-config --validate libthverbs
 tap $? "pkg-config --validate libthverbs"
 v=$(PKG_CONFIG_PATH=$stage/usr/lib/th-test/pkgconfig pkg-config --modversion libthverbs)

@@ -22,7 +22,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 tap=${1:-$top/build/logs/pkg.tap}
 out=$top/build/pkg
-pkgs_user="libthverbs1 libthverbs-dev th-nic-tools"
+pkgs_user="libthverbs1 libthmpi1 libthverbs-dev th-nic-tools"
 pkgs_all="th-nic-dkms $pkgs_user"
 
 mkdir -p "$(dirname "$tap")" || exit 1
@@ -219,6 +219,37 @@ for page in th_vport_create th_post_chain thctl thrun; do
 	say "# man -w $page: $p"
 done
 check $rc "man -w resolves th_vport_create(3), th_post_chain(3), thctl(1), thrun(1)"
+
+# libthmpi under MPICH's mpiexec: an unchanged MPI program, the installed
+# library preloaded, its Allreduce offloaded (the statistics say so) and
+# right
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+cat > "$work/allreduce.c" <<'MPI'
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+	int rank, size, x, y;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	x = rank + 1;
+	MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	if (!rank)
+		printf("sum %d want %d\n", y, size * (size + 1) / 2);
+	MPI_Finalize();
+	return y != size * (size + 1) / 2;
+}
+MPI
+(mpicc -o "$work/allreduce" "$work/allreduce.c" &&
+	timeout 120 mpiexec -n 2 env LD_PRELOAD="/usr/lib/$multiarch/libthmpi.so.1" \
+		THMPI_STATS=1 "$work/allreduce") > "$work/thmpi.log" 2>&1 &&
+	grep -q 'sum 3 want 3' "$work/thmpi.log" &&
+	grep -q '^thmpi: job[^:]*: 2 calls offloaded' "$work/thmpi.log"
+rc=$?
+note "$work/thmpi.log"
+check $rc "an MPI program with the installed libthmpi.so.1 preloaded: its MPI_Allreduce offloaded and right"
 
 # the autopkgtests of the library and the tools (debian/tests), as run
 # against the installed packages

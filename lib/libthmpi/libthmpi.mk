@@ -27,4 +27,14 @@ $(LIBTHMPI_SO): $(THMPI_OBJS) $(LIBTHVERBS_SO) $(TOP)/lib/libthmpi/libthmpi.map
 		$(THMPI_LIBS) $(TH_LDLIBS)
 	ln -sf $(notdir $@) $(B)/lib/$(LIBTHMPI_SONAME)
 	ln -sf $(LIBTHMPI_SONAME) $(B)/lib/libthmpi.so
+
+# `make install`'s copy: relinked without the build tree's RUNPATH, as the
+# tools are (install.mk).
+LIBTHMPI_INST	:= $(B)/inst/lib/libthmpi.so.$(VERSION)
+$(LIBTHMPI_INST): $(THMPI_OBJS) $(LIBTHVERBS_SO) $(TOP)/lib/libthmpi/libthmpi.map
+	@mkdir -p $(dir $@)
+	$(CC) $(TH_CFLAGS) $(CFLAGS) $(LDFLAGS) -shared \
+		-Wl,-soname,$(LIBTHMPI_SONAME) -Wl,-z,defs \
+		-Wl,--version-script=$(TOP)/lib/libthmpi/libthmpi.map \
+		-o $@ $(THMPI_OBJS) $(TH_TOOL_LIBS) $(THMPI_LIBS) $(TH_LDLIBS)
 endif
