@@ -108,8 +108,15 @@ static struct thmpi_entry *thmpi_entry_create(struct thmpi_comm *c,
 	struct thmpi_entry *e = calloc(1, sizeof(*e));
 	int err = 0;
 
-	if (!e)
-		return NULL;	/* the agreement below cannot be reached: abort */
+	if (!e) {
+		/*
+		 * Without an entry this rank cannot remember the outcome the
+		 * others will, and would disagree with them at the next call:
+		 * the job ends (the communicator's error handler).
+		 */
+		thmpi_fatal(c->comm, "collective setup", -ENOMEM);
+		return NULL;
+	}
 	e->comm = c;
 	e->key = *key;
 	e->bytes = bytes;
@@ -225,33 +232,24 @@ struct thmpi_entry *thmpi_entry_get(struct thmpi_comm *c,
  */
 static void thmpi_persist_reclaim(struct thmpi_comm *c)
 {
+	/* at most THMPI_CACHE's maximum: no allocation, no way to miss the round */
+	int mine[THMPI_CACHE_MAX] = { 0 }, all[THMPI_CACHE_MAX];
 	struct thmpi_entry **pp, *e;
 	unsigned int n = 0, i;
-	int *mine, *all;
 
-	for (e = c->persist; e; e = e->next)
-		n++;
-	mine = calloc(n + 1, sizeof(*mine));
-	all = calloc(n + 1, sizeof(*all));
-	if (!mine || !all) {
-		free(mine);
-		free(all);
-		return;
-	}
-	for (e = c->persist, i = 0; e; e = e->next, i++)
-		mine[i] = e->retired;
-	if (PMPI_Allreduce(mine, all, n + 1, MPI_INT, MPI_MIN, c->dup) ==
+	for (e = c->persist; e && n < THMPI_CACHE_MAX; e = e->next)
+		mine[n++] = e->retired;
+	if (PMPI_Allreduce(mine, all, n, MPI_INT, MPI_MIN, c->dup) !=
 	    MPI_SUCCESS)
-		for (pp = &c->persist, i = 0; (e = *pp); i++) {
-			if (!all[i]) {
-				pp = &e->next;
-				continue;
-			}
-			*pp = e->next;
-			thmpi_entry_destroy(e);
+		return;
+	for (pp = &c->persist, i = 0; (e = *pp) && i < n; i++) {
+		if (!all[i]) {
+			pp = &e->next;
+			continue;
 		}
-	free(mine);
-	free(all);
+		*pp = e->next;
+		thmpi_entry_destroy(e);
+	}
 }
 
 struct thmpi_entry *thmpi_entry_persistent(struct thmpi_comm *c,
@@ -313,21 +311,22 @@ int thmpi_round_wait(struct thmpi_entry *e)
 	}
 }
 
-static void thmpi_comm_destroy(struct thmpi_comm *c, bool all)
+/*
+ * The cache's collectives, and with @persist_too the persistent ones:
+ * only when no exchange is needed (MPI_Finalize, thmpi_quiet), since
+ * ranks free their persistent requests at different times.
+ */
+static void thmpi_comm_destroy(struct thmpi_comm *c, bool persist_too)
 {
-	struct thmpi_entry *e, **pp;
+	struct thmpi_entry *e;
 
 	while ((e = c->cache)) {
 		c->cache = e->next;
 		thmpi_entry_destroy(e);
 	}
 	c->ncache = 0;
-	for (pp = &c->persist; (e = *pp);) {
-		if (!all && !e->retired) {
-			pp = &e->next;
-			continue;
-		}
-		*pp = e->next;
+	while (persist_too && (e = c->persist)) {
+		c->persist = e->next;
 		thmpi_entry_destroy(e);
 	}
 }
@@ -356,6 +355,13 @@ static int thmpi_comm_delete(MPI_Comm comm, int keyval, void *attr,
 	(void)comm;
 	(void)keyval;
 	(void)extra;
+	/*
+	 * MPI_Comm_free is collective: the cache (the same on every rank)
+	 * goes, and the persistent collectives every rank has freed; one a
+	 * rank still holds waits for MPI_Finalize.
+	 */
+	if (!thmpi_quiet)
+		thmpi_persist_reclaim(c);
 	thmpi_comm_destroy(c, thmpi_quiet);
 	c->comm = MPI_COMM_NULL;
 	if (c->persist)

@@ -61,9 +61,11 @@ static int thmpi_env_ulong(const char *name, unsigned long long min,
 	n = strtoull(v, &end, 0);
 	/* K and M suffixes for byte sizes */
 	if (end != v && (*end == 'K' || *end == 'k') && !end[1]) {
+		errno = n > max >> 10 ? ERANGE : errno;
 		n <<= 10;
 		end++;
 	} else if (end != v && (*end == 'M' || *end == 'm') && !end[1]) {
+		errno = n > max >> 20 ? ERANGE : errno;
 		n <<= 20;
 		end++;
 	}
@@ -102,7 +104,7 @@ int thmpi_config_read(char *err, size_t len)
 	if (thmpi_env_ulong("THMPI_SEGMENT", 0, 64ULL << 20, 0, &v, err, len))
 		return -EINVAL;
 	thmpi_cfg.segment = v;
-	if (thmpi_env_ulong("THMPI_CACHE", 1, 256, 16, &v, err, len))
+	if (thmpi_env_ulong("THMPI_CACHE", 1, THMPI_CACHE_MAX, 16, &v, err, len))
 		return -EINVAL;
 	thmpi_cfg.cache = v;
 	if (thmpi_env_ulong("THMPI_MAX_BYTES", 1, 1ULL << 30, 16ULL << 20, &v,

@@ -54,8 +54,11 @@ static struct thmpi_preq *thmpi_preq_find(MPI_Request r)
 	return NULL;
 }
 
-/* 1 when @p's round is over (or it is not running), 0 if not yet. */
-static int thmpi_preq_test(struct thmpi_preq *p)
+/*
+ * 1 when @p's round is over (or it is not running), 0 if not yet; *@err
+ * the error handler's verdict when the round failed.
+ */
+static int thmpi_preq_test(struct thmpi_preq *p, int *err)
 {
 	int ret;
 
@@ -66,20 +69,21 @@ static int thmpi_preq_test(struct thmpi_preq *p)
 		return 0;
 	p->active = false;
 	if (ret)
-		thmpi_fatal(p->comm, thmpi_call_name(p->call), ret);
+		*err = thmpi_fatal(p->comm, thmpi_call_name(p->call), ret);
 	return 1;
 }
 
-static void thmpi_preq_wait(struct thmpi_preq *p)
+/* Wait for @p's round: MPI_SUCCESS, or the error handler's verdict. */
+static int thmpi_preq_wait(struct thmpi_preq *p)
 {
 	int ret;
 
 	if (!p || !p->active)
-		return;
+		return MPI_SUCCESS;
 	ret = thmpi_round_wait(p->e);
 	p->active = false;
-	if (ret)
-		thmpi_fatal(p->comm, thmpi_call_name(p->call), ret);
+	return ret ? thmpi_fatal(p->comm, thmpi_call_name(p->call), ret) :
+		     MPI_SUCCESS;
 }
 
 /* Let MPICH move its own requests while ours run in the NIC. */
@@ -269,46 +273,59 @@ int MPI_Startall(int count, MPI_Request requests[])
 	return ret;
 }
 
+/* A failed round's error (MPI_ERRORS_RETURN) wins over MPICH's answer. */
+static int thmpi_first_error(int ours, int mpich)
+{
+	return ours != MPI_SUCCESS ? ours : mpich;
+}
+
 int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+	int err = MPI_SUCCESS;
+
 	if (thmpi_preqs)
-		thmpi_preq_wait(thmpi_preq_find(*request));
-	return PMPI_Wait(request, status);
+		err = thmpi_preq_wait(thmpi_preq_find(*request));
+	return thmpi_first_error(err, PMPI_Wait(request, status));
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-	if (thmpi_preqs && !thmpi_preq_test(thmpi_preq_find(*request))) {
+	int err = MPI_SUCCESS;
+
+	if (thmpi_preqs && !thmpi_preq_test(thmpi_preq_find(*request), &err)) {
 		thmpi_progress();
 		*flag = 0;
 		return MPI_SUCCESS;
 	}
-	return PMPI_Test(request, flag, status);
+	return thmpi_first_error(err, PMPI_Test(request, flag, status));
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
-	int i;
+	int i, err = MPI_SUCCESS, ret;
 
-	for (i = 0; thmpi_preqs && i < count; i++)
-		thmpi_preq_wait(thmpi_preq_find(requests[i]));
-	return PMPI_Waitall(count, requests, statuses);
+	for (i = 0; thmpi_preqs && i < count; i++) {
+		ret = thmpi_preq_wait(thmpi_preq_find(requests[i]));
+		err = thmpi_first_error(err, ret);
+	}
+	return thmpi_first_error(err, PMPI_Waitall(count, requests, statuses));
 }
 
 int MPI_Testall(int count, MPI_Request requests[], int *flag,
 		MPI_Status statuses[])
 {
-	int i, done = 1;
+	int i, done = 1, err = MPI_SUCCESS;
 
 	for (i = 0; thmpi_preqs && i < count; i++)
-		done &= thmpi_preq_test(thmpi_preq_find(requests[i]));
+		done &= thmpi_preq_test(thmpi_preq_find(requests[i]), &err);
 	if (!done) {
 		/* none completes unless all do */
 		thmpi_progress();
 		*flag = 0;
-		return MPI_SUCCESS;
+		return err;
 	}
-	return PMPI_Testall(count, requests, flag, statuses);
+	return thmpi_first_error(err, PMPI_Testall(count, requests, flag,
+						   statuses));
 }
 
 /*
@@ -342,14 +359,14 @@ static MPI_Request *thmpi_hide_running(int count, const MPI_Request *requests,
 }
 
 /* The first of ours in @requests whose round is over: its index or -1. */
-static int thmpi_first_finished(int count, MPI_Request *requests)
+static int thmpi_first_finished(int count, MPI_Request *requests, int *err)
 {
 	struct thmpi_preq *p;
 	int i;
 
 	for (i = 0; thmpi_preqs && i < count; i++) {
 		p = thmpi_preq_find(requests[i]);
-		if (p && p->active && thmpi_preq_test(p))
+		if (p && p->active && thmpi_preq_test(p, err))
 			return i;
 	}
 	return -1;
@@ -359,14 +376,14 @@ static int thmpi_first_finished(int count, MPI_Request *requests)
 static int thmpi_anyof(int count, MPI_Request requests[], int *index,
 		       int *flag, MPI_Status *status, bool *running)
 {
+	int i, ret, err = MPI_SUCCESS;
 	MPI_Request *copy;
-	int i, ret;
 
-	i = thmpi_first_finished(count, requests);
+	i = thmpi_first_finished(count, requests, &err);
 	if (i >= 0) {
 		*index = i;
 		*flag = 1;
-		return PMPI_Wait(&requests[i], status);
+		return thmpi_first_error(err, PMPI_Wait(&requests[i], status));
 	}
 	copy = thmpi_hide_running(count, requests, &ret);
 	if (ret != MPI_SUCCESS)
@@ -413,13 +430,13 @@ int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
 static int thmpi_someof(int incount, MPI_Request requests[], int *outcount,
 			int indices[], MPI_Status statuses[], bool *running)
 {
+	int i, n = 0, ret, err = MPI_SUCCESS;
 	MPI_Status st, *sp;
 	MPI_Request *copy;
-	int i, n = 0, ret;
 
-	while ((i = thmpi_first_finished(incount, requests)) >= 0) {
+	while ((i = thmpi_first_finished(incount, requests, &err)) >= 0) {
 		sp = statuses == MPI_STATUSES_IGNORE ? &st : &statuses[n];
-		ret = PMPI_Wait(&requests[i], sp);
+		ret = thmpi_first_error(err, PMPI_Wait(&requests[i], sp));
 		if (ret != MPI_SUCCESS)
 			return ret;
 		indices[n++] = i;
@@ -481,12 +498,15 @@ int MPI_Testsome(int incount, MPI_Request requests[], int *outcount,
 int MPI_Request_get_status(MPI_Request request, int *flag,
 			   MPI_Status *status)
 {
-	if (thmpi_preqs && !thmpi_preq_test(thmpi_preq_find(request))) {
+	int err = MPI_SUCCESS;
+
+	if (thmpi_preqs && !thmpi_preq_test(thmpi_preq_find(request), &err)) {
 		thmpi_progress();
 		*flag = 0;
 		return MPI_SUCCESS;
 	}
-	return PMPI_Request_get_status(request, flag, status);
+	return thmpi_first_error(err, PMPI_Request_get_status(request, flag,
+							      status));
 }
 
 static void thmpi_preq_unlink(struct thmpi_preq *p)

@@ -15,6 +15,9 @@
 #include <thverbs/boot.h>
 #include <thverbs/verbs.h>
 
+/* THMPI_CACHE's largest value: collectives per communicator. */
+#define THMPI_CACHE_MAX	256
+
 /*
  * Why a call went to MPICH instead: one counter each in the statistics.
  * 0 (THMPI_WHY_NONE): it did not, the NIC runs it.
