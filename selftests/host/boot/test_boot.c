@@ -1070,4 +1070,81 @@ TEST(init_tcp_env)
 	unsetenv("TH_BOOT_TIMEOUT");
 }
 
+
+/* ---- th_boot_init_allgather(): a job that brings its own allgather ---- */
+
+struct fake_gather {
+	int calls;
+	int fail;	/* returned from the call numbered fail (1-based) */
+	int rank, size;
+};
+
+/* Every rank's bytes are this rank's, shifted: enough to see them land. */
+static int fake_allgather(void *arg, const void *mine, void *all, size_t len)
+{
+	struct fake_gather *g = arg;
+	int r;
+
+	if (++g->calls == g->fail)
+		return -ECONNRESET;
+	for (r = 0; len && r < g->size; r++)
+		memcpy((char *)all + r * len, mine, len);
+	return 0;
+}
+
+TEST(init_allgather_refuses_bad_arguments)
+{
+	struct fake_gather g = { .size = 2 };
+
+	errno = 0;
+	EXPECT_EQ(NULL, th_boot_init_allgather(0, 0, fake_allgather, &g, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, th_boot_init_allgather(2, 2, fake_allgather, &g, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, th_boot_init_allgather(-1, 2, fake_allgather, &g, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, th_boot_init_allgather(0, TH_BOOT_MAX_RANKS + 1,
+					       fake_allgather, &g, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, th_boot_init_allgather(0, 2, NULL, &g, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, th_boot_init_allgather(0, 2, fake_allgather, &g,
+					       "kernel"));
+	EXPECT_EQ(EINVAL, errno);
+	/* a refusal touches nothing: no round was taken */
+	EXPECT_EQ(0, g.calls);
+}
+
+TEST(init_allgather_passes_rounds_to_the_callers_allgather)
+{
+	struct fake_gather g = { .size = 3, .fail = 3 };
+	int mine = 42, all[3] = { 0 };
+	struct th_boot *b;
+
+	b = th_boot_init_allgather(1, 3, fake_allgather, &g, "");
+	ASSERT_NE(NULL, b) TH_LOG("th_boot_init_allgather: %s", strerror(errno));
+	EXPECT_EQ(1, th_boot_rank(b));
+	EXPECT_EQ(3, th_boot_size(b));
+	EXPECT_EQ(-ENOENT, th_boot_domain_fd(b));
+	EXPECT_EQ(0, th_boot_allgather(b, &mine, all, sizeof(mine)));
+	EXPECT_EQ(42, all[0]);
+	EXPECT_EQ(42, all[2]);
+	EXPECT_EQ(0, th_boot_barrier(b));
+	EXPECT_EQ(2, g.calls);
+	/* too large for the bootstrap: refused before the caller's call */
+	EXPECT_EQ(-EMSGSIZE, th_boot_allgather(b, &mine, all,
+					       TH_BOOT_MAX_GATHER));
+	EXPECT_EQ(2, g.calls);
+	/* the third round fails: sticky, later calls fail at once */
+	EXPECT_EQ(-ECONNRESET, th_boot_allgather(b, &mine, all, sizeof(mine)));
+	EXPECT_EQ(-ECONNRESET, th_boot_barrier(b));
+	EXPECT_EQ(3, g.calls);
+	th_boot_fini(b);
+}
+
 TEST_HARNESS_MAIN

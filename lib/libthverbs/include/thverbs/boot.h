@@ -36,7 +36,10 @@ struct th_boot;
  */
 struct th_boot *th_boot_init(void);
 
-/* Exchange @len bytes per rank, rank r's at all + r * len; a barrier too. */
+/*
+ * Exchange @len bytes per rank, rank r's at all + r * len; a barrier too.
+ * A barrier round passes len 0 with @mine and @all NULL.
+ */
 typedef int (*th_boot_allgather_fn)(void *arg, const void *mine, void *all,
 				    size_t len);
 
