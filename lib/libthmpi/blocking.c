@@ -6,35 +6,13 @@
  * NIC already), and the result is copied out when it completes.  What
  * the NIC cannot run goes to MPICH unchanged.
  */
-#include <errno.h>
 #include <string.h>
 
 #include "thmpi.h"
 
-/* The cached collective for the call, or NULL: MPICH runs it (@why). */
-static struct thmpi_entry *thmpi_blocking_entry(MPI_Comm comm,
-						const struct thmpi_key *key,
-						size_t bytes,
-						enum thmpi_why *why)
-{
-	struct thmpi_comm *c = thmpi_comm_get(comm);
-	struct thmpi_entry *e;
-
-	if (!c) {
-		/* the others may already wait in its duplicate: end the job */
-		thmpi_fatal(comm, "communicator setup", -ENOMEM);
-		*why = THMPI_WHY_SETUP;
-		return NULL;
-	}
-	e = thmpi_entry_get(c, key, bytes);
-	if (!e)
-		*why = THMPI_WHY_SETUP;
-	return e;
-}
-
 /*
- * One round of @e with its staging buffers filled (after any earlier
- * non-blocking round on them ended); 0 or an MPI error.
+ * One round of @e with its staging buffers filled (thmpi_entry_for() saw
+ * to any earlier non-blocking round on them); 0 or an MPI error.
  */
 static int thmpi_blocking_round(struct thmpi_entry *e, enum thmpi_call call,
 				MPI_Comm comm)
@@ -54,102 +32,68 @@ static int thmpi_blocking_round(struct thmpi_entry *e, enum thmpi_call call,
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 		  MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-	struct thmpi_key key;
 	struct thmpi_entry *e = NULL;
+	struct thmpi_match m;
 	enum thmpi_why why;
-	size_t bytes;
 	int ret;
 
-	why = thmpi_match_comm(comm, 0, false);
+	why = thmpi_match_allreduce(sendbuf, recvbuf, count, type, op, comm, &m);
 	if (!why)
-		why = thmpi_match_reduce(type, op, count, &key, &bytes);
-	if (!why && (!recvbuf || !sendbuf))
-		why = THMPI_WHY_ARGS;
-	if (!why) {
-		key.kind = TH_COLL_ALLREDUCE;
-		e = thmpi_blocking_entry(comm, &key, bytes, &why);
-	}
+		e = thmpi_entry_for(comm, &m, &why);
 	if (!e) {
 		thmpi_count_fallthrough(THMPI_ALLREDUCE, why);
 		return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
 	}
-	if (e->pending)
-		thmpi_nbreq_complete(e->pending);
-	memcpy(e->send, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
+	memcpy(e->send, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, m.bytes);
 	ret = thmpi_blocking_round(e, THMPI_ALLREDUCE, comm);
 	if (!ret)
-		memcpy(recvbuf, e->recv, bytes);
+		memcpy(recvbuf, e->recv, m.bytes);
 	return ret;
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 	       MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
 {
-	struct thmpi_key key;
 	struct thmpi_entry *e = NULL;
+	struct thmpi_match m;
 	enum thmpi_why why;
-	size_t bytes;
-	int rank = -1, ret;
+	int ret;
 
-	why = thmpi_match_comm(comm, root, true);
+	why = thmpi_match_reduce(sendbuf, recvbuf, count, type, op, root, comm,
+				 &m);
 	if (!why)
-		why = thmpi_match_reduce(type, op, count, &key, &bytes);
-	if (!why) {
-		PMPI_Comm_rank(comm, &rank);
-		/* in place only at the root; the root's result needs a buffer */
-		if (!sendbuf || (sendbuf == MPI_IN_PLACE && rank != root) ||
-		    (rank == root && !recvbuf))
-			why = THMPI_WHY_ARGS;
-	}
-	if (!why) {
-		key.kind = TH_COLL_REDUCE;
-		key.root = root;
-		e = thmpi_blocking_entry(comm, &key, bytes, &why);
-	}
+		e = thmpi_entry_for(comm, &m, &why);
 	if (!e) {
 		thmpi_count_fallthrough(THMPI_REDUCE, why);
 		return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root,
 				   comm);
 	}
-	if (e->pending)
-		thmpi_nbreq_complete(e->pending);
-	memcpy(e->send, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
+	memcpy(e->send, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, m.bytes);
 	ret = thmpi_blocking_round(e, THMPI_REDUCE, comm);
-	if (!ret && rank == root)
-		memcpy(recvbuf, e->recv, bytes);
+	if (!ret && m.rank == root)
+		memcpy(recvbuf, e->recv, m.bytes);
 	return ret;
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype type, int root,
 	      MPI_Comm comm)
 {
-	struct thmpi_key key;
 	struct thmpi_entry *e = NULL;
+	struct thmpi_match m;
 	enum thmpi_why why;
-	size_t bytes;
-	int rank = -1, ret;
+	int ret;
 
-	why = thmpi_match_comm(comm, root, true);
+	why = thmpi_match_bcast(buffer, count, type, root, comm, &m);
 	if (!why)
-		why = thmpi_match_bcast(type, count, &key, &bytes);
-	if (!why && !buffer)
-		why = THMPI_WHY_ARGS;
-	if (!why) {
-		PMPI_Comm_rank(comm, &rank);
-		key.kind = TH_COLL_BCAST;
-		key.root = root;
-		e = thmpi_blocking_entry(comm, &key, bytes, &why);
-	}
+		e = thmpi_entry_for(comm, &m, &why);
 	if (!e) {
 		thmpi_count_fallthrough(THMPI_BCAST, why);
 		return PMPI_Bcast(buffer, count, type, root, comm);
 	}
-	if (e->pending)
-		thmpi_nbreq_complete(e->pending);
-	if (rank == root)
-		memcpy(e->send, buffer, bytes);
+	if (m.rank == root)
+		memcpy(e->send, buffer, m.bytes);
 	ret = thmpi_blocking_round(e, THMPI_BCAST, comm);
-	if (!ret && rank != root)
-		memcpy(buffer, e->recv, bytes);
+	if (!ret && m.rank != root)
+		memcpy(buffer, e->recv, m.bytes);
 	return ret;
 }

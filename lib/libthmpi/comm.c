@@ -167,7 +167,7 @@ int thmpi_comm_init(void)
  * rank of @comm makes the same call); NULL when it cannot be (the job
  * then aborts, since the others may already wait in the duplicate).
  */
-struct thmpi_comm *thmpi_comm_get(MPI_Comm comm)
+static struct thmpi_comm *thmpi_comm_get(MPI_Comm comm)
 {
 	struct thmpi_comm *c;
 	int found;
@@ -197,8 +197,9 @@ struct thmpi_comm *thmpi_comm_get(MPI_Comm comm)
  * (then, as ever after for this key, MPICH runs the call) or on a local
  * allocation failure.
  */
-struct thmpi_entry *thmpi_entry_get(struct thmpi_comm *c,
-				    const struct thmpi_key *key, size_t bytes)
+static struct thmpi_entry *thmpi_entry_get(struct thmpi_comm *c,
+					   const struct thmpi_key *key,
+					   size_t bytes)
 {
 	struct thmpi_entry **pp, *e, **last = NULL;
 
@@ -252,13 +253,49 @@ static void thmpi_persist_reclaim(struct thmpi_comm *c)
 	}
 }
 
-struct thmpi_entry *thmpi_entry_persistent(struct thmpi_comm *c,
-					   const struct thmpi_key *key,
-					   size_t bytes, void *send, void *recv,
+/*
+ * The blocking and non-blocking calls' collective for @m on @comm, its
+ * staging buffers free (an earlier non-blocking round on them finished);
+ * NULL when MPICH runs the call (*@why).
+ */
+struct thmpi_entry *thmpi_entry_for(MPI_Comm comm,
+				    const struct thmpi_match *m,
+				    enum thmpi_why *why)
+{
+	struct thmpi_comm *c = thmpi_comm_get(comm);
+	struct thmpi_entry *e;
+
+	*why = THMPI_WHY_SETUP;
+	if (!c) {
+		/* the others may already wait in its duplicate: end the job */
+		thmpi_fatal(comm, "communicator setup", -ENOMEM);
+		return NULL;
+	}
+	e = thmpi_entry_get(c, &m->key, m->bytes);
+	if (e && e->pending)
+		thmpi_nbreq_complete(e->pending);
+	return e;
+}
+
+/*
+ * A persistent request's own collective for @m on @comm, on the caller's
+ * @send and @recv (NULL: a staging buffer); NULL when MPICH builds the
+ * request (*@why).
+ */
+struct thmpi_entry *thmpi_entry_persistent(MPI_Comm comm,
+					   const struct thmpi_match *m,
+					   void *send, void *recv,
 					   enum thmpi_why *why)
 {
+	struct thmpi_comm *c = thmpi_comm_get(comm);
 	struct thmpi_entry *e;
 	unsigned int live = 0;
+
+	if (!c) {
+		thmpi_fatal(comm, "communicator setup", -ENOMEM);
+		*why = THMPI_WHY_SETUP;
+		return NULL;
+	}
 
 	for (e = c->persist; e; e = e->next)
 		live++;
@@ -272,7 +309,7 @@ struct thmpi_entry *thmpi_entry_persistent(struct thmpi_comm *c,
 		*why = THMPI_WHY_FULL;
 		return NULL;
 	}
-	e = thmpi_entry_create(c, key, bytes, send, recv);
+	e = thmpi_entry_create(c, &m->key, m->bytes, send, recv);
 	if (!e) {
 		*why = THMPI_WHY_SETUP;
 		return NULL;

@@ -61,8 +61,9 @@ static const unsigned int thmpi_dtype_size[TH_NIC_DT_MAX] = {
 	1, 2, 4, 8, 1, 2, 4, 8, 4, 8
 };
 
-enum thmpi_why thmpi_match_reduce(MPI_Datatype type, MPI_Op op, int count,
-				  struct thmpi_key *key, size_t *bytes)
+static enum thmpi_why thmpi_match_alu(MPI_Datatype type, MPI_Op op,
+				      int count, struct thmpi_key *key,
+				      size_t *bytes)
 {
 	int dt, alu;
 
@@ -91,8 +92,8 @@ enum thmpi_why thmpi_match_reduce(MPI_Datatype type, MPI_Op op, int count,
 }
 
 /* Broadcast moves bytes: any type laid out without holes will do. */
-enum thmpi_why thmpi_match_bcast(MPI_Datatype type, int count,
-				 struct thmpi_key *key, size_t *bytes)
+static enum thmpi_why thmpi_match_bytes(MPI_Datatype type, int count,
+					struct thmpi_key *key, size_t *bytes)
 {
 	MPI_Aint lb, extent, tlb, textent;
 	int size;
@@ -115,7 +116,7 @@ enum thmpi_why thmpi_match_bcast(MPI_Datatype type, int count,
 	return 0;
 }
 
-enum thmpi_why thmpi_match_comm(MPI_Comm comm, int root, bool rooted)
+static enum thmpi_why thmpi_match_comm(MPI_Comm comm, int root, bool rooted)
 {
 	int inter, size;
 
@@ -134,4 +135,58 @@ enum thmpi_why thmpi_match_comm(MPI_Comm comm, int root, bool rooted)
 	if (rooted && (root < 0 || root >= size))
 		return THMPI_WHY_ARGS;
 	return 0;
+}
+
+enum thmpi_why thmpi_match_allreduce(const void *sendbuf, const void *recvbuf,
+				     int count, MPI_Datatype type, MPI_Op op,
+				     MPI_Comm comm, struct thmpi_match *m)
+{
+	enum thmpi_why why = thmpi_match_comm(comm, 0, false);
+
+	if (!why)
+		why = thmpi_match_alu(type, op, count, &m->key, &m->bytes);
+	if (!why && (!recvbuf || !sendbuf))
+		why = THMPI_WHY_ARGS;
+	m->key.kind = TH_COLL_ALLREDUCE;
+	m->rank = -1;
+	return why;
+}
+
+enum thmpi_why thmpi_match_reduce(const void *sendbuf, const void *recvbuf,
+				  int count, MPI_Datatype type, MPI_Op op,
+				  int root, MPI_Comm comm, struct thmpi_match *m)
+{
+	enum thmpi_why why = thmpi_match_comm(comm, root, true);
+
+	m->rank = -1;
+	if (!why)
+		why = thmpi_match_alu(type, op, count, &m->key, &m->bytes);
+	if (!why) {
+		PMPI_Comm_rank(comm, &m->rank);
+		/* in place only at the root; the root's result needs a buffer */
+		if (!sendbuf || (sendbuf == MPI_IN_PLACE && m->rank != root) ||
+		    (m->rank == root && !recvbuf))
+			why = THMPI_WHY_ARGS;
+	}
+	m->key.kind = TH_COLL_REDUCE;
+	m->key.root = root;
+	return why;
+}
+
+enum thmpi_why thmpi_match_bcast(const void *buffer, int count,
+				 MPI_Datatype type, int root, MPI_Comm comm,
+				 struct thmpi_match *m)
+{
+	enum thmpi_why why = thmpi_match_comm(comm, root, true);
+
+	m->rank = -1;
+	if (!why)
+		why = thmpi_match_bytes(type, count, &m->key, &m->bytes);
+	if (!why && !buffer)
+		why = THMPI_WHY_ARGS;
+	if (!why)
+		PMPI_Comm_rank(comm, &m->rank);
+	m->key.kind = TH_COLL_BCAST;
+	m->key.root = root;
+	return why;
 }

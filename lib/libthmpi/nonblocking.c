@@ -166,52 +166,25 @@ static int thmpi_nb_start(struct thmpi_entry *e, enum thmpi_call call,
 	return MPI_SUCCESS;
 }
 
-static struct thmpi_entry *thmpi_nb_entry(MPI_Comm comm,
-					  const struct thmpi_key *key,
-					  size_t bytes, enum thmpi_why *why)
-{
-	struct thmpi_comm *c = thmpi_comm_get(comm);
-	struct thmpi_entry *e;
-
-	if (!c) {
-		thmpi_fatal(comm, "communicator setup", -ENOMEM);
-		*why = THMPI_WHY_SETUP;
-		return NULL;
-	}
-	e = thmpi_entry_get(c, key, bytes);
-	if (!e) {
-		*why = THMPI_WHY_SETUP;
-		return NULL;
-	}
-	if (e->pending)
-		thmpi_nbreq_complete(e->pending);
-	return e;
-}
-
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
 		   MPI_Datatype type, MPI_Op op, MPI_Comm comm,
 		   MPI_Request *request)
 {
-	struct thmpi_key key;
 	struct thmpi_entry *e = NULL;
-	enum thmpi_why why;
-	size_t bytes;
+	struct thmpi_match m;
+	enum thmpi_why why = THMPI_WHY_ARGS;
 
-	why = thmpi_match_comm(comm, 0, false);
+	if (request)
+		why = thmpi_match_allreduce(sendbuf, recvbuf, count, type, op,
+					    comm, &m);
 	if (!why)
-		why = thmpi_match_reduce(type, op, count, &key, &bytes);
-	if (!why && (!recvbuf || !sendbuf || !request))
-		why = THMPI_WHY_ARGS;
-	if (!why) {
-		key.kind = TH_COLL_ALLREDUCE;
-		e = thmpi_nb_entry(comm, &key, bytes, &why);
-	}
+		e = thmpi_entry_for(comm, &m, &why);
 	if (!e) {
 		thmpi_count_fallthrough(THMPI_IALLREDUCE, why);
 		return PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm,
 				       request);
 	}
-	memcpy(e->send, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
+	memcpy(e->send, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, m.bytes);
 	return thmpi_nb_start(e, THMPI_IALLREDUCE, comm, recvbuf, request);
 }
 
@@ -219,63 +192,42 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
 		MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
 		MPI_Request *request)
 {
-	struct thmpi_key key;
 	struct thmpi_entry *e = NULL;
-	enum thmpi_why why;
-	size_t bytes;
-	int rank = -1;
+	struct thmpi_match m;
+	enum thmpi_why why = THMPI_WHY_ARGS;
 
-	why = thmpi_match_comm(comm, root, true);
+	if (request)
+		why = thmpi_match_reduce(sendbuf, recvbuf, count, type, op,
+					 root, comm, &m);
 	if (!why)
-		why = thmpi_match_reduce(type, op, count, &key, &bytes);
-	if (!why) {
-		PMPI_Comm_rank(comm, &rank);
-		if (!sendbuf || !request ||
-		    (sendbuf == MPI_IN_PLACE && rank != root) ||
-		    (rank == root && !recvbuf))
-			why = THMPI_WHY_ARGS;
-	}
-	if (!why) {
-		key.kind = TH_COLL_REDUCE;
-		key.root = root;
-		e = thmpi_nb_entry(comm, &key, bytes, &why);
-	}
+		e = thmpi_entry_for(comm, &m, &why);
 	if (!e) {
 		thmpi_count_fallthrough(THMPI_IREDUCE, why);
 		return PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root,
 				    comm, request);
 	}
-	memcpy(e->send, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
+	memcpy(e->send, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, m.bytes);
 	return thmpi_nb_start(e, THMPI_IREDUCE, comm,
-			      rank == root ? recvbuf : NULL, request);
+			      m.rank == root ? recvbuf : NULL, request);
 }
 
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype type, int root,
 	       MPI_Comm comm, MPI_Request *request)
 {
-	struct thmpi_key key;
 	struct thmpi_entry *e = NULL;
-	enum thmpi_why why;
-	size_t bytes;
-	int rank = -1;
+	struct thmpi_match m;
+	enum thmpi_why why = THMPI_WHY_ARGS;
 
-	why = thmpi_match_comm(comm, root, true);
+	if (request)
+		why = thmpi_match_bcast(buffer, count, type, root, comm, &m);
 	if (!why)
-		why = thmpi_match_bcast(type, count, &key, &bytes);
-	if (!why && (!buffer || !request))
-		why = THMPI_WHY_ARGS;
-	if (!why) {
-		PMPI_Comm_rank(comm, &rank);
-		key.kind = TH_COLL_BCAST;
-		key.root = root;
-		e = thmpi_nb_entry(comm, &key, bytes, &why);
-	}
+		e = thmpi_entry_for(comm, &m, &why);
 	if (!e) {
 		thmpi_count_fallthrough(THMPI_IBCAST, why);
 		return PMPI_Ibcast(buffer, count, type, root, comm, request);
 	}
-	if (rank == root)
-		memcpy(e->send, buffer, bytes);
+	if (m.rank == root)
+		memcpy(e->send, buffer, m.bytes);
 	return thmpi_nb_start(e, THMPI_IBCAST, comm,
-			      rank == root ? NULL : buffer, request);
+			      m.rank == root ? NULL : buffer, request);
 }

@@ -124,43 +124,22 @@ static int thmpi_preq_new(struct thmpi_entry *e, enum thmpi_call call,
 	return MPI_SUCCESS;
 }
 
-static struct thmpi_entry *thmpi_persistent_entry(MPI_Comm comm,
-						  const struct thmpi_key *key,
-						  size_t bytes, void *send,
-						  void *recv,
-						  enum thmpi_why *why)
-{
-	struct thmpi_comm *c = thmpi_comm_get(comm);
-
-	if (!c) {
-		thmpi_fatal(comm, "communicator setup", -ENOMEM);
-		*why = THMPI_WHY_SETUP;
-		return NULL;
-	}
-	return thmpi_entry_persistent(c, key, bytes, send, recv, why);
-}
-
 int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
 		       MPI_Datatype type, MPI_Op op, MPI_Comm comm,
 		       MPI_Info info, MPI_Request *request)
 {
 	bool in_place = sendbuf == MPI_IN_PLACE;
-	struct thmpi_key key;
 	struct thmpi_entry *e = NULL;
-	enum thmpi_why why;
-	size_t bytes;
+	struct thmpi_match m;
+	enum thmpi_why why = THMPI_WHY_ARGS;
 
-	why = thmpi_match_comm(comm, 0, false);
+	if (request)
+		why = thmpi_match_allreduce(sendbuf, recvbuf, count, type, op,
+					    comm, &m);
 	if (!why)
-		why = thmpi_match_reduce(type, op, count, &key, &bytes);
-	if (!why && (!recvbuf || !sendbuf || !request))
-		why = THMPI_WHY_ARGS;
-	if (!why) {
-		key.kind = TH_COLL_ALLREDUCE;
-		e = thmpi_persistent_entry(comm, &key, bytes,
+		e = thmpi_entry_persistent(comm, &m,
 					   in_place ? NULL : (void *)sendbuf,
 					   recvbuf, &why);
-	}
 	if (!e) {
 		thmpi_count_fallthrough(THMPI_ALLREDUCE_INIT, why);
 		return PMPI_Allreduce_init(sendbuf, recvbuf, count, type, op,
@@ -175,28 +154,18 @@ int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count,
 		    MPI_Info info, MPI_Request *request)
 {
 	bool in_place = sendbuf == MPI_IN_PLACE;
-	struct thmpi_key key;
 	struct thmpi_entry *e = NULL;
-	enum thmpi_why why;
-	size_t bytes;
-	int rank = -1;
+	struct thmpi_match m;
+	enum thmpi_why why = THMPI_WHY_ARGS;
 
-	why = thmpi_match_comm(comm, root, true);
+	if (request)
+		why = thmpi_match_reduce(sendbuf, recvbuf, count, type, op,
+					 root, comm, &m);
 	if (!why)
-		why = thmpi_match_reduce(type, op, count, &key, &bytes);
-	if (!why) {
-		PMPI_Comm_rank(comm, &rank);
-		if (!sendbuf || !request || (in_place && rank != root) ||
-		    (rank == root && !recvbuf))
-			why = THMPI_WHY_ARGS;
-	}
-	if (!why) {
-		key.kind = TH_COLL_REDUCE;
-		key.root = root;
-		e = thmpi_persistent_entry(comm, &key, bytes,
+		e = thmpi_entry_persistent(comm, &m,
 					   in_place ? NULL : (void *)sendbuf,
-					   rank == root ? recvbuf : NULL, &why);
-	}
+					   m.rank == root ? recvbuf : NULL,
+					   &why);
 	if (!e) {
 		thmpi_count_fallthrough(THMPI_REDUCE_INIT, why);
 		return PMPI_Reduce_init(sendbuf, recvbuf, count, type, op,
@@ -209,25 +178,16 @@ int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count,
 int MPI_Bcast_init(void *buffer, int count, MPI_Datatype type, int root,
 		   MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-	struct thmpi_key key;
 	struct thmpi_entry *e = NULL;
-	enum thmpi_why why;
-	size_t bytes;
-	int rank = -1;
+	struct thmpi_match m;
+	enum thmpi_why why = THMPI_WHY_ARGS;
 
-	why = thmpi_match_comm(comm, root, true);
+	if (request)
+		why = thmpi_match_bcast(buffer, count, type, root, comm, &m);
 	if (!why)
-		why = thmpi_match_bcast(type, count, &key, &bytes);
-	if (!why && (!buffer || !request))
-		why = THMPI_WHY_ARGS;
-	if (!why) {
-		PMPI_Comm_rank(comm, &rank);
-		key.kind = TH_COLL_BCAST;
-		key.root = root;
-		e = thmpi_persistent_entry(comm, &key, bytes,
-					   rank == root ? buffer : NULL,
-					   rank == root ? NULL : buffer, &why);
-	}
+		e = thmpi_entry_persistent(comm, &m,
+					   m.rank == root ? buffer : NULL,
+					   m.rank == root ? NULL : buffer, &why);
 	if (!e) {
 		thmpi_count_fallthrough(THMPI_BCAST_INIT, why);
 		return PMPI_Bcast_init(buffer, count, type, root, comm, info,

@@ -77,6 +77,18 @@ struct thmpi_key {
 	int root;
 };
 
+/**
+ * struct thmpi_match - what the NIC runs for one call
+ * @key: the collective
+ * @bytes: the message's size
+ * @rank: the caller's rank in the communicator (Reduce, Bcast), else -1
+ */
+struct thmpi_match {
+	struct thmpi_key key;
+	size_t bytes;
+	int rank;
+};
+
 struct thmpi_comm;
 struct thmpi_nbreq;
 
@@ -151,25 +163,29 @@ extern int thmpi_world_rank;
 /* An offload failed on this rank: report it and end the job (MPI_Abort). */
 int thmpi_fatal(MPI_Comm comm, const char *what, int err);
 
-/* match.c */
-enum thmpi_why thmpi_match_reduce(MPI_Datatype type, MPI_Op op, int count,
-				  struct thmpi_key *key, size_t *bytes);
-enum thmpi_why thmpi_match_bcast(MPI_Datatype type, int count,
-				 struct thmpi_key *key, size_t *bytes);
-enum thmpi_why thmpi_match_comm(MPI_Comm comm, int root, bool rooted);
+/* match.c: 0 (THMPI_WHY_NONE) with *m filled, or why MPICH runs it */
+enum thmpi_why thmpi_match_allreduce(const void *sendbuf, const void *recvbuf,
+				     int count, MPI_Datatype type, MPI_Op op,
+				     MPI_Comm comm, struct thmpi_match *m);
+enum thmpi_why thmpi_match_reduce(const void *sendbuf, const void *recvbuf,
+				  int count, MPI_Datatype type, MPI_Op op,
+				  int root, MPI_Comm comm, struct thmpi_match *m);
+enum thmpi_why thmpi_match_bcast(const void *buffer, int count,
+				 MPI_Datatype type, int root, MPI_Comm comm,
+				 struct thmpi_match *m);
 
 /* comm.c */
-struct thmpi_comm *thmpi_comm_get(MPI_Comm comm);
-struct thmpi_entry *thmpi_entry_get(struct thmpi_comm *c,
-				    const struct thmpi_key *key, size_t bytes);
-struct thmpi_entry *thmpi_entry_persistent(struct thmpi_comm *c,
-					   const struct thmpi_key *key,
-					   size_t bytes, void *send, void *recv,
+int thmpi_comm_init(void);
+struct thmpi_entry *thmpi_entry_for(MPI_Comm comm,
+				    const struct thmpi_match *m,
+				    enum thmpi_why *why);
+struct thmpi_entry *thmpi_entry_persistent(MPI_Comm comm,
+					   const struct thmpi_match *m,
+					   void *send, void *recv,
 					   enum thmpi_why *why);
 void thmpi_entry_retire(struct thmpi_entry *e);
 int thmpi_round_wait(struct thmpi_entry *e);
 void thmpi_comm_teardown_all(void);
-int thmpi_comm_init(void);
 
 /* nonblocking.c */
 void thmpi_nbreq_finish(struct thmpi_nbreq *nb, int err);
