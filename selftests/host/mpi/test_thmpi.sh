@@ -5,15 +5,23 @@
 # offloaded call x datatype x op x size, a split communicator, the calls
 # that must go to MPICH) run without the library and with it (LD_PRELOAD,
 # and linked), results compared byte for byte; the settings, their
-# refusals, a join that fails on one rank only, and a killed rank.  TAP on
-# stdout.
+# refusals, a join that fails on one rank only, two "hosts" (network
+# namespaces joined by a veth pair, 192.0.2.1 and .2 only inside them,
+# removed at once; root only) and a killed rank.  TAP on stdout.
 #
 # usage: test_thmpi.sh LIBTHMPI_SO THMPI_CHECK THMPI_CHECK_LINKED
 set -u
 lib=$1 check=$2 linked=$3
 n=0 rc=0
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+ns0=thmpi0.$$ ns1=thmpi1.$$	# the two "hosts", when made
+cleanup() {
+	ip netns del "$ns0" 2> /dev/null
+	ip netns del "$ns1" 2> /dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
 # no test may hang: every job is bounded
 T=300
 
@@ -184,6 +192,51 @@ t_verbose() {
 		grep -q '^thmpi: offload on: 2 ranks over ofi' "$work/verbose.log"
 }
 check "THMPI_VERBOSE=2: a line per call, offloaded or not" t_verbose
+
+# -- two "hosts": network namespaces joined by a veth pair -------------------
+# mpiexec runs in namespace 0 (192.0.2.1) and starts rank 1 in namespace 1
+# (192.0.2.2) through a stand-in for ssh; MPICH's own traffic may stay in
+# shared memory, the offload's must cross the veth.
+t_two_hosts() {
+	local v0=thmv0.$$ v1=thmv1.$$ tx0 tx1
+	v0=${v0:0:15} v1=${v1:0:15}
+	ip netns add "$ns0" && ip netns add "$ns1" &&
+	ip link add "$v0" type veth peer name "$v1" &&
+	ip link set "$v0" netns "$ns0" && ip link set "$v1" netns "$ns1" &&
+	ip -n "$ns0" addr add 192.0.2.1/24 dev "$v0" &&
+	ip -n "$ns1" addr add 192.0.2.2/24 dev "$v1" &&
+	ip -n "$ns0" link set lo up && ip -n "$ns1" link set lo up &&
+	ip -n "$ns0" link set "$v0" up && ip -n "$ns1" link set "$v1" up || {
+		echo "# cannot set up the namespaces"
+		return 1
+	}
+	# hydra's ssh: [-x] HOST COMMAND, run in the namespace HOST lives in
+	cat > "$work/fakessh" <<-SSH
+	#!/bin/sh
+	while [ "\${1#-}" != "\$1" ]; do shift; done
+	case \$1 in 192.0.2.1) ns=$ns0 ;; 192.0.2.2) ns=$ns1 ;; *) exit 255 ;; esac
+	shift
+	exec ip netns exec \$ns sh -c "\$*"
+	SSH
+	chmod +x "$work/fakessh"
+	tx0=$(ip netns exec "$ns0" cat /sys/class/net/"$v0"/statistics/tx_bytes)
+	timeout -k 5 $T ip netns exec "$ns0" mpiexec -launcher ssh \
+		-launcher-exec "$work/fakessh" -iface "$v0" \
+		-hosts 192.0.2.1,192.0.2.2 -n 2 env LD_PRELOAD="$lib" \
+		THMPI_STATS=1 "$check" --out "$work/hosts.%d" > "$work/hosts.log" 2>&1
+	echo $? > "$work/hosts.rc"
+	tx1=$(ip netns exec "$ns0" cat /sys/class/net/"$v0"/statistics/tx_bytes)
+	ip netns del "$ns0"
+	ip netns del "$ns1"
+	echo "# $((tx1 - tx0)) bytes left namespace 0 over the veth"
+	right hosts && same_digests base2 hosts 2 &&
+		[ "$(offloaded hosts)" -gt 0 ] && [ $((tx1 - tx0)) -gt 4000000 ]
+}
+if [ "$(id -u)" = 0 ] && command -v ip > /dev/null; then
+	check "two hosts (network namespaces, a veth): results MPICH's, the offload's bytes cross the veth" t_two_hosts
+else
+	n=$((n + 1)); echo "ok $n two hosts # SKIP needs root and iproute2 for network namespaces"
+fi
 
 # -- a killed rank ends the job with an error, not a hang -------------------
 t0=$SECONDS
