@@ -92,9 +92,6 @@ static struct thmpi_entry *thmpi_entry_create(struct thmpi_comm *c,
 					      size_t bytes, void *send,
 					      void *recv)
 {
-	static const unsigned int esize[TH_NIC_DT_MAX] = {
-		1, 2, 4, 8, 1, 2, 4, 8, 4, 8
-	};
 	struct th_vport_attr va = { 0 };
 	struct th_coll_attr ca = {
 		.kind = key->kind,
@@ -103,7 +100,8 @@ static struct thmpi_entry *thmpi_entry_create(struct thmpi_comm *c,
 		.count = key->count,
 		.root = key->root,
 		.radix = thmpi_cfg.radix,
-		.segment = thmpi_cfg.segment / esize[key->dtype],
+		/* elements per segment; bytes / count is the element's size */
+		.segment = thmpi_cfg.segment / (bytes / key->count),
 	};
 	struct thmpi_entry *e = calloc(1, sizeof(*e));
 	int err = 0;
@@ -319,7 +317,6 @@ struct thmpi_entry *thmpi_entry_persistent(MPI_Comm comm,
 		*why = THMPI_WHY_SETUP;
 		return NULL;
 	}
-	e->slot = c->npersist++;
 	e->next = c->persist;
 	c->persist = e;
 	return e;

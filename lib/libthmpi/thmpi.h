@@ -106,7 +106,6 @@ struct thmpi_nbreq;
  * @own_send, @own_recv: what to free
  * @bytes: count * the type's size
  * @pending: the non-blocking request whose round is running, or NULL
- * @slot: persistent entries: its number on the communicator
  * @retired: persistent entries: its request was freed; destroyed at the
  *	next point every rank agrees on
  */
@@ -120,7 +119,6 @@ struct thmpi_entry {
 	void *own_send, *own_recv;
 	size_t bytes;
 	struct thmpi_nbreq *pending;
-	unsigned int slot;
 	bool retired;
 };
 
@@ -133,7 +131,6 @@ struct thmpi_entry {
  * @cache: blocking and non-blocking collectives, most recently used first
  * @ncache: entries in @cache
  * @persist: persistent collectives, live and retired
- * @npersist: slots handed out so far
  * @next: every communicator's state (for MPI_Finalize)
  */
 struct thmpi_comm {
@@ -143,7 +140,6 @@ struct thmpi_comm {
 	struct thmpi_entry *cache;
 	unsigned int ncache;
 	struct thmpi_entry *persist;
-	unsigned int npersist;
 	struct thmpi_comm *next;
 };
 

@@ -238,6 +238,22 @@ else
 	n=$((n + 1)); echo "ok $n two hosts # SKIP needs root and iproute2 for network namespaces"
 fi
 
+# -- an unprivileged user: nothing of libthmpi needs root -------------------
+t_nobody() {
+	# no --out: the work directory is root's
+	timeout -k 5 $T runuser -u nobody -- env HOME=/tmp mpiexec -n 2 \
+		env LD_PRELOAD="$lib" THMPI_STATS=1 "$check" \
+		> "$work/nobody.log" 2>&1
+	echo $? > "$work/nobody.rc"
+	right nobody && [ "$(offloaded nobody)" -gt 0 ]
+}
+if [ "$(id -u)" = 0 ] && command -v runuser > /dev/null &&
+   runuser -u nobody -- test -x "$check" 2> /dev/null; then
+	check "as user nobody: every result right, calls offloaded" t_nobody
+else
+	n=$((n + 1)); echo "ok $n as user nobody # SKIP needs root, runuser and a build user nobody can read"
+fi
+
 # -- a killed rank ends the job with an error, not a hang -------------------
 t0=$SECONDS
 run kill 4 LD_PRELOAD="$lib" -- "$check" --kill-rank 2
