@@ -92,7 +92,7 @@ static struct thmpi_entry *thmpi_entry_create(struct thmpi_comm *c,
 					      size_t bytes, void *send,
 					      void *recv)
 {
-	struct th_vport_attr va = { 0 };
+	struct th_vport_attr va = { .domain = thmpi_domain };
 	struct th_coll_attr ca = {
 		.kind = key->kind,
 		.op = key->op,

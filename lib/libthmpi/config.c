@@ -111,13 +111,15 @@ int thmpi_config_read(char *err, size_t len)
 			    err, len))
 		return -EINVAL;
 	thmpi_cfg.max_bytes = v;
-	if (prov && *prov && strcmp(prov, "ofi")) {
+	if (!prov || !*prov)
+		prov = "auto";
+	if (strcmp(prov, "auto") && strcmp(prov, "kernel") &&
+	    strcmp(prov, "ofi")) {
 		snprintf(err, len,
-			 "THMPI_PROVIDER=%s: expected ofi (the only provider processes share without thrun)",
-			 prov);
+			 "THMPI_PROVIDER=%s: expected auto, kernel or ofi", prov);
 		return -EINVAL;
 	}
-	snprintf(thmpi_cfg.provider, sizeof(thmpi_cfg.provider), "ofi");
+	snprintf(thmpi_cfg.provider, sizeof(thmpi_cfg.provider), "%s", prov);
 	return 0;
 }
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * init.c - libthmpi's start and end: MPI_Init / MPI_Init_thread join the
- * job's th_nic network (the ofi provider: one node per process, the node
- * number the process's rank in MPI_COMM_WORLD), bootstrapped over a
- * duplicate of MPI_COMM_WORLD with MPI_Allgather, so nothing but MPICH's
- * own launcher is needed; MPI_Finalize tears the collectives down and
- * prints the statistics.  When the offload cannot start, on any rank, it
- * is off on every rank and every call goes to MPICH.
+ * job's th_nic network, bootstrapped over a duplicate of MPI_COMM_WORLD
+ * with MPI_Allgather, so nothing but MPICH's own launcher is needed: on
+ * one host with th_nic.ko loaded, a domain of the job's own on the
+ * module's fabric (each process opens node rank % nodes); elsewhere the
+ * ofi provider, one node per process, the node number the process's rank
+ * in MPI_COMM_WORLD.  MPI_Finalize tears the collectives down and prints
+ * the statistics.  When the offload cannot start, on any rank, it is off
+ * on every rank and every call goes to MPICH.
  */
 #include <errno.h>
 #include <limits.h>
@@ -17,6 +19,7 @@
 #include "thmpi.h"
 
 struct th_context *thmpi_ctx;
+struct th_domain *thmpi_domain;
 MPI_Comm thmpi_world = MPI_COMM_NULL;
 int thmpi_world_rank;
 static struct th_boot *thmpi_boot;
@@ -43,24 +46,50 @@ static int thmpi_agree_world(int err)
 	return worst;
 }
 
-/* This process's node of the job's network, or a negative errno. */
-static int thmpi_open_node(struct th_context **ctx)
+/*
+ * This process's node of the job's network and, on the kernel provider,
+ * the job's domain taken up on it; 0 or a negative errno.
+ */
+static int thmpi_open_node(struct th_boot *b)
 {
 	struct th_device **devs;
 	int n, i, ret = -ENODEV;
+	int domain_fd = th_boot_domain_fd(b);
 
+	/* the join tells which network it took */
+	snprintf(thmpi_cfg.provider, sizeof(thmpi_cfg.provider), "%s",
+		 domain_fd >= 0 ? "kernel" : "ofi");
 	devs = th_device_list_get(thmpi_cfg.provider, &n);
 	if (!devs)
 		return -errno;
 	for (i = 0; i < n; i++) {
-		if (th_device_node(devs[i]) != (uint32_t)thmpi_world_rank)
+		/* the module's nodes are shared: ranks take them in turn */
+		if (th_device_node(devs[i]) !=
+		    (uint32_t)(domain_fd >= 0 ? thmpi_world_rank % n :
+			       thmpi_world_rank))
 			continue;
-		*ctx = th_device_open(devs[i]);
-		ret = *ctx ? 0 : -errno;
+		thmpi_ctx = th_device_open(devs[i]);
+		ret = thmpi_ctx ? 0 : -errno;
 		break;
 	}
 	th_device_list_free(devs);
+	if (!ret && domain_fd >= 0) {
+		thmpi_domain = th_domain_import(thmpi_ctx, domain_fd);
+		if (!thmpi_domain)
+			ret = -errno;
+	}
 	return ret;
+}
+
+/* Give back what thmpi_open_node() took. */
+static void thmpi_close_node(void)
+{
+	if (thmpi_domain)
+		th_domain_dealloc(thmpi_domain);
+	thmpi_domain = NULL;
+	if (thmpi_ctx)
+		th_device_close(thmpi_ctx);
+	thmpi_ctx = NULL;
 }
 
 static void thmpi_start(int provided)
@@ -97,16 +126,14 @@ static void thmpi_start(int provided)
 	if (!ret)
 		ret = thmpi_comm_init();
 	if (!ret)
-		ret = thmpi_open_node(&thmpi_ctx);
+		ret = thmpi_open_node(thmpi_boot);
 	ret = thmpi_agree_world(ret);
 	if (ret) {
 		if (!thmpi_world_rank)
 			fprintf(stderr,
 				"thmpi: the th_nic network could not start (%s); every collective runs in MPICH\n",
 				th_strerror(ret));
-		if (thmpi_ctx)
-			th_device_close(thmpi_ctx);
-		thmpi_ctx = NULL;
+		thmpi_close_node();
 		return;
 	}
 	if (thmpi_cfg.verbose >= 1 && !thmpi_world_rank)
@@ -151,9 +178,7 @@ int MPI_Finalize(void)
 		thmpi_persistent_fini();
 		thmpi_comm_teardown_all();
 		thmpi_stats_report(thmpi_world);
-		if (thmpi_ctx)
-			th_device_close(thmpi_ctx);
-		thmpi_ctx = NULL;
+		thmpi_close_node();
 		/*
 		 * The network itself lives until exit, when its last answers
 		 * leave (the provider's atexit); the handle is done.

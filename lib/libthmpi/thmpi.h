@@ -55,7 +55,8 @@ enum thmpi_call {
  *	per offloaded call
  * @stats: THMPI_STATS: 1 prints the job's totals at MPI_Finalize, 2 each
  *	rank's too
- * @provider: THMPI_PROVIDER (only "ofi" in this version)
+ * @provider: THMPI_PROVIDER: auto (the default), kernel or ofi; after
+ *	MPI_Init, the one the job joined
  */
 struct thmpi_config {
 	bool enable;
@@ -154,6 +155,7 @@ void thmpi_log_call(enum thmpi_call call, const struct thmpi_entry *e);
 
 /* init.c */
 extern struct th_context *thmpi_ctx;	/* NULL: everything falls through */
+extern struct th_domain *thmpi_domain;	/* the job's (kernel), else NULL */
 extern MPI_Comm thmpi_world;		/* a duplicate of MPI_COMM_WORLD */
 extern int thmpi_world_rank;
 /* An offload failed on this rank: report it and end the job (MPI_Abort). */

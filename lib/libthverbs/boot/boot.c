@@ -18,9 +18,11 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,7 +45,7 @@ int64_t th_boot_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int64_t th_boot_deadline(const struct th_boot *b)
+int64_t th_boot_deadline(const struct th_boot *b)
 {
 	return b->timeout_ms < 0 ? -1 : th_boot_now_ms() + b->timeout_ms;
 }
@@ -61,7 +63,7 @@ static int th_boot_left(int64_t deadline)
 	return left > INT_MAX ? INT_MAX : (int)left;
 }
 
-static int th_boot_wait(int fd, short events, int64_t deadline, short *revents)
+int th_boot_wait(int fd, short events, int64_t deadline, short *revents)
 {
 	struct pollfd pfd = { .fd = fd, .events = events };
 	int left, n;
@@ -85,7 +87,7 @@ static int th_boot_wait(int fd, short events, int64_t deadline, short *revents)
  * with them (SCM_RIGHTS, made close-on-exec) into *@passed_fd: it rides on
  * the first byte it was sent with, so it is asked for on every read.
  */
-static int th_boot_recv_all(int fd, void *buf, size_t len, int64_t deadline,
+int th_boot_recv_all(int fd, void *buf, size_t len, int64_t deadline,
 			    int *passed_fd)
 {
 	char ctl[CMSG_SPACE(sizeof(int))];
@@ -148,7 +150,7 @@ static int th_boot_recv_msg(int fd, struct th_boot_msg *m, int64_t deadline,
 	return 0;
 }
 
-static int th_boot_send_all(int fd, const void *buf, size_t len,
+int th_boot_send_all(int fd, const void *buf, size_t len,
 			    int64_t deadline)
 {
 	const char *p = buf;
@@ -189,11 +191,39 @@ static int th_boot_send_all(int fd, const void *buf, size_t len,
 	return 0;
 }
 
-static int th_boot_fail(struct th_boot *b, int err)
+int th_boot_fail(struct th_boot *b, int err)
 {
 	if (!b->err)
 		b->err = err;
 	return b->err;
+}
+
+void th_boot_where(struct th_boot_where *w)
+{
+	struct stat st;
+	FILE *f;
+
+	memset(w, 0, sizeof(*w));
+	f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	if (f) {
+		if (!fgets(w->boot_id, sizeof(w->boot_id), f))
+			w->boot_id[0] = '\0';
+		fclose(f);
+	}
+	if (!stat("/proc/self/ns/net", &st))
+		w->netns = st.st_ino;
+}
+
+int th_boot_agree(struct th_boot *b, int err)
+{
+	/* on the stack: a round a rank could not take would hang the rest */
+	int32_t mine = err, all[TH_BOOT_MAX_RANKS];
+	int i, ret;
+
+	ret = th_boot_allgather(b, &mine, all, sizeof(mine));
+	for (i = 0; !ret && !err && i < b->size; i++)
+		err = all[i] < 0 ? all[i] : 0;
+	return err ? err : ret;
 }
 
 int th_boot_env_int(const char *name, long min, long max, int *out)
@@ -436,6 +466,25 @@ static int th_boot_provider_join(struct th_boot *b, const char *prov)
 	return th_ofi_boot(b);
 }
 
+/*
+ * th_boot_init_allgather()'s join: the job's network (ofi), or a domain
+ * of the job's own on this host's th_nic.ko (kernel; share.c), which
+ * thrun would otherwise have handed over; auto takes the second when
+ * every rank is on one host with the module, else the first.
+ */
+static int th_boot_allgather_join(struct th_boot *b, const char *prov)
+{
+	int ret;
+
+	if (!prov || (strcmp(prov, "kernel") && strcmp(prov, "auto")))
+		return th_boot_provider_join(b, prov);
+	ret = th_boot_share_kernel_domain(b, !strcmp(prov, "auto"));
+	if (ret != 1)
+		return ret;
+	/* auto, and not all on one host with the module */
+	return th_boot_provider_join(b, "ofi");
+}
+
 struct th_boot *th_boot_init(void)
 {
 	const char *path = getenv("TH_BOOT");
@@ -508,7 +557,9 @@ struct th_boot *th_boot_init_allgather(int rank, int size,
 	int ret;
 
 	if (size < 1 || size > TH_BOOT_MAX_RANKS || rank < 0 || rank >= size ||
-	    !allgather || (provider && *provider && strcmp(provider, "ofi"))) {
+	    !allgather || (provider && *provider && strcmp(provider, "ofi") &&
+			   strcmp(provider, "kernel") &&
+			   strcmp(provider, "auto"))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -521,8 +572,13 @@ struct th_boot *th_boot_init_allgather(int rank, int size,
 	b->size = size;
 	b->gather = allgather;
 	b->gather_arg = arg;
-	ret = th_boot_provider_join(b, provider);
+	/* bounds the waits of the join's own sockets, not @allgather's */
+	ret = th_boot_env_timeout(&b->timeout_ms);
+	if (!ret)
+		ret = th_boot_allgather_join(b, provider);
 	if (ret) {
+		if (b->domain_fd >= 0)
+			close(b->domain_fd);
 		free(b);
 		errno = -ret;
 		return NULL;

@@ -7,6 +7,7 @@
 #ifndef TH_BOOT_PRIV_H
 #define TH_BOOT_PRIV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <thverbs/boot.h>
@@ -27,7 +28,38 @@ struct th_boot {
 	void *gather_arg;
 };
 
+/* Where a process runs: its machine's boot and its network namespace. */
+struct th_boot_where {
+	char boot_id[40];
+	uint64_t netns;
+};
+
 int64_t th_boot_now_ms(void);
+/* Now plus the handle's timeout; -1 for none. */
+int64_t th_boot_deadline(const struct th_boot *b);
+/* poll() one descriptor until @deadline: 0, -ETIMEDOUT or -errno. */
+int th_boot_wait(int fd, short events, int64_t deadline, short *revents);
+/* Whole buffers over a stream socket (boot.c), with a descriptor passed. */
+int th_boot_recv_all(int fd, void *buf, size_t len, int64_t deadline,
+		     int *passed_fd);
+int th_boot_send_all(int fd, const void *buf, size_t len, int64_t deadline);
+/* Record @err as the handle's sticky failure unless it has one. */
+int th_boot_fail(struct th_boot *b, int err);
+void th_boot_where(struct th_boot_where *w);
+/*
+ * One round in which every rank says whether its part so far worked: 0
+ * when all did, else this rank's error or, when it had none, the first
+ * failed rank's.  A join whose ranks take every round, failed or not,
+ * ends on all of them when one fails, instead of leaving the others
+ * waiting in a round it never reaches.
+ */
+int th_boot_agree(struct th_boot *b, int err);
+/*
+ * share.c: th_boot_init_allgather(..., "kernel"), or "auto" with
+ * @only_if_here: then 1 when the ranks are not all on one host with
+ * th_nic.ko loaded (the same answer on every rank).
+ */
+int th_boot_share_kernel_domain(struct th_boot *b, bool only_if_here);
 int th_boot_env_int(const char *name, long min, long max, int *out);
 int th_boot_env_timeout(int64_t *ms);
 /* pmi.c: a job MPICH's mpiexec launched (PMI_FD); -ENOENT if not one */

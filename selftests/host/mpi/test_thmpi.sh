@@ -162,8 +162,15 @@ check "THMPI_RADIX=1 is refused by name; the offload stays off" \
 	t_refused radix THMPI_RADIX=1 "thmpi: THMPI_RADIX=1: expected a whole number from 2 to 64; the offload is off"
 check "THMPI_CACHE=lots is refused by name" \
 	t_refused cache THMPI_CACHE=lots "thmpi: THMPI_CACHE=lots: expected a whole number from 1 to 256"
-check "THMPI_PROVIDER=kernel is refused by name" \
-	t_refused prov THMPI_PROVIDER=kernel "thmpi: THMPI_PROVIDER=kernel: expected ofi"
+check "THMPI_PROVIDER=verbs is refused by name" \
+	t_refused prov THMPI_PROVIDER=verbs "thmpi: THMPI_PROVIDER=verbs: expected auto, kernel or ofi"
+# the kernel provider's own cases run in the test VM (selftests/th_nic/mpi)
+if [ -e /dev/th_nic0 ]; then
+	ok "THMPI_PROVIDER=kernel without th_nic.ko # SKIP th_nic.ko is loaded here"
+else
+	check "THMPI_PROVIDER=kernel without th_nic.ko: the offload is off on every rank, said why; results right" \
+		t_refused nokernel THMPI_PROVIDER=kernel "thmpi: the th_nic network could not start (No such device)"
+fi
 
 run multi 2 LD_PRELOAD="$lib" THMPI_STATS=1 THMPI_VERBOSE=1 -- "$check" --thread-multiple
 t_multi() {

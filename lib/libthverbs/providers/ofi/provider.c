@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/stat.h>
 #include <rdma/fi_domain.h>
 
 #include "thverbs_priv.h"
@@ -131,12 +130,6 @@ static void th_ofi_atexit(void)
 	}
 }
 
-/* Where a rank runs: the machine's boot and the network namespace. */
-struct th_ofi_where {
-	char boot_id[40];
-	u64 netns;
-};
-
 /*
  * Do all ranks share this machine and network namespace?  Then the job's
  * traffic stays on the loopback interface: the tcp and sockets providers
@@ -148,21 +141,12 @@ struct th_ofi_where {
 static int th_ofi_keep_local(struct th_ofi *o, struct th_boot *b,
 			     const char *prov)
 {
-	struct th_ofi_where mine = { 0 }, *all;
-	struct stat st;
+	struct th_boot_where mine, *all;
 	bool local = true;
-	FILE *f;
 	u32 i;
 	int ret;
 
-	f = fopen("/proc/sys/kernel/random/boot_id", "r");
-	if (f) {
-		if (!fgets(mine.boot_id, sizeof(mine.boot_id), f))
-			mine.boot_id[0] = '\0';
-		fclose(f);
-	}
-	if (!stat("/proc/self/ns/net", &st))
-		mine.netns = st.st_ino;
+	th_boot_where(&mine);
 	all = calloc(o->size, sizeof(*all));
 	if (!all)
 		return -ENOMEM;
@@ -178,28 +162,6 @@ static int th_ofi_keep_local(struct th_ofi *o, struct th_boot *b,
 	else if (!strncmp(prov, "sockets", 7))
 		setenv("FI_SOCKETS_IFACE", "lo", 0);
 	return 0;
-}
-
-/*
- * One round in which every rank says whether its part so far worked: 0
- * when all did, else this rank's error or, when it had none, the first
- * failed rank's.  Every rank takes part in every round of the join, failed
- * or not, so that a failure on one rank ends the join on all of them
- * rather than leaving the others waiting in a round it never reaches.
- */
-static int th_ofi_agree(struct th_boot *b, u32 size, int err)
-{
-	s32 mine = err, *all = calloc(size, sizeof(*all));
-	u32 i;
-	int ret;
-
-	if (!all)
-		return err ? err : -ENOMEM;
-	ret = th_boot_allgather(b, &mine, all, sizeof(mine));
-	for (i = 0; !ret && !err && i < size; i++)
-		err = all[i] < 0 ? all[i] : 0;
-	free(all);
-	return err ? err : ret;
 }
 
 /* One rank's endpoint, and the bootstrap round that joins them. */
@@ -310,7 +272,7 @@ int th_ofi_boot(struct th_boot *b)
 		ret = th_ofi_trigger_mode(&trigger);
 	/*
 	 * From here every round is taken by every rank, with its error so
-	 * far (th_ofi_agree()).  When the bootstrap itself broke, its
+	 * far (th_boot_agree()).  When the bootstrap itself broke, its
 	 * failure is sticky: the later rounds fail at once on every rank.
 	 */
 	ret = th_ofi_join(o, b, trigger, ret);
@@ -339,10 +301,10 @@ int th_ofi_boot(struct th_boot *b)
 	 */
 	if (!ret)
 		ret = th_ofi_net_start(o);
-	ret = th_ofi_agree(b, o->size, ret);
+	ret = th_boot_agree(b, ret);
 	if (!ret)
 		ret = th_ofi_net_connect(o);
-	ret = th_ofi_agree(b, o->size, ret);
+	ret = th_boot_agree(b, ret);
 	if (ret)
 		goto err;
 	__atomic_store_n(&th_ofi_state, o, __ATOMIC_RELEASE);
