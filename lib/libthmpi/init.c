@@ -21,6 +21,7 @@
 struct th_context *thmpi_ctx;
 struct th_domain *thmpi_domain;
 MPI_Comm thmpi_world = MPI_COMM_NULL;
+MPI_Comm thmpi_self = MPI_COMM_NULL;
 int thmpi_world_rank;
 static struct th_boot *thmpi_boot;
 
@@ -127,6 +128,11 @@ static void thmpi_start(int provided)
 		ret = thmpi_comm_init();
 	if (!ret)
 		ret = thmpi_open_node(thmpi_boot);
+	/* persistent requests' handles (persistent.c); local */
+	if (!ret && PMPI_Comm_dup(MPI_COMM_SELF, &thmpi_self) != MPI_SUCCESS) {
+		thmpi_self = MPI_COMM_NULL;
+		ret = -ENOMEM;
+	}
 	ret = thmpi_agree_world(ret);
 	if (ret) {
 		if (!thmpi_world_rank)
@@ -186,6 +192,8 @@ int MPI_Finalize(void)
 		th_boot_fini(thmpi_boot);
 		thmpi_boot = NULL;
 		PMPI_Comm_free(&thmpi_world);
+		if (thmpi_self != MPI_COMM_NULL)
+			PMPI_Comm_free(&thmpi_self);
 	}
 	return PMPI_Finalize();
 }

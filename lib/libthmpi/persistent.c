@@ -6,8 +6,9 @@
  * MPI_IN_PLACE), MPI_Start is one counter increment.
  *
  * The handle the caller holds is a real MPICH persistent request (a
- * zero-byte send to MPI_PROC_NULL on the communicator's duplicate), so
- * MPICH accepts it everywhere, in arrays with other requests too; the
+ * barrier on a communicator of this process alone, thmpi_self: it
+ * completes at once), so MPICH accepts it everywhere, in arrays with
+ * other requests too; the
  * completion calls (Wait, Test and their -all, -any, -some forms),
  * MPI_Start(all), MPI_Request_free and MPI_Request_get_status look it up
  * first and finish the NIC's round before MPICH sees the request.
@@ -105,8 +106,12 @@ static int thmpi_preq_new(struct thmpi_entry *e, enum thmpi_call call,
 
 	if (!p)
 		return thmpi_fatal(comm, thmpi_call_name(call), -ENOMEM);
-	ret = PMPI_Send_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, e->comm->dup,
-			     &p->handle);
+	/*
+	 * Not a persistent send to MPI_PROC_NULL, the obvious no-op: MPICH
+	 * 4.0.2 hangs in every persistent collective it runs after one such
+	 * request was freed (thmpi_check's run_persistent_then_mpich()).
+	 */
+	ret = PMPI_Barrier_init(thmpi_self, MPI_INFO_NULL, &p->handle);
 	if (ret != MPI_SUCCESS) {
 		free(p);
 		thmpi_entry_retire(e);

@@ -157,6 +157,7 @@ void thmpi_log_call(enum thmpi_call call, const struct thmpi_entry *e);
 extern struct th_context *thmpi_ctx;	/* NULL: everything falls through */
 extern struct th_domain *thmpi_domain;	/* the job's (kernel), else NULL */
 extern MPI_Comm thmpi_world;		/* a duplicate of MPI_COMM_WORLD */
+extern MPI_Comm thmpi_self;	/* a duplicate of MPI_COMM_SELF, when on */
 extern int thmpi_world_rank;
 /* An offload failed on this rank: report it and end the job (MPI_Abort). */
 int thmpi_fatal(MPI_Comm comm, const char *what, int err);

@@ -142,6 +142,12 @@ if [ -x "$here/bin/thrun" ] && [ -x "$here/bin/coll_rank" ]; then
 			! echo \"\$1\" | grep -q 'timed out'" _ "$out"
 fi
 
+# MPI programs on the module through libthmpi (thmpi.sh), where the build
+# had MPICH and libfabric
+if [ -f "$here/mpi/thmpi.sh" ]; then
+	. "$here/mpi/thmpi.sh" "$here/mpi"
+fi
+
 # Chain files give bit-identical buffers on both providers: the digests
 # were made with the in-process provider.
 if [ -x "$here/thctl/selftests/host/thctl/test_thctl.sh" ]; then

@@ -1,7 +1,9 @@
 # boot-tests.mk - host tests of thrun and the bootstrap rendezvous
 # (selftests/host/boot/test_*.c), sanitized.  They run $(BIN)/thrun on
 # boot_rank, the rank program, whose paths they get at compile time.
-BOOT_SAN_OBJS	:= $(patsubst %.c,$(S)/%.o,$(sort $(wildcard lib/libthverbs/boot/*.c)))
+# the whole library: th_boot_init_allgather()'s kernel join opens devices
+BOOT_SAN_OBJS	:= $(VERBS_SAN_OBJS) $(SCHED_SAN_OBJS) $(IPF_SAN_OBJS) \
+		   $(OFI_SAN_OBJS) $(ENGINE_SAN_OBJS)
 BOOT_RANK	:= $(BIN)/host/boot/boot_rank
 BOOT_TEST_SRCS	:= $(sort $(wildcard selftests/host/boot/test_*.c))
 BOOT_TESTS	:= $(patsubst selftests/host/boot/%.c,$(BIN)/host/boot/%,$(BOOT_TEST_SRCS))
@@ -13,7 +15,7 @@ $(S)/selftests/host/boot/%.o: TH_CPPFLAGS += -DTH_THRUN='"$(BIN)/thrun"' \
 
 $(BOOT_RANK): $(S)/selftests/host/boot/boot_rank.o $(BOOT_SAN_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS) $(OFI_LIBS)
 
 # The rank program of the collectives job (selftests/lib/coll_rank.c),
 # whole library, for thrun --threads.
@@ -28,4 +30,4 @@ $(COLL_RANK_HOST): $(S)/selftests/lib/coll_rank.o $(VERBS_SAN_OBJS) $(SCHED_SAN_
 $(BOOT_TESTS): $(BIN)/host/boot/%: $(S)/selftests/host/boot/%.o $(BOOT_SAN_OBJS) \
 		$(BIN)/thrun $(BOOT_RANK) $(COLL_RANK_HOST)
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -pthread -o $@ $(filter %.o,$^) $(TH_LDLIBS)
+	$(CC) $(SANFLAGS) -pthread -o $@ $(filter %.o,$^) $(TH_LDLIBS) $(OFI_LIBS)

@@ -1114,10 +1114,34 @@ TEST(init_allgather_refuses_bad_arguments)
 	EXPECT_EQ(EINVAL, errno);
 	errno = 0;
 	EXPECT_EQ(NULL, th_boot_init_allgather(0, 2, fake_allgather, &g,
-					       "kernel"));
+					       "verbs"));
 	EXPECT_EQ(EINVAL, errno);
 	/* a refusal touches nothing: no round was taken */
 	EXPECT_EQ(0, g.calls);
+}
+
+/*
+ * The kernel join where th_nic.ko is not loaded: ENODEV, after the rounds
+ * every rank takes (each rank's record says it has no module), so no rank
+ * is left waiting.  The VM runs the join that works (selftests/th_nic/
+ * thmpi.sh).
+ */
+TEST(init_allgather_kernel_without_the_module_fails_on_every_rank)
+{
+	struct fake_gather g = { .size = 3 };
+	int r;
+
+	if (!access("/dev/th_nic0", F_OK))
+		SKIP(return, "th_nic.ko is loaded here");
+	for (r = 0; r < 3; r++) {
+		g.calls = 0;
+		errno = 0;
+		EXPECT_EQ(NULL, th_boot_init_allgather(r, 3, fake_allgather,
+						       &g, "kernel"));
+		EXPECT_EQ(ENODEV, errno);
+		/* where and error; then the agreement round */
+		EXPECT_EQ(2, g.calls);
+	}
 }
 
 TEST(init_allgather_passes_rounds_to_the_callers_allgather)

@@ -26,4 +26,22 @@ $(THMPI_TEST): $(TOP)/selftests/host/mpi/test_thmpi.sh $(LIBTHMPI_SO) \
 	printf '#!/bin/sh\nexec bash %s %s %s %s\n' $< $(LIBTHMPI_SO) \
 		$(THMPI_CHECK) $(THMPI_CHECK_LINKED) > $@
 	chmod +x $@
+
+# libthmpi on th_nic.ko in the test VM (selftests/th_nic/thmpi.sh, which
+# run.sh sources): MPICH's mpiexec and its proxy, the check and the
+# library; mkinitramfs.sh brings what they link against.
+VM_MPI		:= $(B)/vm/payload/mpi
+vm-payload: $(VM_MPI)/.copied
+$(VM_MPI)/.copied: $(TOP)/selftests/th_nic/thmpi.sh $(LIBTHMPI_SO) $(THMPI_CHECK)
+	@mkdir -p $(VM_MPI)/bin $(VM_MPI)/lib
+	@for t in mpiexec.hydra hydra_pmi_proxy; do \
+		p=$$(command -v $$t) || { echo "$$t missing (scripts/deps.sh)" >&2; exit 1; }; \
+		cp $$p $(VM_MPI)/bin/; \
+	done
+	@ln -sf mpiexec.hydra $(VM_MPI)/bin/mpiexec
+	@cp $(TOP)/selftests/th_nic/thmpi.sh $(THMPI_CHECK) $(VM_MPI)/
+	@# libthmpi finds libthverbs through its RUNPATH, $$ORIGIN/../lib
+	@cp $(LIBTHMPI_SO) $(VM_MPI)/lib/libthmpi.so.1
+	@cp $(LIBTHVERBS_SO) $(VM_MPI)/lib/$(LIBTHVERBS_SONAME)
+	@touch $@
 endif
