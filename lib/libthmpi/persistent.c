@@ -6,9 +6,9 @@
  * MPI_IN_PLACE), MPI_Start is one counter increment.
  *
  * The handle the caller holds is a real MPICH persistent request (a
- * barrier on a communicator of this process alone, thmpi_self: it
- * completes at once), so MPICH accepts it everywhere, in arrays with
- * other requests too; the
+ * zero-byte send to MPI_PROC_NULL on thmpi_self, a duplicate of
+ * MPI_COMM_SELF), so MPICH accepts it everywhere, in arrays with other
+ * requests too; the
  * completion calls (Wait, Test and their -all, -any, -some forms),
  * MPI_Start(all), MPI_Request_free and MPI_Request_get_status look it up
  * first and finish the NIC's round before MPICH sees the request.
@@ -42,6 +42,16 @@ struct thmpi_preq {
 };
 
 static struct thmpi_preq *thmpi_preqs;
+/*
+ * Freed requests, their handles kept for the next *_init: MPICH 4.0.2
+ * hangs in every persistent collective it runs itself after a persistent
+ * send or receive to MPI_PROC_NULL was freed (thmpi_check's
+ * run_persistent_then_mpich()), so ours are freed only at MPI_Finalize.
+ * A persistent barrier on thmpi_self would do instead, but MPICH's
+ * MPI_Waitany, MPI_Testsome and MPI_Testall mishandle its own
+ * persistent collectives.  At most as many as were ever live at once.
+ */
+static struct thmpi_preq *thmpi_spares;
 
 static struct thmpi_preq *thmpi_preq_find(MPI_Request r)
 {
@@ -101,21 +111,22 @@ static int thmpi_preq_new(struct thmpi_entry *e, enum thmpi_call call,
 			  MPI_Comm comm, const void *copy_in,
 			  MPI_Request *request)
 {
-	struct thmpi_preq *p = calloc(1, sizeof(*p));
+	struct thmpi_preq *p = thmpi_spares;
 	int ret;
 
-	if (!p)
-		return thmpi_fatal(comm, thmpi_call_name(call), -ENOMEM);
-	/*
-	 * Not a persistent send to MPI_PROC_NULL, the obvious no-op: MPICH
-	 * 4.0.2 hangs in every persistent collective it runs after one such
-	 * request was freed (thmpi_check's run_persistent_then_mpich()).
-	 */
-	ret = PMPI_Barrier_init(thmpi_self, MPI_INFO_NULL, &p->handle);
-	if (ret != MPI_SUCCESS) {
-		free(p);
-		thmpi_entry_retire(e);
-		return ret;
+	if (p) {
+		thmpi_spares = p->next;
+	} else {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return thmpi_fatal(comm, thmpi_call_name(call), -ENOMEM);
+		ret = PMPI_Send_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0,
+				     thmpi_self, &p->handle);
+		if (ret != MPI_SUCCESS) {
+			free(p);
+			thmpi_entry_retire(e);
+			return ret;
+		}
 	}
 	p->e = e;
 	p->call = call;
@@ -494,16 +505,20 @@ int MPI_Request_free(MPI_Request *request)
 {
 	struct thmpi_preq *p = thmpi_preqs ? thmpi_preq_find(*request) : NULL;
 
-	if (p) {
-		thmpi_preq_wait(p);
-		thmpi_entry_retire(p->e);
-		thmpi_preq_unlink(p);
-		free(p);
-	}
-	return PMPI_Request_free(request);
+	if (!p)
+		return PMPI_Request_free(request);
+	thmpi_preq_wait(p);
+	thmpi_entry_retire(p->e);
+	thmpi_preq_unlink(p);
+	/* kept for the next *_init (thmpi_spares), inactive: a no-op send */
+	PMPI_Wait(&p->handle, MPI_STATUS_IGNORE);
+	*p = (struct thmpi_preq){ .next = thmpi_spares, .handle = p->handle };
+	thmpi_spares = p;
+	*request = MPI_REQUEST_NULL;
+	return MPI_SUCCESS;
 }
 
-/* MPI_Finalize: requests the program never freed. */
+/* MPI_Finalize: requests the program never freed, and the spares. */
 void thmpi_persistent_fini(void)
 {
 	struct thmpi_preq *p;
@@ -512,6 +527,11 @@ void thmpi_persistent_fini(void)
 		thmpi_preqs = p->next;
 		thmpi_preq_wait(p);
 		thmpi_entry_retire(p->e);
+		PMPI_Request_free(&p->handle);
+		free(p);
+	}
+	while ((p = thmpi_spares)) {
+		thmpi_spares = p->next;
 		PMPI_Request_free(&p->handle);
 		free(p);
 	}
