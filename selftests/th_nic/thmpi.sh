@@ -24,6 +24,10 @@ hostname thvm
 printf '127.0.0.1 localhost thvm\n' > /etc/hosts
 echo 'hosts: files' > /etc/nsswitch.conf
 rm -rf "$work" && mkdir -p "$work" && chmod 1777 "$work"
+# the debug kernel's run (TH_VM_QUICK) takes each call form once: its
+# checkers, not the matrix, are what it adds
+light=
+[ -n "${TH_VM_QUICK:-}" ] && light=--light
 
 # mpi_job NAME NP [ENV=VALUE...] -- ARGS: thmpi_check under mpiexec, its
 # output in $work/NAME.log and exit status in $work/NAME.rc
@@ -62,17 +66,17 @@ mpi_nothing_left() {	# no vport of any job, no rendezvous directory
 	[ "$left" -eq 0 ] && [ "$dirs" -eq 0 ]
 }
 
-mpi_job base 4 -- --out "$work/base.%d"
+mpi_job base 4 -- $light --out "$work/base.%d"
 check "thmpi: MPICH alone in the VM, 4 ranks: every case right" mpi_right base
 
 mpi_job kern 4 LD_PRELOAD="$lib" THMPI_PROVIDER=kernel THMPI_STATS=1 \
-	THMPI_VERBOSE=1 -- --any --out "$work/kern.%d"
+	THMPI_VERBOSE=1 -- ${light:---any} --out "$work/kern.%d"
 t_kern() {
 	mpi_right kern && mpi_same base kern 4 || return 1
 	off=$(mpi_offloaded kern)
 	echo "# $off calls offloaded"
 	grep -q "^thmpi: offload on: 4 ranks over kernel" "$work/kern.log" &&
-		[ "${off:-0}" -ge 4000 ] ||
+		[ "${off:-0}" -ge "$([ -n "$light" ] && echo 100 || echo 4000)" ] ||
 		{ tail -n 20 "$work/kern.log" | sed 's/^/#   /'; return 1; }
 	for c in MPI_Allreduce MPI_Reduce MPI_Bcast MPI_Iallreduce MPI_Ireduce \
 		 MPI_Ibcast MPI_Allreduce_init MPI_Reduce_init MPI_Bcast_init; do
@@ -82,7 +86,7 @@ t_kern() {
 }
 check "thmpi: THMPI_PROVIDER=kernel, 4 ranks: every call form offloaded onto th_nic.ko, every result byte for byte MPICH's" t_kern
 
-mpi_job auto 2 LD_PRELOAD="$lib" THMPI_VERBOSE=1 THMPI_STATS=1 --
+mpi_job auto 2 LD_PRELOAD="$lib" THMPI_VERBOSE=1 THMPI_STATS=1 -- --light
 t_auto() {
 	mpi_right auto && grep -q "^thmpi: offload on: 2 ranks over kernel" "$work/auto.log" &&
 		[ "$(mpi_offloaded auto)" -gt 0 ] ||
@@ -99,12 +103,12 @@ fi
 
 start=$(date +%s)
 su -s /bin/sh nobody -c "timeout -k 5 $T mpiexec -n 4 env LD_PRELOAD=$lib \
-	THMPI_PROVIDER=kernel THMPI_STATS=1 $prog --out $work/nobody.%d" \
+	THMPI_PROVIDER=kernel THMPI_STATS=1 $prog $light --out $work/nobody.%d" \
 	> "$work/nobody.log" 2>&1
 echo $? > "$work/nobody.rc"
 echo "# nobody: 4 ranks, $(( $(date +%s) - start )) s"
 t_nobody() {
-	mpi_right nobody && mpi_same base nobody 4 && [ "$(mpi_offloaded nobody)" -ge 1000 ]
+	mpi_right nobody && mpi_same base nobody 4 && [ "$(mpi_offloaded nobody)" -ge 100 ]
 }
 check "thmpi: as nobody, 4 ranks: results MPICH's, calls offloaded" t_nobody
 
