@@ -1,7 +1,8 @@
 # libthmpi.mk - libthmpi, the PMPI interposition library for MPICH
 # (lib/libthmpi/): MPI_Allreduce, MPI_Reduce, MPI_Bcast, their
-# non-blocking and persistent forms on th_nic collectives over the ofi
-# provider.  Built when MPICH's headers (libmpich-dev) and libfabric are
+# non-blocking and persistent forms on th_nic collectives, on th_nic.ko
+# when every rank is on one host with it, else over the ofi provider.
+# Built when MPICH's headers (libmpich-dev) and libfabric are
 # here (THMPI=0 builds without it); linked against libthverbs.so and
 # MPICH, loaded by linking (-lthmpi before -lmpich) or LD_PRELOAD.
 THMPI		?= $(shell [ "$(OFI)" = 1 ] && pkg-config --exists mpich 2>/dev/null && echo 1 || echo 0)

@@ -478,7 +478,15 @@ static int th_boot_allgather_join(struct th_boot *b, const char *prov)
 
 	if (!prov || (strcmp(prov, "kernel") && strcmp(prov, "auto")))
 		return th_boot_provider_join(b, prov);
-	ret = th_boot_share_kernel_domain(b, !strcmp(prov, "auto"));
+	/*
+	 * TH_BOOT_TIMEOUT bounds the kernel join's own socket waits, not
+	 * @allgather's.  A malformed one is this rank's error in the join's
+	 * rounds, which it still takes: the others must not wait for it.
+	 */
+	ret = th_boot_env_timeout(&b->timeout_ms);
+	if (ret)
+		b->timeout_ms = TH_BOOT_DEFAULT_TIMEOUT_S * 1000;
+	ret = th_boot_share_kernel_domain(b, !strcmp(prov, "auto"), ret);
 	if (ret != 1)
 		return ret;
 	/* auto, and not all on one host with the module */
@@ -572,10 +580,7 @@ struct th_boot *th_boot_init_allgather(int rank, int size,
 	b->size = size;
 	b->gather = allgather;
 	b->gather_arg = arg;
-	/* bounds the waits of the join's own sockets, not @allgather's */
-	ret = th_boot_env_timeout(&b->timeout_ms);
-	if (!ret)
-		ret = th_boot_allgather_join(b, provider);
+	ret = th_boot_allgather_join(b, provider);
 	if (ret) {
 		if (b->domain_fd >= 0)
 			close(b->domain_fd);

@@ -57,9 +57,11 @@ int th_boot_agree(struct th_boot *b, int err);
 /*
  * share.c: th_boot_init_allgather(..., "kernel"), or "auto" with
  * @only_if_here: then 1 when the ranks are not all on one host with
- * th_nic.ko loaded (the same answer on every rank).
+ * th_nic.ko loaded (the same answer on every rank).  @err: this rank's
+ * error so far, which the rounds carry (the join then fails on all).
  */
-int th_boot_share_kernel_domain(struct th_boot *b, bool only_if_here);
+int th_boot_share_kernel_domain(struct th_boot *b, bool only_if_here,
+				int err);
 int th_boot_env_int(const char *name, long min, long max, int *out);
 int th_boot_env_timeout(int64_t *ms);
 /* pmi.c: a job MPICH's mpiexec launched (PMI_FD); -ENOENT if not one */

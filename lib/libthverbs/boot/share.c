@@ -263,7 +263,8 @@ static int th_share_receive(struct th_share *s, int *domain_fd)
  * are not all on one host with the module loaded: every rank sees the
  * same round, so all decide alike, and the caller joins another network.
  */
-int th_boot_share_kernel_domain(struct th_boot *b, bool only_if_here)
+int th_boot_share_kernel_domain(struct th_boot *b, bool only_if_here,
+				int err0)
 {
 	struct th_share s = { .b = b, .lfd = -1, .cfd = -1 };
 	struct th_share_offer *all = NULL;
@@ -276,6 +277,8 @@ int th_boot_share_kernel_domain(struct th_boot *b, bool only_if_here)
 	s.offer.have_kernel = !err;
 	if (only_if_here && err == -ENODEV)
 		err = 0;	/* not an error: round 1 decides */
+	if (err0)
+		err = err0;
 	if (!err && s.offer.have_kernel && !b->rank) {
 		domain_fd = th_share_domain_alloc();
 		err = domain_fd < 0 ? domain_fd :

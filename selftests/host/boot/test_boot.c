@@ -1144,6 +1144,20 @@ TEST(init_allgather_kernel_without_the_module_fails_on_every_rank)
 	}
 }
 
+/* A malformed TH_BOOT_TIMEOUT: EINVAL, after the rounds all take. */
+TEST(init_allgather_kernel_bad_timeout_takes_the_rounds)
+{
+	struct fake_gather g = { .size = 2 };
+
+	setenv("TH_BOOT_TIMEOUT", "soon", 1);
+	errno = 0;
+	EXPECT_EQ(NULL, th_boot_init_allgather(1, 2, fake_allgather, &g,
+					       "kernel"));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(2, g.calls);
+	unsetenv("TH_BOOT_TIMEOUT");
+}
+
 TEST(init_allgather_passes_rounds_to_the_callers_allgather)
 {
 	struct fake_gather g = { .size = 3, .fail = 3 };

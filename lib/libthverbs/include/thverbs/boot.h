@@ -51,13 +51,21 @@ typedef int (*th_boot_allgather_fn)(void *arg, const void *mine, void *all,
  * rank calls it the same number of times with the same len; it returns 0
  * or a negative errno, and a failure is sticky as above.
  * @provider names the network to join: "ofi" joins the job's libfabric
- * network (every rank's node, as under thrun --provider ofi); NULL or ""
- * joins none.  The join is collective and all-or-nothing: when it fails
- * on one rank it fails on all, each with an error.
- * NULL + errno: EINVAL on a bad argument, EPROTONOSUPPORT when the library
- * lacks the provider (built without libfabric), ENODEV when libfabric has
- * no such provider here, EPROTO when the ranks disagree, EALREADY when
- * this process already joined a network, or the error @allgather returned.
+ * network (every rank's node, as under thrun --provider ofi); "kernel"
+ * takes up a th_nic.ko domain of the job's own, for ranks all on one host
+ * with the module loaded: rank 0 allocates it and hands its descriptor to
+ * every rank over a UNIX socket in a 0700 directory under $TMPDIR (waits
+ * bounded by TH_BOOT_TIMEOUT), and th_boot_domain_fd() returns it; "auto"
+ * is "kernel" when every rank is on one host with the module, else "ofi";
+ * NULL or "" joins none.  The join is collective and all-or-nothing: when
+ * it fails on one rank it fails on all, each with an error.
+ * NULL + errno: EINVAL on a bad argument (any other @provider; no round is
+ * taken), EPROTONOSUPPORT when the library lacks the provider (built
+ * without libfabric), ENODEV when libfabric has no such provider here or
+ * ("kernel") th_nic.ko is not loaded on some rank's host, EXDEV
+ * ("kernel") when the ranks are not all on one host, EPROTO when the
+ * ranks disagree, EALREADY when this process already joined a network, or
+ * the error of the rank that failed or @allgather returned.
  */
 struct th_boot *th_boot_init_allgather(int rank, int size,
 				       th_boot_allgather_fn allgather,
@@ -69,7 +77,8 @@ int th_boot_rank(const struct th_boot *b);
 int th_boot_size(const struct th_boot *b);
 /*
  * The job's domain (thrun creates one per job on the kernel provider and
- * hands it to every rank): a descriptor to pass to th_domain_import(), so
+ * hands it to every rank, as rank 0 of th_boot_init_allgather()'s "kernel"
+ * join does): a descriptor to pass to th_domain_import(), so
  * the job's vports reach each other and no other job's.  It stays the
  * handle's; -ENOENT when the job has none (in-process, --single).
  */
