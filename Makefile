@@ -15,6 +15,7 @@
 #                   fault injection), built once and cached
 #   make vmtest-rxe the ofi provider over verbs on soft-RoCE (rdma_rxe) in QEMU
 #   make bench      benchmarks (never pass/fail)
+#   make vmbench-thmpi  libthmpi on th_nic.ko vs MPICH alone, in QEMU
 #   make clean
 #
 # Each part adds its sources and targets in a fragment next to its code

@@ -36,3 +36,29 @@ bench-thmpi: $(LIBTHMPI_SO)
 	fi
 	-$(TOP)/tools/thbench/mpi/thmpi-bench.sh -b $(BIN)/osu_allreduce \
 		-l $(B)/lib/libthmpi.so -o $(B)/bench/thmpi $(BENCH_THMPI_ARGS)
+
+# vmbench-thmpi: osu_allreduce in the test VM (Debian's kernel under QEMU,
+# th_nic.ko nodes=16), libthmpi on the kernel provider vs MPICH alone,
+# N = 2 and 16, latency and overlap (tools/thbench/mpi/thmpi-vm-bench.sh);
+# latency.csv, overlap.csv and results.md in $(B)/bench/thmpi-vm.
+# VMBENCH_THMPI_APPEND adds NAME=VALUE words for the script (TH_BENCH_NS=
+# 2,4,16 TH_BENCH_MS=300 TH_BENCH_MAX=65536).  TCG's numbers compare the
+# variants with each other, not with hardware.  Never pass/fail.
+VMBENCH_THMPI_DIR := $(B)/vm-thmpi-bench
+VMBENCH_THMPI_APPEND ?=
+.PHONY: vmbench-thmpi
+vmbench-thmpi: module vm-payload
+	@if [ ! -d $(B)/vm/payload/mpi ] || ! command -v $(MPICC) > /dev/null; then \
+		echo "vmbench-thmpi: needs libthmpi and MPICH (THMPI=1, mpicc): skipped"; exit 0; fi; \
+	$(MAKE) --no-print-directory $(BIN)/osu_allreduce && \
+	rm -rf $(VMBENCH_THMPI_DIR)/payload && mkdir -p $(VMBENCH_THMPI_DIR)/payload/bin && \
+	cp -a $(B)/vm/payload/mpi $(VMBENCH_THMPI_DIR)/payload/ && \
+	cp $(BIN)/osu_allreduce $(VMBENCH_THMPI_DIR)/payload/bin/ && \
+	cp $(TOP)/tools/thbench/mpi/thmpi-vm-bench.sh $(VMBENCH_THMPI_DIR)/payload/run.sh && \
+	mkdir -p $(B)/bench/thmpi-vm && \
+	{ TOP='$(TOP)' B='$(B)' LOGS='$(B)/bench/thmpi-vm' VM_DIR='$(VMBENCH_THMPI_DIR)' \
+	  VM_MODULE='$(TOP)/th_nic.ko' VM_PAYLOAD='$(VMBENCH_THMPI_DIR)/payload' \
+	  VM_APPEND='$(VMBENCH_THMPI_APPEND)' VM_TIMEOUT=$${VM_TIMEOUT:-3600} \
+	  $(TOP)/scripts/vm/run-vm.sh || true; } && \
+	$(TOP)/tools/thbench/mpi/thmpi-vm-table.sh $(B)/bench/thmpi-vm/vm-console.log \
+		$(B)/bench/thmpi-vm
