@@ -66,7 +66,9 @@ mpi_same() {	# mpi_same A B NP: every rank's digests equal
 	done
 }
 mpi_nothing_left() {	# no vport of any job, no rendezvous directory
-	left=$("$here/bin/thctl" vports | tail -n +2 | wc -l)
+	vports=$("$here/bin/thctl" vports) ||
+		{ echo "# thctl vports failed"; return 1; }
+	left=$(echo "$vports" | tail -n +2 | grep -c .)
 	dirs=$(ls -d /tmp/th_boot.* 2> /dev/null | wc -l)
 	echo "# after the jobs: $left vports, $dirs rendezvous directories"
 	[ "$left" -eq 0 ] && [ "$dirs" -eq 0 ]

@@ -234,9 +234,11 @@ static int th_share_serve(struct th_share *s, int domain_fd)
 			continue;
 		}
 		r = th_share_read_ask(s, fd);
-		if (r > 0 && !served[r] && !th_share_send_fd(fd, domain_fd)) {
-			served[r] = true;
-			left--;
+		if (r > 0 && !served[r]) {
+			/* a rank that asked and is gone: fail now, not at the deadline */
+			ret = th_share_send_fd(fd, domain_fd);
+			served[r] = !ret;
+			left -= !ret;
 		}
 		close(fd);
 	}
