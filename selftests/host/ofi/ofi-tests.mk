@@ -3,11 +3,21 @@
 # builds with libfabric (OFI=1, libthverbs.mk).
 ifeq ($(OFI),1)
 OFI_RANK	:= $(BIN)/host/ofi/ofi_rank
+OFI_FORGER	:= $(BIN)/host/ofi/ofi_forger
 OFI_TESTS	:= $(BIN)/host/ofi/test_ofi
 HOST_TESTS	+= $(OFI_TESTS)
 
 $(S)/selftests/host/ofi/test_ofi.o: TH_CPPFLAGS += -DTH_THRUN='"$(BIN)/thrun"' \
-	-DTH_OFI_RANK='"$(OFI_RANK)"' -DTH_COLL_RANK='"$(COLL_RANK_HOST)"'
+	-DTH_OFI_RANK='"$(OFI_RANK)"' -DTH_COLL_RANK='"$(COLL_RANK_HOST)"' \
+	-DTH_OFI_FORGER='"$(OFI_FORGER)"'
+
+# the attacker of test_ofi's forged-messages case: it knows the wire
+# (ofi.h) but nothing of the job's
+$(S)/selftests/host/ofi/ofi_forger.o: TH_CPPFLAGS += \
+	-I$(TOP)/lib/libthverbs/providers/ofi -I$(TOP)/lib/libthverbs/providers/inproc
+$(OFI_FORGER): $(S)/selftests/host/ofi/ofi_forger.o
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS) $(OFI_LIBS)
 
 $(OFI_RANK): $(S)/selftests/host/ofi/ofi_rank.o $(VERBS_SAN_OBJS) \
 		$(SCHED_SAN_OBJS) $(IPF_SAN_OBJS) $(OFI_SAN_OBJS) $(ENGINE_SAN_OBJS)
@@ -16,9 +26,19 @@ $(OFI_RANK): $(S)/selftests/host/ofi/ofi_rank.o $(VERBS_SAN_OBJS) \
 
 # thrun and ofi_rank are run, not linked
 $(OFI_TESTS): $(S)/selftests/host/ofi/test_ofi.o $(BIN)/thrun $(OFI_RANK) \
-		$(COLL_RANK_HOST)
+		$(COLL_RANK_HOST) $(OFI_FORGER)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -pthread -o $@ $(filter %.o,$^) $(TH_LDLIBS)
+
+# the message seal alone (providers/ofi/auth.c), no job
+OFI_AUTH_TEST	:= $(BIN)/host/ofi/test_ofi_auth
+HOST_TESTS	+= $(OFI_AUTH_TEST)
+$(S)/selftests/host/ofi/test_ofi_auth.o: TH_CPPFLAGS += \
+	-I$(TOP)/lib/libthverbs/providers/ofi
+$(OFI_AUTH_TEST): $(S)/selftests/host/ofi/test_ofi_auth.o \
+		$(S)/lib/libthverbs/providers/ofi/auth.o
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS)
 
 # Two "hosts": network namespaces joined by a veth pair (root only; the
 # script skips otherwise); the paths it runs are filled in here.

@@ -8,6 +8,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +205,32 @@ static int case_inline(struct rank_env *e, bool leave)
 }
 
 /*
+ * After a violation, a new vport of the same rank asks with the right key:
+ * the target refuses it (-EACCES) without looking, so that a rank cannot
+ * probe keys one vport at a time.
+ */
+static int refused_after_violation(struct rank_env *e)
+{
+	struct th_vport_attr va = { .sq_entries = 64, .cq_entries = 64 };
+	struct th_vport *vp = th_vport_create(e->ctx, &va);
+	struct th_mr *mr = vp ? th_mr_reg(vp, e->buf, SMALL,
+					  TH_NIC_ACCESS_LOCAL_WRITE) : NULL;
+	struct rank_env e2 = *e;
+	struct th_chain *c;
+	int ret;
+
+	if (!mr)
+		return fail("second vport: %s", strerror(errno));
+	e2.vp = vp;
+	c = th_chain_create();
+	th_chain_put(c, mr, 0, &e->peer, SMALL, TH_NO_CT, TH_CHAIN_SIGNAL);
+	ret = post_expect(&e2, c, -EACCES);
+	th_mr_dereg(mr);
+	th_vport_destroy(vp);
+	return ret;
+}
+
+/*
  * A wrong key or range (@kind 0, 1) is the initiator's violation: its
  * chain fails with the error, its vport enters the error state, the
  * target's bytes stay as they were.  An absent vport (@kind 2) is
@@ -240,6 +268,9 @@ static int case_refused(struct rank_env *e, int kind)
 			/* the first violation put the vport in the error state */
 			if (ret != -ENOTCONN)
 				return fail("post after a violation: %d", ret);
+			/* and the target refuses this rank unchecked from now on */
+			if (refused_after_violation(e))
+				return 1;
 			break;
 		}
 		if (ret)
@@ -557,6 +588,202 @@ static int case_loopback_only(struct rank_env *e)
 	return 0;
 }
 
+/* ---- forged: another user attacks the job (test_ofi, ofi_forger) ------- */
+
+#define F_SMALL_SRC	0			/* rank 1: GET sources */
+#define F_BIG_SRC	4096
+#define F_BIG		(256u << 10)		/* past the eager limit */
+#define F_SMALL_DST	(BIG / 2)		/* rank 1: PUT destinations */
+#define F_BIG_DST	(BIG / 2 + 4096)
+#define F_CANARY	(64u << 10)
+
+/* Bytes [@off, @off + @len) of @buf hold pattern @salt (relative); or fail. */
+static int check_range(const uint8_t *buf, size_t off, size_t len,
+		       unsigned int salt, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (buf[off + i] != pattern(i, salt))
+			return fail("%s: byte %zu is 0x%02x, want 0x%02x", what,
+				    i, buf[off + i], pattern(i, salt));
+	return 0;
+}
+
+static void fill_range(uint8_t *buf, size_t off, size_t len, unsigned int salt)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[off + i] = pattern(i, salt);
+}
+
+/* Bytes [@from, @to) of @buf are still zero; or fail. */
+static int check_zero(const uint8_t *buf, size_t from, size_t to,
+		      const char *what)
+{
+	size_t i;
+
+	for (i = from; i < to; i++)
+		if (buf[i])
+			return fail("%s: byte %zu written (0x%02x)", what, i,
+				    buf[i]);
+	return 0;
+}
+
+/* Wait up to 10 s until process @pid is stopped. */
+static int wait_stopped(pid_t pid)
+{
+	char path[64], line[512], *p;
+	int i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (i = 0; i < 1000; i++, usleep(10000)) {
+		f = fopen(path, "r");
+		p = f && fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+		if (f)
+			fclose(f);
+		if (p && p[1] == ' ' && p[2] == 'T')
+			return 0;
+	}
+	return -1;
+}
+
+/* Wait up to @secs for file @dir/@name. */
+static int wait_file(const char *dir, const char *name, int secs)
+{
+	char path[4096];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (i = 0; i < secs * 100; i++, usleep(10000))
+		if (!access(path, F_OK))
+			return 0;
+	return -1;
+}
+
+/*
+ * Rank 0 has four deliveries in flight to rank 1 (an eager GET and PUT,
+ * an RMA GET and PUT) while rank 1 is stopped, so their answers are
+ * outstanding as long as the attack lasts (FORGE_DIR: test_ofi runs
+ * ofi_forger as another user meanwhile, which creates FORGE_DIR/forged
+ * when done).  Then rank 1 goes on.  Every delivery must complete with
+ * success and the right bytes, no byte the attacker sent may land
+ * anywhere (the windows outside the deliveries, a canary region each
+ * rank registered for remote access), no counter may fail, and the
+ * vport must not be in the error state.
+ */
+static int forged_run(struct rank_env *e, uint8_t *cbuf)
+{
+	const char *dir = getenv("FORGE_DIR");
+	struct th_remote to = e->peer;
+	struct th_chain *c;
+	pid_t pids[2], me = getpid();
+	int i, status, ret;
+	char path[4096];
+
+	fill_range(cbuf, 0, F_CANARY, 9);
+	if (th_boot_allgather(e->boot, &me, pids, sizeof(me)))
+		return fail("allgather");
+	if (g_rank == 1) {
+		fill_range(e->buf, F_SMALL_SRC, SMALL, 2);
+		fill_range(e->buf, F_BIG_SRC, F_BIG, 3);
+		if (th_boot_barrier(e->boot))
+			return fail("barrier");
+		/* every thread, the progress thread too: nothing answers */
+		raise(SIGSTOP);
+		ret = th_ct_wait(e->vp, CT_DATA, 2, 30 * SEC);
+		if (ret)
+			return fail("counter CT_DATA: %s", strerror(-ret));
+		if (check_range(e->buf, F_SMALL_SRC, SMALL, 2, "GET source") ||
+		    check_range(e->buf, F_BIG_SRC, F_BIG, 3, "RMA GET source") ||
+		    check_zero(e->buf, F_BIG_SRC + F_BIG, F_SMALL_DST, "window") ||
+		    check_range(e->buf, F_SMALL_DST, SMALL, 4, "PUT") ||
+		    check_zero(e->buf, F_SMALL_DST + SMALL, F_BIG_DST, "window") ||
+		    check_range(e->buf, F_BIG_DST, F_BIG, 5, "RMA PUT") ||
+		    check_zero(e->buf, F_BIG_DST + F_BIG, BIG, "window") ||
+		    check_range(cbuf, 0, F_CANARY, 9, "canary"))
+			return 1;
+		return th_boot_barrier(e->boot) ? fail("barrier") : 0;
+	}
+	fill_range(e->buf, F_SMALL_DST, SMALL, 4);
+	fill_range(e->buf, F_BIG_DST, F_BIG, 5);
+	if (th_boot_barrier(e->boot))
+		return fail("barrier");
+	if (wait_stopped(pids[1]))
+		return fail("rank 1 did not stop");
+	c = th_chain_create();
+	to.off = F_SMALL_SRC;
+	th_chain_get(c, e->mr, F_SMALL_SRC, &to, SMALL, TH_CHAIN_SIGNAL);
+	ret = post(e, c);
+	c = th_chain_create();
+	to.off = F_SMALL_DST;
+	th_chain_put(c, e->mr, F_SMALL_DST, &to, SMALL, CT_DATA,
+		     TH_CHAIN_SIGNAL);
+	ret = ret ? ret : post(e, c);
+	c = th_chain_create();
+	to.off = F_BIG_SRC;
+	th_chain_get(c, e->mr, F_BIG_SRC, &to, F_BIG, TH_CHAIN_SIGNAL);
+	ret = ret ? ret : post(e, c);
+	c = th_chain_create();
+	to.off = F_BIG_DST;
+	th_chain_put(c, e->mr, F_BIG_DST, &to, F_BIG, CT_DATA,
+		     TH_CHAIN_SIGNAL);
+	ret = ret ? ret : post(e, c);
+	if (ret) {
+		kill(pids[1], SIGCONT);
+		return fail("post: %s", strerror(-ret));
+	}
+	if (dir) {
+		snprintf(path, sizeof(path), "%s/posted", dir);
+		close(open(path, O_CREAT | O_WRONLY, 0644));
+		if (wait_file(dir, "forged", 30))
+			fprintf(stderr, "ofi_rank 0: the attack never ended\n");
+	} else {
+		usleep(500000);
+	}
+	kill(pids[1], SIGCONT);
+	for (i = 0; i < 4; i++) {
+		if (cq_status(e, &status))
+			return fail("delivery %d: no completion", i);
+		if (status)
+			return fail("delivery %d: completion %d (%s)", i, status,
+				    strerror(-status));
+	}
+	if (check_range(e->buf, F_SMALL_SRC, SMALL, 2, "GET") ||
+	    check_range(e->buf, F_BIG_SRC, F_BIG, 3, "RMA GET") ||
+	    check_zero(e->buf, F_BIG_SRC + F_BIG, F_SMALL_DST, "window") ||
+	    check_range(e->buf, F_SMALL_DST, SMALL, 4, "PUT source") ||
+	    check_range(e->buf, F_BIG_DST, F_BIG, 5, "RMA PUT source") ||
+	    check_range(cbuf, 0, F_CANARY, 9, "canary"))
+		return 1;
+	/* not in the error state: a chain still runs */
+	c = th_chain_create();
+	th_chain_ct_inc(c, CT_DONE, 1, TH_CHAIN_SIGNAL);
+	if (post_expect(e, c, 0))
+		return 1;
+	return th_boot_barrier(e->boot) ? fail("barrier") : 0;
+}
+
+static int case_forged(struct rank_env *e)
+{
+	uint8_t *cbuf = malloc(F_CANARY);
+	struct th_mr *canary;
+	int ret;
+
+	canary = cbuf ? th_mr_reg(e->vp, cbuf, F_CANARY,
+				  TH_NIC_ACCESS_LOCAL_WRITE |
+				  TH_NIC_ACCESS_REMOTE_WRITE |
+				  TH_NIC_ACCESS_REMOTE_READ) : NULL;
+	ret = canary ? forged_run(e, cbuf) :
+		       fail("canary MR: %s", strerror(errno));
+	if (canary)
+		th_mr_dereg(canary);
+	free(cbuf);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct rank_env e = { 0 };
@@ -601,6 +828,8 @@ int main(int argc, char **argv)
 		ret = case_triggered(&e);
 	else if (!strcmp(g_case, "peer_dies"))
 		ret = case_peer_dies(&e);
+	else if (!strcmp(g_case, "forged"))
+		ret = case_forged(&e);
 	else
 		ret = fail("unknown case");
 	th_mr_dereg(e.mr);

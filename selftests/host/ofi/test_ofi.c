@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +26,9 @@
 #endif
 #ifndef TH_OFI_RANK
 #error "TH_OFI_RANK: the path of ofi_rank, from ofi-tests.mk"
+#endif
+#ifndef TH_OFI_FORGER
+#error "TH_OFI_FORGER: the path of ofi_forger, from ofi-tests.mk"
 #endif
 #ifndef TH_COLL_RANK
 #error "TH_COLL_RANK: the path of coll_rank, from ofi-tests.mk"
@@ -181,6 +185,76 @@ TEST(a_killed_rank_makes_every_other_fail_not_hang)
 	EXPECT_EQ(0, count_lines(out, "", "timed out"));
 }
 
+
+/* ---- another local user ------------------------------------------------- */
+
+/*
+ * A one-host job listens on loopback, which every local user reaches.
+ * ofi_forger, as uid 65534 with nothing of the job's, floods forged
+ * answers for every operation id it can guess (GET_DATA with its bytes,
+ * DONE with -EACCES, RESOLVED pointing elsewhere), forged requests, and
+ * RMA at the first libfabric keys, while the job has four deliveries in
+ * flight whose answers are held back (ofi_rank "forged": rank 1 stopped).
+ * Every delivery completes with success and the right bytes, no foreign
+ * byte lands anywhere, no counter fails, no vport enters the error state;
+ * and the job says it dropped the attacker's messages.
+ */
+TEST(forged_messages_from_another_user_change_nothing)
+{
+	const char *argv[] = { "-n", "2", "--provider", "ofi", "--timeout",
+			       "30", TH_OFI_RANK, "forged", NULL };
+	char dir[] = "/tmp/th_forge.XXXXXX", path[64];
+	static char out[1 << 16], fout[4096];
+	unsigned long sent = 0;
+	int st, fst = -1;
+	const char *p;
+	FILE *f;
+	pid_t pid;
+	size_t n;
+
+	if (geteuid())
+		SKIP(return, "needs root, to run the attacker as uid 65534");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, chmod(dir, 0777));
+	f = tmpfile();
+	ASSERT_NE(NULL, f);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		dup2(fileno(f), STDOUT_FILENO);
+		dup2(fileno(f), STDERR_FILENO);
+		execl(TH_OFI_FORGER, TH_OFI_FORGER, "--match", "forged",
+		      "--dir", dir, "--seconds", "2", (char *)NULL);
+		_exit(127);
+	}
+	setenv("FORGE_DIR", dir, 1);
+	st = run_thrun(argv, NULL, out, sizeof(out));
+	unsetenv("FORGE_DIR");
+	if (waitpid(pid, &fst, 0) != pid)
+		fst = -1;
+	n = pread(fileno(f), fout, sizeof(fout) - 1, 0);
+	fout[n < sizeof(fout) ? n : 0] = '\0';
+	fclose(f);
+	TH_LOG("job:\n%s\nattacker:\n%s", out, fout);
+	snprintf(path, sizeof(path), "%s/posted", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/forged", dir);
+	unlink(path);
+	rmdir(dir);
+	/* the attack happened: uid 65534 sent its forgeries */
+	ASSERT_TRUE(WIFEXITED(fst) && !WEXITSTATUS(fst));
+	p = strstr(fout, "ofi_forger: uid 65534, 2 endpoints, ");
+	ASSERT_NE(NULL, p);
+	sent = strtoul(p + strlen("ofi_forger: uid 65534, 2 endpoints, "),
+		       NULL, 10);
+	EXPECT_LE(1000, sent);
+	/* and changed nothing */
+	EXPECT_EQ(0, st);
+	EXPECT_EQ(0, count_lines(out, "ofi_rank ", ""));
+	/* the job saw them and dropped them, unanswered */
+	EXPECT_LE(1, count_lines(out, "libthverbs: ofi rank ",
+				 "unauthenticated messages dropped"));
+}
 
 /* ---- refusals ---------------------------------------------------------- */
 

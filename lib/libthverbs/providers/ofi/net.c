@@ -147,7 +147,8 @@ int th_ofi_net_peers(struct th_ofi *o, const u8 *names, size_t stride)
 	o->peers = calloc(o->size, sizeof(*o->peers));
 	o->dead = calloc(o->size, sizeof(*o->dead));
 	o->blocked = calloc(o->size, sizeof(*o->blocked));
-	if (!o->peers || !o->dead || !o->blocked)
+	o->violator = calloc(o->size, sizeof(*o->violator));
+	if (!o->peers || !o->dead || !o->blocked || !o->violator)
 		return -ENOMEM;
 	for (i = 0; i < o->size; i++) {
 		n = fi_av_insert(o->av, names + i * stride, 1, &o->peers[i], 0,
@@ -162,17 +163,27 @@ int th_ofi_net_peers(struct th_ofi *o, const u8 *names, size_t stride)
 int th_ofi_net_mr_reg(struct th_ofi *o, void *addr, u64 len, u32 access,
 		  struct fid_mr **mr)
 {
-	u64 acc = FI_READ | FI_WRITE;
-	int ret;
+	size_t bytes = o->info->domain_attr->mr_key_size;
+	u64 acc = FI_READ | FI_WRITE, key;
+	int ret, tries = 0;
 
 	if (access & TH_NIC_ACCESS_REMOTE_READ)
 		acc |= FI_REMOTE_READ;
 	if (access & TH_NIC_ACCESS_REMOTE_WRITE)
 		acc |= FI_REMOTE_WRITE;
-	/* a key of our choosing unless the provider picks (FI_MR_PROV_KEY) */
-	ret = fi_mr_reg(o->domain, addr, len, acc, 0,
-			__atomic_add_fetch(&o->next_key, 1, __ATOMIC_RELAXED),
-			0, mr, NULL);
+	/*
+	 * A key of our choosing unless the provider picks (FI_MR_PROV_KEY):
+	 * unguessable, since a peer's RMA at a valid key needs no message
+	 * (auth.c).  Two draws colliding is a 2^-64 chance: draw again.
+	 */
+	do {
+		key = th_ofi_unguessable(o, TH_OFI_PRF_MR_KEY,
+					 __atomic_add_fetch(&o->next_key, 1,
+							    __ATOMIC_RELAXED));
+		if (bytes && bytes < sizeof(key))
+			key &= (1ULL << (8 * bytes)) - 1;
+		ret = fi_mr_reg(o->domain, addr, len, acc, 0, key, 0, mr, NULL);
+	} while (ret == -FI_ENOKEY && ++tries < 4);
 	return ret ? th_ofi_err(ret) : 0;
 }
 
@@ -250,6 +261,7 @@ int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 	x->op = op;
 	x->len = sizeof(*h) + len;
 	memcpy(x->buf, h, sizeof(*h));
+	th_ofi_seal(o, (struct th_ofi_hdr *)x->buf, peer);
 	if (len)
 		memcpy(x->buf + sizeof(*h), payload, len);
 	return th_ofi_submit(o, x);
@@ -358,7 +370,9 @@ static void th_ofi_complete(struct th_ofi *o, const struct fi_cq_data_entry *e)
 	if (!x)
 		return;
 	if (x->kind == TH_OFI_CTX_RX) {
-		if (e->len >= sizeof(struct th_ofi_hdr))
+		/* nothing of a message is read before its seal is checked */
+		if (th_ofi_authentic(o, (const struct th_ofi_hdr *)x->buf,
+				     e->len))
 			th_ofi_recv(o, (const struct th_ofi_hdr *)x->buf,
 				    x->buf + sizeof(struct th_ofi_hdr),
 				    e->len - sizeof(struct th_ofi_hdr));
@@ -568,4 +582,7 @@ void th_ofi_net_close(struct th_ofi *o)
 	free(o->peers);
 	free(o->dead);
 	free(o->blocked);
+	free(o->violator);
+	explicit_bzero(o->mac_key, sizeof(o->mac_key));
+	explicit_bzero(o->secret, sizeof(o->secret));
 }

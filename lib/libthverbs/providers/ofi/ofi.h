@@ -36,6 +36,8 @@
 #define TH_OFI_NAME_MAX		64
 /* default seconds a delivery waits for its answer */
 #define TH_OFI_TIMEOUT_S	10
+/* bytes of the job's MAC key and of a process's secret (auth.c) */
+#define TH_OFI_KEY_LEN		16
 
 enum th_ofi_msg_type {
 	TH_OFI_MSG_PUT = 1,	/* data follows: write it, answer DONE */
@@ -64,6 +66,7 @@ enum th_ofi_msg_type {
  * @flags: TH_OFI_F_*
  * @ct: the target's counter
  * @src: the sender's rank
+ * @dst: the receiver's rank
  * @status: 0 or a negative errno (answers)
  * @vport: the target vport
  * @id: the initiator's operation, echoed in answers
@@ -74,14 +77,18 @@ enum th_ofi_msg_type {
  * @raddr: RESOLVED: the address to give libfabric
  * @fikey: RESOLVED: libfabric's key for the region
  * @hold: RESOLVED, RELEASE: the target's hold
+ * @mac: SipHash-2-4 of the header (this field zero) under the job's key:
+ *	a message whose MAC does not verify is dropped unread (auth.c)
  */
 struct th_ofi_hdr {
 	u8 type;
 	u8 flags;
 	u16 ct;
 	u32 src;
+	u32 dst;
 	s32 status;
 	u32 vport;
+	u32 pad;
 	u64 id;
 	u64 rkey;
 	u64 off;
@@ -90,7 +97,10 @@ struct th_ofi_hdr {
 	u64 raddr;
 	u64 fikey;
 	u64 hold;
+	u64 mac;
 };
+/* no padding: the MAC covers the header's bytes, all of them named */
+_Static_assert(sizeof(struct th_ofi_hdr) == 104, "th_ofi_hdr has no holes");
 
 /* What a completion queue entry's context is. */
 enum th_ofi_ctx_kind {
@@ -289,7 +299,8 @@ struct th_ofi_watch {
  * @orphans: chains whose delivery could not even get a slot, to end
  *	(-ENOMEM) from the progress thread
  * @backlog: transfers libfabric had no room for, in order
- * @next_key: libfabric keys requested for MRs
+ * @next_key: regions registered, the counter their unguessable libfabric
+ *	keys are drawn from (auth.c)
  * @timeout_ns: a delivery's deadline
  * @thread: the progress thread
  * @stopping: the thread is asked to exit
@@ -307,6 +318,15 @@ struct th_ofi_watch {
  * @trig_sent: of those, sent by libfabric when the counter got there
  * @trig_dropped: of those, dropped because their chain would not run
  * @trig_software: chains that qualified but found no free slot
+ * @mac_key: the job's key, rank 0's: every header is sealed with it
+ * @secret: this process's own, for what must not be guessed (auth.c)
+ * @forged: messages dropped unread: not sealed with the job's key, not
+ *	for this rank, or not as long as their header says
+ * @misfit: authentic answers that fit no operation in flight (a late
+ *	answer, or one of the wrong kind or from the wrong rank)
+ * @violator: each rank whose request broke a key or a range here: its
+ *	later requests are refused unchecked, so that keys cannot be probed
+ * @violations: such requests
  */
 struct th_ofi {
 	struct th_ipf *ipf;
@@ -353,6 +373,12 @@ struct th_ofi {
 	u64 trig_sent;
 	u64 trig_dropped;
 	u64 trig_software;
+	u8 mac_key[TH_OFI_KEY_LEN];
+	u8 secret[TH_OFI_KEY_LEN];
+	u64 forged;
+	u64 misfit;
+	bool *violator;
+	u64 violations;
 };
 
 /* net.c: libfabric's objects, sending, and the progress thread */
@@ -406,6 +432,18 @@ void th_ofi_trig_done(struct th_ofi *o, u32 slot);
 void th_ofi_trig_kick(struct th_ofi *o);
 void th_ofi_trig_close(struct th_ofi *o);
 void th_ofi_trig_report(struct th_ofi *o);
+
+/* auth.c: sealed headers, unguessable ids and keys */
+enum th_ofi_prf_use {
+	TH_OFI_PRF_MR_KEY = 1,	/* the libfabric key of the n-th region */
+	TH_OFI_PRF_OP_GEN,	/* the first generation of op slot n */
+};
+u64 th_ofi_siphash(const u8 key[TH_OFI_KEY_LEN], const void *data, size_t len);
+void th_ofi_seal(const struct th_ofi *o, struct th_ofi_hdr *h, u32 peer);
+bool th_ofi_authentic(struct th_ofi *o, const struct th_ofi_hdr *h, size_t len);
+int th_ofi_auth_init(struct th_ofi *o, u8 key[TH_OFI_KEY_LEN]);
+u64 th_ofi_unguessable(const struct th_ofi *o, u32 what, u64 n);
+void th_ofi_auth_report(struct th_ofi *o);
 
 /* provider.c */
 struct th_ofi *th_ofi_get(void);

@@ -22,7 +22,7 @@
 /* the default libfabric provider: reliable datagrams over TCP */
 #define TH_OFI_DEFAULT_PROV	"tcp;ofi_rxm"
 /* bumped when the wire changes: ranks of different builds refuse a job */
-#define TH_OFI_WIRE_VERSION	3
+#define TH_OFI_WIRE_VERSION	4
 
 static struct th_ofi *th_ofi_state;
 
@@ -38,6 +38,7 @@ struct th_ofi *th_ofi_get(void)
  * @name_len: bytes of @name
  * @prov: the libfabric provider it runs
  * @token: rank 0's is the job's domain
+ * @mac_key: rank 0's seals every message of the job (auth.c)
  * @name: its endpoint's name
  */
 struct th_ofi_boot_rec {
@@ -46,6 +47,7 @@ struct th_ofi_boot_rec {
 	u32 name_len;
 	char prov[32];
 	u8 token[16];
+	u8 mac_key[TH_OFI_KEY_LEN];
 	u8 name[TH_OFI_NAME_MAX];
 };
 
@@ -127,6 +129,7 @@ static void th_ofi_atexit(void)
 	if (o) {
 		th_ofi_net_quiesce(o);
 		th_ofi_trig_report(o);
+		th_ofi_auth_report(o);
 	}
 }
 
@@ -196,6 +199,8 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 	if (!err && getrandom(mine.token, sizeof(mine.token), 0) !=
 		    sizeof(mine.token))
 		err = -EAGAIN;
+	if (!err)
+		err = th_ofi_auth_init(o, mine.mac_key);
 	all = calloc(o->size, sizeof(*all));
 	if (!all)
 		err = err ? err : -ENOMEM;
@@ -225,6 +230,10 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 	if (!err)
 		err = th_ofi_net_peers(o, all[0].name, sizeof(*all));
 	memcpy(o->job_token, all[0].token, sizeof(o->job_token));
+	memcpy(o->mac_key, all[0].mac_key, sizeof(o->mac_key));
+	/* nothing of the keys stays in memory the job no longer needs */
+	explicit_bzero(all, o->size * sizeof(*all));
+	explicit_bzero(&mine, sizeof(mine));
 	free(all);
 	return err;
 }

@@ -150,6 +150,7 @@ bool th_ofi_offload_arm(void *arg, struct th_eng_chain *chain,
 	x->trig = slot + 1;
 	x->len = sizeof(h) + (put ? 0 : rop.len);
 	memcpy(x->buf, &h, sizeof(h));
+	th_ofi_seal(o, (struct th_ofi_hdr *)x->buf, rop.node);
 	if (!put)
 		memcpy(x->buf + sizeof(h), rop.local, rop.len);
 	x->tctx.event_type = FI_TRIGGER_THRESHOLD;
@@ -256,6 +257,7 @@ void th_ofi_offload_disarm(void *arg, struct th_eng_chain *chain, int status,
 		/* a PUT's region: libfabric reads it until the PING is gone */
 		t->hold = *hold;
 		((struct th_ofi_hdr *)t->x->buf)->type = TH_OFI_MSG_PING;
+		th_ofi_seal(o, (struct th_ofi_hdr *)t->x->buf, t->x->peer);
 		t->x->op = 0;
 		o->trig_dropped++;
 	} else {

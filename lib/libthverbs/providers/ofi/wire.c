@@ -65,6 +65,10 @@ int th_ofi_op_alloc_locked(struct th_ofi *o)
 	if (!ops)
 		return -1;
 	memset(ops + o->nops, 0, (n - o->nops) * sizeof(*ops));
+	/* ids that cannot be guessed (auth.c), not counted up from zero */
+	for (; i < n; i++)
+		ops[i].gen = th_ofi_unguessable(o, TH_OFI_PRF_OP_GEN, i);
+	i = o->nops;
 	o->ops = ops;
 	o->nops = n;
 	return i;
@@ -85,12 +89,38 @@ int th_ofi_op_find_locked(struct th_ofi *o, u64 id, u8 state)
 }
 
 /*
- * Operation @id ends with @status: its chain goes on (engine), here on the
- * progress thread.  @data: GET: the bytes the target sent.  An id that
- * already ended (a late answer, a second error) is ignored.
+ * Does answer @type from rank @from fit operation @slot?  Only the rank
+ * it went to answers it, and only with what such an operation expects:
+ * GET_DATA a GET in one message, DONE a PUT (in one message, triggered,
+ * or by RMA).  RESOLVED is matched by th_ofi_resolved().
  */
-static void th_ofi_op_end(struct th_ofi *o, u64 id, int status,
-			  const void *data, size_t len)
+static bool th_ofi_answer_fits_locked(struct th_ofi *o, int slot, u8 type,
+				      u32 from)
+{
+	const struct th_ofi_op *op = &o->ops[slot];
+	bool get = op->rop.opcode == TH_NIC_OP_GET;
+
+	if (op->peer != from)
+		return false;
+	if (type == TH_OFI_MSG_GET_DATA)
+		return get && op->state == TH_OFI_OP_SENT;
+	if (type == TH_OFI_MSG_DONE)
+		return !get && (op->state == TH_OFI_OP_SENT ||
+				op->state == TH_OFI_OP_RMA ||
+				op->state == TH_OFI_OP_ARMED);
+	return false;
+}
+
+/*
+ * Operation @id ends with @status: its chain goes on (engine), here on the
+ * progress thread.  @answer: the message type of rank @from's answer that
+ * ends it, or 0 when this process ends it itself (a failure, a deadline,
+ * an RMA read done).  @data: GET: the bytes the target sent.  An id that
+ * already ended (a late answer, a second error) is ignored, and so is an
+ * answer that does not fit the operation (counted: o->misfit).
+ */
+static void th_ofi_op_end(struct th_ofi *o, u64 id, int status, u8 answer,
+			  u32 from, const void *data, size_t len)
 {
 	struct th_eng_chain *chain;
 	struct th_eng_ctx ctx;
@@ -98,7 +128,12 @@ static void th_ofi_op_end(struct th_ofi *o, u64 id, int status,
 
 	pthread_mutex_lock(&o->lock);
 	slot = th_ofi_op_find_locked(o, id, 0);
+	if (slot >= 0 && answer &&
+	    !th_ofi_answer_fits_locked(o, slot, answer, from))
+		slot = -1;
 	if (slot < 0) {
+		if (answer)
+			o->misfit++;
 		pthread_mutex_unlock(&o->lock);
 		return;
 	}
@@ -364,13 +399,41 @@ static void th_ofi_answer(struct th_ofi *o, const struct th_ofi_hdr *req,
 	th_ofi_send(o, req->src, &h, data, len, 0);
 }
 
+/*
+ * Has rank @src broken a key or a range here before?  Then its requests
+ * are refused (-EACCES) without a look at their keys: the module puts a
+ * violator's vport into the error state, and a rank that goes on asking
+ * is probing.
+ */
+static bool th_ofi_violator(struct th_ofi *o, u32 src)
+{
+	bool v;
+
+	pthread_mutex_lock(&o->lock);
+	v = o->violator[src];
+	pthread_mutex_unlock(&o->lock);
+	return v;
+}
+
+/* A request of rank @src ended with @ret here: a violation? */
+static void th_ofi_judge(struct th_ofi *o, u32 src, int ret)
+{
+	if (ret != -EACCES && ret != -ERANGE)
+		return;
+	pthread_mutex_lock(&o->lock);
+	o->violator[src] = true;
+	o->violations++;
+	pthread_mutex_unlock(&o->lock);
+}
+
 /* An eager PUT: the bytes, then the counter, then the answer. */
 static void th_ofi_put_apply(struct th_ofi *o, const struct th_ofi_hdr *h,
 			     const void *payload, size_t len)
 {
-	struct th_eng_vport *ev = th_ofi_target(o, h);
+	bool refused = th_ofi_violator(o, h->src);
+	struct th_eng_vport *ev = refused ? NULL : th_ofi_target(o, h);
 	struct th_eng_mr_ref ref;
-	int ret = -ECONNREFUSED;
+	int ret = refused ? -EACCES : -ECONNREFUSED;
 
 	if (ev) {
 		ret = len == h->len ? 0 : -EPROTO;
@@ -385,15 +448,17 @@ static void th_ofi_put_apply(struct th_ofi *o, const struct th_ofi_hdr *h,
 				th_ofi_ct(o, ev, h->ct, TH_ENG_CT_INC);
 		}
 		th_ofi_target_put(o, ev);
+		th_ofi_judge(o, h->src, ret);
 	}
 	th_ofi_answer(o, h, TH_OFI_MSG_DONE, ret, NULL, 0);
 }
 
 static void th_ofi_get_apply(struct th_ofi *o, const struct th_ofi_hdr *h)
 {
-	struct th_eng_vport *ev = th_ofi_target(o, h);
+	bool refused = th_ofi_violator(o, h->src);
+	struct th_eng_vport *ev = refused ? NULL : th_ofi_target(o, h);
 	struct th_eng_mr_ref ref;
-	int ret = -ECONNREFUSED;
+	int ret = refused ? -EACCES : -ECONNREFUSED;
 
 	if (ev) {
 		ret = h->len <= TH_OFI_EAGER ? 0 : -EPROTO;
@@ -407,6 +472,7 @@ static void th_ofi_get_apply(struct th_ofi *o, const struct th_ofi_hdr *h)
 			th_eng_remote_release(&ref);
 		}
 		th_ofi_target_put(o, ev);
+		th_ofi_judge(o, h->src, ret);
 	}
 	if (ret)
 		th_ofi_answer(o, h, TH_OFI_MSG_GET_DATA, ret, NULL, 0);
@@ -414,33 +480,47 @@ static void th_ofi_get_apply(struct th_ofi *o, const struct th_ofi_hdr *h)
 
 static void th_ofi_fail_apply(struct th_ofi *o, const struct th_ofi_hdr *h)
 {
-	struct th_eng_vport *ev = th_ofi_target(o, h);
+	struct th_eng_vport *ev = th_ofi_violator(o, h->src) ? NULL :
+				  th_ofi_target(o, h);
 	struct th_eng_mr_ref ref;
 
 	if (!ev)
 		return;
 	/* a failure value only where the write would have been allowed */
-	if (!th_eng_remote_hold(ev, h->rkey, TH_NIC_ACCESS_REMOTE_WRITE, h->off,
-				h->len, &ref)) {
+	if (!th_eng_remote_hold(ev, h->rkey, TH_NIC_ACCESS_REMOTE_WRITE,
+				h->off, h->len, &ref)) {
 		th_eng_remote_release(&ref);
 		th_ofi_ct(o, ev, h->ct, TH_ENG_CT_FAIL);
 	}
 	th_ofi_target_put(o, ev);
+	/*
+	 * Not judged: FAIL_CT is never answered, so it tells the sender
+	 * nothing about the key; and a chain torn down after its target
+	 * deregistered the region sends one with a key that is gone.
+	 */
 }
 
 /* WATCH: remember the counter, if the sender may write there at all. */
 static void th_ofi_watch_apply(struct th_ofi *o, const struct th_ofi_hdr *h)
 {
-	struct th_eng_vport *ev = th_ofi_target(o, h);
+	struct th_eng_vport *ev = th_ofi_violator(o, h->src) ? NULL :
+				  th_ofi_target(o, h);
 	struct th_eng_mr_ref ref;
 	struct th_ofi_watch w;
 	bool known;
 	u32 j;
+	int ret;
 
 	if (!ev)
 		return;
-	if (!th_eng_remote_hold(ev, h->rkey, TH_NIC_ACCESS_REMOTE_WRITE, h->off,
-				h->len, &ref)) {
+	/*
+	 * Not judged: a chain's WATCH goes out when it is posted, and on the
+	 * module a bad key is the initiator's violation only once the chain
+	 * runs (its PUT or its FAIL_CT is judged then).
+	 */
+	ret = th_eng_remote_hold(ev, h->rkey, TH_NIC_ACCESS_REMOTE_WRITE,
+				 h->off, h->len, &ref);
+	if (!ret) {
 		th_eng_remote_release(&ref);
 		memcpy(w.domain, h->domain, sizeof(w.domain));
 		w.peer = h->src;
@@ -599,18 +679,21 @@ static void th_ofi_hold_drop(struct th_ofi *o, int slot)
 /* RESOLVE: hold the region for the peer's RMA and tell it where it is. */
 static void th_ofi_resolve(struct th_ofi *o, const struct th_ofi_hdr *h)
 {
-	struct th_eng_vport *ev = th_ofi_target(o, h);
+	bool refused = th_ofi_violator(o, h->src);
+	struct th_eng_vport *ev = refused ? NULL : th_ofi_target(o, h);
 	u32 access = h->flags & TH_OFI_F_READ ? TH_NIC_ACCESS_REMOTE_READ :
 			TH_NIC_ACCESS_REMOTE_WRITE;
 	struct th_ofi_hdr a;
 	struct th_eng_mr_ref ref;
 	struct fid_mr *fmr;
-	int ret = -ECONNREFUSED, slot = -1;
+	int ret = refused ? -EACCES : -ECONNREFUSED, slot = -1;
 
 	memset(&a, 0, sizeof(a));
-	if (ev)
+	if (ev) {
 		ret = th_eng_remote_hold(ev, h->rkey, access, h->off, h->len,
 					 &ref);
+		th_ofi_judge(o, h->src, ret);
+	}
 	if (!ret) {
 		fmr = ref.mr->priv;
 		a.raddr = o->virt_addr ? (u64)(uintptr_t)ref.ptr :
@@ -675,6 +758,10 @@ static void th_ofi_resolved(struct th_ofi *o, const struct th_ofi_hdr *h)
 
 	pthread_mutex_lock(&o->lock);
 	slot = th_ofi_op_find_locked(o, h->id, TH_OFI_OP_RESOLVING);
+	if (slot >= 0 && o->ops[slot].peer != h->src)
+		slot = -1;
+	if (slot < 0)
+		o->misfit++;
 	if (slot >= 0 && !h->status) {
 		o->ops[slot].state = TH_OFI_OP_RMA;
 		o->ops[slot].hold = h->hold;
@@ -684,14 +771,14 @@ static void th_ofi_resolved(struct th_ofi *o, const struct th_ofi_hdr *h)
 	if (slot < 0)
 		return;
 	if (h->status) {
-		th_ofi_op_end(o, h->id, h->status, NULL, 0);
+		th_ofi_op_end(o, h->id, h->status, 0, 0, NULL, 0);
 		return;
 	}
 	ret = th_ofi_rma(o, h->src, rop.opcode != TH_NIC_OP_GET, rop.local,
 			 rop.local_priv, rop.len, h->raddr, h->fikey, h->hold,
 			 h->id);
 	if (ret)
-		th_ofi_op_end(o, h->id, ret, NULL, 0);
+		th_ofi_op_end(o, h->id, ret, 0, 0, NULL, 0);
 }
 
 /* A message arrived. */
@@ -710,11 +797,11 @@ void th_ofi_recv(struct th_ofi *o, const struct th_ofi_hdr *h,
 		th_ofi_get_apply(o, h);
 		break;
 	case TH_OFI_MSG_GET_DATA:
-		th_ofi_op_end(o, h->id, h->status, h->status ? NULL : payload,
-			      len);
+		th_ofi_op_end(o, h->id, h->status, h->type, h->src,
+			      h->status ? NULL : payload, len);
 		break;
 	case TH_OFI_MSG_DONE:
-		th_ofi_op_end(o, h->id, h->status, NULL, 0);
+		th_ofi_op_end(o, h->id, h->status, h->type, h->src, NULL, 0);
 		break;
 	case TH_OFI_MSG_FAIL_CT:
 		th_ofi_fail_apply(o, h);
@@ -756,7 +843,7 @@ void th_ofi_xfer_done(struct th_ofi *o, struct th_ofi_xfer *x, int status)
 			o->hello_err = status;
 		pthread_mutex_unlock(&o->lock);
 	} else if (x->op && status) {
-		th_ofi_op_end(o, x->op, status, NULL, 0);
+		th_ofi_op_end(o, x->op, status, 0, 0, NULL, 0);
 	} else if (x->op && x->kind == TH_OFI_CTX_RMA && !x->write) {
 		memset(&h, 0, sizeof(h));
 		pthread_mutex_lock(&o->lock);
@@ -768,7 +855,7 @@ void th_ofi_xfer_done(struct th_ofi *o, struct th_ofi_xfer *x, int status)
 			h.type = TH_OFI_MSG_RELEASE;
 			h.src = o->rank;
 			th_ofi_send(o, x->peer, &h, NULL, 0, 0);
-			th_ofi_op_end(o, x->op, 0, NULL, 0);
+			th_ofi_op_end(o, x->op, 0, 0, 0, NULL, 0);
 		}
 	}
 	if (x->trig) {
@@ -856,6 +943,6 @@ void th_ofi_expire(struct th_ofi *o)
 		if (silent && peer < o->size)
 			th_ofi_peer_dead(o, peer, "no answer within TH_OFI_TIMEOUT");
 		if (id)
-			th_ofi_op_end(o, id, status, NULL, 0);
+			th_ofi_op_end(o, id, status, 0, 0, NULL, 0);
 	}
 }
