@@ -40,6 +40,7 @@
 #include <rdma/fi_rma.h>
 
 #include "ofi.h"
+#include "proc_sockets.h"
 
 #define MAX_PORTS	8
 #define GENS		8	/* generations of each slot tried */
@@ -84,31 +85,18 @@ static int is_victim(const char *pid, const char *match)
 static int find_ports(const char *match, unsigned short *ports)
 {
 	unsigned long inodes[512], inode;
-	char path[600], link[64], line[512], local[64], st[8];
-	struct dirent *p, *f;
+	char line[512], local[64], st[8];
 	unsigned int ip, port;
 	int n = 0, np = 0, i;
-	DIR *proc = opendir("/proc"), *fds;
+	DIR *proc = opendir("/proc");
+	struct dirent *p;
 	FILE *tcp;
 
 	while (proc && (p = readdir(proc))) {
 		if (p->d_name[0] < '0' || p->d_name[0] > '9' ||
 		    !is_victim(p->d_name, match))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
-		fds = opendir(path);
-		while (fds && (f = readdir(fds)) && n < 512) {
-			snprintf(path, sizeof(path), "/proc/%s/fd/%s",
-				 p->d_name, f->d_name);
-			i = readlink(path, link, sizeof(link) - 1);
-			if (i <= 0)
-				continue;
-			link[i] = '\0';
-			if (sscanf(link, "socket:[%lu]", &inode) == 1)
-				inodes[n++] = inode;
-		}
-		if (fds)
-			closedir(fds);
+		n = proc_socket_inodes(p->d_name, inodes, n, 512);
 	}
 	if (proc)
 		closedir(proc);

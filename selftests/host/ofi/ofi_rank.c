@@ -6,7 +6,6 @@
  * held on this rank; otherwise 1, with a line on stderr saying what did
  * not.  Each rank hosts its own node (rank r: node r).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -18,6 +17,8 @@
 
 #include <thverbs/boot.h>
 #include <thverbs/verbs.h>
+
+#include "proc_sockets.h"
 
 #define BIG		(1u << 20)	/* past the eager limit: RMA */
 #define SMALL		64
@@ -527,25 +528,13 @@ static int case_triggered(struct rank_env *e)
 static void tcp_sockets(int *total, int *outside)
 {
 	static const char *const tables[] = { "/proc/net/tcp", "/proc/net/tcp6" };
-	char path[300], link[64], line[512], local[64];
+	char line[512], local[64];
 	unsigned long inode, inodes[256];
-	int n = 0, i, t;
-	struct dirent *de;
-	DIR *d = opendir("/proc/self/fd");
+	int n, i, t;
 	FILE *f;
 
 	*total = *outside = 0;
-	while (d && (de = readdir(d)) && n < 256) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
-		i = readlink(path, link, sizeof(link) - 1);
-		if (i <= 0)
-			continue;
-		link[i] = '\0';
-		if (sscanf(link, "socket:[%lu]", &inode) == 1)
-			inodes[n++] = inode;
-	}
-	if (d)
-		closedir(d);
+	n = proc_socket_inodes("self", inodes, 0, 256);
 	for (t = 0; t < 2; t++) {
 		f = fopen(tables[t], "r");
 		while (f && fgets(line, sizeof(line), f)) {
