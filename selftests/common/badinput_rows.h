@@ -1122,6 +1122,43 @@ static __u32 bad_reduce_last_src_past(const struct vctx *c,
 }
 
 /*
+ * Overlap of a source with the destination (rw at 1024, 128 bytes): a
+ * source ending where it begins or beginning where it ends is disjoint,
+ * one element closer overlaps.
+ */
+static __u32 ok_reduce_src_ends_at_dst(const struct vctx *c,
+				       struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.src_off[2] = 1024 - 128;
+	return 1;
+}
+
+static __u32 bad_reduce_src_one_into_dst(const struct vctx *c,
+					 struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.src_off[2] = 1024 - 120;
+	return 1;
+}
+
+static __u32 ok_reduce_src_starts_at_dst_end(const struct vctx *c,
+					     struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.src_off[2] = 1024 + 128;
+	return 1;
+}
+
+static __u32 bad_reduce_src_one_before_dst_end(const struct vctx *c,
+					       struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.src_off[2] = 1024 + 120;
+	return 1;
+}
+
+/*
  * Element counts: one source and the destination each a whole region
  * (SUM, source ro at 0, destination rw at 0), then one element more.
  */
