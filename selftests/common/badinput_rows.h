@@ -1213,6 +1213,14 @@ static __u32 bad_strided_sum_wrap(const struct vctx *c, struct th_nic_desc *d)
 	return 1;
 }
 
+/* Strided sources use src_off[0] and [1] only: [2] is reserved. */
+static __u32 bad_strided_off2(const struct vctx *c, struct th_nic_desc *d)
+{
+	strided1(c, d);
+	d[0].reduce.src_off[2] = 8;
+	return 1;
+}
+
 static __u32 ok_strided_seven(const struct vctx *c, struct th_nic_desc *d)
 {
 	strided1(c, d);

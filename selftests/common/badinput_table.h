@@ -165,6 +165,7 @@ ACCEPT(reduce_one_source, ok_reduce_one_source);
 ACCEPT(reduce_strided_exact_fit, ok_strided_fit);
 REFUSE(reduce_strided_one_element_past, bad_strided_one_past, 0, TH_NIC_REFUSE_RANGE);
 REFUSE(reduce_strided_offset_plus_stride_wraps, bad_strided_sum_wrap, 0, TH_NIC_REFUSE_RANGE);
+REFUSE(reduce_strided_third_offset_set, bad_strided_off2, 0, TH_NIC_REFUSE_RESERVED);
 ACCEPT(reduce_strided_seven_sources, ok_strided_seven);
 REFUSE(reduce_strided_eight_sources, bad_strided_eight, 0, TH_NIC_REFUSE_ALU);
 ACCEPT(reduce_strided_accumulate_six, ok_strided_acc_six);
