@@ -4,10 +4,15 @@
  * bad-input rows (test_validate.c) cannot reach: the counters of skipped
  * CT_SET descriptors fail with their chain as CT_INC's do, a re-arming
  * chain runs while threshold + stride fits in 64 bits and ends with
- * -ERANGE the round it would wrap, and VPORT_CREATE's ring sizes at their
- * limits (the rows of badinput_rings.h, shared with the VM).
+ * -ERANGE the round it would wrap, a remote range that ends at its
+ * region's end lands while one byte more is the initiator's violation,
+ * the doorbell takes exactly one ring however far the tail runs ahead,
+ * COPY and REDUCE stay exact across slices, and VPORT_CREATE's ring sizes
+ * at their limits (the rows of badinput_rings.h, shared with the VM).
  */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "th_test.h"
@@ -144,6 +149,253 @@ TEST_F(edge, rearm_stride_u64_max_wraps_after_one_round)
 	ASSERT_EQ(0, th_t_ct_update(self->vp, 5, TH_ENG_CT_INC, 5, 0));
 	EXPECT_EQ(0, th_t_cq_drain(self->vp, cqe, 8));
 	EXPECT_EQ(0, th_atomic_read(&self->vp->ev.user->chains));
+}
+
+/* ---- remote ranges ----------------------------------------------------- */
+
+FIXTURE(far) {
+	struct th_ipf *fab;
+	struct th_ipf_vport *peer;
+	u32 pkey;
+	u64 prkey;
+	u8 pbuf[TH_T_BUF] __attribute__((aligned(64)));
+	u8 lbuf[TH_T_BUF] __attribute__((aligned(64)));
+};
+
+FIXTURE_SETUP(far)
+{
+	struct th_eng_limits lim = th_t_limits(2);
+	int err = 0;
+
+	self->fab = th_ipf_create(&lim, NULL, &err);
+	ASSERT_NE(NULL, self->fab);
+	self->peer = th_t_vport(self->fab, 1, 0, 0, &err);
+	ASSERT_NE(NULL, self->peer);
+	memset(self->pbuf, 0x3c, sizeof(self->pbuf));
+	memset(self->lbuf, 0x77, sizeof(self->lbuf));
+	ASSERT_EQ(0, th_t_mr_reg(self->peer, self->pbuf, sizeof(self->pbuf),
+				 TH_NIC_ACCESS_ALL, &self->pkey, &self->prkey));
+}
+
+FIXTURE_TEARDOWN(far)
+{
+	th_ipf_destroy(self->fab);
+}
+
+/*
+ * Post @d (its local key filled in here) from a new vport on node 0 and
+ * return the status of its one CQ entry; *@error: the vport's error state
+ * after it.
+ */
+static int far_run(struct __test_metadata *_metadata,
+		   FIXTURE_DATA(far) *self, struct th_nic_desc d, bool *error)
+{
+	struct th_ipf_vport *vp;
+	struct th_nic_cqe cqe[4];
+	int err = 0;
+	u32 key;
+
+	vp = th_t_vport(self->fab, 0, 0, 0, &err);
+	if (!vp)
+		return -1000;
+	if (th_t_mr_reg(vp, self->lbuf, sizeof(self->lbuf), TH_NIC_ACCESS_ALL,
+			&key, NULL))
+		return -1001;
+	if (d.opcode != TH_NIC_OP_WRITE_INLINE)
+		d.xfer.lkey = key;
+	d.flags |= TH_NIC_DF_SIGNAL;
+	EXPECT_EQ(0, th_t_post(vp, &d, 1, NULL));
+	EXPECT_EQ(1, th_t_cq_drain(vp, cqe, 4));
+	*error = vp->ev.error;
+	return cqe[0].status;
+}
+
+/* A PUT, a GET and a remote WRITE_INLINE ending at the region's end. */
+TEST_F(far, remote_ranges_that_end_at_the_region_end_land)
+{
+	u8 want[64];
+	bool error;
+
+	memset(want, 0x77, sizeof(want));
+	EXPECT_EQ(0, far_run(_metadata, self,
+			     thn_put(0, 0, 1, self->peer->ev.index, self->prkey,
+				     TH_T_BUF - 64, 64), &error));
+	EXPECT_FALSE(error);
+	EXPECT_EQ(0, memcmp(want, self->pbuf + TH_T_BUF - 64, 64));
+	EXPECT_EQ(0x3c, self->pbuf[TH_T_BUF - 65]);
+	memset(self->pbuf + TH_T_BUF - 64, 0x44, 64);
+	EXPECT_EQ(0, far_run(_metadata, self,
+			     thn_get(0, 0, 1, self->peer->ev.index, self->prkey,
+				     TH_T_BUF - 64, 64), &error));
+	EXPECT_FALSE(error);
+	EXPECT_EQ(0x44, self->lbuf[0]);
+	EXPECT_EQ(0x44, self->lbuf[63]);
+	EXPECT_EQ(0, far_run(_metadata, self,
+			     thn_inline_remote(1, self->peer->ev.index,
+					       self->prkey, TH_T_BUF - 4,
+					       "wxyz", 4), &error));
+	EXPECT_FALSE(error);
+	EXPECT_EQ(0, memcmp("wxyz", self->pbuf + TH_T_BUF - 4, 4));
+}
+
+/*
+ * One byte past the target's region: refused by the target with -ERANGE,
+ * the initiator's violation (its vport enters the error state), and not
+ * one byte written or read.
+ */
+TEST_F(far, remote_ranges_one_byte_past_are_violations)
+{
+	struct th_nic_desc d[3] = {
+		thn_put(0, 0, 1, 0, 0, TH_T_BUF - 63, 64),
+		thn_get(0, 0, 1, 0, 0, TH_T_BUF - 63, 64),
+		thn_inline_remote(1, 0, 0, TH_T_BUF - 3, "wxyz", 4),
+	};
+	u8 pattern[TH_T_BUF];
+	bool error;
+	int i;
+
+	d[0].xfer.vport = d[1].xfer.vport = self->peer->ev.index;
+	d[0].xfer.rkey = d[1].xfer.rkey = self->prkey;
+	d[2].wr_inline.vport = self->peer->ev.index;
+	d[2].wr_inline.rkey = self->prkey;
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(-ERANGE, far_run(_metadata, self, d[i], &error))
+			TH_LOG("descriptor %d", i);
+		EXPECT_TRUE(error) TH_LOG("descriptor %d", i);
+	}
+	memset(pattern, 0x3c, sizeof(pattern));
+	EXPECT_EQ(0, memcmp(pattern, self->pbuf, sizeof(pattern)));
+	memset(pattern, 0x77, sizeof(pattern));
+	EXPECT_EQ(0, memcmp(pattern, self->lbuf, sizeof(pattern)));
+	EXPECT_FALSE(self->peer->ev.error);
+}
+
+/* ---- the SQ clamp -------------------------------------------------------- */
+
+/*
+ * A tail far ahead of the head: the doorbell takes exactly one ring of
+ * slots (every one a chain here, with CQ room for all), not one more.
+ */
+TEST_F(edge, doorbell_takes_exactly_one_ring)
+{
+	struct th_ipf_vport *vp;
+	struct th_nic_doorbell res;
+	struct th_nic_desc *slots;
+	u32 *tail, i, head;
+	int err = 0;
+
+	vp = th_t_vport(self->fab, 0, 16, 1024, &err);
+	ASSERT_NE(NULL, vp);
+	tail = (u32 *)((char *)vp->sq_mem + vp->cfg.sq_off.tail);
+	slots = (void *)((char *)vp->sq_mem + vp->cfg.sq_off.slots);
+	for (i = 0; i < vp->cfg.sq_entries; i++) {
+		slots[i] = thn_nop();
+		thn_trigger(&slots[i], 1, 1, i);	/* pending */
+	}
+	head = th_t_sq_head(vp);
+	__atomic_store_n(tail, head + 1000, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, th_t_doorbell(vp, &res));
+	EXPECT_EQ(16, res.chains);
+	EXPECT_EQ(16, res.descs);
+	EXPECT_EQ(head + 16, th_t_sq_head(vp));
+}
+
+/* ---- slices -------------------------------------------------------------- */
+
+#define MIB	(1ULL << 20)
+
+/* Wait (bounded) for counter @ct to reach 1, then take one CQ entry. */
+static int wait_one(struct __test_metadata *_metadata, struct th_ipf_vport *vp,
+		    u32 ct, struct th_nic_cqe *cqe)
+{
+	u64 sx, fx;
+	int i;
+
+	EXPECT_EQ(0, th_t_ct_wait(vp, ct, 1, 60000000000ULL, &sx, &fx))
+		TH_LOG("counter %u never reached 1", ct);
+	for (i = 0; i < 6000; i++) {
+		if (th_t_cq_drain(vp, cqe, 1))
+			return cqe->status;
+		usleep(10000);
+	}
+	TH_LOG("no CQ entry after 60 s");
+	return -1000;
+}
+
+/*
+ * An overlapping COPY within one region, three slices and a bit long,
+ * both ways: the result is memmove's, slice by slice.
+ */
+TEST_F(edge, overlapping_copy_across_slices_is_memmove)
+{
+	u64 len = 3 * MIB + 5, size = len + 64, i;
+	u8 *buf = malloc(size), *ref = malloc(size);
+	struct th_nic_cqe cqe;
+	struct th_nic_desc d;
+	u64 shift[2][2] = { { 0, 24 }, { 24, 0 } };	/* up, down */
+	u32 key;
+	int k;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, ref);
+	ASSERT_EQ(0, th_t_mr_reg(self->vp, buf, size, TH_NIC_ACCESS_ALL, &key,
+				 NULL));
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < size; i++)
+			buf[i] = ref[i] = (u8)(i * 7 + i / 251);
+		memmove(ref + shift[k][1], ref + shift[k][0], len);
+		d = thn_copy(key, shift[k][0], key, shift[k][1], len);
+		thn_comp_ct(&d, 20 + 2 * k);
+		d.flags |= TH_NIC_DF_SIGNAL;
+		ASSERT_EQ(0, th_t_post(self->vp, &d, 1, NULL));
+		EXPECT_EQ(0, wait_one(_metadata, self->vp, 20 + 2 * k, &cqe));
+		EXPECT_EQ(0, memcmp(ref, buf, size)) TH_LOG("direction %d", k);
+	}
+	th_t_mr_dereg(self->vp, key);
+	free(buf);
+	free(ref);
+}
+
+/* A REDUCE of three slices and a bit: every element right. */
+TEST_F(edge, reduce_across_slices_is_exact)
+{
+	u32 count = 3 * (u32)(TH_ENG_SLICE / 16) + 3, i, k[2];
+	double *s0 = malloc(count * 8ULL), *s1 = malloc(count * 8ULL);
+	double *dst = malloc(count * 8ULL);
+	u32 keys[2];
+	u64 offs[2] = { 0, 0 };
+	struct th_nic_cqe cqe;
+	struct th_nic_desc d;
+	u32 kd, bad = 0;
+
+	ASSERT_NE(NULL, s0);
+	ASSERT_NE(NULL, s1);
+	ASSERT_NE(NULL, dst);
+	for (i = 0; i < count; i++) {
+		s0[i] = i;
+		s1[i] = 2.0 * i + 0.5;
+		dst[i] = -1;
+	}
+	ASSERT_EQ(0, th_t_mr_reg(self->vp, s0, count * 8ULL, 0, &k[0], NULL));
+	ASSERT_EQ(0, th_t_mr_reg(self->vp, s1, count * 8ULL, 0, &k[1], NULL));
+	ASSERT_EQ(0, th_t_mr_reg(self->vp, dst, count * 8ULL,
+				 TH_NIC_ACCESS_LOCAL_WRITE, &kd, NULL));
+	keys[0] = k[0];
+	keys[1] = k[1];
+	/* two sources of 8 bytes: TH_ENG_SLICE / 16 elements a slice */
+	d = thn_reduce(TH_NIC_ALU_SUM, TH_NIC_DT_FLOAT64, count, kd, 0, 2,
+		       keys, offs);
+	thn_comp_ct(&d, 30);
+	d.flags |= TH_NIC_DF_SIGNAL;
+	ASSERT_EQ(0, th_t_post(self->vp, &d, 1, NULL));
+	EXPECT_EQ(0, wait_one(_metadata, self->vp, 30, &cqe));
+	for (i = 0; i < count; i++)
+		if (dst[i] != 3.0 * i + 0.5 && !bad++)
+			TH_LOG("element %u: %g, not %g", i, dst[i], 3.0 * i + 0.5);
+	EXPECT_EQ(0, bad);
+	free(s0);
+	free(s1);
+	free(dst);
 }
 
 /* ---- VPORT_CREATE ring sizes ------------------------------------------ */
