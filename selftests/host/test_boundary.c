@@ -270,11 +270,51 @@ TEST_F(far, remote_ranges_one_byte_past_are_violations)
 	EXPECT_FALSE(self->peer->ev.error);
 }
 
+/*
+ * The target's access rights: a PUT into a region registered for remote
+ * reads only, a GET from one registered for remote writes only, are the
+ * initiator's violations (-EACCES), and move nothing.
+ */
+TEST_F(far, remote_access_is_checked_by_the_target)
+{
+	u8 ronly[64], wonly[64];
+	u32 k1, k2;
+	u64 r1, r2;
+	bool error;
+
+	memset(ronly, 0x11, sizeof(ronly));
+	memset(wonly, 0x22, sizeof(wonly));
+	ASSERT_EQ(0, th_t_mr_reg(self->peer, ronly, sizeof(ronly),
+				 TH_NIC_ACCESS_REMOTE_READ, &k1, &r1));
+	ASSERT_EQ(0, th_t_mr_reg(self->peer, wonly, sizeof(wonly),
+				 TH_NIC_ACCESS_REMOTE_WRITE, &k2, &r2));
+	EXPECT_EQ(-EACCES, far_run(_metadata, self,
+				   thn_put(0, 0, 1, self->peer->ev.index, r1,
+					   0, 64), &error));
+	EXPECT_TRUE(error);
+	EXPECT_EQ(0x11, ronly[0]);
+	EXPECT_EQ(-EACCES, far_run(_metadata, self,
+				   thn_get(0, 0, 1, self->peer->ev.index, r2,
+					   0, 64), &error));
+	EXPECT_TRUE(error);
+	EXPECT_EQ(0x77, self->lbuf[0]);
+	/* and the rights they have work */
+	EXPECT_EQ(0, far_run(_metadata, self,
+			     thn_get(0, 0, 1, self->peer->ev.index, r1, 0, 64),
+			     &error));
+	EXPECT_EQ(0x11, self->lbuf[0]);
+	EXPECT_EQ(0, far_run(_metadata, self,
+			     thn_put(0, 0, 1, self->peer->ev.index, r2, 0, 64),
+			     &error));
+	EXPECT_EQ(0x11, wonly[0]);
+}
+
 /* ---- the SQ clamp -------------------------------------------------------- */
 
 /*
- * A tail far ahead of the head: the doorbell takes exactly one ring of
- * slots (every one a chain here, with CQ room for all), not one more.
+ * A tail one slot more than a ring ahead of the head, or far ahead: the
+ * doorbell takes exactly one ring of slots (every one a chain here, with
+ * CQ room for all), not one more.
  */
 TEST_F(edge, doorbell_takes_exactly_one_ring)
 {
@@ -292,6 +332,12 @@ TEST_F(edge, doorbell_takes_exactly_one_ring)
 		slots[i] = thn_nop();
 		thn_trigger(&slots[i], 1, 1, i);	/* pending */
 	}
+	head = th_t_sq_head(vp);
+	__atomic_store_n(tail, head + 17, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, th_t_doorbell(vp, &res));
+	EXPECT_EQ(16, res.chains);
+	EXPECT_EQ(16, res.descs);
+	EXPECT_EQ(head + 16, th_t_sq_head(vp));
 	head = th_t_sq_head(vp);
 	__atomic_store_n(tail, head + 1000, __ATOMIC_RELEASE);
 	ASSERT_EQ(0, th_t_doorbell(vp, &res));
