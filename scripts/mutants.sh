@@ -77,11 +77,31 @@ EOF
 
 # ---- the scratch copy -------------------------------------------------------
 # The worktree's files as they are now (tracked and new, not ignored), so
-# uncommitted work is checked too; the build tree is kept between runs.
+# uncommitted work is checked too.  The build tree is kept between runs:
+# only files whose content differs are copied, and they get a new mtime,
+# so make rebuilds exactly what changed (a copy keeping the worktree's
+# older mtime could leave a stale object, a mutant's even, in place).
 mkdir -p "$SCRATCH" || die "cannot create $SCRATCH"
-(cd "$TOP" && git ls-files -co --exclude-standard -z |
-	tar --null --ignore-failed-read -T - -cf - | tar -C "$SCRATCH" -xpf -) ||
-	die "cannot copy the tree to $SCRATCH"
+(cd "$TOP" && git ls-files -co --exclude-standard -z) | python3 -c '
+import os, shutil, sys
+src, dst = sys.argv[1:3]
+for f in sys.stdin.buffer.read().decode().split("\0"):
+    a, b = os.path.join(src, f), os.path.join(dst, f)
+    if not f or not os.path.isfile(a):
+        continue
+    with open(a, "rb") as x:
+        data = x.read()
+    try:
+        with open(b, "rb") as y:
+            if y.read() == data:
+                continue
+    except OSError:
+        pass
+    os.makedirs(os.path.dirname(b), exist_ok=True)
+    with open(b, "wb") as y:
+        y.write(data)
+    shutil.copymode(a, b)
+' "$TOP" "$SCRATCH" || die "cannot copy the tree to $SCRATCH"
 if [ -d "$TOP/build/ksrc" ] && [ ! -e "$SCRATCH/build/ksrc/.extracted" ]; then
 	mkdir -p "$SCRATCH/build"
 	cp -a "$TOP/build/ksrc" "$SCRATCH/build/"
