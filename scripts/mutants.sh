@@ -128,6 +128,7 @@ all_tests=$(printf '%s\n' "${tests[@]}" | tr ' ' '\n' | sed '/^$/d' | sort -u)
 targets() { for t in $1; do echo "$SCRATCH/build/bin/$t"; done; }
 
 build() {	# $1: test names
+	# shellcheck disable=SC2046 # one word per target
 	make -C "$SCRATCH" -j"$JOBS" --no-print-directory $(targets "$1") >>"$LOG" 2>&1
 }
 
