@@ -136,7 +136,9 @@ build() {	# $1: test names
 run_tests() {	# $1: test names
 	local t rc
 	for t in $1; do
-		timeout -k 5 "$TIMEOUT" "$SCRATCH/build/bin/$t" >"$SCRATCH/last.tap" 2>&1
+		# in the scratch copy: whatever a crashing test leaves is left there
+		(cd "$SCRATCH" && timeout -k 5 "$TIMEOUT" "build/bin/$t") \
+			>"$SCRATCH/last.tap" 2>&1
 		rc=$?
 		if [ $rc = 124 ] || [ $rc = 137 ]; then
 			echo "$t (timeout ${TIMEOUT}s)"
