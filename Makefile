@@ -16,6 +16,7 @@
 #   make vmtest-rxe the ofi provider over verbs on soft-RoCE (rdma_rxe) in QEMU
 #   make bench      benchmarks (never pass/fail)
 #   make vmbench-thmpi  libthmpi on th_nic.ko vs MPICH alone, in QEMU
+#   make mutants    the mutation check: scripts/mutants.list, one at a time
 #   make clean
 #
 # Each part adds its sources and targets in a fragment next to its code
@@ -80,6 +81,7 @@ include selftests/host/mpi/mpi-tests.mk
 include scripts/vm/vm.mk
 include Documentation/docs.mk
 include install.mk
+include scripts/mutants.mk
 
 all: $(ALL_TARGETS)
 

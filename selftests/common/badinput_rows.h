@@ -817,4 +817,534 @@ static __u32 ok_every_op(const struct vctx *c, struct th_nic_desc *d)
 	return n;
 }
 
+/* ---- boundaries -------------------------------------------------------- */
+/*
+ * Every range and limit rule at its edge: the largest value that fits
+ * (accepted), one unit past it (refused, with its reason) and a value that
+ * wraps the 64-bit sum (refused).  A unit is a byte for byte ranges, an
+ * element for REDUCE operands, an index for counters and addresses.  The
+ * end of a range is off + len: it may equal the region's length, never
+ * exceed it.
+ */
+#define U64_MAX_	(~0ULL)
+
+/* PUT, local side: [loff, loff + 64) of a BAD_BUF region. */
+static __u32 ok_put_local_fit(const struct vctx *c, struct th_nic_desc *d)
+{
+	put1(c, d);
+	d[0].xfer.loff = BAD_BUF - 64;
+	return 1;
+}
+
+static __u32 bad_put_local_len_past(const struct vctx *c, struct th_nic_desc *d)
+{
+	put1(c, d);
+	d[0].xfer.loff = BAD_BUF - 64;
+	d[0].xfer.len = 65;
+	return 1;
+}
+
+/* PUT, remote side: its range may end at 2^64 - 1, not wrap past it. */
+static __u32 ok_put_remote_end_max(const struct vctx *c, struct th_nic_desc *d)
+{
+	put1(c, d);
+	d[0].xfer.roff = U64_MAX_ - 64;		/* fails later, at the target */
+	return 1;
+}
+
+static __u32 bad_put_remote_one_past(const struct vctx *c, struct th_nic_desc *d)
+{
+	put1(c, d);
+	d[0].xfer.roff = U64_MAX_ - 63;
+	return 1;
+}
+
+static __u32 ok_put_last_node(const struct vctx *c, struct th_nic_desc *d)
+{
+	put1(c, d);
+	d[0].xfer.node = c->nodes - 1;		/* may fail later, at run time */
+	return 1;
+}
+
+static __u32 ok_put_remote_ct_last(const struct vctx *c, struct th_nic_desc *d)
+{
+	put1(c, d);
+	d[0].flags |= TH_NIC_DF_REMOTE_CT;
+	d[0].xfer.remote_ct = BAD_COUNTERS - 1;
+	return 1;
+}
+
+static __u32 bad_put_remote_ct_ffff(const struct vctx *c, struct th_nic_desc *d)
+{
+	put1(c, d);
+	d[0].flags |= TH_NIC_DF_REMOTE_CT;
+	d[0].xfer.remote_ct = 0xffff;
+	return 1;
+}
+
+/* GET: the local side is written, the same edges apply. */
+static __u32 ok_get_local_fit(const struct vctx *c, struct th_nic_desc *d)
+{
+	get1(c, d);
+	d[0].xfer.loff = BAD_BUF - 64;
+	return 1;
+}
+
+static __u32 bad_get_local_one_past(const struct vctx *c, struct th_nic_desc *d)
+{
+	get1(c, d);
+	d[0].xfer.loff = BAD_BUF - 63;
+	return 1;
+}
+
+static __u32 bad_get_local_wrap(const struct vctx *c, struct th_nic_desc *d)
+{
+	get1(c, d);
+	d[0].xfer.loff = U64_MAX_ - 31;
+	return 1;
+}
+
+static __u32 ok_get_remote_end_max(const struct vctx *c, struct th_nic_desc *d)
+{
+	get1(c, d);
+	d[0].xfer.roff = U64_MAX_ - 64;
+	return 1;
+}
+
+static __u32 bad_get_remote_one_past(const struct vctx *c, struct th_nic_desc *d)
+{
+	get1(c, d);
+	d[0].xfer.roff = U64_MAX_ - 63;
+	return 1;
+}
+
+static __u32 bad_get_node(const struct vctx *c, struct th_nic_desc *d)
+{
+	get1(c, d);
+	d[0].xfer.node = c->nodes;
+	return 1;
+}
+
+static __u32 bad_get_vport(const struct vctx *c, struct th_nic_desc *d)
+{
+	get1(c, d);
+	d[0].xfer.vport = BAD_VPORTS;
+	return 1;
+}
+
+/* COPY: source and destination, each at the end of its region. */
+static __u32 ok_copy_src_fit(const struct vctx *c, struct th_nic_desc *d)
+{
+	copy1(c, d);
+	d[0].copy.src_off = BAD_BUF - 64;
+	return 1;
+}
+
+static __u32 bad_copy_src_one_past(const struct vctx *c, struct th_nic_desc *d)
+{
+	copy1(c, d);
+	d[0].copy.src_off = BAD_BUF - 63;
+	return 1;
+}
+
+static __u32 bad_copy_src_wrap(const struct vctx *c, struct th_nic_desc *d)
+{
+	copy1(c, d);
+	d[0].copy.src_off = U64_MAX_ - 8;
+	return 1;
+}
+
+static __u32 ok_copy_dst_fit(const struct vctx *c, struct th_nic_desc *d)
+{
+	copy1(c, d);
+	d[0].copy.dst_off = BAD_BUF - 64;
+	return 1;
+}
+
+static __u32 bad_copy_dst_one_past(const struct vctx *c, struct th_nic_desc *d)
+{
+	copy1(c, d);
+	d[0].copy.dst_off = BAD_BUF - 63;
+	return 1;
+}
+
+/* The whole region, and one byte more than the region. */
+static __u32 ok_copy_whole(const struct vctx *c, struct th_nic_desc *d)
+{
+	copy1(c, d);
+	d[0].copy.len = BAD_BUF;
+	return 1;
+}
+
+static __u32 bad_copy_len_one_past(const struct vctx *c, struct th_nic_desc *d)
+{
+	copy1(c, d);
+	d[0].copy.len = BAD_BUF + 1;
+	return 1;
+}
+
+/* A length that wraps the sum by itself: offsets 1, len 2^64 - 1. */
+static __u32 bad_copy_len_wrap(const struct vctx *c, struct th_nic_desc *d)
+{
+	copy1(c, d);
+	d[0].copy.src_off = 1;
+	d[0].copy.dst_off = 1;
+	d[0].copy.len = U64_MAX_;
+	return 1;
+}
+
+/* Source in range, destination past its end: the destination is checked. */
+static __u32 bad_copy_dst_only_past(const struct vctx *c, struct th_nic_desc *d)
+{
+	copy1(c, d);
+	d[0].copy.len = BAD_BUF;
+	d[0].copy.dst_off = 1;
+	return 1;
+}
+
+/* WRITE_INLINE, local and remote. */
+static __u32 bad_inline_local_wrap(const struct vctx *c, struct th_nic_desc *d)
+{
+	inline1(c, d);
+	d[0].wr_inline.off = U64_MAX_ - 1;
+	return 1;
+}
+
+static __u32 bad_inline_len255(const struct vctx *c, struct th_nic_desc *d)
+{
+	inline1(c, d);
+	d[0].wr_inline.len = 255;
+	return 1;
+}
+
+static __u32 ok_inline_remote_end_max(const struct vctx *c,
+				      struct th_nic_desc *d)
+{
+	d[0] = thn_inline_remote(c->peer_node, c->peer_vport, c->peer_rw,
+				 U64_MAX_ - 2, "xy", 2);
+	return 1;
+}
+
+static __u32 bad_inline_remote_one_past(const struct vctx *c,
+					struct th_nic_desc *d)
+{
+	d[0] = thn_inline_remote(c->peer_node, c->peer_vport, c->peer_rw,
+				 U64_MAX_ - 1, "xy", 2);
+	return 1;
+}
+
+static __u32 ok_inline_remote_last_vport(const struct vctx *c,
+					 struct th_nic_desc *d)
+{
+	d[0] = thn_inline_remote(c->nodes - 1, BAD_VPORTS - 1, c->peer_rw, 0,
+				 "x", 1);
+	return 1;
+}
+
+static __u32 bad_inline_remote_vport(const struct vctx *c,
+				     struct th_nic_desc *d)
+{
+	d[0] = thn_inline_remote(c->peer_node, BAD_VPORTS, c->peer_rw, 0,
+				 "x", 1);
+	return 1;
+}
+
+static __u32 bad_inline_remote_ct_range(const struct vctx *c,
+					struct th_nic_desc *d)
+{
+	ok_inline_remote(c, d);
+	d[0].wr_inline.remote_ct = BAD_COUNTERS;
+	return 1;
+}
+
+/* REDUCE: 16 float64 (128 bytes) per operand; one element is 8 bytes. */
+static __u32 ok_reduce_dst_fit(const struct vctx *c, struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.dst_off = BAD_BUF - 128;
+	return 1;
+}
+
+static __u32 bad_reduce_dst_one_past(const struct vctx *c,
+				     struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.dst_off = BAD_BUF - 120;
+	return 1;
+}
+
+static __u32 bad_reduce_dst_wrap(const struct vctx *c, struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.dst_off = U64_MAX_ - 127;	/* 8-aligned */
+	return 1;
+}
+
+/* One element more at the destination's fitting offset. */
+static __u32 bad_reduce_dst_count_past(const struct vctx *c,
+				       struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.dst_off = BAD_BUF - 128;
+	d[0].reduce.count = 17;
+	return 1;
+}
+
+static __u32 ok_reduce_src_fit(const struct vctx *c, struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.src_off[1] = BAD_BUF - 128;
+	return 1;
+}
+
+static __u32 bad_reduce_src_one_past(const struct vctx *c,
+				     struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.src_off[1] = BAD_BUF - 120;
+	return 1;
+}
+
+static __u32 bad_reduce_src_wrap(const struct vctx *c, struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.src_off[1] = U64_MAX_ - 7;	/* 8-aligned */
+	return 1;
+}
+
+/* The last source past its end, the others fine: every source is checked. */
+static __u32 bad_reduce_last_src_past(const struct vctx *c,
+				      struct th_nic_desc *d)
+{
+	seven_sources(c, d);
+	d[0].reduce.src_off[6] = BAD_BUF - 124;	/* 128 bytes of int32 */
+	return 1;
+}
+
+/*
+ * Overlap of a source with the destination (rw at 1024, 128 bytes): a
+ * source ending where it begins or beginning where it ends is disjoint,
+ * one element closer overlaps.
+ */
+static __u32 ok_reduce_src_ends_at_dst(const struct vctx *c,
+				       struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.src_off[2] = 1024 - 128;
+	return 1;
+}
+
+static __u32 bad_reduce_src_one_into_dst(const struct vctx *c,
+					 struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.src_off[2] = 1024 - 120;
+	return 1;
+}
+
+static __u32 ok_reduce_src_starts_at_dst_end(const struct vctx *c,
+					     struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.src_off[2] = 1024 + 128;
+	return 1;
+}
+
+static __u32 bad_reduce_src_one_before_dst_end(const struct vctx *c,
+					       struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.src_off[2] = 1024 + 120;
+	return 1;
+}
+
+/*
+ * Element counts: one source and the destination each a whole region
+ * (SUM, source ro at 0, destination rw at 0), then one element more.
+ */
+static __u32 reduce_whole(const struct vctx *c, struct th_nic_desc *d,
+			  __u8 dtype, __u32 esize, __u32 extra)
+{
+	__u32 k[1] = { c->ro };
+	__u64 o[1] = { 0 };
+
+	d[0] = thn_reduce(TH_NIC_ALU_SUM, dtype, BAD_BUF / esize + extra,
+			  c->rw, 0, 1, k, o);
+	return 1;
+}
+
+#define REDUCE_WHOLE(name, dtype, esize, extra) \
+static __u32 name(const struct vctx *c, struct th_nic_desc *d) \
+{ \
+	return reduce_whole(c, d, dtype, esize, extra); \
+}
+REDUCE_WHOLE(ok_reduce_int8_whole, TH_NIC_DT_INT8, 1, 0)
+REDUCE_WHOLE(bad_reduce_int8_one_past, TH_NIC_DT_INT8, 1, 1)
+REDUCE_WHOLE(ok_reduce_uint16_whole, TH_NIC_DT_UINT16, 2, 0)
+REDUCE_WHOLE(bad_reduce_uint16_one_past, TH_NIC_DT_UINT16, 2, 1)
+REDUCE_WHOLE(ok_reduce_float32_whole, TH_NIC_DT_FLOAT32, 4, 0)
+REDUCE_WHOLE(bad_reduce_float32_one_past, TH_NIC_DT_FLOAT32, 4, 1)
+REDUCE_WHOLE(ok_reduce_int64_whole, TH_NIC_DT_INT64, 8, 0)
+REDUCE_WHOLE(bad_reduce_int64_one_past, TH_NIC_DT_INT64, 8, 1)
+REDUCE_WHOLE(ok_reduce_float64_whole, TH_NIC_DT_FLOAT64, 8, 0)
+REDUCE_WHOLE(bad_reduce_float64_one_past, TH_NIC_DT_FLOAT64, 8, 1)
+
+/* Strided: 4 sources at src_off[0] + i * src_off[1], 128 bytes each. */
+static __u32 ok_strided_fit(const struct vctx *c, struct th_nic_desc *d)
+{
+	strided1(c, d);
+	d[0].reduce.src_off[0] = BAD_BUF - 4 * 128;	/* last ends at BUF */
+	return 1;
+}
+
+static __u32 bad_strided_one_past(const struct vctx *c, struct th_nic_desc *d)
+{
+	strided1(c, d);
+	d[0].reduce.src_off[0] = BAD_BUF - 4 * 128 + 8;
+	return 1;
+}
+
+/* 3 * stride is exactly 2^64 - 1: the product fits, adding 8 wraps. */
+static __u32 bad_strided_sum_wrap(const struct vctx *c, struct th_nic_desc *d)
+{
+	strided1(c, d);
+	d[0].reduce.src_off[0] = 8;
+	d[0].reduce.src_off[1] = 0x5555555555555555ULL;
+	return 1;
+}
+
+/* Strided sources use src_off[0] and [1] only: [2] is reserved. */
+static __u32 bad_strided_off2(const struct vctx *c, struct th_nic_desc *d)
+{
+	strided1(c, d);
+	d[0].reduce.src_off[2] = 8;
+	return 1;
+}
+
+static __u32 ok_strided_seven(const struct vctx *c, struct th_nic_desc *d)
+{
+	strided1(c, d);
+	d[0].reduce.nsrc = 7;
+	return 1;
+}
+
+static __u32 bad_strided_eight(const struct vctx *c, struct th_nic_desc *d)
+{
+	strided1(c, d);
+	d[0].reduce.nsrc = 8;
+	return 1;
+}
+
+static __u32 ok_strided_acc_six(const struct vctx *c, struct th_nic_desc *d)
+{
+	strided1(c, d);
+	d[0].reduce.rflags |= TH_NIC_RF_ACCUMULATE;
+	d[0].reduce.nsrc = 6;
+	return 1;
+}
+
+static __u32 bad_strided_acc_seven(const struct vctx *c, struct th_nic_desc *d)
+{
+	strided1(c, d);
+	d[0].reduce.rflags |= TH_NIC_RF_ACCUMULATE;
+	d[0].reduce.nsrc = 7;
+	return 1;
+}
+
+static __u32 ok_reduce_one_source(const struct vctx *c, struct th_nic_desc *d)
+{
+	reduce1(c, d);
+	d[0].reduce.nsrc = 1;
+	d[0].reduce.src_key[1] = d[0].reduce.src_key[2] = 0;
+	d[0].reduce.src_off[1] = d[0].reduce.src_off[2] = 0;
+	return 1;
+}
+
+/* Counters: the last index is fine, the next and 0xffff are not. */
+static __u32 bad_trig_ct_ffff(const struct vctx *c, struct th_nic_desc *d)
+{
+	put1(c, d);
+	thn_trigger(&d[0], 0xffff, 1, 0);
+	return 1;
+}
+
+static __u32 ok_comp_ct_last(const struct vctx *c, struct th_nic_desc *d)
+{
+	put1(c, d);
+	thn_comp_ct(&d[0], BAD_COUNTERS - 1);
+	return 1;
+}
+
+static __u32 bad_comp_ct_ffff(const struct vctx *c, struct th_nic_desc *d)
+{
+	put1(c, d);
+	thn_comp_ct(&d[0], 0xffff);
+	return 1;
+}
+
+static __u32 ok_ct_inc_last(const struct vctx *c, struct th_nic_desc *d)
+{
+	(void)c;
+	d[0] = thn_ct_op(TH_NIC_OP_CT_INC, BAD_COUNTERS - 1, 1);
+	return 1;
+}
+
+static __u32 ok_ct_set_last(const struct vctx *c, struct th_nic_desc *d)
+{
+	(void)c;
+	d[0] = thn_ct_op(TH_NIC_OP_CT_SET, BAD_COUNTERS - 1, 1);
+	return 1;
+}
+
+static __u32 bad_ct_set_range(const struct vctx *c, struct th_nic_desc *d)
+{
+	(void)c;
+	d[0] = thn_ct_op(TH_NIC_OP_CT_SET, BAD_COUNTERS, 1);
+	return 1;
+}
+
+/* Thresholds and strides: any 64-bit value is accepted at the doorbell. */
+static __u32 ok_rearm_stride_one(const struct vctx *c, struct th_nic_desc *d)
+{
+	ok_rearm(c, d);
+	d[2].rearm.stride = 1;
+	return 3;
+}
+
+/* It would wrap after its first round: that ends it then, with -ERANGE. */
+static __u32 ok_rearm_stride_max(const struct vctx *c, struct th_nic_desc *d)
+{
+	ok_rearm(c, d);
+	d[2].rearm.stride = U64_MAX_;
+	return 3;
+}
+
+/* The longest chain may end in REARM; one more descriptor may not. */
+static __u32 ok_rearm_max_chain(const struct vctx *c, struct th_nic_desc *d)
+{
+	__u32 i;
+
+	(void)c;
+	for (i = 0; i + 1 < BAD_CHAIN; i++)
+		d[i] = thn_notify(i);
+	d[BAD_CHAIN - 1] = thn_rearm(1);
+	thn_link(d, BAD_CHAIN);
+	thn_trigger(&d[0], 2, 5, 5);	/* waits: its counter is at 0 */
+	return BAD_CHAIN;
+}
+
+static __u32 bad_rearm_past_max_chain(const struct vctx *c,
+				      struct th_nic_desc *d)
+{
+	__u32 i;
+
+	(void)c;
+	for (i = 0; i < BAD_CHAIN; i++)
+		d[i] = thn_notify(i);
+	d[BAD_CHAIN] = thn_rearm(1);
+	thn_link(d, BAD_CHAIN + 1);
+	thn_trigger(&d[0], 2, 5, 5);
+	return BAD_CHAIN + 1;
+}
+
 #endif /* BADINPUT_ROWS_H */

@@ -98,3 +98,85 @@ ACCEPT(put_to_highest_vport, ok_far_address);
 ACCEPT(pending_on_last_counter, ok_pending_last_ct);
 ACCEPT(every_opcode_in_one_chain, ok_every_op);
 ACCEPT(chain_ending_in_rearm, ok_rearm);
+/*
+ * Boundaries (issue 34): each range and limit rule at exact fit
+ * (accepted), one unit past (refused, with its reason) and wrapping
+ * (refused).  Rows above that already sit on an edge are not repeated:
+ * put_past_local_mr (one byte past), put_offset_wraps, inline_past_mr
+ * (one byte past), inline_of_32_bytes, inline_length_33,
+ * chain_of_max_length, chain_longer_than_max, put_node_out_of_range,
+ * put_to_highest_vport, put_vport_out_of_range, pending_on_last_counter
+ * (threshold 2^64 - 1), reduce_seven_sources, reduce_eight_sources and
+ * the accumulate pair, counter_op_out_of_range, counter_op_index_ffff.
+ */
+ACCEPT(put_local_exact_fit, ok_put_local_fit);
+REFUSE(put_local_length_one_past, bad_put_local_len_past, 0, TH_NIC_REFUSE_RANGE);
+ACCEPT(put_remote_range_ends_at_u64_max, ok_put_remote_end_max);
+REFUSE(put_remote_range_one_past_u64_max, bad_put_remote_one_past, 0, TH_NIC_REFUSE_ADDRESS);
+ACCEPT(put_to_last_node, ok_put_last_node);
+ACCEPT(put_remote_counter_last, ok_put_remote_ct_last);
+REFUSE(put_remote_counter_ffff, bad_put_remote_ct_ffff, 0, TH_NIC_REFUSE_COUNTER);
+ACCEPT(get_local_exact_fit, ok_get_local_fit);
+REFUSE(get_local_one_past, bad_get_local_one_past, 0, TH_NIC_REFUSE_RANGE);
+REFUSE(get_local_wraps, bad_get_local_wrap, 0, TH_NIC_REFUSE_RANGE);
+ACCEPT(get_remote_range_ends_at_u64_max, ok_get_remote_end_max);
+REFUSE(get_remote_range_one_past_u64_max, bad_get_remote_one_past, 0, TH_NIC_REFUSE_ADDRESS);
+REFUSE(get_node_out_of_range, bad_get_node, 0, TH_NIC_REFUSE_ADDRESS);
+REFUSE(get_vport_out_of_range, bad_get_vport, 0, TH_NIC_REFUSE_ADDRESS);
+ACCEPT(copy_source_exact_fit, ok_copy_src_fit);
+REFUSE(copy_source_one_past, bad_copy_src_one_past, 0, TH_NIC_REFUSE_RANGE);
+REFUSE(copy_source_wraps, bad_copy_src_wrap, 0, TH_NIC_REFUSE_RANGE);
+ACCEPT(copy_destination_exact_fit, ok_copy_dst_fit);
+REFUSE(copy_destination_one_past, bad_copy_dst_one_past, 0, TH_NIC_REFUSE_RANGE);
+ACCEPT(copy_whole_region, ok_copy_whole);
+REFUSE(copy_length_one_past_region, bad_copy_len_one_past, 0, TH_NIC_REFUSE_RANGE);
+REFUSE(copy_length_wraps, bad_copy_len_wrap, 0, TH_NIC_REFUSE_RANGE);
+REFUSE(copy_destination_alone_one_past, bad_copy_dst_only_past, 0, TH_NIC_REFUSE_RANGE);
+REFUSE(inline_local_offset_wraps, bad_inline_local_wrap, 0, TH_NIC_REFUSE_RANGE);
+REFUSE(inline_length_255, bad_inline_len255, 0, TH_NIC_REFUSE_INLINE);
+ACCEPT(inline_remote_range_ends_at_u64_max, ok_inline_remote_end_max);
+REFUSE(inline_remote_range_one_past_u64_max, bad_inline_remote_one_past, 0, TH_NIC_REFUSE_ADDRESS);
+ACCEPT(inline_remote_last_node_and_vport, ok_inline_remote_last_vport);
+REFUSE(inline_remote_vport_out_of_range, bad_inline_remote_vport, 0, TH_NIC_REFUSE_ADDRESS);
+REFUSE(inline_remote_counter_out_of_range, bad_inline_remote_ct_range, 0, TH_NIC_REFUSE_COUNTER);
+ACCEPT(reduce_destination_exact_fit, ok_reduce_dst_fit);
+REFUSE(reduce_destination_one_element_past, bad_reduce_dst_one_past, 0, TH_NIC_REFUSE_RANGE);
+REFUSE(reduce_destination_wraps, bad_reduce_dst_wrap, 0, TH_NIC_REFUSE_RANGE);
+REFUSE(reduce_destination_count_one_past, bad_reduce_dst_count_past, 0, TH_NIC_REFUSE_RANGE);
+ACCEPT(reduce_source_exact_fit, ok_reduce_src_fit);
+REFUSE(reduce_source_one_element_past, bad_reduce_src_one_past, 0, TH_NIC_REFUSE_RANGE);
+REFUSE(reduce_source_wraps, bad_reduce_src_wrap, 0, TH_NIC_REFUSE_RANGE);
+REFUSE(reduce_seventh_source_one_element_past, bad_reduce_last_src_past, 0, TH_NIC_REFUSE_RANGE);
+ACCEPT(reduce_source_ends_where_destination_begins, ok_reduce_src_ends_at_dst);
+REFUSE(reduce_source_one_element_into_destination, bad_reduce_src_one_into_dst, 0, TH_NIC_REFUSE_OVERLAP);
+ACCEPT(reduce_source_begins_where_destination_ends, ok_reduce_src_starts_at_dst_end);
+REFUSE(reduce_source_begins_one_element_before_destination_end, bad_reduce_src_one_before_dst_end, 0, TH_NIC_REFUSE_OVERLAP);
+ACCEPT(reduce_int8_whole_region, ok_reduce_int8_whole);
+REFUSE(reduce_int8_one_element_past, bad_reduce_int8_one_past, 0, TH_NIC_REFUSE_RANGE);
+ACCEPT(reduce_uint16_whole_region, ok_reduce_uint16_whole);
+REFUSE(reduce_uint16_one_element_past, bad_reduce_uint16_one_past, 0, TH_NIC_REFUSE_RANGE);
+ACCEPT(reduce_float32_whole_region, ok_reduce_float32_whole);
+REFUSE(reduce_float32_one_element_past, bad_reduce_float32_one_past, 0, TH_NIC_REFUSE_RANGE);
+ACCEPT(reduce_int64_whole_region, ok_reduce_int64_whole);
+REFUSE(reduce_int64_one_element_past, bad_reduce_int64_one_past, 0, TH_NIC_REFUSE_RANGE);
+ACCEPT(reduce_float64_whole_region, ok_reduce_float64_whole);
+REFUSE(reduce_float64_one_element_past, bad_reduce_float64_one_past, 0, TH_NIC_REFUSE_RANGE);
+ACCEPT(reduce_one_source, ok_reduce_one_source);
+ACCEPT(reduce_strided_exact_fit, ok_strided_fit);
+REFUSE(reduce_strided_one_element_past, bad_strided_one_past, 0, TH_NIC_REFUSE_RANGE);
+REFUSE(reduce_strided_offset_plus_stride_wraps, bad_strided_sum_wrap, 0, TH_NIC_REFUSE_RANGE);
+REFUSE(reduce_strided_third_offset_set, bad_strided_off2, 0, TH_NIC_REFUSE_RESERVED);
+ACCEPT(reduce_strided_seven_sources, ok_strided_seven);
+REFUSE(reduce_strided_eight_sources, bad_strided_eight, 0, TH_NIC_REFUSE_ALU);
+ACCEPT(reduce_strided_accumulate_six, ok_strided_acc_six);
+REFUSE(reduce_strided_accumulate_seven, bad_strided_acc_seven, 0, TH_NIC_REFUSE_ALU);
+REFUSE(trigger_counter_ffff, bad_trig_ct_ffff, 0, TH_NIC_REFUSE_TRIGGER);
+ACCEPT(completion_counter_last, ok_comp_ct_last);
+REFUSE(completion_counter_ffff, bad_comp_ct_ffff, 0, TH_NIC_REFUSE_COUNTER);
+ACCEPT(counter_inc_last, ok_ct_inc_last);
+ACCEPT(counter_set_last, ok_ct_set_last);
+REFUSE(counter_set_out_of_range, bad_ct_set_range, 0, TH_NIC_REFUSE_COUNTER);
+ACCEPT(rearm_stride_one, ok_rearm_stride_one);
+ACCEPT(rearm_stride_u64_max, ok_rearm_stride_max);
+ACCEPT(rearm_ends_max_length_chain, ok_rearm_max_chain);
+REFUSE(rearm_past_max_length_chain, bad_rearm_past_max_chain, BAD_CHAIN - 1, TH_NIC_REFUSE_CHAIN);

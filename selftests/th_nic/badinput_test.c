@@ -3,7 +3,9 @@
  * badinput_test.c - bad input refused by the module: one row per
  * descriptor rule of ABI.md (doorbell -EINVAL naming the slot and the
  * descriptor, the SQ head left on it, nothing installed or written), valid
- * edge cases accepted; malformed ioctl structs; bad MR registrations.
+ * edge cases accepted, every range rule at its edge (exact fit, one past,
+ * wrapping); VPORT_CREATE's ring sizes at their limits; malformed ioctl
+ * structs; bad MR registrations.
  */
 #include <stddef.h>
 
@@ -175,6 +177,50 @@ TEST_F(bad, doorbell)
 		EXPECT_EQ(1, db.chains);
 		EXPECT_EQ(n, db.descs);
 	}
+}
+
+/* ---- VPORT_CREATE ring sizes (selftests/common/badinput_rings.h) ------ */
+
+FIXTURE(ring) {
+	int fd;
+};
+
+FIXTURE_VARIANT(ring) {
+	__u32 sq, cq;
+	int err;
+};
+
+FIXTURE_SETUP(ring)
+{
+	self->fd = thn_open(NODE);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(ring)
+{
+	close(self->fd);
+}
+
+#define RING(name, sq_, cq_, err_) \
+	FIXTURE_VARIANT_ADD(ring, name) { .sq = sq_, .cq = cq_, .err = err_ }
+#include "badinput_rings.h"
+
+TEST_F(ring, vport_create)
+{
+	struct thn_vport v;
+	int nfds = thn_count_fds();
+	int ret;
+
+	ret = thn_vport_open(self->fd, variant->sq, variant->cq, &v);
+	EXPECT_EQ(variant->err, ret);
+	if (variant->err) {
+		EXPECT_EQ(nfds, thn_count_fds());	/* nothing half-made */
+		return;
+	}
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(variant->sq ? variant->sq : THN_DEF_SQ, v.info.sq_entries);
+	EXPECT_EQ(variant->cq ? variant->cq : THN_DEF_CQ, v.info.cq_entries);
+	EXPECT_EQ(0, thn_vport_close(&v));
 }
 
 /* ---- ioctl structs ----------------------------------------------------- */
