@@ -5,11 +5,17 @@
  * rearm_rounds rounds per host action on its vport and then parks, with
  * nothing lost: each later doorbell, counter update, CT_WAIT or CANCEL of
  * its host resumes it for as many; a plan whose every round starts from a
- * host increment runs all its rounds.
+ * host increment runs all its rounds; and the NIC's workers take turns per
+ * user: a user with sixteen vports of deferred copies holds no more places
+ * in their queue than another user with one.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "th_nic_util.h"
@@ -169,6 +175,132 @@ TEST(host_started_plan_runs_every_round)
 	EXPECT_EQ(NR, got);
 	EXPECT_EQ(NR, thn_ct(&vp, D));
 	EXPECT_EQ(NR, thn_ct(&vp, U));
+	EXPECT_EQ(0, thn_vport_close(&vp));
+	close(fd);
+}
+
+/*
+ * Turns per user.  User A (uid 65533) posts, on each of 16 vports, 256
+ * chains of one 128 KiB COPY: each doorbell runs the first 4 MiB (the
+ * budget) and hands 7 turns of the rest to the NIC's workers.  Then user B
+ * (root) posts 64 such chains on one vport: one turn of work deferred.
+ * While B's turn waits, A's chains complete: before, B's work item queued
+ * behind one of A's per vport with work (16 turns, 512 chains); now behind
+ * at most as many of A's as there are CPUs.  Counts, not times: how many
+ * of A's chains completed between B's doorbell and B's last chain.
+ */
+#define FAIR_VPORTS	16
+#define FAIR_CHAINS	256
+#define FAIR_B_CHAINS	64
+#define FAIR_LEN	(128 << 10)
+
+struct fair_shared {
+	volatile __u32 ready, stop, failed;
+	volatile __u64 a_done;
+};
+
+static int fair_post_copies(struct thn_vport *vp, void *buf, __u32 n)
+{
+	struct th_nic_desc *d = calloc(n, sizeof(*d));
+	struct thn_key k;
+	__u32 i;
+	int ret;
+
+	if (!d)
+		return -ENOMEM;
+	ret = thn_mr_reg(vp, buf, 2 * FAIR_LEN, TH_NIC_ACCESS_LOCAL_WRITE, &k);
+	for (i = 0; !ret && i < n; i++) {
+		d[i] = thn_copy(k.l, 0, k.l, FAIR_LEN, FAIR_LEN);
+		thn_comp_ct(&d[i], 1);
+		thn_trigger(&d[i], 0, 0, i);
+	}
+	if (!ret)
+		ret = thn_post(vp, d, n, NULL);
+	free(d);
+	return ret;
+}
+
+/* User A: load 16 vports, then report its completed chains until told. */
+static void fair_user_a(struct fair_shared *sh)
+{
+	static struct thn_vport vp[FAIR_VPORTS];
+	__u64 sum;
+	__u32 i;
+	int fd;
+
+	if (thn_become(THN_UID_A))
+		goto fail;
+	/* gone with the test, whatever it asserts (after the uid change) */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+		goto fail;
+	fd = thn_open(2);
+	if (fd < 0)
+		goto fail;
+	for (i = 0; i < FAIR_VPORTS; i++) {
+		void *buf = thn_alloc(2 * FAIR_LEN);
+
+		if (!buf || thn_vport_open(fd, FAIR_CHAINS, 2 * FAIR_CHAINS,
+					   &vp[i]) ||
+		    fair_post_copies(&vp[i], buf, FAIR_CHAINS))
+			goto fail;
+	}
+	sh->ready = 1;
+	while (!sh->stop) {
+		for (i = 0, sum = 0; i < FAIR_VPORTS; i++)
+			sum += thn_ct(&vp[i], 1);
+		sh->a_done = sum;
+		thn_sleep_us(100);
+	}
+	_exit(0);
+fail:
+	sh->failed = 1;
+	_exit(1);
+}
+
+TEST(turns_are_per_user)
+{
+	struct rlimit rl = { 64 << 20, 64 << 20 };
+	struct fair_shared *sh = thn_shared(sizeof(*sh));
+	__u64 deadline, a0, a1, total = FAIR_VPORTS * FAIR_CHAINS;
+	struct thn_vport vp;
+	int fd, status;
+	void *buf;
+	pid_t pid;
+
+	THN_NEED_ROOT();
+	ASSERT_NE(NULL, sh);
+	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		fair_user_a(sh);
+	deadline = thn_now_ns() + 30ULL * 1000000000ULL;
+	while (!sh->ready && !sh->failed && thn_now_ns() < deadline)
+		thn_sleep_us(1000);
+	if (!sh->ready) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		ASSERT_EQ(1, sh->ready) TH_LOG("user A did not post (failed %u)",
+						sh->failed);
+	}
+	fd = thn_open(3);
+	ASSERT_LE(0, fd);
+	buf = thn_alloc(2 * FAIR_LEN);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, thn_vport_open(fd, FAIR_B_CHAINS, 2 * FAIR_B_CHAINS, &vp));
+	ASSERT_EQ(0, fair_post_copies(&vp, buf, FAIR_B_CHAINS));
+	a0 = sh->a_done;
+	EXPECT_EQ(FAIR_B_CHAINS, ct_until(&vp, 1, FAIR_B_CHAINS, 30000));
+	a1 = sh->a_done;
+	sh->stop = 1;
+	EXPECT_EQ(pid, waitpid(pid, &status, 0));
+	thn_msg("user A's chains: %llu of %llu done at B's doorbell, %llu when B's were done\n",
+		(unsigned long long)a0, (unsigned long long)total,
+		(unsigned long long)a1);
+	/* A still had more than 16 turns of work: the count can tell */
+	EXPECT_LE(a0 + 16 * 32, total);
+	/* at most 8 of A's turns (32 chains each) passed before B's one */
+	EXPECT_GT(a0 + 8 * 32, a1);
 	EXPECT_EQ(0, thn_vport_close(&vp));
 	close(fd);
 }
