@@ -7,7 +7,8 @@
 #     rounds run, the machine's busy share (/proc/stat) and the CPU time
 #     charged to the process;
 #   - the offloaded Allreduce plan (16 ranks, one process): rounds per
-#     second, which must not drop.
+#     second, which must not drop: in each side's boot, then both modules
+#     alternately in one boot (boots on a shared machine differ more).
 #
 # Usage: scripts/measure/n2-before-after.sh [OLD_COMMIT]
 #   OLD_COMMIT   the tree before item 2 (default b03055b), checked out in
@@ -84,9 +85,47 @@ EOF
 	tr -d '\r' <"$OUT/n2-$side/vm-console.log" | grep '^N2 ' >"$OUT/n2-$side.txt"
 done
 
+# The Allreduce rate again, both modules in one boot, alternately: boots
+# on a shared machine differ more than the modules do.
+rm -rf "${OUT:?}/n2-ab"
+mkdir -p "$OUT/n2-ab/payload"
+cp "$old/th_nic.ko" "$OUT/n2-ab/payload/old.ko"
+cp "$OUT/n2-old/payload/n2_probe" "$OUT/n2-ab/payload/old_probe"
+cp "$OUT/n2-new/payload/n2_probe" "$OUT/n2-ab/payload/new_probe"
+cat >"$OUT/n2-ab/payload/run.sh" <<EOF
+#!/bin/sh
+new=\$1
+here=\$(dirname "\$0")
+echo "ok 1 n2 interleaved payload"
+for k in $(seq -s " " $AR_REPEAT); do
+	for side in old new; do
+		mod=\$here/old.ko
+		[ \$side = new ] && mod=\$new
+		insmod "\$mod" nodes=$NODES || { echo "N2 insmod \$side failed"; exit 1; }
+		"\$here/\${side}_probe" allreduce $NODES $AR_SECS |
+			sed -n "s/^N2 allreduce_rounds_per_s /N2AB \$side \$k /p"
+		rmmod th_nic || { echo "N2 rmmod \$side failed"; exit 1; }
+	done
+done
+exit 0
+EOF
+chmod +x "$OUT/n2-ab/payload/run.sh"
+echo "== both modules in one VM, alternately"
+TOP=$TOP B=$TOP/build LOGS=$OUT/n2-ab VM_DIR=$OUT/n2-ab/vm \
+	VM_MODULE=$TOP/th_nic.ko VM_PAYLOAD=$OUT/n2-ab/payload \
+	"$TOP/scripts/vm/run-vm.sh" >"$OUT/n2-ab/vm.log" 2>&1
+tr -d '\r' <"$OUT/n2-ab/vm-console.log" | grep '^N2AB ' >"$OUT/n2-ab.txt"
+
 echo
 printf '%-28s %-20s %s\n' "measure" "before ($OLD)" "after"
 join -a1 -a2 -e - -o 0,1.2,2.2 \
 	<(sed 's/^N2 //; s/ /\t/' "$OUT/n2-old.txt" | sort -t "$(printf '\t')" -k1,1) \
 	<(sed 's/^N2 //; s/ /\t/' "$OUT/n2-new.txt" | sort -t "$(printf '\t')" -k1,1) \
 	-t "$(printf '\t')" | awk -F '\t' '{ printf "%-28s %-20s %s\n", $1, $2, $3 }'
+
+echo
+echo "Allreduce rounds/s, both modules in one boot, alternately (before after):"
+for k in $(seq -s " " "$AR_REPEAT"); do
+	echo "  run $k: $(awk -v k="$k" '$3 == k && $2 == "old" { print $4 }' "$OUT/n2-ab.txt")" \
+		"$(awk -v k="$k" '$3 == k && $2 == "new" { print $4 }' "$OUT/n2-ab.txt")"
+done
