@@ -15,7 +15,8 @@
 #                a temporary worktree (N2_OLD_TREE, default /tmp/old-n2)
 # Environment: N2_SECONDS (default 5), N2_VPORTS (default 16), N2_NODES
 #   (default 16), N2_AR_SECONDS (default 10), N2_AR_REPEAT (Allreduce
-#   runs per boot, default 3: the VM is TCG on a shared machine).  Results go to
+#   runs per boot, default 3: the VM is TCG on a shared machine),
+#   N2_AB_ONLY=1 (only the boot that alternates the two modules).  Results go to
 #   build/measure/n2-*.txt; one VM at a time.
 set -u -o pipefail
 
@@ -78,6 +79,7 @@ if rmmod th_nic 2>/dev/null; then echo "N2 rmmod ok"; else echo "N2 rmmod refuse
 exit 0
 EOF
 	chmod +x "$OUT/n2-$side/payload/run.sh"
+	[ -n "${N2_AB_ONLY:-}" ] && continue
 	echo "== $side: the module in the VM"
 	TOP=$TOP B=$TOP/build LOGS=$OUT/n2-$side VM_DIR=$OUT/n2-$side/vm \
 		VM_MODULE=$tree/th_nic.ko VM_PAYLOAD=$OUT/n2-$side/payload \
@@ -116,12 +118,14 @@ TOP=$TOP B=$TOP/build LOGS=$OUT/n2-ab VM_DIR=$OUT/n2-ab/vm \
 	"$TOP/scripts/vm/run-vm.sh" >"$OUT/n2-ab/vm.log" 2>&1
 tr -d '\r' <"$OUT/n2-ab/vm-console.log" | grep '^N2AB ' >"$OUT/n2-ab.txt"
 
+if [ -z "${N2_AB_ONLY:-}" ]; then
 echo
 printf '%-28s %-20s %s\n' "measure" "before ($OLD)" "after"
 join -a1 -a2 -e - -o 0,1.2,2.2 \
 	<(sed 's/^N2 //; s/ /\t/' "$OUT/n2-old.txt" | sort -t "$(printf '\t')" -k1,1) \
 	<(sed 's/^N2 //; s/ /\t/' "$OUT/n2-new.txt" | sort -t "$(printf '\t')" -k1,1) \
 	-t "$(printf '\t')" | awk -F '\t' '{ printf "%-28s %-20s %s\n", $1, $2, $3 }'
+fi
 
 echo
 echo "Allreduce rounds/s, both modules in one boot, alternately (before after):"
