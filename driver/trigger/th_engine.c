@@ -292,6 +292,9 @@ void th_rearm_release_locked(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
 		th_list_del(&chain->node);
 		chain->touch_seen = vp->touches;
 		chain->rounds = 1;
+		/* timed mode: it waited for the host's call, whose time it is */
+		if (ctx->eng->timing && ctx->stamp > chain->vnow)
+			chain->vnow = ctx->stamp;
 		/* a cancel stopped it while parked: end it without running */
 		if (chain->stop && !chain->status)
 			chain->status = -ECANCELED;
