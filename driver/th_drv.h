@@ -51,7 +51,9 @@ enum th_ring_mem_id {
  *	looked up under RCU
  * @users_lock: protects @users and every user's @refs
  * @users: struct th_user by uid
- * @wq: runs deferred chains: one work item per vport with work
+ * @wq: runs deferred chains: one work item per vport with work, at most
+ *	@user_turns of one user's queued at once (th_fabric.c)
+ * @user_turns: that bound: the workqueue's max_active
  * @devt: first device number
  * @class: the device class (sysfs, udev)
  */
@@ -63,6 +65,7 @@ struct th_fabric {
 	struct mutex users_lock;
 	DECLARE_HASHTABLE(users, TH_USERS_HASH_BITS);
 	struct workqueue_struct *wq;
+	unsigned int user_turns;
 	dev_t devt;
 	struct class *class;
 };
@@ -105,6 +108,11 @@ struct th_domain {
  * @refs: vports created by this user that exist; freed at 0
  * @acct: what the user holds, for the per-user limits
  * @domain: the domain of the user's vports created without a domain fd
+ * @sched_lock: protects @waiting, @turns and its vports' @sched_state and
+ *	@sched_link; taken in execution contexts, never sleeps
+ * @waiting: its vports with deferred work whose turn has not come
+ * @turns: its vports' work items queued on the fabric's workqueue or
+ *	running, at most th_fabric.user_turns
  */
 struct th_user {
 	struct hlist_node link;
@@ -112,6 +120,17 @@ struct th_user {
 	unsigned int refs;
 	struct th_eng_user acct;
 	struct th_domain domain;
+	/* protects waiting, turns, sched_state and sched_link; never sleeps */
+	spinlock_t sched_lock;
+	struct list_head waiting;
+	unsigned int turns;
+};
+
+/* struct th_nic_vport.sched_state: where its deferred work stands */
+enum {
+	TH_SCHED_IDLE,		/* none, or none yet seen: no turn held */
+	TH_SCHED_WAITING,	/* on its user's @waiting list */
+	TH_SCHED_QUEUED,	/* its @run_work queued or running: a turn */
 };
 
 /**
@@ -160,6 +179,8 @@ struct th_ring_mem {
  *	taken in execution contexts
  * @deferred: chains an execution context handed over past its budget
  * @run_work: runs @deferred on the fabric's workqueue, one budget per turn
+ * @sched_state: TH_SCHED_*, under @user's sched_lock
+ * @sched_link: in @user's waiting list while TH_SCHED_WAITING
  * @parked: chains fault injection holds back, each until its due time
  *	(th_eng_chain_due(), ktime ns)
  * @park_work: moves the parked chains whose time came to @deferred
@@ -182,6 +203,8 @@ struct th_nic_vport {
 	spinlock_t defer_lock;
 	struct th_list deferred;
 	struct work_struct run_work;
+	unsigned int sched_state;
+	struct list_head sched_link;
 	struct th_list parked;
 	struct delayed_work park_work;
 	u64 park_next;

@@ -8,9 +8,14 @@
  * doorbell or counter ioctl of the process that posted or advanced it,
  * including deliveries from other nodes it cascades into), up to the
  * engine's budget of chains and bytes; past it, on the fabric's workqueue,
- * from a work item of the chain's own vport that runs one budget per turn
- * and queues itself again, so vports with work take turns.  Nothing here
- * sleeps with a spinlock held; see Documentation/locking.rst.
+ * from a work item of the chain's own vport that runs one budget per turn.
+ * Turns are per user, not per vport (Documentation/security.rst "NIC
+ * time"): at most user_turns work items of one user are queued at once,
+ * its other vports with work wait on the user's own list, and a vport
+ * whose turn ends hands it to the next of the same user, queued at the
+ * workqueue's tail.  So users with work take turns, whatever the number
+ * of vports each holds.  Nothing here sleeps with a spinlock held; see
+ * Documentation/locking.rst.
  */
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -67,6 +72,67 @@ static bool th_fabric_vport_quiet(struct th_nic_vport *vp)
 }
 
 /*
+ * @vp has deferred work: give it a turn, or a place in its user's queue
+ * when the user holds all its turns.  A vport whose turn is under way
+ * sees the new work when the turn ends (th_sched_turn_end()); one that
+ * has none (its teardown's kick) stays idle.
+ */
+static void th_sched_kick(struct th_fabric *fab, struct th_nic_vport *vp)
+{
+	struct th_user *user = vp->user;
+	bool work;
+
+	spin_lock(&user->sched_lock);
+	/* never wait on the user's list with nothing to run: teardown */
+	spin_lock(&vp->defer_lock);
+	work = !th_list_empty(&vp->deferred);
+	spin_unlock(&vp->defer_lock);
+	if (work && vp->sched_state == TH_SCHED_IDLE) {
+		if (user->turns < fab->user_turns) {
+			user->turns++;
+			vp->sched_state = TH_SCHED_QUEUED;
+			queue_work(fab->wq, &vp->run_work);
+		} else {
+			vp->sched_state = TH_SCHED_WAITING;
+			list_add_tail(&vp->sched_link, &user->waiting);
+		}
+	}
+	spin_unlock(&user->sched_lock);
+}
+
+/*
+ * @vp's turn is over: back to the tail of its user's queue if it has work
+ * left, and the user's next waiting vport (maybe @vp) takes the turn, its
+ * work item queued behind other users' turns.
+ */
+static void th_sched_turn_end(struct th_fabric *fab, struct th_nic_vport *vp)
+{
+	struct th_user *user = vp->user;
+	struct th_nic_vport *next;
+	bool more;
+
+	spin_lock(&user->sched_lock);
+	spin_lock(&vp->defer_lock);
+	more = !th_list_empty(&vp->deferred);
+	spin_unlock(&vp->defer_lock);
+	user->turns--;
+	vp->sched_state = TH_SCHED_IDLE;
+	if (more) {
+		vp->sched_state = TH_SCHED_WAITING;
+		list_add_tail(&vp->sched_link, &user->waiting);
+	}
+	next = list_first_entry_or_null(&user->waiting, struct th_nic_vport,
+					sched_link);
+	if (next) {
+		list_del(&next->sched_link);
+		next->sched_state = TH_SCHED_QUEUED;
+		user->turns++;
+		queue_work(fab->wq, &next->run_work);
+	}
+	spin_unlock(&user->sched_lock);
+}
+
+/*
  * Drop the fabric table's reference, then wait until no peer operation or
  * ioctl holds the vport and none of its chains runs (deferred ones run
  * and see it dead), and its work item is done.
@@ -81,7 +147,7 @@ static void th_fabric_quiesce(struct th_eng_vport *ev)
 	vp->unparking = true;
 	th_list_splice_tail(&vp->deferred, &vp->parked);
 	spin_unlock(&vp->defer_lock);
-	queue_work(fab->wq, &vp->run_work);
+	th_sched_kick(fab, vp);
 	th_vport_put(vp);
 	wait_event(vp->wq, th_fabric_vport_quiet(vp));
 	cancel_delayed_work_sync(&vp->park_work);
@@ -97,17 +163,18 @@ static void th_fabric_defer(void *fabric, struct th_eng_chain *chain)
 	spin_lock(&vp->defer_lock);
 	th_list_add_tail(&vp->deferred, th_eng_chain_node(chain));
 	spin_unlock(&vp->defer_lock);
-	queue_work(fab->wq, &vp->run_work);
+	th_sched_kick(fab, vp);
 }
 
 /*
  * One turn of a vport: run what it had deferred for one context's budget.
- * Chains that do not fit (and chains of other vports they fire) are
- * deferred again, which queues their vports' work items at the tail.
+ * Chains that do not fit are deferred again, to the vport's next turn;
+ * chains of other vports they fire, to those vports' (of their users).
  */
 void th_fabric_run_work(struct work_struct *work)
 {
 	struct th_nic_vport *vp = container_of(work, struct th_nic_vport, run_work);
+	struct th_fabric *fab = vp->ev.eng->fabric;
 	struct th_eng_ctx ctx;
 
 	th_eng_ctx_init(&ctx, vp->ev.eng);
@@ -115,6 +182,7 @@ void th_fabric_run_work(struct work_struct *work)
 	th_list_splice_tail(&ctx.ready, &vp->deferred);
 	spin_unlock(&vp->defer_lock);
 	th_eng_ctx_run(&ctx);
+	th_sched_turn_end(fab, vp);
 }
 
 /*
@@ -161,7 +229,7 @@ void th_fabric_park_work(struct work_struct *work)
 	moved = th_fabric_unpark_due_locked(fab, vp, ktime_get_ns());
 	spin_unlock(&vp->defer_lock);
 	if (moved)
-		queue_work(fab->wq, &vp->run_work);
+		th_sched_kick(fab, vp);
 }
 
 /*
@@ -191,7 +259,7 @@ static void th_fabric_park(void *fabric, struct th_eng_chain *chain, u64 ns)
 	}
 	spin_unlock(&vp->defer_lock);
 	if (now_run)
-		queue_work(fab->wq, &vp->run_work);
+		th_sched_kick(fab, vp);
 }
 
 /* The engine's events, on the netlink events group. */
@@ -246,6 +314,8 @@ struct th_user *th_fabric_user_get(struct th_fabric *fab)
 		user->uid = uid;
 		user->refs = 1;
 		th_eng_user_init(&user->acct);
+		spin_lock_init(&user->sched_lock);
+		INIT_LIST_HEAD(&user->waiting);
 		kref_init(&user->domain.ref);
 		user->domain.id = th_domain_next_id();
 		hash_add(fab->users, &user->link, __kuid_val(uid));
@@ -286,7 +356,8 @@ struct th_fabric *th_fabric_create(const struct th_eng_limits *lim)
 	if (!fab->vports)
 		goto err_free_nodes;
 	/* as many vports run at once as there are CPUs, no more */
-	fab->wq = alloc_workqueue("th_nic", WQ_UNBOUND, num_possible_cpus());
+	fab->user_turns = num_possible_cpus();
+	fab->wq = alloc_workqueue("th_nic", WQ_UNBOUND, fab->user_turns);
 	if (!fab->wq)
 		goto err_free_vports;
 	for (i = 0; i < lim->nodes; i++) {

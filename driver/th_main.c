@@ -51,6 +51,11 @@ module_param(max_user_chains, uint, 0444);
 MODULE_PARM_DESC(max_user_chains,
 		 "accepted, uncompleted chains one user may have");
 
+static unsigned int rearm_rounds = TH_ENG_DEF_REARM_ROUNDS;
+module_param(rearm_rounds, uint, 0444);
+MODULE_PARM_DESC(rearm_rounds,
+		 "rounds a re-arming chain runs per host action on its vport");
+
 static struct th_fabric *th_fabric;
 
 static int __init th_nic_init(void)
@@ -66,6 +71,7 @@ static int __init th_nic_init(void)
 		.max_mr_size	= max_mr_size,
 		.max_user_vports = max_user_vports,
 		.max_user_chains = max_user_chains,
+		.rearm_rounds	= rearm_rounds,
 	};
 	struct th_fabric *fab;
 	int ret;

@@ -81,6 +81,7 @@ static int th_nl_put_stats(struct sk_buff *skb, const struct th_eng_stats *st)
 		{ TH_NL_STAT_FAULTS_DELAYED, offsetof(struct th_eng_stats, faults_delayed) },
 		{ TH_NL_STAT_RETRIES, offsetof(struct th_eng_stats, retries) },
 		{ TH_NL_STAT_TIMEOUTS, offsetof(struct th_eng_stats, timeouts) },
+		{ TH_NL_STAT_ROUNDS_PARKED, offsetof(struct th_eng_stats, rounds_parked) },
 	};
 	struct nlattr *nest = nla_nest_start(skb, TH_NL_A_STATS);
 	size_t i;

@@ -37,3 +37,8 @@ void th_trace_fault(u32 node, u32 vport, u64 id, u8 kind, u32 tries)
 {
 	trace_th_nic_fault(node, vport, id, kind, tries);
 }
+
+void th_trace_park(u32 node, u32 vport, u64 id, u64 cookie, u32 rounds)
+{
+	trace_th_nic_chain_park(node, vport, id, cookie, rounds);
+}

@@ -57,6 +57,25 @@ TRACE_EVENT(th_nic_chain_fire,
 		      __entry->cookie, __entry->status)
 );
 
+/* a round of a re-arming chain waits for the host's next action */
+TRACE_EVENT(th_nic_chain_park,
+	    TP_PROTO(u32 node, u32 vport, u64 id, u64 cookie, u32 rounds),
+	    TP_ARGS(node, vport, id, cookie, rounds),
+	    TP_STRUCT__entry(__field(u32, node)
+			     __field(u32, vport)
+			     __field(u64, id)
+			     __field(u64, cookie)
+			     __field(u32, rounds)),
+	    TP_fast_assign(__entry->node = node;
+			   __entry->vport = vport;
+			   __entry->id = id;
+			   __entry->cookie = cookie;
+			   __entry->rounds = rounds;),
+	    TP_printk("node=%u vport=%u chain=%llu cookie=%llu rounds=%u",
+		      __entry->node, __entry->vport, __entry->id,
+		      __entry->cookie, __entry->rounds)
+);
+
 TRACE_EVENT(th_nic_chain_complete,
 	    TP_PROTO(u32 node, u32 vport, u64 id, u64 cookie, int status,
 		     u32 at),

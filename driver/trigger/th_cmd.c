@@ -125,6 +125,7 @@ int th_eng_cmd_doorbell(struct th_eng_vport *vp, struct th_nic_doorbell *req)
 	if (req->flags)
 		return -EINVAL;
 	th_eng_ctx_init(&ctx, vp->eng);
+	th_eng_host_touch(vp, &ctx);
 	ret = th_eng_doorbell(vp, &ctx, req);
 	th_eng_ctx_run(&ctx);
 	return ret;
@@ -151,18 +152,29 @@ int th_eng_cmd_ct_update(struct th_eng_vport *vp, bool set,
 			return -EINVAL;
 		op = req->flags ? TH_ENG_CT_FAIL : TH_ENG_CT_INC;
 	}
+	if (req->ct >= vp->eng->lim.max_counters)
+		return -EINVAL;
 	th_eng_ctx_init(&ctx, vp->eng);
+	th_eng_host_touch(vp, &ctx);
 	ret = th_eng_ct_update(vp, req->ct, op, req->value, req->failure, &ctx);
 	th_eng_ctx_run(&ctx);
 	return ret;
 }
 
-/* CT_WAIT: the request, before the host sleeps. */
+/*
+ * CT_WAIT: the request, before the host sleeps.  A host action: the
+ * rounds its vport had parked run now, in the caller's thread.
+ */
 int th_eng_cmd_ct_wait_check(struct th_eng_vport *vp,
 			     const struct th_nic_ct_wait *req)
 {
+	struct th_eng_ctx ctx;
+
 	if (req->flags || req->ct >= vp->eng->lim.max_counters)
 		return -EINVAL;
+	th_eng_ctx_init(&ctx, vp->eng);
+	th_eng_host_touch(vp, &ctx);
+	th_eng_ctx_run(&ctx);
 	return 0;
 }
 
@@ -210,6 +222,8 @@ int th_eng_cmd_cancel(struct th_eng_vport *vp, struct th_nic_cancel *req)
 	th_eng_ctx_init(&ctx, vp->eng);
 	ret = th_eng_cancel(vp, req->flags & TH_NIC_CANCEL_F_COOKIE,
 			    req->cookie, &req->cancelled, &ctx);
+	/* after the cancel: a parked round it stopped ends without running */
+	th_eng_host_touch(vp, &ctx);
 	th_eng_ctx_run(&ctx);
 	return ret;
 }

@@ -101,6 +101,7 @@ void th_trace_complete(u32 node, u32 vport, u64 id, u64 cookie, int status,
 void th_trace_deliver(u32 node, u32 vport, u32 to_node, u32 to_vport, u8 op,
 		      u64 len);
 void th_trace_fault(u32 node, u32 vport, u64 id, u8 kind, u32 tries);
+void th_trace_park(u32 node, u32 vport, u64 id, u64 cookie, u32 rounds);
 #else /* userspace */
 
 #include <errno.h>
@@ -210,6 +211,8 @@ struct th_atomic_u {
 	do { (void)(n); (void)(v); (void)(tn); (void)(tv); (void)(op); (void)(len); } while (0)
 #define th_trace_fault(n, v, c, k, t) \
 	do { (void)(n); (void)(v); (void)(c); (void)(k); (void)(t); } while (0)
+#define th_trace_park(n, v, id, c, r) \
+	do { (void)(n); (void)(v); (void)(id); (void)(c); (void)(r); } while (0)
 
 #endif /* __KERNEL__ */
 

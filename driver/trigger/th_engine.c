@@ -30,6 +30,7 @@ void th_eng_limits_default(struct th_eng_limits *lim)
 	lim->max_mr_size = TH_ENG_DEF_MR_SIZE;
 	lim->max_user_vports = TH_ENG_DEF_USER_VPORTS;
 	lim->max_user_chains = TH_ENG_DEF_USER_CHAINS;
+	lim->rearm_rounds = TH_ENG_DEF_REARM_ROUNDS;
 }
 
 int th_eng_init(struct th_eng *eng, const struct th_eng_ops *ops, void *fabric,
@@ -45,11 +46,14 @@ int th_eng_init(struct th_eng *eng, const struct th_eng_ops *ops, void *fabric,
 	    !lim->max_mrs || lim->max_mrs > TH_ENG_MAX_MRS ||
 	    !lim->max_mr_size ||
 	    !lim->max_user_vports || lim->max_user_vports > TH_ENG_MAX_USER ||
-	    !lim->max_user_chains || lim->max_user_chains > TH_ENG_MAX_USER)
+	    !lim->max_user_chains || lim->max_user_chains > TH_ENG_MAX_USER ||
+	    lim->rearm_rounds > TH_ENG_MAX_REARM_ROUNDS)
 		return -EINVAL;
 	eng->ops = ops;
 	eng->fabric = fabric;
 	eng->lim = *lim;
+	if (!eng->lim.rearm_rounds)
+		eng->lim.rearm_rounds = TH_ENG_DEF_REARM_ROUNDS;
 	eng->budget_chains = TH_ENG_BUDGET_CHAINS;
 	eng->budget_bytes = TH_ENG_BUDGET_BYTES;
 	eng->slice = TH_ENG_SLICE;
@@ -165,6 +169,7 @@ int th_eng_vport_init(struct th_eng_vport *vp, struct th_eng *eng, u32 node,
 	for (i = 0; i < lim->max_counters; i++)
 		th_list_init(&vp->pending[i]);
 	th_list_init(&vp->rearming);
+	th_list_init(&vp->rearm_parked);
 	th_list_init(&vp->chain_pool[0]);
 	th_list_init(&vp->chain_pool[1]);
 	vp->mr_key_shift = th_bits_for(lim->max_mrs);
@@ -194,6 +199,8 @@ void th_eng_vport_kill(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
 	th_lock(&vp->lock);
 	vp->dead = true;
 	th_chain_fail_pending_locked(vp, ctx, -ECANCELED);
+	/* parked rounds run now, see the vport dead and end cancelled */
+	th_rearm_release_locked(vp, ctx);
 	/* CT_WAIT and poll waiters must see that the vport is gone */
 	vp->eng->ops->wake(vp);
 	th_unlock(&vp->lock);
@@ -259,6 +266,78 @@ void th_eng_ctx_init(struct th_eng_ctx *ctx, struct th_eng *eng)
 	ctx->bytes = 0;
 	/* a host's call happens at the calling host's clock */
 	ctx->stamp = eng->timing ? eng->timing->host_now() : 0;
+}
+
+/*
+ * NIC time (Documentation/security.rst "NIC time").  Rounds of re-arming
+ * chains are the one kind of NIC work no host call asked for: a chain
+ * whose round advances its own counter fires again by itself, forever,
+ * and past a call's budget that work runs in the provider's context,
+ * charged to no one.  So each re-arming chain runs at most
+ * lim.rearm_rounds rounds between two host actions on its vport; the
+ * next round parks on the vport (counted in rounds_parked, traced) and
+ * runs in the context of the host's next action, which pays for it.
+ * Nothing is lost: the parked round keeps its place, its CQ room and
+ * its threshold.
+ */
+
+/* Parked rounds of @vp to @ctx, each with a fresh allowance of rounds. */
+void th_rearm_release_locked(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
+	__must_hold(&vp->lock)
+{
+	struct th_eng_chain *chain;
+
+	while (!th_list_empty(&vp->rearm_parked)) {
+		chain = th_eng_chain_from_node(vp->rearm_parked.next);
+		th_list_del(&chain->node);
+		chain->touch_seen = vp->touches;
+		chain->rounds = 1;
+		/* timed mode: it waited for the host's call, whose time it is */
+		if (ctx->eng->timing && ctx->stamp > chain->vnow)
+			chain->vnow = ctx->stamp;
+		/* a cancel stopped it while parked: end it without running */
+		if (chain->stop && !chain->status)
+			chain->status = -ECANCELED;
+		th_list_add_tail(&ctx->ready, &chain->node);
+	}
+}
+
+/*
+ * A host action on @vp: a doorbell, a counter update, CT_WAIT or CANCEL
+ * (th_cmd.c).  Each of its re-arming chains may run rearm_rounds rounds
+ * again, and the rounds that were parked run in @ctx, the caller's.
+ */
+void th_eng_host_touch(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
+{
+	th_lock(&vp->lock);
+	vp->touches++;
+	th_rearm_release_locked(vp, ctx);
+	th_unlock(&vp->lock);
+}
+
+/*
+ * Count a fired round of re-arming @chain against its allowance; true
+ * when it is spent and the round was parked instead.  A round the
+ * provider's network already sent (offloaded) is counted, never parked.
+ */
+static bool th_rearm_park_locked(struct th_eng_chain *chain)
+	__must_hold(&chain->vp->lock)
+{
+	struct th_eng_vport *vp = chain->vp;
+
+	if (chain->touch_seen != vp->touches) {
+		chain->touch_seen = vp->touches;
+		chain->rounds = 0;
+	}
+	if (chain->rounds < vp->eng->lim.rearm_rounds || chain->offloaded) {
+		chain->rounds++;
+		return false;
+	}
+	vp->stats.rounds_parked++;
+	th_trace_park(vp->node, vp->index, chain->seq, chain->cookie,
+		      chain->rounds);
+	th_list_add_tail(&vp->rearm_parked, &chain->node);
+	return true;
 }
 
 /* A provider's worker re-queues a deferred chain into its own context. */
@@ -374,6 +453,8 @@ void th_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 		      status);
 	if (ctx->eng->timing)
 		th_timing_fire(ctx, chain);
+	if (!status && chain->stride && th_rearm_park_locked(chain))
+		return;
 	/* an offloaded delivery that went: the provider's until it ends */
 	if (chain->offloaded && th_remote_offload_disarm_locked(chain, status))
 		return;

@@ -41,6 +41,8 @@ struct th_eng_chain;
  * @max_mr_size: bytes per MR
  * @max_user_vports: vports one user may hold on the fabric
  * @max_user_chains: accepted, uncompleted chains one user may have
+ * @rearm_rounds: rounds each re-arming chain may run per host action on
+ *	its vport (th_eng_host_touch()); 0: TH_ENG_DEF_REARM_ROUNDS
  */
 struct th_eng_limits {
 	u32 nodes;
@@ -53,6 +55,7 @@ struct th_eng_limits {
 	u64 max_mr_size;
 	u32 max_user_vports;
 	u32 max_user_chains;
+	u32 rearm_rounds;
 };
 
 /* ABI defaults (ABI.md "Limits"). */
@@ -80,6 +83,16 @@ struct th_eng_limits {
  */
 #define TH_ENG_DEF_USER_VPORTS	256
 #define TH_ENG_DEF_USER_CHAINS	16384
+/*
+ * NIC time (Documentation/security.rst "NIC time"): a re-arming chain runs
+ * at most this many rounds between two host actions on its vport; the
+ * next round then parks until the host acts again.  A plan whose every
+ * round starts from a host increment (the offloaded collectives) uses one
+ * round per chain per host action: the rest lets the host start rounds
+ * ahead of the NIC.  A chain that re-fires itself runs this many rounds
+ * per host call, in that call: the caller pays for them.
+ */
+#define TH_ENG_DEF_REARM_ROUNDS	16
 
 /* Hard ceilings the engine's data structures are sized for. */
 #define TH_ENG_MAX_NODES	65536
@@ -89,6 +102,7 @@ struct th_eng_limits {
 #define TH_ENG_MAX_CHAIN	256
 #define TH_ENG_MAX_MRS		4096
 #define TH_ENG_MAX_USER		0x40000000U	/* 2^30 */
+#define TH_ENG_MAX_REARM_ROUNDS	0x100000U	/* 2^20 */
 
 /*
  * What one execution context runs before handing the rest to the NIC's
@@ -435,6 +449,8 @@ struct th_eng_mr {
  * @faults_delayed: deliveries it sent that fault injection held back
  * @retries: lost deliveries sent again
  * @timeouts: descriptors failed with -ETIMEDOUT, their last retry lost
+ * @rounds_parked: rounds of re-arming chains held back because the chain
+ *	ran its rearm_rounds since the host last acted on the vport
  *
  * The same fields serve as a node's totals (th_eng_node_stats()).
  */
@@ -459,6 +475,7 @@ struct th_eng_stats {
 	u64 faults_delayed;
 	u64 retries;
 	u64 timeouts;
+	u64 rounds_parked;
 };
 
 /**
@@ -495,6 +512,10 @@ struct th_eng_stats {
  * @accepted: chains accepted and not completed
  * @offloaded: pending chains the provider's network would send
  *	(ops->offload_arm)
+ * @touches: host actions on it so far (th_eng_host_touch()): each gives
+ *	its re-arming chains rearm_rounds more rounds
+ * @rearm_parked: fired rounds of re-arming chains that ran theirs, until
+ *	the next host action (struct th_eng_chain.node)
  */
 struct th_eng_vport {
 	struct th_eng *eng;
@@ -523,6 +544,8 @@ struct th_eng_vport {
 	struct th_eng_stats stats;
 	u32 accepted;
 	u32 offloaded;
+	u64 touches;
+	struct th_list rearm_parked;
 };
 
 /**
@@ -606,6 +629,7 @@ void th_eng_vport_kill(struct th_eng_vport *vp, struct th_eng_ctx *ctx);
 bool th_eng_vport_idle(struct th_eng_vport *vp);
 void th_eng_vport_destroy(struct th_eng_vport *vp);
 void th_eng_ctx_init(struct th_eng_ctx *ctx, struct th_eng *eng);
+void th_eng_host_touch(struct th_eng_vport *vp, struct th_eng_ctx *ctx);
 /* Timed mode: when counter @idx of @vp was last updated. */
 u64 th_eng_timing_seen(struct th_eng_vport *vp, u32 idx);
 void th_eng_ctx_add(struct th_eng_ctx *ctx, struct th_eng_chain *chain);

@@ -63,6 +63,9 @@ enum {
  * @rop: what it asked of the provider
  * @offloaded: pending, with its first delivery in the provider's network
  *	(ops->offload_arm)
+ * @touch_seen: re-arming: the vport's host actions (touches) when its
+ *	@rounds were last reset
+ * @rounds: re-arming: rounds fired since then (at most rearm_rounds)
  */
 struct th_eng_chain {
 	struct th_list node;
@@ -92,6 +95,8 @@ struct th_eng_chain {
 	int remote_status;
 	struct th_eng_remote_op rop;
 	bool offloaded;
+	u64 touch_seen;
+	u32 rounds;
 	struct th_nic_desc descs[];
 };
 
@@ -121,6 +126,7 @@ void th_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 void th_cq_write_locked(struct th_eng_vport *vp, const struct th_nic_cqe *cqe);
 u32 th_cq_used_locked(struct th_eng_vport *vp);
 bool th_ctx_out_of_budget(const struct th_eng_ctx *ctx);
+void th_rearm_release_locked(struct th_eng_vport *vp, struct th_eng_ctx *ctx);
 
 /* th_timing.c */
 void th_timing_fire(struct th_eng_ctx *ctx, struct th_eng_chain *chain);

@@ -13,7 +13,7 @@ STATS = {"doorbells", "chains_posted", "chains_refused", "chains_fired",
          "chains_done", "chains_failed", "chains_cancelled", "chains_deferred",
          "descs_run", "cqes", "bytes_put", "bytes_got", "bytes_copied",
          "bytes_reduced", "violations", "faults_dropped", "faults_delayed",
-         "retries", "timeouts"}
+         "retries", "timeouts", "rounds_parked"}
 
 
 def check_stat_nodes(d, nodes):

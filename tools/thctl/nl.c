@@ -274,6 +274,7 @@ const char *thnl_stat_name(unsigned int attr)
 		[TH_NL_STAT_FAULTS_DELAYED] = "faults_delayed",
 		[TH_NL_STAT_RETRIES] = "retries",
 		[TH_NL_STAT_TIMEOUTS] = "timeouts",
+		[TH_NL_STAT_ROUNDS_PARKED] = "rounds_parked",
 	};
 
 	return attr <= TH_NL_STAT_MAX ? names[attr] : NULL;

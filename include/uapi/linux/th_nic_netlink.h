@@ -150,6 +150,8 @@ enum th_nl_vport_state {
  * @TH_NL_STAT_TIMEOUTS: descriptors failed with -ETIMEDOUT, their last
  *	retry lost
  * @TH_NL_STAT_PAD: padding
+ * @TH_NL_STAT_ROUNDS_PARKED: rounds of re-arming chains held back until
+ *	the host's next action on the vport (its rearm_rounds were spent)
  * @__TH_NL_STAT_MAX: one past the last
  */
 enum th_nl_stat {
@@ -174,6 +176,7 @@ enum th_nl_stat {
 	TH_NL_STAT_RETRIES,
 	TH_NL_STAT_TIMEOUTS,
 	TH_NL_STAT_PAD,
+	TH_NL_STAT_ROUNDS_PARKED,
 	__TH_NL_STAT_MAX,
 };
 
