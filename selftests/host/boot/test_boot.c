@@ -741,7 +741,7 @@ TEST(usage)
  * rank gets must have come in the command line).  Both export TEST_HOST.
  */
 static char launch_dir[] = "/tmp/test_boot_hosts.XXXXXX";
-static char launch_local[64], launch_ssh[64];
+static char launch_local[64], launch_ssh[64], launch_log[64];
 
 static bool write_script(const char *path, const char *text)
 {
@@ -758,10 +758,14 @@ static void launchers_make(struct __test_metadata *_metadata)
 	ASSERT_NE(NULL, mkdtemp(launch_dir));
 	snprintf(launch_local, sizeof(launch_local), "%s/launch", launch_dir);
 	snprintf(launch_ssh, sizeof(launch_ssh), "%s/ssh", launch_dir);
+	snprintf(launch_log, sizeof(launch_log), "%s/argv.log", launch_dir);
+	/* each records its whole command line, as ps would show it */
 	ASSERT_TRUE(write_script(launch_local,
-		"#!/bin/sh\nhost=$1; shift\nTEST_HOST=$host exec \"$@\"\n"));
+		"#!/bin/sh\necho \"$0 $*\" >> \"${0%/*}/argv.log\"\n"
+		"host=$1; shift\nTEST_HOST=$host exec \"$@\"\n"));
 	ASSERT_TRUE(write_script(launch_ssh,
-		"#!/bin/sh\nhost=$1; shift\n"
+		"#!/bin/sh\necho \"$0 $*\" >> \"${0%/*}/argv.log\"\n"
+		"host=$1; shift\n"
 		"exec env -i PATH=\"$PATH\" TEST_HOST=\"$host\" sh -c \"$*\"\n"));
 }
 
@@ -769,7 +773,21 @@ static void launchers_remove(void)
 {
 	unlink(launch_local);
 	unlink(launch_ssh);
+	unlink(launch_log);
 	rmdir(launch_dir);
+}
+
+/* What the launchers were run with so far, NUL-terminated (free()). */
+static char *launch_argv_log(void)
+{
+	FILE *f = fopen(launch_log, "r");
+	char *text = calloc(1, OUT_CAP + 1);
+
+	if (f && text)
+		(void)!fread(text, 1, OUT_CAP, f);
+	if (f)
+		fclose(f);
+	return text;
 }
 
 TEST(hosts_tcp_rendezvous)
@@ -943,6 +961,54 @@ TEST(hosts_ssh_words_arrive_whole)
 	EXPECT_EQ(0, r.status);
 	EXPECT_EQ(3, count_lines(r.out, "/3: allgather ok"));
 	free(r.out);
+	launchers_remove();
+}
+
+/*
+ * The key never appears in a command line: ps shows those to every user
+ * of thrun's host (the launcher's) and of the rank's (the remote shell's,
+ * env's).  The ranks still get it, in their environment only, which other
+ * users cannot read; rank 0 still reads thrun's stdin after it.
+ */
+TEST(hosts_key_is_in_no_command_line)
+{
+	const char *launchers[] = { launch_local, launch_ssh };
+	char prog[512], *argv_log;
+	unsigned int i;
+	struct run r;
+	int in[2];
+
+	launchers_make(_metadata);
+	snprintf(prog, sizeof(prog),
+		 "echo \"rank $TH_RANK key=${#TH_BOOT_KEY} $TH_BOOT_KEY\"; "
+		 "[ $TH_RANK = 0 ] && { read -r line; echo \"stdin: $line\"; }; "
+		 "exec %s allgather", TH_BOOT_RANK);
+	for (i = 0; i < 2; i++) {
+		/* rank 0's stdin: thrun's, after the key */
+		ASSERT_EQ(0, pipe(in));
+		ASSERT_EQ(6, write(in[1], "hello\n", 6));
+		close(in[1]);
+		ASSERT_LE(0, dup2(in[0], STDIN_FILENO));
+		close(in[0]);
+		thrun(&r, "-n", "3", "--hosts", "h0,h1", "--listen",
+		      "127.0.0.1", "--launcher", launchers[i], "--timeout", "15",
+		      "--", "sh", "-c", prog, NULL);
+		TH_LOG("%s", r.out);
+		EXPECT_EQ(0, r.status);
+		EXPECT_EQ(3, count_lines(r.out, "/3: allgather ok"));
+		EXPECT_EQ(3, count_matches(r.out,
+			  "^rank [012] key=32 [0-9a-f]{32}$"));
+		EXPECT_EQ(1, count_matches(r.out, "^stdin: hello$"));
+		argv_log = launch_argv_log();
+		ASSERT_NE(NULL, argv_log);
+		TH_LOG("command lines:\n%s", argv_log);
+		EXPECT_EQ(3, count_matches(argv_log, "TH_RANK="));
+		EXPECT_EQ(0, count_matches(argv_log, "TH_BOOT_KEY="));
+		EXPECT_EQ(0, count_matches(argv_log, "[0-9a-f]{32}"));
+		free(argv_log);
+		free(r.out);
+		unlink(launch_log);
+	}
 	launchers_remove();
 }
 
