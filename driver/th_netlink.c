@@ -8,13 +8,17 @@
  * vports with their owner and state, as anyone lists processes; a vport's
  * details (domain, rings, pending chains, memory, statistics) and its
  * counters are its owner's (same effective uid) or a CAP_NET_ADMIN
- * holder's, as /proc/PID/io is.  Setting fault injection takes
+ * holder's, as /proc/PID/io is, judged by the credentials of the socket's
+ * opener (as netlink_capable() does), not of the task using it.  Setting fault injection takes
  * CAP_NET_ADMIN (GENL_ADMIN_PERM).  Dumps keep their place in the
  * callback's arguments, so they resume across messages.
  */
 #include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
 #include <linux/pid.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 
 #include "th_loc.h"
 
@@ -108,10 +112,21 @@ static struct th_nic_vport *th_nl_vport_get(u32 node, u32 index)
 	return ev ? th_vport_from_ev(ev) : NULL;
 }
 
-/* Its owner, or an administrator: the rule of /proc/PID/io. */
+/*
+ * Its owner, or an administrator: the rule of /proc/PID/io, asked of
+ * whoever opened the requesting socket, as netlink_capable() asks it, not
+ * of the task that happens to send or to read a dump: a socket opened by
+ * a user and handed to a privileged program (as its stdout, say) must not
+ * read what that program's user owns (a confused deputy).  A socket with
+ * no file (a kernel one) sees only what an administrator does.
+ */
 static bool th_nl_may_see(const struct sk_buff *skb, struct th_nic_vport *vp)
 {
-	return uid_eq(current_euid(), vp->user->uid) ||
+	const struct sock *sk = NETLINK_CB(skb).sk;
+	const struct file *file = sk && sk->sk_socket ? sk->sk_socket->file :
+				  NULL;
+
+	return (file && uid_eq(file->f_cred->euid, vp->user->uid)) ||
 	       netlink_capable(skb, CAP_NET_ADMIN);
 }
 

@@ -214,6 +214,75 @@ TEST_F(nl, another_user_sees_owner_and_state_only)
 	EXPECT_EQ(0, thn_run_as(THN_UID_A, as_other_user, &o));
 }
 
+/*
+ * A socket carries its opener's rights, not its user's (a confused
+ * deputy): opened as another user and then used by root, it sees root's
+ * vport as that user would (owner and state, no details, no counters);
+ * opened by root and used after dropping to that user, it sees them.
+ */
+static int deputy(void *arg)
+{
+	struct other *o = arg;
+	struct where w = { 0, o->vport, true };
+	struct reply r = { 0 };
+	struct nl_sock *sk;
+	int family, ret = 0;
+
+	/* opened with euid A (saved uid 0), used with euid 0 */
+	if (setresuid(-1, THN_UID_A, 0))
+		return 20;
+	if (connect_family(&sk, &family))
+		return 21;
+	if (setresuid(-1, 0, -1) || geteuid())
+		return 22;
+	if (request(sk, family, TH_NL_CMD_VPORT_GET, 0, put_where, &w, &r))
+		ret = 23;
+	else if (!r.tb[TH_NL_A_PID] || !r.tb[TH_NL_A_STATE])
+		ret = 24;
+	else if (r.tb[TH_NL_A_DOMAIN] || r.tb[TH_NL_A_STATS] || r.tb[TH_NL_A_MRS])
+		ret = 25;	/* root's details through A's socket */
+	else if (request(sk, family, TH_NL_CMD_COUNTERS_GET, 0, put_where, &w,
+			 &r) != -EPERM)
+		ret = 26;
+	reply_free(&r);
+	nl_socket_free(sk);
+	return ret;
+}
+
+static int deputy_reverse(void *arg)
+{
+	struct other *o = arg;
+	struct where w = { 0, o->vport, true };
+	struct reply r = { 0 };
+	struct nl_sock *sk;
+	int family, ret = 0;
+
+	/* opened by root, used by A */
+	if (connect_family(&sk, &family))
+		return 30;
+	if (thn_become(THN_UID_A) || !geteuid())
+		return 31;
+	if (request(sk, family, TH_NL_CMD_VPORT_GET, 0, put_where, &w, &r))
+		ret = 32;
+	else if (!r.tb[TH_NL_A_DOMAIN] || !r.tb[TH_NL_A_STATS])
+		ret = 33;
+	else if (request(sk, family, TH_NL_CMD_COUNTERS_GET, 0, put_where, &w,
+			 &r))
+		ret = 34;
+	reply_free(&r);
+	nl_socket_free(sk);
+	return ret;
+}
+
+TEST_F(nl, a_socket_has_its_openers_rights)
+{
+	struct other o = { self->vp.id };
+
+	THN_NEED_ROOT();
+	EXPECT_EQ(0, thn_run_as(0, deputy, &o));
+	EXPECT_EQ(0, thn_run_as(0, deputy_reverse, &o));
+}
+
 /* Raw attributes, to get them wrong on purpose. */
 struct raw {
 	int type;
