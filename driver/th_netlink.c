@@ -8,8 +8,8 @@
  * vports with their owner and state, as anyone lists processes; a vport's
  * details (domain, rings, pending chains, memory, statistics) and its
  * counters are its owner's (same effective uid) or a CAP_NET_ADMIN
- * holder's, as /proc/PID/io is, judged by the credentials of the socket's
- * opener (as netlink_capable() does), not of the task using it.  Setting fault injection takes
+ * holder's, as /proc/PID/io is, judged as netlink_capable() judges: by
+ * the socket's opener as well as by the task using it.  Setting fault injection takes
  * CAP_NET_ADMIN (GENL_ADMIN_PERM).  Dumps keep their place in the
  * callback's arguments, so they resume across messages.
  */
@@ -113,20 +113,30 @@ static struct th_nic_vport *th_nl_vport_get(u32 node, u32 index)
 }
 
 /*
- * Its owner, or an administrator: the rule of /proc/PID/io, asked of
- * whoever opened the requesting socket, as netlink_capable() asks it, not
- * of the task that happens to send or to read a dump: a socket opened by
- * a user and handed to a privileged program (as its stdout, say) must not
- * read what that program's user owns (a confused deputy).  A socket with
- * no file (a kernel one) sees only what an administrator does.
+ * Is the requester @owner?  The kernel's rule for netlink_capable()
+ * applied to the uid: both whoever opened the socket (its file's
+ * credentials) and the task sending, unless the sender named a
+ * destination (NETLINK_SKB_DST: a deliberate sendmsg, not a write() on a
+ * descriptor it was handed).  A socket opened by one user and handed to a
+ * root program (as its stdout, say) so gets the opener's rights, never
+ * the program's: no confused deputy.  A socket with no file (a kernel
+ * one) is nobody's.
  */
+static bool th_nl_is_owner(const struct sk_buff *skb, kuid_t owner)
+{
+	const struct netlink_skb_parms *nsp = &NETLINK_CB(skb);
+	const struct socket *sock = nsp->sk ? nsp->sk->sk_socket : NULL;
+	bool opener = (nsp->flags & NETLINK_SKB_DST) ||
+		      (sock && sock->file &&
+		       uid_eq(sock->file->f_cred->euid, owner));
+
+	return opener && uid_eq(current_euid(), owner);
+}
+
+/* Its owner, or an administrator: the rule of /proc/PID/io. */
 static bool th_nl_may_see(const struct sk_buff *skb, struct th_nic_vport *vp)
 {
-	const struct sock *sk = NETLINK_CB(skb).sk;
-	const struct file *file = sk && sk->sk_socket ? sk->sk_socket->file :
-				  NULL;
-
-	return (file && uid_eq(file->f_cred->euid, vp->user->uid)) ||
+	return th_nl_is_owner(skb, vp->user->uid) ||
 	       netlink_capable(skb, CAP_NET_ADMIN);
 }
 
