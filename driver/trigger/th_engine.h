@@ -389,6 +389,7 @@ struct th_eng_ring {
  * struct th_eng_mr - one registered memory region
  * @lkey: its local key, 0 if the slot is free
  * @rkey: its remote key
+ * @last_rkey: the remote key the slot had before the current one
  * @last_lkey: the local key the slot had before, never handed out again
  *	at once
  * @access: enum th_nic_access
@@ -405,6 +406,7 @@ struct th_eng_ring {
 struct th_eng_mr {
 	u32 lkey;
 	u64 rkey;
+	u64 last_rkey;
 	u32 last_lkey;
 	u32 access;
 	u64 uaddr;

@@ -34,6 +34,7 @@ static void th_mr_new_keys(struct th_eng_vport *vp, u32 slot,
 		rkey = (eng->ops->random_u64(eng->fabric) << shift) | slot;
 	} while (!rkey || rkey == mr->rkey);
 	mr->lkey = lkey;
+	mr->last_rkey = mr->rkey;
 	mr->rkey = rkey;
 }
 
@@ -189,6 +190,25 @@ int th_eng_mr_dereg(struct th_eng_vport *vp, u32 lkey)
 	if (priv && ops->mr_free)
 		ops->mr_free(vp->eng->fabric, priv);
 	return 0;
+}
+
+/*
+ * Was @rkey, which no longer resolves on @vp, a key of its own: the
+ * region's current one while it is being (or has been) deregistered, or
+ * the one its slot had before?  A chain still holding such a key learns
+ * nothing by it: the region went away since the key was handed out.
+ */
+bool th_mr_rkey_stale_locked(struct th_eng_vport *vp, u64 rkey)
+	__must_hold(&vp->lock)
+{
+	u32 slot = (u32)rkey & th_mr_slot_mask(vp);
+	const struct th_eng_mr *mr;
+
+	if (!rkey || slot >= vp->eng->lim.max_mrs)
+		return false;
+	mr = &vp->mrs[slot];
+	return (mr->rkey == rkey && (!mr->lkey || mr->dying)) ||
+	       mr->last_rkey == rkey;
 }
 
 /*

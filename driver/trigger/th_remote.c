@@ -92,7 +92,9 @@ int th_remote_mr_get(struct th_eng_vport *vp, struct th_eng_vport *peer,
  * is the one returned, so a vport that takes the index afterwards is
  * never reached.  A key or range the target refuses is a violation, as
  * the write itself would have been: else a cancelled chain would test
- * rkeys for free.
+ * rkeys for free.  Not so a key the target did hand out and has since
+ * deregistered (a job tearing down while its peers' chains are cancelled
+ * or fail): it tells nothing the initiator did not know.
  */
 struct th_eng_vport *th_remote_fail_peer(struct th_eng_vport *vp, u32 node,
 					 u32 vport, u64 rkey, u64 off, u64 len,
@@ -110,7 +112,9 @@ struct th_eng_vport *th_remote_fail_peer(struct th_eng_vport *vp, u32 node,
 	} else {
 		mr = th_mr_lookup_rkey_locked(peer, rkey);
 		ret = mr ? th_mr_allows(mr, TH_NIC_ACCESS_REMOTE_WRITE, off,
-					len) : -EACCES;
+					len) :
+		      th_mr_rkey_stale_locked(peer, rkey) ? -ECONNREFUSED :
+		      -EACCES;
 	}
 	th_unlock(&peer->lock);
 	if (!ret)

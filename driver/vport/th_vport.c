@@ -6,6 +6,7 @@
  * and teardown that cancels what is pending, waits for what runs and for
  * peers using it, then frees.
  */
+#include <linux/capability.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
@@ -18,7 +19,9 @@
  * bound per node one user could take every slot of a few nodes and leave
  * other users none there.  32 is half a default node, so every node keeps
  * room for others, and still fits a job of 16 ranks with 32 collectives
- * each (one vport per collective) spread one rank per node.
+ * each (one vport per collective) spread one rank per node.  Like a
+ * resource limit, it does not bind a CAP_SYS_RESOURCE holder (an
+ * administrator filling a node).
  */
 static unsigned int max_user_node_vports = 32;
 
@@ -55,6 +58,12 @@ static bool th_vport_user_fits(struct th_node *node, struct th_user *user)
 			held++;
 	}
 	return held < READ_ONCE(max_user_node_vports);
+}
+
+/* CAP_SYS_RESOURCE overrides the share, as it overrides resource limits. */
+static bool th_vport_node_cap_applies(void)
+{
+	return !capable(CAP_SYS_RESOURCE);
 }
 
 /*
@@ -173,7 +182,8 @@ int th_vport_create(struct th_file *tf, struct th_nic_vport_create *req)
 
 	mutex_lock(&node->lock);
 	/* the user's share of this node first: a quota, not a full node */
-	if (!th_vport_user_fits(node, vp->user)) {
+	if (th_vport_node_cap_applies() &&
+	    !th_vport_user_fits(node, vp->user)) {
 		ret = -EDQUOT;
 		goto err_unlock;
 	}

@@ -161,6 +161,30 @@ TEST_F(dom, testing_a_key_through_cancel_is_a_violation)
 }
 
 /*
+ * A key the target handed out and deregistered since is no test of
+ * anything: cancelling a chain that still names it (a job tearing down)
+ * costs nothing, and fails nothing at the target either.
+ */
+TEST_F(dom, a_key_deregistered_since_costs_nothing_on_cancel)
+{
+	struct th_eng_stats st;
+	struct th_nic_desc d;
+	u32 n;
+
+	d = thn_put_ct(self->k_in2, 0, 0, self->in1->ev.index, self->r_in1, 0,
+		       64, 4);
+	thn_trigger(&d, 1, 1, 1);
+	ASSERT_EQ(0, th_t_post(self->in2, &d, 1, NULL));
+	ASSERT_EQ(0, th_t_mr_dereg(self->in1, self->k_in1));
+	ASSERT_EQ(0, th_t_cancel(self->in2, false, 0, &n));
+	EXPECT_EQ(1, n);
+	EXPECT_EQ(0, th_t_ct_fail(self->in1, 4));
+	th_eng_stats_read(&self->in2->ev, &st);
+	EXPECT_EQ(0, st.violations);
+	EXPECT_FALSE(self->in2->ev.error);
+}
+
+/*
  * The same through the failure path: a chain whose first descriptor fails
  * (a vport that does not exist) fails the counters of the rest, and a remote
  * one among them through a range past the peer's region is a violation.
