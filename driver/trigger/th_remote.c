@@ -94,7 +94,8 @@ int th_remote_mr_get(struct th_eng_vport *vp, struct th_eng_vport *peer,
  * the write itself would have been: else a cancelled chain would test
  * rkeys for free.  Not so a key the target did hand out and has since
  * deregistered (a job tearing down while its peers' chains are cancelled
- * or fail): it tells nothing the initiator did not know.
+ * or fail): it tells nothing the initiator did not know.  @ctx NULL: no
+ * violation at all (th_chain_fail_counters() says when).
  */
 struct th_eng_vport *th_remote_fail_peer(struct th_eng_vport *vp, u32 node,
 					 u32 vport, u64 rkey, u64 off, u64 len,
@@ -120,7 +121,7 @@ struct th_eng_vport *th_remote_fail_peer(struct th_eng_vport *vp, u32 node,
 	if (!ret)
 		return peer;
 	th_remote_put(vp, peer);
-	if (ret == -EACCES || ret == -ERANGE)
+	if (ctx && (ret == -EACCES || ret == -ERANGE))
 		th_remote_violation(vp, ctx);
 	return NULL;
 }
