@@ -59,11 +59,13 @@ static void th_fabric_wake(struct th_eng_vport *ev)
 	wake_up_all(&vp->owner->poll_wq);
 }
 
-static void th_fabric_wait(struct th_eng_vport *ev,
-			   bool (*done)(struct th_eng_vport *ev, void *arg),
-			   void *arg)
+/* Killable: a task told to die does not wait on a peer's transfer. */
+static int th_fabric_wait(struct th_eng_vport *ev,
+			  bool (*done)(struct th_eng_vport *ev, void *arg),
+			  void *arg)
 {
-	wait_event(th_vport_from_ev(ev)->wq, done(ev, arg));
+	return wait_event_killable(th_vport_from_ev(ev)->wq, done(ev, arg)) ?
+	       -EINTR : 0;
 }
 
 static bool th_fabric_vport_quiet(struct th_nic_vport *vp)

@@ -8,13 +8,17 @@
  * vports with their owner and state, as anyone lists processes; a vport's
  * details (domain, rings, pending chains, memory, statistics) and its
  * counters are its owner's (same effective uid) or a CAP_NET_ADMIN
- * holder's, as /proc/PID/io is.  Setting fault injection takes
+ * holder's, as /proc/PID/io is, judged as netlink_capable() judges: by
+ * the socket's opener as well as by the task using it.  Setting fault injection takes
  * CAP_NET_ADMIN (GENL_ADMIN_PERM).  Dumps keep their place in the
  * callback's arguments, so they resume across messages.
  */
 #include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
 #include <linux/pid.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 
 #include "th_loc.h"
 
@@ -109,10 +113,31 @@ static struct th_nic_vport *th_nl_vport_get(u32 node, u32 index)
 	return ev ? th_vport_from_ev(ev) : NULL;
 }
 
+/*
+ * Is the requester @owner?  The kernel's rule for netlink_capable()
+ * applied to the uid: both whoever opened the socket (its file's
+ * credentials) and the task sending, unless the sender named a
+ * destination (NETLINK_SKB_DST: a deliberate sendmsg, not a write() on a
+ * descriptor it was handed).  A socket opened by one user and handed to a
+ * root program (as its stdout, say) so gets the opener's rights, never
+ * the program's: no confused deputy.  A socket with no file (a kernel
+ * one) is nobody's.
+ */
+static bool th_nl_is_owner(const struct sk_buff *skb, kuid_t owner)
+{
+	const struct netlink_skb_parms *nsp = &NETLINK_CB(skb);
+	const struct socket *sock = nsp->sk ? nsp->sk->sk_socket : NULL;
+	bool opener = (nsp->flags & NETLINK_SKB_DST) ||
+		      (sock && sock->file &&
+		       uid_eq(sock->file->f_cred->euid, owner));
+
+	return opener && uid_eq(current_euid(), owner);
+}
+
 /* Its owner, or an administrator: the rule of /proc/PID/io. */
 static bool th_nl_may_see(const struct sk_buff *skb, struct th_nic_vport *vp)
 {
-	return uid_eq(current_euid(), vp->user->uid) ||
+	return th_nl_is_owner(skb, vp->user->uid) ||
 	       netlink_capable(skb, CAP_NET_ADMIN);
 }
 

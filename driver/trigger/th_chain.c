@@ -433,12 +433,14 @@ void th_chain_fail_pending_locked(struct th_eng_vport *vp,
  * The remote counter descriptor @d would have raised, if its access to the
  * target was authorised: same domain, and a remote key granting the write
  * over the whole range (ABI.md "Security model": failure values reach a
- * peer only for an authorised access).  Returns the target, referenced,
- * or NULL; a target on a remote node gets the failure value through the
- * provider, and NULL is returned.
+ * peer only for an authorised access; a refused key costs a violation).
+ * Returns the target it checked, referenced, or NULL; a target on a
+ * remote node gets the failure value through the provider, and NULL is
+ * returned.  @ctx NULL: a refused key costs nothing.
  */
 static struct th_eng_vport *th_fail_target(struct th_eng_vport *vp,
-					   const struct th_nic_desc *d, u16 *ct)
+					   const struct th_nic_desc *d, u16 *ct,
+					   struct th_eng_ctx *ctx)
 {
 	u32 node, vport;
 	u64 rkey, off, len;
@@ -464,19 +466,20 @@ static struct th_eng_vport *th_fail_target(struct th_eng_vport *vp,
 					     vport, *ct, rkey, off, len);
 		return NULL;
 	}
-	if (!th_remote_authorised(vp, node, vport, rkey, off, len))
-		return NULL;
-	return th_remote_get(vp, node, vport);
+	return th_remote_fail_peer(vp, node, vport, rkey, off, len, ctx);
 }
 
 /*
  * Descriptors from @from on will not run: raise the failure value of every
  * counter they would have advanced, here and, where authorised, at their
  * targets, so that whoever waits on those counters fails instead of
- * hanging.
+ * hanging.  A refused key costs a violation, but not for a chain the
+ * network lost (@status -ETIMEDOUT): only fault injection loses, and a
+ * chain retrying its delivery can outlive its target's regions.
  */
 static void th_chain_fail_counters(struct th_eng_ctx *ctx,
-				   struct th_eng_chain *chain, u32 from)
+				   struct th_eng_chain *chain, u32 from,
+				   int status)
 {
 	struct th_eng_vport *vp = chain->vp;
 	struct th_eng_vport *peer;
@@ -492,7 +495,8 @@ static void th_chain_fail_counters(struct th_eng_ctx *ctx,
 			th_eng_ct_update(vp, d->ct.ct, TH_ENG_CT_FAIL, 1, 0, ctx);
 		if (!(d->flags & TH_NIC_DF_REMOTE_CT))
 			continue;
-		peer = th_fail_target(vp, d, &ct);
+		peer = th_fail_target(vp, d, &ct,
+				      status == -ETIMEDOUT ? NULL : ctx);
 		if (!peer)
 			continue;
 		th_eng_ct_update(peer, ct, TH_ENG_CT_FAIL, 1, 0, ctx);
@@ -516,7 +520,7 @@ void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	th_trace_complete(vp->node, vp->index, chain->seq, chain->cookie, status,
 			  at);
 	if (status)
-		th_chain_fail_counters(ctx, chain, at);
+		th_chain_fail_counters(ctx, chain, at, status);
 	th_atomic_dec(&vp->user->chains);
 
 	th_lock(&vp->lock);

@@ -189,8 +189,9 @@ struct th_eng_mr_ref {
  *	Called with @vp's lock held, so that a waiter that sees the new state
  *	(under that lock) and frees @vp cannot race with the wake-up; must
  *	not sleep nor take a lock that is held around calls into the engine.
- * @wait: sleep, not interruptibly, until @done(@vp, @arg) holds; re-check
- *	it after every @wake of @vp.  @done takes @vp's lock.
+ * @wait: sleep until @done(@vp, @arg) holds, or a fatal signal comes
+ *	(killable: 0, or -EINTR); re-check @done after every @wake of @vp.
+ *	@done takes @vp's lock.
  * @quiesce: after th_eng_vport_kill(): drop the provider's own reference
  *	to @vp and return once no peer operation holds one and
  *	th_eng_vport_idle(@vp)
@@ -220,7 +221,7 @@ struct th_eng_mr_ref {
  * @remote_fail_ct: raise the failure value of counter @ct of (@node,
  *	@vport), on a node @node_remote() says is elsewhere, for a chain of
  *	domain @domain that will not run the descriptor that would have
- *	advanced it; the target checks, as th_remote_authorised() does here,
+ *	advanced it; the target checks, as th_remote_fail_peer() does here,
  *	that [@off, @off + @len) of @rkey could be written by that domain.
  *	Must not sleep.
  * @chain_posted: a chain of @n descriptors @descs passed validation on
@@ -264,8 +265,8 @@ struct th_eng_ops {
 	struct th_eng_vport *(*vport_get)(void *fabric, u32 node, u32 vport);
 	void (*vport_put)(void *fabric, struct th_eng_vport *vp);
 	void (*wake)(struct th_eng_vport *vp);
-	void (*wait)(struct th_eng_vport *vp,
-		     bool (*done)(struct th_eng_vport *vp, void *arg), void *arg);
+	int (*wait)(struct th_eng_vport *vp,
+		    bool (*done)(struct th_eng_vport *vp, void *arg), void *arg);
 	void (*quiesce)(struct th_eng_vport *vp);
 	void (*defer)(void *fabric, struct th_eng_chain *chain);
 	void (*mr_free)(void *fabric, void *priv);
@@ -402,6 +403,7 @@ struct th_eng_ring {
  * struct th_eng_mr - one registered memory region
  * @lkey: its local key, 0 if the slot is free
  * @rkey: its remote key
+ * @last_rkey: the remote key the slot had before the current one
  * @last_lkey: the local key the slot had before, never handed out again
  *	at once
  * @access: enum th_nic_access
@@ -409,12 +411,16 @@ struct th_eng_ring {
  * @len: bytes
  * @kaddr: where the engine reads and writes it
  * @inflight: operations using it now
- * @dying: being deregistered: new lookups fail
+ * @dying: being deregistered: new lookups fail, transfers stop at their
+ *	next slice
+ * @orphan: its deregistration was interrupted (a fatal signal): it stays
+ *	dying until a new one of the same key, or the vport's destruction
  * @priv: the provider's (pinned pages, mapping)
  */
 struct th_eng_mr {
 	u32 lkey;
 	u64 rkey;
+	u64 last_rkey;
 	u32 last_lkey;
 	u32 access;
 	u64 uaddr;
@@ -422,6 +428,7 @@ struct th_eng_mr {
 	u8 *kaddr;
 	u32 inflight;
 	bool dying;
+	bool orphan;
 	void *priv;
 };
 

@@ -166,8 +166,10 @@ int th_remote_mr_get(struct th_eng_vport *vp, struct th_eng_vport *peer,
 		     struct th_eng_mr_ref *ref, struct th_eng_ctx *ctx);
 void th_remote_violation(struct th_eng_vport *vp, struct th_eng_ctx *ctx);
 bool th_remote_node(struct th_eng_vport *vp, u32 node);
-bool th_remote_authorised(struct th_eng_vport *vp, u32 node, u32 vport,
-			  u64 rkey, u64 off, u64 len);
+bool th_mr_rkey_stale_locked(struct th_eng_vport *vp, u64 rkey);
+struct th_eng_vport *th_remote_fail_peer(struct th_eng_vport *vp, u32 node,
+					 u32 vport, u64 rkey, u64 off, u64 len,
+					 struct th_eng_ctx *ctx);
 void th_remote_offload_arm_locked(struct th_eng_vport *vp,
 				  struct th_eng_chain *chain);
 void th_remote_offload_counter_locked(struct th_eng_vport *vp, u32 idx);

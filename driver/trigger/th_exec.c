@@ -81,11 +81,14 @@ static void th_exec_hold_ref(struct th_exec_hold *h, u32 i)
 /*
  * Between two slices: go on only while the context has budget, the
  * chain's vport lives and is not in the error state, and the target (if
- * any) is not being destroyed, which must not wait for a long transfer.
+ * any) is not being destroyed, nor any region it holds deregistered (its
+ * key no longer resolves: -EACCES, as for a key gone before the
+ * doorbell); neither must wait for a long transfer.
  */
 static int th_exec_between_slices(struct th_eng_ctx *ctx,
 				  struct th_eng_chain *chain)
 {
+	u32 i;
 	int ret;
 
 	if (th_ctx_out_of_budget(ctx))
@@ -95,6 +98,10 @@ static int th_exec_between_slices(struct th_eng_ctx *ctx,
 		return ret;
 	if (chain->hold.peer && th_read_once(chain->hold.peer->dead))
 		return -ECONNREFUSED;
+	for (i = 0; i < chain->hold.nref; i++)
+		if (chain->hold.ref[i].mr &&
+		    th_read_once(chain->hold.ref[i].mr->dying))
+			return -EACCES;
 	th_cond_resched();
 	return 0;
 }

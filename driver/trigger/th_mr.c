@@ -34,6 +34,7 @@ static void th_mr_new_keys(struct th_eng_vport *vp, u32 slot,
 		rkey = (eng->ops->random_u64(eng->fabric) << shift) | slot;
 	} while (!rkey || rkey == mr->rkey);
 	mr->lkey = lkey;
+	mr->last_rkey = mr->rkey;
 	mr->rkey = rkey;
 }
 
@@ -117,11 +118,31 @@ static bool th_mr_unused(struct th_eng_vport *vp, void *arg)
 	return unused;
 }
 
+/* A region whose deregistration was interrupted, for a new one to finish. */
+static struct th_eng_mr *th_mr_lookup_orphan_locked(struct th_eng_vport *vp,
+						    u32 lkey)
+	__must_hold(&vp->lock)
+{
+	u32 slot = lkey & th_mr_slot_mask(vp);
+	struct th_eng_mr *mr;
+
+	if (!lkey || slot >= vp->eng->lim.max_mrs)
+		return NULL;
+	mr = &vp->mrs[slot];
+	return mr->lkey == lkey && mr->orphan ? mr : NULL;
+}
+
 /*
  * Deregister: the keys stop resolving at once, operations in flight on the
- * region finish, then the slot is freed and the provider releases what it
- * put behind it.  -EINVAL for a key that names no region (or one another
- * call is deregistering).
+ * region stop at their next slice (th_exec.c) or finish, then the slot is
+ * freed and the provider releases what it put behind it.  -EINVAL for a
+ * key that names no region (or one another call is deregistering).
+ *
+ * The wait is killable (a peer's transfer must not hold a dying task):
+ * -EINTR then, and the region stays deregistered, an orphan: its keys
+ * never resolve again, its slot is not reused, and its memory stays
+ * behind it until a later MR_DEREG of the same key finishes the job or
+ * the vport is destroyed.
  */
 int th_eng_mr_dereg(struct th_eng_vport *vp, u32 lkey)
 {
@@ -129,26 +150,39 @@ int th_eng_mr_dereg(struct th_eng_vport *vp, u32 lkey)
 	struct th_mr_dereg_wait w = { 0, lkey };
 	struct th_eng_mr *mr;
 	void *priv;
+	int ret;
 
 	th_lock(&vp->lock);
 	mr = th_mr_lookup_locked(vp, lkey);
 	if (mr) {
 		mr->dying = true;
-		w.slot = mr - vp->mrs;
 		/* chains that would send from it wait in the engine again */
 		th_remote_offload_withdraw_locked(vp, mr);
+	} else {
+		mr = th_mr_lookup_orphan_locked(vp, lkey);
+	}
+	if (mr) {
+		mr->orphan = false;	/* this call finishes it */
+		w.slot = mr - vp->mrs;
 	}
 	th_unlock(&vp->lock);
 	if (!mr)
 		return -EINVAL;
 
-	ops->wait(vp, th_mr_unused, &w);
+	ret = ops->wait(vp, th_mr_unused, &w);
+	if (ret) {
+		th_lock(&vp->lock);
+		mr->orphan = true;
+		th_unlock(&vp->lock);
+		return ret;
+	}
 
 	th_lock(&vp->lock);
 	priv = mr->priv;
 	mr->last_lkey = mr->lkey;
 	mr->lkey = 0;
 	mr->dying = false;
+	mr->orphan = false;
 	mr->priv = NULL;
 	mr->kaddr = NULL;
 	vp->mr_count--;
@@ -156,6 +190,25 @@ int th_eng_mr_dereg(struct th_eng_vport *vp, u32 lkey)
 	if (priv && ops->mr_free)
 		ops->mr_free(vp->eng->fabric, priv);
 	return 0;
+}
+
+/*
+ * Was @rkey, which no longer resolves on @vp, a key of its own: the
+ * region's current one while it is being (or has been) deregistered, or
+ * the one its slot had before?  A chain still holding such a key learns
+ * nothing by it: the region went away since the key was handed out.
+ */
+bool th_mr_rkey_stale_locked(struct th_eng_vport *vp, u64 rkey)
+	__must_hold(&vp->lock)
+{
+	u32 slot = (u32)rkey & th_mr_slot_mask(vp);
+	const struct th_eng_mr *mr;
+
+	if (!rkey || slot >= vp->eng->lim.max_mrs)
+		return false;
+	mr = &vp->mrs[slot];
+	return (mr->rkey == rkey && (!mr->lkey || mr->dying)) ||
+	       mr->last_rkey == rkey;
 }
 
 /*

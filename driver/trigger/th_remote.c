@@ -84,26 +84,46 @@ int th_remote_mr_get(struct th_eng_vport *vp, struct th_eng_vport *peer,
 }
 
 /*
- * Would a remote write by @vp of [@off, @off + @len) through @rkey on
- * (@node, @vport) be authorised?  Asked before a failure value is sent
- * on a descriptor's behalf: an access that was never allowed touches no
- * peer's counters.
+ * The target of a failure value that @vp sends on behalf of a remote
+ * write of [@off, @off + @len) through @rkey on (@node, @vport), which
+ * will not run: referenced (th_remote_put()), or NULL when that write
+ * would not have been authorised (ABI.md "Security model": an access
+ * that was never allowed touches no peer's counters).  The vport checked
+ * is the one returned, so a vport that takes the index afterwards is
+ * never reached.  A key or range the target refuses is a violation, as
+ * the write itself would have been: else a cancelled chain would test
+ * rkeys for free.  Not so a key the target did hand out and has since
+ * deregistered (a job tearing down while its peers' chains are cancelled
+ * or fail): it tells nothing the initiator did not know.  @ctx NULL: no
+ * violation at all (th_chain_fail_counters() says when).
  */
-bool th_remote_authorised(struct th_eng_vport *vp, u32 node, u32 vport,
-			  u64 rkey, u64 off, u64 len)
+struct th_eng_vport *th_remote_fail_peer(struct th_eng_vport *vp, u32 node,
+					 u32 vport, u64 rkey, u64 off, u64 len,
+					 struct th_eng_ctx *ctx)
 {
 	struct th_eng_vport *peer = th_remote_get(vp, node, vport);
 	struct th_eng_mr *mr;
-	bool ok;
+	int ret;
 
 	if (!peer)
-		return false;
+		return NULL;
 	th_lock(&peer->lock);
-	mr = peer->dead ? NULL : th_mr_lookup_rkey_locked(peer, rkey);
-	ok = mr && !th_mr_allows(mr, TH_NIC_ACCESS_REMOTE_WRITE, off, len);
+	if (peer->dead) {
+		ret = -ECONNREFUSED;
+	} else {
+		mr = th_mr_lookup_rkey_locked(peer, rkey);
+		ret = mr ? th_mr_allows(mr, TH_NIC_ACCESS_REMOTE_WRITE, off,
+					len) :
+		      th_mr_rkey_stale_locked(peer, rkey) ? -ECONNREFUSED :
+		      -EACCES;
+	}
 	th_unlock(&peer->lock);
+	if (!ret)
+		return peer;
 	th_remote_put(vp, peer);
-	return ok;
+	if (ctx && (ret == -EACCES || ret == -ERANGE))
+		th_remote_violation(vp, ctx);
+	return NULL;
 }
 
 /* Is @node behind the provider's network rather than in this engine? */

@@ -1,14 +1,70 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * th_vport.c - vport lifetime: creation on an open file in a domain,
- * charged to its user, publication on the fabric, lookup by the owner,
+ * charged to its user (and within its share of the node), publication on
+ * the fabric, lookup by the owner,
  * and teardown that cancels what is pending, waits for what runs and for
  * peers using it, then frees.
  */
+#include <linux/capability.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 
 #include "th_loc.h"
+
+/*
+ * Vports one user may hold on one node.  max_user_vports (256) bounds a
+ * user on the whole fabric, but 256 is four whole nodes of 64: without a
+ * bound per node one user could take every slot of a few nodes and leave
+ * other users none there.  32 is half a default node, so every node keeps
+ * room for others, and still fits a job of 16 ranks with 32 collectives
+ * each (one vport per collective) spread one rank per node.  Like a
+ * resource limit, it does not bind a CAP_SYS_RESOURCE holder (an
+ * administrator filling a node).
+ */
+static unsigned int max_user_node_vports = 32;
+
+static int th_vport_set_node_cap(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 1U << 30);
+}
+
+static const struct kernel_param_ops th_vport_node_cap_ops = {
+	.set = th_vport_set_node_cap,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_user_node_vports, &th_vport_node_cap_ops,
+		&max_user_node_vports, 0444);
+MODULE_PARM_DESC(max_user_node_vports,
+		 "vports one user may hold on one node (1 ... 2^30)");
+
+/*
+ * Under @node's lock: may @user have one more vport on @node?  Vports
+ * being torn down left the table first, so they no longer count.
+ */
+static bool th_vport_user_fits(struct th_node *node, struct th_user *user)
+	__must_hold(&node->lock)
+{
+	struct th_fabric *fab = node->fab;
+	struct th_nic_vport *vp;
+	u32 i, held = 0;
+
+	for (i = 0; i < fab->eng.lim.max_vports; i++) {
+		vp = rcu_dereference_protected(*th_fabric_slot(fab, node->id, i),
+					       lockdep_is_held(&node->lock));
+		if (vp && vp->user == user)
+			held++;
+	}
+	return held < READ_ONCE(max_user_node_vports);
+}
+
+/* CAP_SYS_RESOURCE overrides the share, as it overrides resource limits. */
+static bool th_vport_node_cap_applies(void)
+{
+	return !capable(CAP_SYS_RESOURCE);
+}
 
 /*
  * Drop a reference.  The last one wakes the teardown waiting in
@@ -125,6 +181,12 @@ int th_vport_create(struct th_file *tf, struct th_nic_vport_create *req)
 	INIT_DELAYED_WORK(&vp->park_work, th_fabric_park_work);
 
 	mutex_lock(&node->lock);
+	/* the user's share of this node first: a quota, not a full node */
+	if (th_vport_node_cap_applies() &&
+	    !th_vport_user_fits(node, vp->user)) {
+		ret = -EDQUOT;
+		goto err_unlock;
+	}
 	for (i = 0; i < lim->max_vports; i++) {
 		slot = th_fabric_slot(fab, node->id, i);
 		if (!rcu_access_pointer(*slot))

@@ -128,6 +128,88 @@ TEST_F(dom, failure_values_do_not_cross_domains)
 	ASSERT_EQ(0, th_t_post(self->in2, &d, 1, NULL));
 	ASSERT_EQ(0, th_t_cancel(self->in2, false, 0, &n));
 	EXPECT_EQ(1, th_t_ct_fail(self->in1, 4));
+	/* an authorised failure value costs nothing */
+	EXPECT_FALSE(self->in2->ev.error);
+}
+
+/*
+ * Cancelling a chain that names a peer's counter through a key the peer
+ * refuses tests that key as surely as a PUT would (the counter's failure
+ * value moves only for a right one): it costs the vport, as the PUT does.
+ */
+TEST_F(dom, testing_a_key_through_cancel_is_a_violation)
+{
+	struct th_nic_doorbell db;
+	struct th_eng_stats st;
+	struct th_nic_desc d;
+	u32 n;
+
+	d = thn_put_ct(self->k_in2, 0, 0, self->in1->ev.index,
+		       self->r_in1 ^ (1ULL << 50), 0, 64, 4);
+	thn_trigger(&d, 1, 1, 1);
+	ASSERT_EQ(0, th_t_post(self->in2, &d, 1, NULL));
+	ASSERT_EQ(0, th_t_cancel(self->in2, false, 0, &n));
+	EXPECT_EQ(1, n);
+	EXPECT_EQ(0, th_t_ct_fail(self->in1, 4));
+	th_eng_stats_read(&self->in2->ev, &st);
+	EXPECT_EQ(1, st.violations);
+	EXPECT_TRUE(self->in2->ev.error);
+	d = thn_notify(2);
+	EXPECT_EQ(-ENOTCONN, th_t_post(self->in2, &d, 1, &db));
+	EXPECT_EQ(TH_NIC_REFUSE_VPORT_ERROR, db.reason);
+	EXPECT_FALSE(self->in1->ev.error);
+}
+
+/*
+ * A key the target handed out and deregistered since is no test of
+ * anything: cancelling a chain that still names it (a job tearing down)
+ * costs nothing, and fails nothing at the target either.
+ */
+TEST_F(dom, a_key_deregistered_since_costs_nothing_on_cancel)
+{
+	struct th_eng_stats st;
+	struct th_nic_desc d;
+	u32 n;
+
+	d = thn_put_ct(self->k_in2, 0, 0, self->in1->ev.index, self->r_in1, 0,
+		       64, 4);
+	thn_trigger(&d, 1, 1, 1);
+	ASSERT_EQ(0, th_t_post(self->in2, &d, 1, NULL));
+	ASSERT_EQ(0, th_t_mr_dereg(self->in1, self->k_in1));
+	ASSERT_EQ(0, th_t_cancel(self->in2, false, 0, &n));
+	EXPECT_EQ(1, n);
+	EXPECT_EQ(0, th_t_ct_fail(self->in1, 4));
+	th_eng_stats_read(&self->in2->ev, &st);
+	EXPECT_EQ(0, st.violations);
+	EXPECT_FALSE(self->in2->ev.error);
+}
+
+/*
+ * The same through the failure path: a chain whose first descriptor fails
+ * (a vport that does not exist) fails the counters of the rest, and a remote
+ * one among them through a range past the peer's region is a violation.
+ */
+TEST_F(dom, testing_a_key_through_a_failed_chain_is_a_violation)
+{
+	struct th_nic_desc d[2];
+	struct th_nic_cqe cqe[4];
+	struct th_eng_stats st;
+
+	d[0] = thn_put(self->k_in2, 0, 0, self->in1->ev.index + 5,
+		       self->r_in1, 0, 8);
+	d[1] = thn_put_ct(self->k_in2, 0, 0, self->in1->ev.index,
+			  self->r_in1, 200, 64, 6);
+	thn_link(d, 2);
+	thn_trigger(&d[0], 0, 0, 5);
+	ASSERT_EQ(0, th_t_post(self->in2, d, 2, NULL));
+	ASSERT_LE(1, th_t_cq_drain(self->in2, cqe, 4));
+	EXPECT_EQ(-ECONNREFUSED, cqe[0].status);
+	EXPECT_EQ(0, cqe[0].desc_index);
+	EXPECT_EQ(0, th_t_ct_fail(self->in1, 6));
+	th_eng_stats_read(&self->in2->ev, &st);
+	EXPECT_EQ(1, st.violations);
+	EXPECT_TRUE(self->in2->ev.error);
+	EXPECT_EQ(0x11, self->b_in1[0]);
 }
 
 /*

@@ -193,15 +193,19 @@ TEST_F(trig, a_failed_chain_fails_the_counters_it_names)
 /*
  * Finding F.3: a descriptor whose remote key the target never granted
  * raises no failure value there, whether it fails when it runs or is
- * cancelled: no key, no way to poison a peer's counters.
+ * cancelled: no key, no way to poison a peer's counters.  Either way the
+ * refused key is a violation (issue 28: a cancel must not test keys for
+ * free), so the run goes on a second vport of the user.
  */
 TEST_F(trig, an_unauthorised_descriptor_fails_no_peer_counter)
 {
+	struct th_ipf_vport *other;
 	struct th_nic_desc d[2];
 	struct th_nic_cqe cqe[4];
 	u8 buf[64], pbuf[64];
 	u32 key, pkey, n;
 	u64 prkey;
+	int err = 0;
 
 	ASSERT_EQ(0, th_t_mr_reg(self->vp, buf, sizeof(buf), 0, &key, NULL));
 	ASSERT_EQ(0, th_t_mr_reg(self->peer, pbuf, sizeof(pbuf),
@@ -215,10 +219,14 @@ TEST_F(trig, an_unauthorised_descriptor_fails_no_peer_counter)
 	ASSERT_EQ(0, th_t_cancel(self->vp, false, 0, &n));
 	EXPECT_EQ(2, n);
 	EXPECT_EQ(2, th_t_cq_drain(self->vp, cqe, 4));
+	EXPECT_TRUE(self->vp->ev.error);
 	/* run: refused by the target */
+	other = th_t_vport(self->fab, 0, 0, 0, &err);
+	ASSERT_NE(NULL, other);
+	ASSERT_EQ(0, th_t_mr_reg(other, buf, sizeof(buf), 0, &key, NULL));
 	d[0] = thn_put_ct(key, 0, 1, self->peer->ev.index, 0x1234, 0, 8, 6);
-	ASSERT_EQ(0, th_t_post(self->vp, d, 1, NULL));
-	ASSERT_EQ(1, th_t_cq_drain(self->vp, cqe, 4));
+	ASSERT_EQ(0, th_t_post(other, d, 1, NULL));
+	ASSERT_EQ(1, th_t_cq_drain(other, cqe, 4));
 	EXPECT_EQ(-EACCES, cqe[0].status);
 	for (n = 0; n < TH_ENG_DEF_COUNTERS; n++) {
 		ASSERT_EQ(0, th_t_ct_fail(self->peer, n));

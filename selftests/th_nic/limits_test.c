@@ -2,7 +2,8 @@
 /*
  * limits_test.c - what one unprivileged user can make the module hold:
  * vports and pending chains up to the per-user limits QUERY reports (and
- * not one more, whichever nodes they are on), kernel memory charged to
+ * not one more, whichever nodes they are on), vports of one node up to
+ * the user's share of it (max_user_node_vports), kernel memory charged to
  * the caller's memory cgroup (so memory.max stops it first), pinned pages
  * charged to the user until unpinned (a short-lived child cannot take the
  * charge away), and mappings that must be MAP_SHARED.
@@ -97,6 +98,108 @@ TEST(vports_per_user_are_limited)
 	EXPECT_EQ(-ENOSPC, l->refusal);
 	EXPECT_EQ(0, l->other_user);
 	/* closing a node's file gives its vports back */
+	EXPECT_EQ(0, l->after_close);
+}
+
+/* ---- vports per user on one node --------------------------------------- */
+
+#define CAP_NODE	3
+
+struct node_limit {
+	__u32 cap;		/* max_user_node_vports */
+	__u32 made;		/* on CAP_NODE before the refusal */
+	int refusal;
+	int other_node;		/* the same user on another node */
+	int other_user;		/* another user on CAP_NODE */
+	int after_close;	/* on CAP_NODE again, after closing one */
+	__u32 ready, other_done;
+};
+
+/* The module parameter; 32, its documented default, if it cannot be read. */
+static __u32 node_cap(void)
+{
+	FILE *f = fopen("/sys/module/th_nic/parameters/max_user_node_vports",
+			"r");
+	unsigned int v = 32;
+
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = 32;
+		fclose(f);
+	}
+	return v;
+}
+
+static int node_hog(void *arg)
+{
+	struct node_limit *l = arg;
+	struct th_nic_vport_create c, first;
+	int fd = thn_open(CAP_NODE), fd2 = thn_open(CAP_NODE + 1), ret = 0;
+
+	if (fd < 0 || fd2 < 0)
+		return 1;
+	while (!ret && l->made < THN_DEF_VPORTS + 1) {
+		ret = thn_vport_create_raw(fd, 16, 16, l->made ? &c : &first);
+		if (!ret)
+			l->made++;
+	}
+	l->refusal = ret;
+	l->other_node = thn_vport_create_raw(fd2, 16, 16, &c);
+	__atomic_store_n(&l->ready, 1, __ATOMIC_RELEASE);
+	if (!thn_wait_word(&l->other_done, 1, 4 * THN_WAIT_MS))
+		return 3;
+	if (thn_vport_destroy_id(fd, first.vport))
+		return 4;
+	l->after_close = thn_vport_create_raw(fd, 16, 16, &c);
+	return 0;
+}
+
+static int node_other(void *arg)
+{
+	struct node_limit *l = arg;
+	struct th_nic_vport_create c;
+	int fd;
+
+	if (!thn_wait_word(&l->ready, 1, 8 * THN_WAIT_MS))
+		return 1;
+	fd = thn_open(CAP_NODE);
+	l->other_user = fd < 0 ? fd : thn_vport_create_raw(fd, 16, 16, &c);
+	__atomic_store_n(&l->other_done, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
+ * One user holds at most max_user_node_vports of one node (-EDQUOT past
+ * it, not the node's -ENOSPC): the node keeps room for other users, and
+ * the user still has the other nodes.
+ */
+TEST(vports_per_user_on_one_node_are_limited)
+{
+	struct node_limit *l = thn_shared(sizeof(*l));
+	int status;
+	pid_t hog;
+
+	THN_NEED_ROOT();
+	ASSERT_NE(NULL, l);
+	l->cap = node_cap();
+	hog = fork();
+	ASSERT_LE(0, hog);
+	if (!hog) {
+		if (thn_become(THN_UID_A))
+			_exit(100);
+		_exit(node_hog(l));
+	}
+	EXPECT_EQ(0, thn_run_as(THN_UID_B, node_other, l));
+	ASSERT_EQ(hog, waitpid(hog, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("hog: status %#x", status);
+	/* a share of a node, enough for 32 collectives of one rank */
+	EXPECT_LE(32, l->cap);
+	EXPECT_GT(THN_DEF_VPORTS, l->cap);
+	EXPECT_EQ(l->cap, l->made);
+	EXPECT_EQ(-EDQUOT, l->refusal);
+	EXPECT_EQ(0, l->other_node);
+	EXPECT_EQ(0, l->other_user);
 	EXPECT_EQ(0, l->after_close);
 }
 

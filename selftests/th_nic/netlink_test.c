@@ -214,6 +214,131 @@ TEST_F(nl, another_user_sees_owner_and_state_only)
 	EXPECT_EQ(0, thn_run_as(THN_UID_A, as_other_user, &o));
 }
 
+static int no_seq_check(struct nl_msg *msg __attribute__((unused)),
+			void *arg __attribute__((unused)))
+{
+	return NL_OK;
+}
+
+/*
+ * request(), but written with write(2), as a program does to a descriptor
+ * it was handed (its stdout, say): no destination address, so the kernel
+ * holds the sender to the socket opener's rights.
+ */
+static int request_write(struct nl_sock *sk, int family, uint8_t cmd,
+			 put_fn put, void *parg, struct reply *r)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	struct nlmsghdr *h;
+	int ret = -ENOMEM;
+
+	if (!msg || !cb)
+		goto out;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, r);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_done, r);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_done, r);
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, no_seq_check, NULL);
+	nl_cb_err(cb, NL_CB_CUSTOM, on_error, r);
+	r->err = 0;
+	r->n = 0;
+	r->done = false;
+	ret = -EMSGSIZE;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_ACK,
+			 cmd, TH_NL_VERSION) || (put && put(msg, parg)))
+		goto out;
+	nl_complete_msg(sk, msg);
+	h = nlmsg_hdr(msg);
+	ret = -EIO;
+	if (write(nl_socket_get_fd(sk), h, h->nlmsg_len) != (ssize_t)h->nlmsg_len)
+		goto out;
+	ret = 0;
+	while (!r->done && ret >= 0)
+		ret = nl_recvmsgs(sk, cb);
+	ret = r->err || r->done ? r->err : -EIO;
+out:
+	nlmsg_free(msg);
+	nl_cb_put(cb);
+	return ret;
+}
+
+/*
+ * A socket carries its opener's rights (a confused deputy): opened by
+ * another user and handed to root, which writes a request to it, it sees
+ * root's vport as that user would (owner and state, no details, no
+ * counters).  Opened by root and handed to that user, it gives the user
+ * nothing more than the user's own rights either.
+ */
+static int deputy(void *arg)
+{
+	struct other *o = arg;
+	struct where w = { 0, o->vport, true };
+	struct reply r = { 0 };
+	struct nl_sock *sk;
+	int family, ret = 0;
+
+	/* opened with euid A (saved uid 0), written to with euid 0 */
+	if (setresuid(-1, THN_UID_A, 0))
+		return 20;
+	if (connect_family(&sk, &family))
+		return 21;
+	if (setresuid(-1, 0, -1) || geteuid())
+		return 22;
+	if (request_write(sk, family, TH_NL_CMD_VPORT_GET, put_where, &w, &r))
+		ret = 23;
+	else if (!r.tb[TH_NL_A_PID] || !r.tb[TH_NL_A_STATE])
+		ret = 24;
+	else if (r.tb[TH_NL_A_DOMAIN] || r.tb[TH_NL_A_STATS] || r.tb[TH_NL_A_MRS])
+		ret = 25;	/* root's details through A's socket */
+	else if (request_write(sk, family, TH_NL_CMD_COUNTERS_GET, put_where,
+			       &w, &r) != -EPERM)
+		ret = 26;
+	reply_free(&r);
+	nl_socket_free(sk);
+	return ret;
+}
+
+static int deputy_reverse(void *arg)
+{
+	struct other *o = arg;
+	struct where w = { 0, o->vport, true };
+	struct reply r = { 0 };
+	struct nl_sock *sk;
+	int family, ret = 0;
+
+	/* opened by root, used by A */
+	if (connect_family(&sk, &family))
+		return 30;
+	if (thn_become(THN_UID_A) || !geteuid())
+		return 31;
+	if (request_write(sk, family, TH_NL_CMD_VPORT_GET, put_where, &w, &r))
+		ret = 32;
+	else if (r.tb[TH_NL_A_DOMAIN] || r.tb[TH_NL_A_STATS])
+		ret = 33;
+	else if (request_write(sk, family, TH_NL_CMD_COUNTERS_GET, put_where,
+			       &w, &r) != -EPERM)
+		ret = 34;
+	reply_free(&r);
+	nl_socket_free(sk);
+	return ret;
+}
+
+TEST_F(nl, a_socket_has_its_openers_rights)
+{
+	struct other o = { self->vp.id };
+	struct reply r = { 0 };
+	struct where w = { 0, self->vp.id, true };
+
+	THN_NEED_ROOT();
+	EXPECT_EQ(0, thn_run_as(0, deputy, &o));
+	EXPECT_EQ(0, thn_run_as(0, deputy_reverse, &o));
+	/* root's own socket, written to, still sees root's vport */
+	ASSERT_EQ(0, request_write(self->sk, self->family, TH_NL_CMD_VPORT_GET,
+				   put_where, &w, &r));
+	EXPECT_NE(NULL, r.tb[TH_NL_A_DOMAIN]);
+	reply_free(&r);
+}
+
 /* Raw attributes, to get them wrong on purpose. */
 struct raw {
 	int type;

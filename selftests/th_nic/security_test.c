@@ -15,12 +15,14 @@
  *  - a domain descriptor is the capability to join a domain, passed by
  *    SCM_RIGHTS; without it nothing reaches the domain's vports;
  *  - failed and cancelled chains raise failure values only where their
- *    access was authorised;
+ *    access was authorised, and testing a key that way costs the vport;
+ *  - deregistering a region stops a peer's long transfer into it;
  *  - remote keys carry at least 52 random bits; keys are not sequential;
  *  - read-only memory cannot be registered writable.
  */
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -596,6 +598,8 @@ struct poison {
 	struct probe p;
 	__u32 cancelled;
 	int ret;
+	int doorbell;		/* after the cancel */
+	__u32 reason;
 };
 
 /*
@@ -633,6 +637,10 @@ static int poisoner_run(void *arg)
 	if (ps->ret || db.chains != 900)
 		return 2;
 	ps->ret = thn_cancel(&v, false, 0, &ps->cancelled);
+	/* testing keys through a cancel cost the vport, as a PUT would */
+	d = thn_notify(1);
+	ps->doorbell = thn_post(&v, &d, 1, &db);
+	ps->reason = db.reason;
 	close(fd);
 	return 0;
 }
@@ -647,9 +655,86 @@ TEST(cancelled_chains_poison_no_counter_they_were_not_granted)
 	ASSERT_EQ(0, probe_target(&ps->p, THN_UID_A, poisoner_run, ps));
 	EXPECT_EQ(0, ps->ret);
 	EXPECT_EQ(900, ps->cancelled);
+	EXPECT_EQ(-ENOTCONN, ps->doorbell);
+	EXPECT_EQ(TH_NIC_REFUSE_VPORT_ERROR, ps->reason);
 	EXPECT_EQ(0, ps->p.t.ct_fail_sum);
 	for (i = 0; i < 64; i++)
 		EXPECT_EQ(0, ps->p.t.ct[i]);
+}
+
+/* ---- deregistration does not wait for a peer's long transfer ---------- */
+
+#define BIG	(128UL << 20)
+
+struct dereg_race {
+	int setup;
+	int dereg;
+	__u32 got;
+	int put_status;
+	__u8 last;
+};
+
+/*
+ * A PUT of 128 MiB from one vport of the user into a region of another
+ * (same domain) is under way when the target deregisters the region: the
+ * deregistration stops the transfer at its next slice (the PUT fails with
+ * -EACCES and the end of the region is never written) instead of waiting,
+ * uninterruptibly, for the whole transfer.
+ */
+static int dereg_run(void *arg)
+{
+	struct dereg_race *r = arg;
+	struct thn_vport t, p;
+	struct thn_key dst_key, src_key;
+	struct th_nic_cqe cqe;
+	struct th_nic_desc d;
+	__u8 *dst = thn_alloc(BIG), *src = thn_alloc(BIG);
+	__u64 until;
+	int fd = thn_open(NODE_A);
+
+	if (fd < 0 || !dst || !src || thn_vport_open(fd, 0, 0, &t) ||
+	    thn_vport_open(fd, 0, 0, &p))
+		return r->setup = 1;
+	memset(src, 0xa5, BIG);
+	memset(dst, 0, BIG);
+	if (thn_mr_reg(&t, dst, BIG, TH_NIC_ACCESS_ALL, &dst_key) ||
+	    thn_mr_reg(&p, src, BIG, 0, &src_key))
+		return r->setup = 2;
+	d = thn_put(src_key.l, 0, NODE_A, t.id, dst_key.r, 0, BIG);
+	d.flags |= TH_NIC_DF_SIGNAL;
+	if (thn_post(&p, &d, 1, NULL))
+		return r->setup = 3;
+	/* the PUT has begun: its first bytes landed */
+	until = thn_now_ns() + 20ULL * 1000000000ULL;
+	while (!__atomic_load_n(&dst[0], __ATOMIC_ACQUIRE) &&
+	       thn_now_ns() < until)
+		;
+	if (!dst[0])
+		return r->setup = 4;
+	r->dereg = thn_mr_dereg(&t, dst_key.l);
+	r->last = dst[BIG - 1];
+	r->got = thn_cq_wait(&p, &cqe, 1, 60000);
+	r->put_status = r->got ? cqe.status : 1;
+	close(fd);
+	return 0;
+}
+
+TEST(deregistration_stops_a_peers_long_transfer)
+{
+	struct dereg_race *r = thn_shared(sizeof(*r));
+	struct rlimit lim = { 1UL << 30, 1UL << 30 };
+
+	THN_NEED_ROOT();
+	ASSERT_NE(NULL, r);
+	/* both regions pinned by the unprivileged user */
+	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &lim));
+	ASSERT_EQ(0, thn_run_as(THN_UID_A, dereg_run, r));
+	ASSERT_EQ(0, r->setup);
+	EXPECT_EQ(0, r->dereg);
+	EXPECT_EQ(1, r->got);
+	EXPECT_EQ(-EACCES, r->put_status);
+	/* the transfer stopped short: the region's end was never written */
+	EXPECT_EQ(0, r->last);
 }
 
 /* ---- keys ------------------------------------------------------------- */

@@ -810,10 +810,23 @@ static bool env_is_thruns(const char *kv)
 }
 
 /*
+ * The rank's first words on its host: the job's key comes as the first
+ * line of its stdin, never in a command line (ps shows those to every
+ * user of both hosts); the rest of stdin is then the rank's (rank 0:
+ * thrun's, relayed; the others: EOF).  read takes one byte at a time from
+ * a pipe, so it consumes nothing past the key's line.
+ */
+#define THRUN_KEY_SCRIPT \
+	"IFS= read -r TH_BOOT_KEY || " \
+	"{ echo 'thrun: no job key on stdin' >&2; exit 127; }; " \
+	"export TH_BOOT_KEY; exec \"$@\""
+
+/*
  * In the child, the argument list of a rank on another host:
  * LAUNCHER... HOST env [TH_*=... of thrun's environment] TH_RANK=r
- * TH_SIZE=N TH_BOOT=tcp:... TH_BOOT_KEY=... [TH_PROVIDER=p] prog args...,
- * everything after HOST quoted when the launcher is ssh.  NULL: no memory.
+ * TH_SIZE=N TH_BOOT=tcp:... [TH_PROVIDER=p] sh -c THRUN_KEY_SCRIPT
+ * thrun-rank prog args..., everything after HOST quoted when the launcher
+ * is ssh.  NULL: no memory.
  */
 static char **remote_argv(int rank)
 {
@@ -824,7 +837,7 @@ static char **remote_argv(int rank)
 		nenv++;
 	while (job.argv[nargs])
 		nargs++;
-	v = calloc(job.nlauncher + 2 + nenv + 5 + nargs + 1, sizeof(*v));
+	v = calloc(job.nlauncher + 2 + nenv + 4 + 4 + nargs + 1, sizeof(*v));
 	if (!v)
 		return NULL;
 	for (i = 0; i < job.nlauncher; i++)
@@ -838,9 +851,12 @@ static char **remote_argv(int rank)
 	v[n++] = str_printf("TH_RANK=%d", rank);
 	v[n++] = str_printf("TH_SIZE=%d", job.nodes);
 	v[n++] = str_printf("TH_BOOT=%s", job.boot);
-	v[n++] = str_printf("TH_BOOT_KEY=%s", job.key_hex);
 	if (job.provider)
 		v[n++] = str_printf("TH_PROVIDER=%s", job.provider);
+	v[n++] = "sh";
+	v[n++] = "-c";
+	v[n++] = THRUN_KEY_SCRIPT;
+	v[n++] = "thrun-rank";	/* the script's $0 */
 	for (i = 0; i < nargs; i++)
 		v[n++] = job.argv[i];
 	for (i = job.nlauncher + 1; i < n; i++) {
@@ -853,6 +869,70 @@ static char **remote_argv(int rank)
 		}
 	}
 	return v;
+}
+
+/* Copy stdin to stdout until either ends; never returns. */
+static void __attribute__((noreturn)) relay_stdin(void)
+{
+	char buf[4096];
+	ssize_t n, w, off;
+
+	for (;;) {
+		n = read(STDIN_FILENO, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			_exit(0);
+		for (off = 0; off < n; off += w) {
+			w = write(STDOUT_FILENO, buf + off, n - off);
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			else if (w < 0)
+				_exit(0);	/* the launcher stopped reading */
+		}
+	}
+}
+
+/*
+ * In the child of a rank on another host: its stdin becomes a pipe that
+ * starts with the job's key and a newline; rank 0's then goes on with
+ * thrun's stdin, copied by a process of its own that ends with the
+ * launcher (PR_SET_PDEATHSIG), at EOF, or when the launcher stops reading.
+ * 0, or a positive errno.
+ */
+static int key_stdin(int rank)
+{
+	char line[sizeof(job.key_hex) + 1];
+	pid_t launcher = getpid(), pid;
+	int kp[2];
+
+	if (pipe(kp))
+		return errno;
+	snprintf(line, sizeof(line), "%s\n", job.key_hex);
+	/* far below PIPE_BUF: one write that never blocks */
+	if (write(kp[1], line, strlen(line)) != (ssize_t)strlen(line))
+		return errno ? errno : EIO;
+	if (rank == 0) {
+		pid = fork();
+		if (pid < 0)
+			return errno;
+		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+			if (getppid() != launcher)
+				_exit(0);
+			/* nothing of thrun's stays open here (its output
+			 * pipe neither): only 0 and 1 */
+			if (dup2(kp[1], STDOUT_FILENO) < 0)
+				_exit(1);
+			close_range(2, ~0U, 0);
+			relay_stdin();
+		}
+	}
+	close(kp[1]);
+	if (dup2(kp[0], STDIN_FILENO) < 0)
+		return errno;
+	close(kp[0]);
+	return 0;
 }
 
 /* In the child, between fork and exec: never returns. */
@@ -877,12 +957,12 @@ static void rank_exec(int rank, pid_t parent, int errw)
 	if (job.hosts) {
 		unsetenv("TH_SINGLE");
 		argv = remote_argv(rank);
-		if (!argv) {
-			err = ENOMEM;
+		err = argv ? key_stdin(rank) : ENOMEM;
+		if (err) {
 			(void)!write(errw, &err, sizeof(err));
 			_exit(127);
 		}
-		goto exec;
+		goto exec_remote;
 	}
 	set_env_int("TH_RANK", rank);
 	set_env_int("TH_SIZE", job.nodes);
@@ -899,12 +979,12 @@ static void rank_exec(int rank, pid_t parent, int errw)
 	}
 	if (job.provider)
 		setenv("TH_PROVIDER", job.provider, 1);
-exec:
 	if (rank > 0) {
 		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (fd >= 0)
 			dup2(fd, STDIN_FILENO);
 	}
+exec_remote:
 	execvp(argv[0], argv);
 	err = errno;
 	/* if even this fails, the parent sees a plain exit 127 */
@@ -1039,7 +1119,7 @@ static int tcp_open(void)
 	unsigned int port;
 	ssize_t n;
 
-	/* the key travels in argv (see thrun.rst), never on stderr */
+	/* the key travels on the ranks' stdin (key_stdin()), never in argv */
 	do {
 		n = getrandom(job.key, sizeof(job.key), 0);
 	} while (n < 0 && errno == EINTR);

@@ -62,6 +62,24 @@ int th_boot_agree(struct th_boot *b, int err);
  */
 int th_boot_share_kernel_domain(struct th_boot *b, bool only_if_here,
 				int err);
+
+#define TH_SHARE_TOKEN_LEN	16
+
+/* What a rank sends rank 0 on connecting: the job's token and its rank. */
+struct th_share_ask {
+	uint8_t token[TH_SHARE_TOKEN_LEN];
+	uint32_t rank;
+};
+
+/*
+ * share.c, rank 0: accept on listening socket @lfd (non-blocking) and
+ * send @domain_fd once to each rank 1 .. @size - 1 whose ask carries
+ * @token; 0 once all are served, -ETIMEDOUT at @deadline (ms, -1: none),
+ * or the error of a send.  Each connection has a short time of its own
+ * to ask, and all are read at once.
+ */
+int th_boot_share_serve(int lfd, const uint8_t *token, int size,
+			int domain_fd, int64_t deadline);
 int th_boot_env_int(const char *name, long min, long max, int *out);
 int th_boot_env_timeout(int64_t *ms);
 /* pmi.c: a job MPICH's mpiexec launched (PMI_FD); -ENOENT if not one */

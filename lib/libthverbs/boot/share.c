@@ -29,7 +29,15 @@
 #include <thverbs/verbs.h>
 #include "boot_priv.h"
 
-#define TH_SHARE_TOKEN_LEN	16
+/*
+ * How long rank 0 waits for one connection's ask.  Every rank's ask was
+ * queued before the round that lets rank 0 serve, so only a connection
+ * that is not one of the job's (the same user's, the directory is 0700)
+ * waits this long, and it holds up nobody: all are polled at once.
+ */
+#define TH_SHARE_ASK_MS		2000
+/* Connections read at once; more wait in the backlog. */
+#define TH_SHARE_POLL_MAX	64
 
 /* Rank 0's half of the first round: where and how to ask for the domain. */
 struct th_share_offer {
@@ -38,12 +46,6 @@ struct th_share_offer {
 	struct th_boot_where where;
 	uint8_t token[TH_SHARE_TOKEN_LEN];
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-};
-
-/* What a rank sends on connecting: the job's token and its rank. */
-struct th_share_ask {
-	uint8_t token[TH_SHARE_TOKEN_LEN];
-	uint32_t rank;
 };
 
 struct th_share {
@@ -171,21 +173,6 @@ static int th_share_ask(struct th_share *s)
 	return th_boot_send_all(s->cfd, &ask, sizeof(ask), s->deadline);
 }
 
-/* Rank 0: read one connection's ask; its rank when it is one of ours. */
-static int th_share_read_ask(struct th_share *s, int fd)
-{
-	struct th_share_ask ask;
-	int ret;
-
-	ret = th_boot_recv_all(fd, &ask, sizeof(ask), s->deadline, NULL);
-	if (ret)
-		return ret;
-	if (memcmp(ask.token, s->offer.token, sizeof(ask.token)) ||
-	    !ask.rank || ask.rank >= (uint32_t)s->b->size)
-		return -EPERM;
-	return (int)ask.rank;
-}
-
 /* Rank 0: the descriptor, with one byte, over @fd. */
 static int th_share_send_fd(int fd, int domain_fd)
 {
@@ -208,40 +195,117 @@ static int th_share_send_fd(int fd, int domain_fd)
 	return 0;
 }
 
+/* One accepted connection, until its ask is read or its time is up. */
+struct th_share_conn {
+	int fd;
+	size_t got;
+	int64_t by;		/* its deadline, ms */
+	struct th_share_ask ask;
+};
+
 /*
- * Rank 0, once every rank said it asked: serve each rank once.  Anything
- * else in the backlog (a connection of the same user that is not one of
- * the job's) is closed unserved; it cannot make a rank wait, as every
- * rank's ask is already queued.
+ * Read what @c has sent.  0: not all of it yet; 1: the ask is complete;
+ * -1: it closed or failed (close it).
  */
-static int th_share_serve(struct th_share *s, int domain_fd)
+static int th_share_conn_read(struct th_share_conn *c)
 {
-	int left = s->b->size - 1, fd, r, ret;
-	bool *served = calloc(s->b->size, sizeof(*served));
-	short rev;
+	ssize_t n;
+
+	n = recv(c->fd, (char *)&c->ask + c->got, sizeof(c->ask) - c->got,
+		 MSG_DONTWAIT);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	if (n == 0)
+		return -1;
+	c->got += n;
+	return c->got == sizeof(c->ask);
+}
+
+/*
+ * Rank 0, once every rank said it asked: serve each rank once.  Every
+ * connection is polled at once, each with TH_SHARE_ASK_MS to say its ask:
+ * anything else in the backlog (a connection of the same user that is not
+ * one of the job's, silent or wrong) is closed unserved, and holds up the
+ * job's own for no more than that.  A rank that asked and is gone when
+ * served fails the join at once, not at the deadline.
+ */
+int th_boot_share_serve(int lfd, const uint8_t *token, int size,
+			int domain_fd, int64_t deadline)
+{
+	struct th_share_conn conns[TH_SHARE_POLL_MAX];
+	struct pollfd pfd[TH_SHARE_POLL_MAX + 1];
+	int left = size - 1, nconn = 0, ret = 0, i, n, off, fd, r;
+	int64_t now, next;
+	bool *served = calloc(size, sizeof(*served));
 
 	if (!served)
 		return -ENOMEM;
-	ret = 0;
 	while (left && !ret) {
-		fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		if (fd < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				ret = th_boot_wait(s->lfd, POLLIN, s->deadline,
-						   &rev);
-			else
-				ret = -errno;
+		now = th_boot_now_ms();
+		/* a connection whose time is up goes */
+		for (i = 0; i < nconn; i++) {
+			if (conns[i].by > now)
+				continue;
+			close(conns[i].fd);
+			conns[i--] = conns[--nconn];
+		}
+		if (deadline >= 0 && now >= deadline) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		next = deadline;
+		for (i = 0; i < nconn; i++)
+			if (next < 0 || conns[i].by < next)
+				next = conns[i].by;
+		n = 0;
+		if (nconn < TH_SHARE_POLL_MAX)
+			pfd[n++] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+		for (i = 0; i < nconn; i++)
+			pfd[n++] = (struct pollfd){ .fd = conns[i].fd,
+						    .events = POLLIN };
+		r = poll(pfd, n, next < 0 ? -1 : (int)(next - now));
+		if (r < 0 && errno != EINTR) {
+			ret = -errno;
+			break;
+		}
+		if (r <= 0)
 			continue;
+		/* from the last: removing one moves the last into its place */
+		off = n - nconn;
+		for (i = nconn - 1; i >= 0 && !ret; i--) {
+			if (!pfd[off + i].revents)
+				continue;
+			r = th_share_conn_read(&conns[i]);
+			if (!r)
+				continue;
+			if (r > 0 && !memcmp(conns[i].ask.token, token,
+					     TH_SHARE_TOKEN_LEN) &&
+			    conns[i].ask.rank &&
+			    conns[i].ask.rank < (uint32_t)size &&
+			    !served[conns[i].ask.rank]) {
+				ret = th_share_send_fd(conns[i].fd, domain_fd);
+				served[conns[i].ask.rank] = !ret;
+				left -= !ret;
+			}
+			close(conns[i].fd);
+			conns[i] = conns[--nconn];
 		}
-		r = th_share_read_ask(s, fd);
-		if (r > 0 && !served[r]) {
-			/* a rank that asked and is gone: fail now, not at the deadline */
-			ret = th_share_send_fd(fd, domain_fd);
-			served[r] = !ret;
-			left -= !ret;
+		while (!ret && nconn < TH_SHARE_POLL_MAX) {
+			fd = accept4(lfd, NULL, NULL,
+				     SOCK_CLOEXEC | SOCK_NONBLOCK);
+			if (fd < 0) {
+				if (errno != EAGAIN && errno != EINTR &&
+				    errno != ECONNABORTED)
+					ret = -errno;
+				break;
+			}
+			conns[nconn++] = (struct th_share_conn){
+				.fd = fd, .by = th_boot_now_ms() + TH_SHARE_ASK_MS,
+			};
 		}
-		close(fd);
 	}
+	for (i = 0; i < nconn; i++)
+		close(conns[i].fd);
 	free(served);
 	return ret;
 }
@@ -317,7 +381,8 @@ int th_boot_share_kernel_domain(struct th_boot *b, bool only_if_here,
 		err = th_share_ask(&s);
 	ret = err = th_boot_agree(b, err);
 	if (!err && !b->rank)
-		err = th_share_serve(&s, domain_fd);
+		err = th_boot_share_serve(s.lfd, s.offer.token, b->size,
+					  domain_fd, s.deadline);
 	th_share_unlisten(&s);
 	if (!err && b->rank)
 		err = th_share_receive(&s, &domain_fd);

@@ -32,6 +32,7 @@
 
 #include "kselftest_harness.h"
 #include <thverbs/boot.h>
+#include "boot/boot_priv.h"
 #include "boot/boot_proto.h"
 
 #ifndef TH_THRUN
@@ -741,7 +742,7 @@ TEST(usage)
  * rank gets must have come in the command line).  Both export TEST_HOST.
  */
 static char launch_dir[] = "/tmp/test_boot_hosts.XXXXXX";
-static char launch_local[64], launch_ssh[64];
+static char launch_local[64], launch_ssh[64], launch_log[64];
 
 static bool write_script(const char *path, const char *text)
 {
@@ -758,10 +759,14 @@ static void launchers_make(struct __test_metadata *_metadata)
 	ASSERT_NE(NULL, mkdtemp(launch_dir));
 	snprintf(launch_local, sizeof(launch_local), "%s/launch", launch_dir);
 	snprintf(launch_ssh, sizeof(launch_ssh), "%s/ssh", launch_dir);
+	snprintf(launch_log, sizeof(launch_log), "%s/argv.log", launch_dir);
+	/* each records its whole command line, as ps would show it */
 	ASSERT_TRUE(write_script(launch_local,
-		"#!/bin/sh\nhost=$1; shift\nTEST_HOST=$host exec \"$@\"\n"));
+		"#!/bin/sh\necho \"$0 $*\" >> \"${0%/*}/argv.log\"\n"
+		"host=$1; shift\nTEST_HOST=$host exec \"$@\"\n"));
 	ASSERT_TRUE(write_script(launch_ssh,
-		"#!/bin/sh\nhost=$1; shift\n"
+		"#!/bin/sh\necho \"$0 $*\" >> \"${0%/*}/argv.log\"\n"
+		"host=$1; shift\n"
 		"exec env -i PATH=\"$PATH\" TEST_HOST=\"$host\" sh -c \"$*\"\n"));
 }
 
@@ -769,7 +774,21 @@ static void launchers_remove(void)
 {
 	unlink(launch_local);
 	unlink(launch_ssh);
+	unlink(launch_log);
 	rmdir(launch_dir);
+}
+
+/* What the launchers were run with so far, NUL-terminated (free()). */
+static char *launch_argv_log(void)
+{
+	FILE *f = fopen(launch_log, "r");
+	char *text = calloc(1, OUT_CAP + 1);
+
+	if (f && text)
+		(void)!fread(text, 1, OUT_CAP, f);
+	if (f)
+		fclose(f);
+	return text;
 }
 
 TEST(hosts_tcp_rendezvous)
@@ -924,7 +943,8 @@ TEST(hosts_ssh_words_arrive_whole)
 	thrun(&r, "-n", "2", "--hosts", "h0,h1", "--listen", "127.0.0.1",
 	      "--launcher", launch_ssh, "--provider", "inproc", "--timeout",
 	      "15", "--", "sh", "-c",
-	      "printf '<%s>' \"$@\" \"$TH_TEST_FORWARD\" \"$TH_PROVIDER\"; echo \" $TEST_HOST $TH_RANK\"",
+	      /* one write per line: the two ranks share the pipe */
+	      "l=$(printf '<%s>' \"$@\" \"$TH_TEST_FORWARD\" \"$TH_PROVIDER\"); echo \"$l $TEST_HOST $TH_RANK\"",
 	      "sh", "a b", "it's", "$HOME", "*", "\"q\"", "", NULL);
 	unsetenv("TH_TEST_FORWARD");
 	TH_LOG("%s", r.out);
@@ -943,6 +963,54 @@ TEST(hosts_ssh_words_arrive_whole)
 	EXPECT_EQ(0, r.status);
 	EXPECT_EQ(3, count_lines(r.out, "/3: allgather ok"));
 	free(r.out);
+	launchers_remove();
+}
+
+/*
+ * The key never appears in a command line: ps shows those to every user
+ * of thrun's host (the launcher's) and of the rank's (the remote shell's,
+ * env's).  The ranks still get it, in their environment only, which other
+ * users cannot read; rank 0 still reads thrun's stdin after it.
+ */
+TEST(hosts_key_is_in_no_command_line)
+{
+	const char *launchers[] = { launch_local, launch_ssh };
+	char prog[512], *argv_log;
+	unsigned int i;
+	struct run r;
+	int in[2];
+
+	launchers_make(_metadata);
+	snprintf(prog, sizeof(prog),
+		 "echo \"rank $TH_RANK key=${#TH_BOOT_KEY} $TH_BOOT_KEY\"; "
+		 "[ $TH_RANK = 0 ] && { read -r line; echo \"stdin: $line\"; }; "
+		 "exec %s allgather", TH_BOOT_RANK);
+	for (i = 0; i < 2; i++) {
+		/* rank 0's stdin: thrun's, after the key */
+		ASSERT_EQ(0, pipe(in));
+		ASSERT_EQ(6, write(in[1], "hello\n", 6));
+		close(in[1]);
+		ASSERT_LE(0, dup2(in[0], STDIN_FILENO));
+		close(in[0]);
+		thrun(&r, "-n", "3", "--hosts", "h0,h1", "--listen",
+		      "127.0.0.1", "--launcher", launchers[i], "--timeout", "15",
+		      "--", "sh", "-c", prog, NULL);
+		TH_LOG("%s", r.out);
+		EXPECT_EQ(0, r.status);
+		EXPECT_EQ(3, count_lines(r.out, "/3: allgather ok"));
+		EXPECT_EQ(3, count_matches(r.out,
+			  "^rank [012] key=32 [0-9a-f]{32}$"));
+		EXPECT_EQ(1, count_matches(r.out, "^stdin: hello$"));
+		argv_log = launch_argv_log();
+		ASSERT_NE(NULL, argv_log);
+		TH_LOG("command lines:\n%s", argv_log);
+		EXPECT_EQ(3, count_matches(argv_log, "TH_RANK="));
+		EXPECT_EQ(0, count_matches(argv_log, "TH_BOOT_KEY="));
+		EXPECT_EQ(0, count_matches(argv_log, "[0-9a-f]{32}"));
+		free(argv_log);
+		free(r.out);
+		unlink(launch_log);
+	}
 	launchers_remove();
 }
 
@@ -1090,6 +1158,105 @@ static int fake_allgather(void *arg, const void *mine, void *all, size_t len)
 	for (r = 0; len && r < g->size; r++)
 		memcpy((char *)all + r * len, mine, len);
 	return 0;
+}
+
+/* ---- the kernel join's rank 0 serving its domain ------------------- */
+
+/* A connection to @path; with @ask, that ask sent at once. */
+static int share_connect(const char *path, const struct th_share_ask *ask)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	strcpy(sa.sun_path, path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    (ask && write(fd, ask, sizeof(*ask)) != sizeof(*ask))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The byte and descriptor rank 0 sent on @fd: 'D' and a descriptor. */
+static bool share_got_domain(int fd)
+{
+	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte = 0;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *c;
+	int passed = -1;
+
+	if (recvmsg(fd, &mh, MSG_DONTWAIT) != 1)
+		return false;
+	c = CMSG_FIRSTHDR(&mh);
+	if (c && c->cmsg_type == SCM_RIGHTS)
+		memcpy(&passed, CMSG_DATA(c), sizeof(int));
+	if (passed >= 0)
+		close(passed);
+	return byte == 'D' && passed >= 0;
+}
+
+/*
+ * Rank 0 of the kernel join reads every connection to its socket at once,
+ * each with a short time of its own: a silent connection ahead of the
+ * ranks' (the same user's: the directory is 0700) and one with a wrong
+ * token do not keep the ranks from their domain, which they get well
+ * within the join's deadline (the old rank 0 read the silent one until
+ * the deadline, and failed the join with ETIMEDOUT).
+ */
+TEST(share_a_silent_connection_does_not_stall_the_join)
+{
+	char dir[] = "/tmp/test_boot_share.XXXXXX", path[64];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct th_share_ask ask = { .rank = 1 }, wrong;
+	int lfd, silent, r1, r2, bad, dom[2], ret;
+	int64_t deadline;
+
+	memset(ask.token, 0x5a, sizeof(ask.token));
+	wrong = ask;
+	wrong.token[3] ^= 1;
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/domain.sock", dir);
+	strcpy(sa.sun_path, path);
+	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	ASSERT_LE(0, lfd);
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&sa, sizeof(sa)));
+	ASSERT_EQ(0, listen(lfd, 8));
+	ASSERT_EQ(0, pipe2(dom, O_CLOEXEC));	/* stands for the domain */
+
+	silent = share_connect(path, NULL);
+	bad = share_connect(path, &wrong);
+	r1 = share_connect(path, &ask);
+	ask.rank = 2;
+	r2 = share_connect(path, &ask);
+	ASSERT_LE(0, silent);
+	ASSERT_LE(0, bad);
+	ASSERT_LE(0, r1);
+	ASSERT_LE(0, r2);
+
+	/* 15 s: far more than a connection's own time, far less than 300 */
+	deadline = th_boot_now_ms() + 15000;
+	ret = th_boot_share_serve(lfd, ask.token, 3, dom[0], deadline);
+	EXPECT_EQ(0, ret) TH_LOG("serve: %s", strerror(-ret));
+	EXPECT_TRUE(share_got_domain(r1));
+	EXPECT_TRUE(share_got_domain(r2));
+	/* the stranger got nothing: closed unserved */
+	EXPECT_FALSE(share_got_domain(bad));
+
+	close(silent);
+	close(bad);
+	close(r1);
+	close(r2);
+	close(dom[0]);
+	close(dom[1]);
+	close(lfd);
+	unlink(path);
+	rmdir(dir);
 }
 
 TEST(init_allgather_refuses_bad_arguments)

@@ -142,13 +142,15 @@ static bool th_ipf_ev_done(void *arg)
 	return w->done(w->ev, w->arg);
 }
 
-static void th_ipf_ev_wait(struct th_eng_vport *ev,
-			   bool (*done)(struct th_eng_vport *ev, void *arg),
-			   void *arg)
+/* A process has no fatal signal to wait for: never interrupted. */
+static int th_ipf_ev_wait(struct th_eng_vport *ev,
+			  bool (*done)(struct th_eng_vport *ev, void *arg),
+			  void *arg)
 {
 	struct th_ipf_ev_wait w = { ev, done, arg };
 
 	th_ipf_wait(th_ipf_from_ev(ev)->fabric, th_ipf_ev_done, &w, NULL);
+	return 0;
 }
 
 static bool th_ipf_vport_quiet(void *arg)
