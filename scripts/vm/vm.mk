@@ -22,10 +22,19 @@ VM_ENV		= TOP='$(TOP)' B='$(B)' LOGS='$(LOGS)' VM_DIR='$(VM_DIR)' \
 		  VM_MODULE='$(VM_MODULE)' VM_PAYLOAD='$(VM_PAYLOAD)' \
 		  $(foreach k,$(VM_KNOBS),$(if $(value $(k)),$(k)='$($(k))'))
 
-.PHONY: vmtest vmshell
+.PHONY: vmtest vmtest-quick vmshell
 
 vmtest: $(VM_DEPS)
 	@$(VM_ENV) $(TOP)/scripts/vm/run-vm.sh
+
+# make check's VM run: the same suite with th_vm.quick=1 (TH_VM_QUICK: no
+# benchmarks, a shorter kill storm, a smaller 1024-node dump, thmpi's call
+# forms once), and the structured fuzzer at VM_QUICK_FUZZ; make
+# check-full runs the whole of it (vmtest).  Its logs are vmtest's.
+VM_QUICK_FUZZ	?= TH_VMFUZZ_IOCTLS=20000 TH_VMFUZZ_CHAINS=200000
+vmtest-quick:
+	@$(MAKE) --no-print-directory vmtest \
+		VM_APPEND='th_vm.quick=1 $(VM_QUICK_FUZZ) $(VM_APPEND)'
 
 vmshell: $(VM_DEPS)
 	@$(VM_ENV) $(TOP)/scripts/vm/run-vm.sh --shell
