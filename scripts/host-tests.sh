@@ -9,7 +9,7 @@
 # LOGS/host-times.txt and LOGS/../host-times.txt; a later run in the same
 # build tree starts the slowest first, so the last to end is a short one.
 # Exit status: 0 when every binary exited 0 (or 4).
-# Usage: scripts/host-tests.sh LOGS JOBS BINARY...
+# Usage: [HOST_TESTS_SLOW="NAME..."] scripts/host-tests.sh LOGS JOBS BINARY...
 set -u
 logs=$1
 jobs=$2
@@ -29,12 +29,21 @@ run_one() {
 }
 export -f run_one
 
-# slowest first when an earlier run left its times
+# slowest first: by an earlier run's times, else those named in
+# HOST_TESTS_SLOW (the Makefile's, in that order), then the rest as given
 order() {
-	local t d
+	local t d n i
 	for t in "$@"; do
-		d=$(awk -v n="$(basename "$t")" '$1 == n { print $2 }' "$hist" 2>/dev/null)
-		echo "${d:-0} $t"
+		n=$(basename "$t")
+		d=$(awk -v n="$n" '$1 == n { print $2 }' "$hist" 2>/dev/null)
+		if [ -z "$d" ]; then
+			d=0 i=0
+			for s in ${HOST_TESTS_SLOW:-}; do
+				i=$((i + 1))
+				[ "$s" = "$n" ] && d=$((100000 - i))
+			done
+		fi
+		echo "$d $t"
 	done | sort -s -k1,1nr | cut -d' ' -f2-
 }
 
