@@ -128,7 +128,8 @@ hostcheck: ksrc $(HOST_TESTS)
 # make check and make check-full: one parallel build of everything the
 # parts run (so no part builds on one core, nor twice), then the parts in
 # turn, each allowed to fail so that the others still run, each timed
-# into $(LOGS)/times.txt.  A part listed in CHECK_TAPS that wrote no TAP
+# into $(LOGS)/times.txt (wall seconds, and the CPU seconds of its
+# processes, which the machine's other load does not change much).  A part listed in CHECK_TAPS that wrote no TAP
 # failed before it could say so: it counts as a failure.  The summary
 # (scripts/test-summary.sh) is the last line.  check-full runs every part
 # of check at its full length (the whole VM run and FUZZ_SECONDS of
@@ -145,7 +146,9 @@ CHECK_FULL_TAPS	:= host-thctl api man install pkg lint fuzz vm vm-debug vm-rxe
 define run-check
 	@rm -rf $(LOGS); mkdir -p $(LOGS)
 	@echo "# $@: $$(nproc) cpus, load $$(cut -d' ' -f1-3 /proc/loadavg)" | tee $(LOGS)/times.txt
-	@all=$$(date +%s); s=$$all; \
+	@cpu() { times > $(LOGS)/.cpu; cpu=$$(tail -n 1 $(LOGS)/.cpu | awk '{ split($$1, u, /[ms]/); \
+		split($$2, v, /[ms]/); printf "%d", u[1] * 60 + u[2] + v[1] * 60 + v[2] }'); }; \
+	all=$$(date +%s); s=$$all; \
 	if ! $(MAKE) --no-print-directory -j$(CHECK_JOBS) $(CHECK_BUILD); then \
 		echo "not ok 1 build: make $(CHECK_BUILD) failed (see the output above)" \
 			> $(LOGS)/build.tap; \
@@ -153,14 +156,16 @@ define run-check
 		exit 1; \
 	fi; \
 	echo "ok 1 build: make -j$(CHECK_JOBS) $(CHECK_BUILD)" > $(LOGS)/build.tap; \
-	echo "# build: $$(( $$(date +%s) - s )) s, load $$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a $(LOGS)/times.txt; \
+	cpu; \
+	echo "# build: $$(( $$(date +%s) - s )) s, $$cpu cpu-s, load $$(cut -d' ' -f1-3 /proc/loadavg)" | \
+		tee -a $(LOGS)/times.txt; \
 	for p in $(1); do \
-		s=$$(date +%s); \
-		$(MAKE) --no-print-directory $$p; rc=$$?; \
-		echo "# $$p: $$(( $$(date +%s) - s )) s, exit $$rc, load $$(cut -d' ' -f1-3 /proc/loadavg)" | \
+		s=$$(date +%s); c0=$$cpu; \
+		$(MAKE) --no-print-directory $$p; rc=$$?; cpu; \
+		echo "# $$p: $$(( $$(date +%s) - s )) s, $$(( cpu - c0 )) cpu-s, exit $$rc, load $$(cut -d' ' -f1-3 /proc/loadavg)" | \
 			tee -a $(LOGS)/times.txt; \
 	done; \
-	echo "# $@: $$(( $$(date +%s) - all )) s in all" | tee -a $(LOGS)/times.txt
+	echo "# $@: $$(( $$(date +%s) - all )) s, $$cpu cpu-s in all" | tee -a $(LOGS)/times.txt
 	@# a part that wrote no TAP at all failed before it could say so
 	@for l in $(2); do \
 		[ -s $(LOGS)/$$l.tap ] || \
