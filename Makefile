@@ -115,10 +115,10 @@ $(S)/%.o: $(TOP)/%.c | ksrc
 # Every suite writes TAP into $(LOGS); the summary counts them all.
 # The host binaries are independent: CHECK_JOBS of them run at once
 # (scripts/host-tests.sh), each into its own host-NAME.tap.
-# The slowest start first (seconds alone on 2 cores: test_thmpi 90,
-# test_boot 35, test_ofi 28, test_netns 14; the others 10 or less), so
-# that the last to end is a short one; a later run in the same build tree
-# orders them by their last times instead.
+# The slowest start first (seconds one after another on a 2-core machine
+# under load: test_thmpi 90, test_boot 35, test_ofi 28, test_netns 14;
+# the others 10 or less), so that the last to end is a short one; a later
+# run in the same build tree orders them by their last times instead.
 CHECK_JOBS	?= $(shell nproc 2>/dev/null || echo 2)
 HOST_TESTS_SLOW	:= test_thmpi test_boot test_ofi test_netns
 hostcheck: ksrc $(HOST_TESTS)
@@ -129,8 +129,9 @@ hostcheck: ksrc $(HOST_TESTS)
 # parts run (so no part builds on one core, nor twice), then the parts in
 # turn, each allowed to fail so that the others still run, each timed
 # into $(LOGS)/times.txt (wall seconds, and the CPU seconds of its
-# processes, which the machine's other load does not change much).  A part listed in CHECK_TAPS that wrote no TAP
-# failed before it could say so: it counts as a failure.  The summary
+# processes, which depend less on the machine's other load).  A part
+# listed in CHECK_TAPS that wrote no TAP failed before it could say so:
+# it counts as a failure.  The summary
 # (scripts/test-summary.sh) is the last line.  check-full runs every part
 # of check at its full length (the whole VM run and FUZZ_SECONDS of
 # fuzzing include check's quick run and smoke budget), and the slow ones.
