@@ -6,11 +6,19 @@
 #   make run        build those, then show a chain firing on the trigger engine
 #   make install    library, headers, libthverbs.pc, tools, man pages
 #                   (PREFIX, DESTDIR, LIBDIR; install-dkms: the module source)
-#   make check      install missing packages, build, run every test, summarise
-#   make hostcheck  host tests only (sanitizers on)
+#   make check      before every commit (under 15 minutes on 2 idle cores): install
+#                   missing packages, build, host tests, thctl/API/install
+#                   checks, lint, FUZZ_SMOKE_SECONDS (10) of fuzzing per
+#                   target, the VM's quick run; summarise
+#   make check-full CI's: everything check runs at full length (FUZZ_SECONDS,
+#                   the whole VM run) plus the packages, the debug kernel and
+#                   soft-RoCE (under an hour on 2 cores, debug kernel built)
+#   make hostcheck  host tests only (sanitizers on; CHECK_JOBS at a time)
 #   make lint       checkpatch --strict and sparse over the kernel-side code
 #   make fuzz       libFuzzer targets, FUZZ_SECONDS (60) each, under ASan/UBSan
 #   make vmtest     boot Debian's kernel in QEMU and run the selftests there
+#   make vmtest-quick  the same without benchmarks, with shorter storms and
+#                   dumps (th_vm.quick=1; make check's)
 #   make vmtest-debug  the same on a debug kernel (KASAN, lockdep, kmemleak,
 #                   fault injection), built once and cached
 #   make vmtest-rxe the ofi provider over verbs on soft-RoCE (rdma_rxe) in QEMU
@@ -18,6 +26,7 @@
 #   make vmbench-thmpi  libthmpi on th_nic.ko vs MPICH alone, in QEMU
 #   make mutants    the mutation check: scripts/mutants.list, one at a time
 #   make clean
+#   make help       this list
 #
 # Each part adds its sources and targets in a fragment next to its code
 # (*.mk); this file holds the shared flags and the pattern rules.
@@ -57,7 +66,7 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 TESTCPPFLAGS := -isystem $(KSFT) -I$(TOP)/selftests/host/lib -I$(TOP)/selftests/common
 
 .DEFAULT_GOAL := all
-.PHONY: all run check hostcheck lint vmtest bench docs clean deps ksrc tests
+.PHONY: all run check check-full hostcheck lint vmtest bench docs clean deps ksrc tests help
 
 # Fragments append to these.
 ALL_TARGETS	:=
@@ -106,35 +115,77 @@ $(S)/%.o: $(TOP)/%.c | ksrc
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 # Every suite writes TAP into $(LOGS); the summary counts them all.
+# The host binaries are independent: CHECK_JOBS of them run at once
+# (scripts/host-tests.sh), each into its own host-NAME.tap.
+# The slowest start first (seconds one after another on a 2-core machine
+# under load: test_thmpi 90, test_boot 35, test_ofi 28, test_netns 14;
+# the others 10 or less), so that the last to end is a short one; a later
+# run in the same build tree orders them by their last times instead.
+CHECK_JOBS	?= $(shell nproc 2>/dev/null || echo 2)
+HOST_TESTS_SLOW	:= test_thmpi test_boot test_ofi test_netns
 hostcheck: ksrc $(HOST_TESTS)
-	@mkdir -p $(LOGS)
-	@rc=0; for t in $(HOST_TESTS); do \
-		n=$$(basename $$t); \
-		echo "== $$n"; \
-		$$t > $(LOGS)/host-$$n.tap 2>&1 || rc=1; \
-		grep -E '^(ok|not ok) |^# (PASSED|FAILED)' $(LOGS)/host-$$n.tap | tail -n 400; \
-	done; exit $$rc
+	@HOST_TESTS_SLOW='$(HOST_TESTS_SLOW)' \
+		$(TOP)/scripts/host-tests.sh $(LOGS) $(CHECK_JOBS) $(HOST_TESTS)
 
-check: deps
+# make check and make check-full: one parallel build of everything the
+# parts run (so no part builds on one core, nor twice), then the parts in
+# turn, each allowed to fail so that the others still run, each timed
+# into $(LOGS)/times.txt (wall seconds, and the CPU seconds of its
+# processes, which depend less on the machine's other load).  A part
+# listed in CHECK_TAPS that wrote no TAP failed before it could say so:
+# it counts as a failure.  The summary
+# (scripts/test-summary.sh) is the last line.  check-full runs every part
+# of check at its full length (the whole VM run and FUZZ_SECONDS of
+# fuzzing include check's quick run and smoke budget), and the slow ones.
+CHECK_BUILD	:= all tests fuzz-build vm-payload
+CHECK_PARTS	:= hostcheck thctl-check apicheck installcheck lint fuzz-smoke \
+		   vmtest-quick
+CHECK_TAPS	:= host-thctl api man install lint fuzz vm
+CHECK_FULL_PARTS := hostcheck thctl-check apicheck installcheck pkgcheck lint \
+		   fuzz vmtest vmtest-debug vmtest-rxe
+CHECK_FULL_TAPS	:= host-thctl api man install pkg lint fuzz vm vm-debug vm-rxe
+
+# $(call run-check,PARTS,TAPS)
+define run-check
 	@rm -rf $(LOGS); mkdir -p $(LOGS)
-	@$(MAKE) --no-print-directory all tests
-	-@$(MAKE) --no-print-directory hostcheck
-	-@$(MAKE) --no-print-directory thctl-check
-	-@$(MAKE) --no-print-directory apicheck
-	-@$(MAKE) --no-print-directory installcheck
-	-@$(MAKE) --no-print-directory pkgcheck
-	-@$(MAKE) --no-print-directory lint
-	-@$(MAKE) --no-print-directory fuzz
-	-@$(MAKE) --no-print-directory vmtest
-	-@$(MAKE) --no-print-directory vmtest-debug
-	-@$(MAKE) --no-print-directory vmtest-rxe
+	@echo "# $@: $$(nproc) cpus, load $$(cut -d' ' -f1-3 /proc/loadavg)" | tee $(LOGS)/times.txt
+	@cpu() { times > $(LOGS)/.cpu; cpu=$$(tail -n 1 $(LOGS)/.cpu | awk '{ split($$1, u, /[ms]/); \
+		split($$2, v, /[ms]/); printf "%d", u[1] * 60 + u[2] + v[1] * 60 + v[2] }'); }; \
+	all=$$(date +%s); s=$$all; \
+	if ! $(MAKE) --no-print-directory -j$(CHECK_JOBS) $(CHECK_BUILD); then \
+		echo "not ok 1 build: make $(CHECK_BUILD) failed (see the output above)" \
+			> $(LOGS)/build.tap; \
+		$(TOP)/scripts/test-summary.sh $(LOGS)/build.tap | tee $(LOGS)/summary.txt; \
+		exit 1; \
+	fi; \
+	echo "ok 1 build: make -j$(CHECK_JOBS) $(CHECK_BUILD)" > $(LOGS)/build.tap; \
+	cpu; \
+	echo "# build: $$(( $$(date +%s) - s )) s, $$cpu cpu-s, load $$(cut -d' ' -f1-3 /proc/loadavg)" | \
+		tee -a $(LOGS)/times.txt; \
+	for p in $(1); do \
+		s=$$(date +%s); c0=$$cpu; \
+		$(MAKE) --no-print-directory $$p; rc=$$?; cpu; \
+		echo "# $$p: $$(( $$(date +%s) - s )) s, $$(( cpu - c0 )) cpu-s, exit $$rc, load $$(cut -d' ' -f1-3 /proc/loadavg)" | \
+			tee -a $(LOGS)/times.txt; \
+	done; \
+	echo "# $@: $$(( $$(date +%s) - all )) s, $$cpu cpu-s in all" | tee -a $(LOGS)/times.txt
 	@# a part that wrote no TAP at all failed before it could say so
-	@for l in api man install pkg lint fuzz vm vm-debug vm-rxe; do \
+	@for l in $(2); do \
 		[ -s $(LOGS)/$$l.tap ] || \
 			echo "not ok 1 $$l: produced no results (see the output above)" > $(LOGS)/$$l.tap; \
 	done
 	@$(TOP)/scripts/test-summary.sh $(LOGS)/*.tap | tee $(LOGS)/summary.txt; \
 		exit $${PIPESTATUS[0]}
+endef
+
+check: deps
+	$(call run-check,$(CHECK_PARTS),$(CHECK_TAPS))
+
+check-full: deps
+	$(call run-check,$(CHECK_FULL_PARTS),$(CHECK_FULL_TAPS))
+
+help:
+	@sed -n '/^#   make /,/^#$$/p' $(TOP)/Makefile | sed '$$d; s/^#//'
 
 # The demo runs on the in-process provider when no module is loaded: it needs
 # the library and thctl only, not the kernel headers or the tests.

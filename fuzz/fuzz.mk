@@ -1,12 +1,19 @@
 # fuzz.mk - coverage-guided fuzzing with libFuzzer (Debian's clang), under
 # AddressSanitizer and UndefinedBehaviorSanitizer: the engine
 # (fuzz/engine_fuzz.c) and the text parsers (fuzz/parse_fuzz.c, one build
-# per parser).  `make fuzz` runs each target for FUZZ_SECONDS (60) from its
+# per parser).  `make fuzz` runs each target for FUZZ_SECONDS (60), FUZZ_JOBS
+# (the number of CPUs) at once, from its
 # committed seed corpus (fuzz/corpus/TARGET), first over every regression
 # input (fuzz/regress/TARGET), and prints TAP with executions, their rate
 # and coverage; a crash fails it and leaves the input in $(FUZZ_DIR)/crashes.
+# `make fuzz-smoke` is make check's: the same, FUZZ_SMOKE_SECONDS (10) each
+# (every regression input still runs); make check-full runs `make fuzz`.
 FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
+FUZZ_SMOKE_SECONDS ?= 10
+# each target is one single-threaded process: this many at once, each
+# with its whole budget (scripts/fuzz.sh)
+FUZZ_JOBS	?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_DIR	:= $(B)/fuzz
 FUZZ_FLAGS	:= -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer -pthread $(TH_CPPFLAGS) \
@@ -36,10 +43,13 @@ $(FUZZ_PARSERS:%=$(FUZZ_DIR)/%_fuzz): $(FUZZ_DIR)/%_fuzz: $(TOP)/fuzz/parse_fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DFUZZ_PARSER=$(call fuzz_parser_id,$*) \
 		-fsanitize=fuzzer -o $@ $^ -lm
 
-.PHONY: fuzz fuzz-build
+.PHONY: fuzz fuzz-build fuzz-smoke
 fuzz-build: $(FUZZ_BINS)
 
 fuzz: fuzz-build
 	@mkdir -p $(LOGS)
-	@$(TOP)/scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS) | \
+	@FUZZ_JOBS=$(FUZZ_JOBS) $(TOP)/scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS) | \
 		tee $(LOGS)/fuzz.tap; ! grep -q '^not ok' $(LOGS)/fuzz.tap
+
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
