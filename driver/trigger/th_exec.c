@@ -559,6 +559,17 @@ bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 	    (ret == -EAGAIN && (chain->park_ns ||
 				chain->remote == TH_REMOTE_READY))) {
 		chain->pos = i;
+		/*
+		 * A delivery to a remote node: the next chain of the counter
+		 * may start while it travels (released here, before the
+		 * caller posts it: from then on it may complete on another
+		 * thread).  Between slices and parked, it keeps the turn.
+		 */
+		if (chain->remote == TH_REMOTE_READY && chain->ordered) {
+			th_lock(&vp->lock);
+			th_chain_order_release_locked(ctx, chain);
+			th_unlock(&vp->lock);
+		}
 		return false;
 	}
 	th_exec_release(chain);

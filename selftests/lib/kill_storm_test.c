@@ -366,7 +366,7 @@ FIXTURE_TEARDOWN(storm)
 }
 
 /* 1000 collectives take 15 s on the stock kernel under TCG; leave room. */
-TEST_F_TIMEOUT(storm, kill_storm, 1800)
+TEST_F_TIMEOUT(storm, kill_storm, 360)
 {
 	const char *env = getenv("TH_STORM_COLLECTIVES");
 	unsigned int collectives = env ? atoi(env) :
