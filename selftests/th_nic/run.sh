@@ -135,7 +135,7 @@ if [ -n "${TH_VM_REPEAT:-}" ]; then
 				grep -E '^(not ok|#.*(Expected|FAIL|timeout|still running|stopped|rep )|TH_VM: |  )' \
 					/tmp/repeat.out | head -n 200 | sed 's/^/# /'
 			fi
-			grep '^# order:\|^# kill storm: hangs' /tmp/repeat.out
+			grep '^# order:\|^# kill storm: [0-9]\|^# kill storm: hangs' /tmp/repeat.out
 		done
 		i=$((i + 1))
 	done
