@@ -500,22 +500,25 @@ TEST_F(trig, concurrent_increments_are_exact)
  * The stress form of the test above (issue 35: cookie 63 completed after
  * 64..72 on th_nic.ko).  Per repetition, on fresh counters C and D:
  * CHAINS NOTIFY chains wait on C at thresholds STEP, 2 STEP, ...; FEED
- * chains wait on D at 1, 2, ..., each a CT_INC of C.  HOSTS threads
- * increment C from userspace while FEEDERS threads increment D, so C also
- * rises from chains run in the feeders' ioctls: more threads than the
- * VM's CPUs, so a thread is often preempted between firing a chain (under
- * the vport's lock) and running it.  The NOTIFY chains must complete in
+ * chains wait on D at 1, 2, ..., each a COPY of COPY_LEN bytes then a
+ * CT_INC of C.  HOSTS threads increment C by 1 from userspace while
+ * FEEDERS threads increment D by BATCH, so C also rises in chains run by
+ * the feeders' ioctls (or the workqueue), where the NOTIFY chain a feed
+ * chain fires waits behind the rest of the batch's copies: the window in
+ * which a host thread fires and completes the next NOTIFY chains.  More
+ * threads than the VM's CPUs.  The NOTIFY chains must complete in
  * threshold order, each once, in every repetition.
  */
-enum { ORD_HOSTS = 6, ORD_FEEDERS = 2, ORD_PER = 400, ORD_FEED = 600,
-       ORD_CHAINS = 100, ORD_REPS = 20 };
-#define ORD_TOTAL	(ORD_HOSTS * ORD_PER + ORD_FEED)
+enum { ORD_HOSTS = 6, ORD_FEEDERS = 2, ORD_PER = 560, ORD_FEED = 640,
+       ORD_BATCH = 8, ORD_COPY = 64 << 10, ORD_CHAINS = 100, ORD_REPS = 40 };
+#define ORD_TOTAL	(ORD_HOSTS * ORD_PER + ORD_FEED)	/* CHAINS * STEP */
 #define ORD_STEP	(ORD_TOTAL / ORD_CHAINS)
 
 struct ord_thread {
 	struct thn_vport *v;
 	__u32 ct;
 	unsigned int n;
+	__s64 by;
 	int errors;
 };
 
@@ -525,16 +528,34 @@ static void *ord_inc(void *arg)
 	unsigned int i;
 
 	for (i = 0; i < t->n; i++)
-		if (thn_ct_inc(t->v, t->ct, 1))
+		if (thn_ct_inc(t->v, t->ct, t->by))
 			t->errors++;
 	return NULL;
 }
 
+/* FEED chains on @d at 1, 2, ...: each copies ORD_COPY, adds 1 to @c. */
+static int ord_post_feed(struct thn_vport *v, __u32 key, __u16 c, __u16 d)
+{
+	struct th_nic_desc feed[2 * 64];
+	unsigned int i, j;
+	int ret = 0;
+
+	for (i = 0; i < ORD_FEED && !ret; i += 64) {
+		for (j = 0; j < 64; j++) {
+			feed[2 * j] = thn_copy(key, 0, key, ORD_COPY, ORD_COPY);
+			feed[2 * j].flags |= TH_NIC_DF_LINK;
+			thn_trigger(&feed[2 * j], d, i + j + 1, 1000000 + i + j);
+			feed[2 * j + 1] = thn_ct_op(TH_NIC_OP_CT_INC, c, 1);
+		}
+		ret = thn_post(v, feed, 2 * 64, NULL);
+	}
+	return ret;
+}
+
 /* One repetition on counters @c and @d; the number of misordered entries. */
 static int ord_rep(struct __test_metadata *_metadata, struct thn_vport *v,
-		   __u16 c, __u16 d, unsigned int rep)
+		   __u32 key, __u16 c, __u16 d, unsigned int rep)
 {
-	static struct th_nic_desc feed[ORD_FEED];
 	struct ord_thread t[ORD_HOSTS + ORD_FEEDERS];
 	pthread_t th[ORD_HOSTS + ORD_FEEDERS];
 	struct th_nic_cqe cqe[ORD_CHAINS];
@@ -544,16 +565,13 @@ static int ord_rep(struct __test_metadata *_metadata, struct thn_vport *v,
 	for (i = 0; i < ORD_CHAINS; i++)
 		if (thn_post_notify(v, c, (i + 1) * ORD_STEP, i))
 			return -1;
-	for (i = 0; i < ORD_FEED; i++) {
-		feed[i] = thn_ct_op(TH_NIC_OP_CT_INC, c, 1);
-		thn_trigger(&feed[i], d, i + 1, 1000000 + i);
-	}
-	if (thn_post(v, feed, ORD_FEED, NULL))
+	if (ord_post_feed(v, key, c, d))
 		return -1;
 	for (i = 0; i < ORD_HOSTS + ORD_FEEDERS; i++) {
 		t[i].v = v;
 		t[i].ct = i < ORD_HOSTS ? c : d;
-		t[i].n = i < ORD_HOSTS ? ORD_PER : ORD_FEED / ORD_FEEDERS;
+		t[i].n = i < ORD_HOSTS ? ORD_PER : ORD_FEED / ORD_FEEDERS / ORD_BATCH;
+		t[i].by = i < ORD_HOSTS ? 1 : ORD_BATCH;
 		t[i].errors = 0;
 		if (pthread_create(&th[i], NULL, ord_inc, &t[i]))
 			return -1;
@@ -579,12 +597,17 @@ static int ord_rep(struct __test_metadata *_metadata, struct thn_vport *v,
 
 TEST_F(trig, order_holds_under_concurrent_increments)
 {
+	void *buf = thn_alloc(2 * ORD_COPY);
 	unsigned int rep, failed = 0;
+	struct thn_key key;
 	int bad;
 
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, thn_mr_reg(&self->v, buf, 2 * ORD_COPY, TH_NIC_ACCESS_ALL,
+				&key));
 	for (rep = 0; rep < ORD_REPS; rep++) {
-		bad = ord_rep(_metadata, &self->v, 100 + 2 * rep, 101 + 2 * rep,
-			      rep);
+		bad = ord_rep(_metadata, &self->v, key.l, 100 + 2 * rep,
+			      101 + 2 * rep, rep);
 		ASSERT_LE(0, bad) TH_LOG("rep %u: could not post or start", rep);
 		if (bad)
 			failed++;
