@@ -165,8 +165,9 @@ has() { grep -qxF "$1" "$clean"; }
 # here with addr2line; also in $LOGS/vm-ustacks.txt.
 ustacks=$LOGS/vm-ustacks.txt
 rm -f "$ustacks"
-if grep -q '^TH_VM: ustack ' "$clean" && command -v addr2line >/dev/null; then
-	grep '^TH_VM: ustack ' "$clean" | while read -r _ _ bin addrs; do
+# (repeat mode prefixes the dump with '# ')
+if grep -qE '^(# )?TH_VM: ustack ' "$clean" && command -v addr2line >/dev/null; then
+	grep -E '^(# )?TH_VM: ustack ' "$clean" | sed 's/^# //' | while read -r _ _ bin addrs; do
 		f=$(find "$VM_PAYLOAD" -type f -name "$bin" | head -n 1)
 		[ -n "$f" ] || continue
 		echo "user stack of $bin (innermost first):"
