@@ -45,6 +45,57 @@ static void th_chain_fire_or_arm_locked(struct th_eng_ctx *ctx,
 		th_chain_arm_locked(vp, chain);
 }
 
+/*
+ * @chain fired (under its vport's lock): it runs in @ctx if no other
+ * fired chain of its counter holds the turn, else it waits behind them.
+ * Firing picks chains in threshold order under the lock; the turn keeps
+ * that order when they run, whichever contexts (two ioctls on two CPUs, a
+ * worker) fired them and ran them: a chain starts only after the previous
+ * one of its counter completed, or sent its delivery to a remote node.
+ */
+void th_chain_order_fire_locked(struct th_eng_ctx *ctx,
+				struct th_eng_chain *chain)
+	__must_hold(&chain->vp->lock)
+{
+	struct th_eng_ct_order *o = &chain->vp->order[chain->trig_ct];
+
+	th_lockdep_assert_held(&chain->vp->lock);
+	if (o->busy) {
+		th_list_add_tail(&o->waiting, &chain->node);
+		return;
+	}
+	o->busy = true;
+	chain->ordered = true;
+	th_list_add_tail(&ctx->ready, &chain->node);
+}
+
+/*
+ * @chain gives its counter's turn up (it completed, is ready for its next
+ * round, or its delivery leaves for a remote node): the first chain
+ * waiting behind it takes the turn and joins @ctx, the context that
+ * releases it, so it runs after everything fired before it.
+ */
+void th_chain_order_release_locked(struct th_eng_ctx *ctx,
+				   struct th_eng_chain *chain)
+	__must_hold(&chain->vp->lock)
+{
+	struct th_eng_ct_order *o = &chain->vp->order[chain->trig_ct];
+	struct th_eng_chain *next;
+
+	th_lockdep_assert_held(&chain->vp->lock);
+	if (!chain->ordered)
+		return;
+	chain->ordered = false;
+	if (th_list_empty(&o->waiting)) {
+		o->busy = false;
+		return;
+	}
+	next = th_eng_chain_from_node(o->waiting.next);
+	th_list_del(&next->node);
+	next->ordered = true;
+	th_list_add_tail(&ctx->ready, &next->node);
+}
+
 /* The errno each refusal reason gives at the doorbell. */
 static int th_refusal_errno(u32 reason)
 {
@@ -403,6 +454,8 @@ void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 	chain->pos = 0;
 	chain->done = 0;
 	vp->running--;
+	/* the next chain of the counter goes first: this round is over */
+	th_chain_order_release_locked(ctx, chain);
 	th_chain_fire_or_arm_locked(ctx, vp, chain);
 	/* teardown waits for running chains: this one is pending again */
 	vp->eng->ops->wake(vp);
@@ -543,6 +596,8 @@ void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 		vp->stats.chains_done++;
 	}
 	vp->cq_reserved -= chain->credits;
+	/* its entries are in the CQ: the next chain of its counter may run */
+	th_chain_order_release_locked(ctx, chain);
 	vp->running--;
 	vp->accepted--;
 	if (chain->stride)

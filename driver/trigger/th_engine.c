@@ -158,6 +158,9 @@ int th_eng_vport_init(struct th_eng_vport *vp, struct th_eng *eng, u32 node,
 	vp->pending = th_zalloc(sizeof(*vp->pending) * lim->max_counters);
 	if (!vp->pending)
 		goto err_uncharge;
+	vp->order = th_zalloc(sizeof(*vp->order) * lim->max_counters);
+	if (!vp->order)
+		goto err_free_pending;
 	vp->mrs = th_zalloc(sizeof(*vp->mrs) * lim->max_mrs);
 	if (!vp->mrs)
 		goto err_free_pending;
@@ -166,8 +169,10 @@ int th_eng_vport_init(struct th_eng_vport *vp, struct th_eng *eng, u32 node,
 		if (!vp->ct_time)
 			goto err_free_mrs;
 	}
-	for (i = 0; i < lim->max_counters; i++)
+	for (i = 0; i < lim->max_counters; i++) {
 		th_list_init(&vp->pending[i]);
+		th_list_init(&vp->order[i].waiting);
+	}
 	th_list_init(&vp->rearming);
 	th_list_init(&vp->rearm_parked);
 	th_list_init(&vp->chain_pool[0]);
@@ -182,6 +187,7 @@ int th_eng_vport_init(struct th_eng_vport *vp, struct th_eng *eng, u32 node,
 err_free_mrs:
 	th_free(vp->mrs);
 err_free_pending:
+	th_free(vp->order);
 	th_free(vp->pending);
 err_uncharge:
 	th_atomic_dec(&user->vports);
@@ -253,6 +259,7 @@ void th_eng_vport_destroy(struct th_eng_vport *vp)
 	th_chain_pool_drain(vp);
 	th_free(vp->ct_time);
 	th_free(vp->mrs);
+	th_free(vp->order);
 	th_free(vp->pending);
 	th_mutex_destroy(&vp->sq_lock);
 	th_lock_destroy(&vp->lock);
@@ -458,7 +465,8 @@ void th_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	/* an offloaded delivery that went: the provider's until it ends */
 	if (chain->offloaded && th_remote_offload_disarm_locked(chain, status))
 		return;
-	th_list_add_tail(&ctx->ready, &chain->node);
+	/* to @ctx now, or behind the running chain of its counter */
+	th_chain_order_fire_locked(ctx, chain);
 }
 
 /* CQ entries userspace has not consumed yet, as far as it says. */

@@ -500,6 +500,8 @@ struct th_eng_stats {
  *	chains failed, the doorbell refuses
  * @cts: the counter page, @eng->lim.max_counters entries
  * @pending: per counter, chains waiting on it, by threshold then seq
+ * @order: per counter, the turn of its fired chains (one runs at a time,
+ *	in firing order; struct th_eng_ct_order in th_engine_int.h)
  * @mrs: MR slots, @eng->lim.max_mrs entries
  * @mr_count: slots in use
  * @mr_key_shift: bits of a key that hold the slot index
@@ -535,6 +537,7 @@ struct th_eng_vport {
 	bool error;
 	struct th_nic_ct *cts;
 	struct th_list *pending;
+	struct th_eng_ct_order *order;
 	struct th_eng_mr *mrs;
 	u32 mr_count;
 	u32 mr_key_shift;

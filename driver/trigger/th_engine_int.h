@@ -63,6 +63,9 @@ enum {
  * @rop: what it asked of the provider
  * @offloaded: pending, with its first delivery in the provider's network
  *	(ops->offload_arm)
+ * @ordered: it holds its trigger counter's turn (struct th_eng_ct_order):
+ *	the counter's next fired chain waits until it completes or sends a
+ *	delivery to a remote node
  * @touch_seen: re-arming: the vport's host actions (touches) when its
  *	@rounds were last reset
  * @rounds: re-arming: rounds fired since then (at most rearm_rounds)
@@ -95,9 +98,27 @@ struct th_eng_chain {
 	int remote_status;
 	struct th_eng_remote_op rop;
 	bool offloaded;
+	bool ordered;
 	u64 touch_seen;
 	u32 rounds;
 	struct th_nic_desc descs[];
+};
+
+/**
+ * struct th_eng_ct_order - the run order of one counter's fired chains
+ * @busy: a fired chain of this counter holds the turn (it is in some
+ *	context's ready list, running, deferred or parked)
+ * @waiting: fired chains behind it, in firing order; under the vport's lock
+ *
+ * Firing decides the order under the vport's lock, but the contexts that
+ * run fired chains are the callers' (two ioctls, a worker): without the
+ * turn, a chain fired by one caller could run and complete before one
+ * fired earlier by another caller that was preempted before running its
+ * context.  Documentation/locking.rst, "Order of one counter's chains".
+ */
+struct th_eng_ct_order {
+	bool busy;
+	struct th_list waiting;
 };
 
 /**
@@ -147,6 +168,10 @@ void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 void th_chain_fail_pending_locked(struct th_eng_vport *vp,
 				  struct th_eng_ctx *ctx, int status);
 void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
+void th_chain_order_fire_locked(struct th_eng_ctx *ctx,
+				struct th_eng_chain *chain);
+void th_chain_order_release_locked(struct th_eng_ctx *ctx,
+				   struct th_eng_chain *chain);
 
 /*
  * th_exec.c: run @chain for as long as @ctx's budget lasts; false if it

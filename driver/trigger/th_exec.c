@@ -566,6 +566,20 @@ bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 	    (ret == -EAGAIN && (chain->park_ns ||
 				chain->remote == TH_REMOTE_READY))) {
 		chain->pos = i;
+		/*
+		 * A delivery that left for the network: to a remote node, or
+		 * lost or delayed there by fault injection (parked until it
+		 * is sent again).  The next chain of the counter may start
+		 * while it travels, as deliveries of one counter's chains
+		 * overlap on a real network; released here, before the
+		 * caller posts or parks it: from then on it may complete on
+		 * another thread.  Between two slices it keeps the turn.
+		 */
+		if (ret == -EAGAIN && chain->ordered) {
+			th_lock(&vp->lock);
+			th_chain_order_release_locked(ctx, chain);
+			th_unlock(&vp->lock);
+		}
 		return false;
 	}
 	th_exec_release(chain);

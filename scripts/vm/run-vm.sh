@@ -160,6 +160,23 @@ trap 'rm -f "$clean"' EXIT
 tr -d '\r' <"$console" >"$clean"
 has() { grep -qxF "$1" "$clean"; }
 
+# User stacks the guest dumped for a test that passed its bound (run.sh's
+# dump_tasks: the return addresses on the stack of a static binary), named
+# here with addr2line; also in $LOGS/vm-ustacks.txt.
+ustacks=$LOGS/vm-ustacks.txt
+rm -f "$ustacks"
+# (repeat mode prefixes the dump with '# ')
+if grep -qE '^(# )?TH_VM: ustack ' "$clean" && command -v addr2line >/dev/null; then
+	grep -E '^(# )?TH_VM: ustack ' "$clean" | sed 's/^# //' | while read -r _ _ bin addrs; do
+		f=$(find "$VM_PAYLOAD" -type f -name "$bin" | head -n 1)
+		[ -n "$f" ] || continue
+		echo "user stack of $bin (innermost first):"
+		# shellcheck disable=SC2086 # a list of addresses
+		addr2line -f -i -p -e "$f" $addrs | sed 's/^/    /'
+	done >"$ustacks"
+	while IFS= read -r line; do say "$line"; done <"$ustacks"
+fi
+
 # The payload's TAP: results, diagnostics and indented (nested) TAP printed
 # between the payload markers (to the end of the log when it never
 # finished), as printed; its own version and top-level plan lines are

@@ -68,3 +68,39 @@ vmtest-debug: vm-payload
 	VM_TIMEOUT=$${VM_TIMEOUT:-1800} $(TOP)/scripts/vm/run-vm.sh; rc=$$?; \
 	sed 's/^\(\(not \)\?ok [0-9]*\) /\1 debug: /' $(LOGS)/debug/vm.tap > $(LOGS)/vm-debug.tap; \
 	exit $$rc
+
+# vmtest-repeat: the intermittent-failure hunter.  One boot, the module
+# loaded once, the payload's test binaries run N times in a row
+# (run.sh's repeat mode): one TAP line per run, the dump of any binary
+# that passed its bound, and "N passed, N failed".  One boot rather than
+# N: a boot and its initramfs cost ~30 s each under TCG, and a failure
+# that needs the state earlier runs left (a leak, a counter) shows up
+# only in one boot.  VM_TESTS: the binaries (comma-separated; default
+# all); VM_KERNEL_DEBUG=1 boots the debug kernel instead
+# (vmtest-debug's build and checks).  The summary is $(LOGS)/vm-repeat.tap.
+N		?= 20
+VM_TESTS	?=
+REPEAT_APPEND	= TH_VM_REPEAT=$(N)$(if $(VM_TESTS), TH_VM_TESTS=$(subst $(space),$(comma),$(strip $(VM_TESTS))))
+comma		:= ,
+space		:= $(subst ,, )
+.PHONY: vmtest-repeat
+vmtest-repeat: $(VM_DEPS)
+	@$(if $(VM_KERNEL_DEBUG),$(MAKE) --no-print-directory vmtest-debug \
+		VM_DEBUG_APPEND='$(REPEAT_APPEND) $(VM_DEBUG_APPEND)' \
+		VM_TIMEOUT=$${VM_TIMEOUT:-$$((600 + $(N) * 600))}; rc=$$?; \
+		cp $(LOGS)/vm-debug.tap $(LOGS)/vm-repeat.tap, \
+	$(VM_ENV) VM_APPEND='$(REPEAT_APPEND) $(VM_APPEND)' \
+		VM_TIMEOUT=$${VM_TIMEOUT:-$$((600 + $(N) * 400))} \
+		$(TOP)/scripts/vm/run-vm.sh; rc=$$?; \
+		cp $(LOGS)/vm.tap $(LOGS)/vm-repeat.tap); \
+	grep -h '^# repeat: ' $(LOGS)/vm-repeat.tap || true; \
+	echo "vmtest-repeat: $$(grep -c '^ok ' $(LOGS)/vm-repeat.tap) passed, $$(grep -c '^not ok ' $(LOGS)/vm-repeat.tap) failed"; \
+	exit $$rc
+
+# host-repeat: a host test binary (or several) N times in a row, e.g.
+# `make host-repeat N=20 HOST_REPEAT="test_order test_trigger"`; names
+# are build/bin/host/<name> or paths.  Per-run results, then the summary.
+HOST_REPEAT	?=
+.PHONY: host-repeat
+host-repeat: $(if $(HOST_REPEAT),,$(HOST_TESTS))
+	@$(TOP)/scripts/vm/repeat.sh $(N) $(foreach t,$(or $(HOST_REPEAT),$(notdir $(HOST_ENGINE_TESTS))),$(if $(findstring /,$(t)),$(t),$(BIN)/host/$(t)))

@@ -3,6 +3,17 @@
 # th_nic.ko, runs every test binary next to this script (each prints its
 # own TAP), checks that unload is clean, and exits non-zero on any failure.
 # Usage: run.sh /path/to/th_nic.ko
+#
+# Every test binary runs under a bound (bounded(): TH_VM_TEST_SECS, 600 s,
+# 1500 s on the debug kernel; 300 s for the kill storm): past it, the
+# stacks of its processes are dumped (dump_tasks: the kernel stack, the
+# syscall and the user return addresses, which run-vm.sh names with
+# addr2line) and they are killed, so a hang fails that binary in its own
+# time, never at the VM's timeout.
+#
+# Repeat mode (make vmtest-repeat, Documentation/vm-testing.rst):
+# TH_VM_REPEAT=N runs the binaries named in TH_VM_TESTS (default: every
+# *_test) N times in this one boot, one TAP line per run, and a summary.
 mod=${1:-/th_nic.ko}
 here=$(dirname "$0")
 n=0
@@ -12,8 +23,126 @@ ok() { n=$((n + 1)); echo "ok $n $*"; }
 not_ok() { n=$((n + 1)); echo "not ok $n $*"; rc=1; }
 check() { name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
 
+# The pids of @1's descendants, @1 first (from /proc/*/stat's ppid field).
+tree() {
+	local s p pp
+	echo "$1"
+	for s in /proc/[0-9]*/stat; do
+		read -r p _ _ pp _ < "$s" 2>/dev/null || continue
+		[ "$pp" = "$1" ] && tree "$p"
+	done
+}
+
+# Where each task of @@ sleeps: state, kernel stack, syscall, and the words
+# on its user stack that point into its program's text (a static binary:
+# run-vm.sh names them with addr2line).  Threads too; zombies and exiting
+# tasks (no cmdline) are shown, not skipped.
+dump_tasks() {
+	for p in "$@"; do
+		for t in /proc/"$p"/task/[0-9]*; do
+			[ -d "$t" ] || continue
+			tid=${t##*/}
+			exe=$(readlink /proc/"$p"/exe 2>/dev/null)
+			echo "TH_VM: task $p/$tid ${exe##*/}: $(grep -m 1 '^State' "$t/status" 2>/dev/null | tr -s '\t ' ' ')"
+			echo "  wchan $(cat "$t/wchan" 2>/dev/null), syscall $(cat "$t/syscall" 2>/dev/null)"
+			sed 's/^/  kernel: /' "$t/stack" 2>/dev/null
+			# shellcheck disable=SC2046 # the words of one line
+			set -- $(cat "$t/syscall" 2>/dev/null)
+			[ $# -ge 9 ] || continue
+			sp=$8
+			pc=$9
+			text=$(grep -m 1 ' r-xp ' /proc/"$p"/maps 2>/dev/null)
+			lo=$((0x${text%%-*}))
+			hi=${text#*-}
+			hi=$((0x${hi%% *}))
+			ret=$(dd if=/proc/"$p"/mem bs=8 skip=$((sp / 8)) count=512 2>/dev/null |
+				od -An -tx8 -v | tr -s ' ' '\n' |
+				while read -r w; do
+					[ -n "$w" ] || continue
+					a=$((0x$w))
+					[ "$a" -ge "$lo" ] && [ "$a" -lt "$hi" ] && printf '0x%x ' "$a"
+				done)
+			echo "TH_VM: ustack ${exe##*/} $pc $ret"
+		done
+	done
+}
+
+# bounded SECS NAME CMD...: run CMD; past SECS, dump its tasks, kill them
+# all (its children too: a test's ranks) and fail.  Returns CMD's status,
+# 124 when it was stopped.
+bounded() {
+	secs=$1
+	name=$2
+	shift 2
+	"$@" &
+	cmd=$!
+	(
+		sleep "$secs"
+		echo "# $name: still running after ${secs} s: its tasks, then SIGKILL"
+		pids=$(tree "$cmd")
+		# shellcheck disable=SC2086 # a list of pids
+		dump_tasks $pids
+		# shellcheck disable=SC2086
+		kill -STOP $pids 2>/dev/null
+		# shellcheck disable=SC2086
+		kill -KILL $pids 2>/dev/null
+		touch /tmp/bounded.$cmd
+	) &
+	dog=$!
+	wait "$cmd"
+	st=$?
+	kill "$dog" 2>/dev/null
+	wait "$dog" 2>/dev/null
+	if [ -e /tmp/bounded.$cmd ]; then
+		rm -f /tmp/bounded.$cmd
+		echo "# $name: stopped at its bound of ${secs} s"
+		return 124
+	fi
+	return "$st"
+}
+
+test_secs() {
+	case "$1" in
+	kill_storm_test) echo "${TH_VM_STORM_SECS:-300}" ;;
+	*) if [ -n "${TH_VM_QUICK:-}" ]; then echo "${TH_VM_TEST_SECS:-1500}"
+	   else echo "${TH_VM_TEST_SECS:-600}"; fi ;;
+	esac
+}
+
 echo "TAP version 13"
 echo "# th_nic selftests on $(uname -r)"
+
+if [ -n "${TH_VM_REPEAT:-}" ]; then
+	# a list on the kernel command line has no spaces: commas
+	tests=$(echo "${TH_VM_TESTS:-$(cd "$here" && ls -- *_test)}" | tr ',' ' ')
+	check "insmod nodes=16" insmod "$mod" nodes=16
+	passed=0
+	failed=0
+	i=1
+	while [ "$i" -le "$TH_VM_REPEAT" ]; do
+		for t in $tests; do
+			start=$(date +%s)
+			bounded "$(test_secs "$t")" "$t" "$here/$t" > /tmp/repeat.out 2>&1
+			st=$?
+			secs=$(( $(date +%s) - start ))
+			if [ $st -eq 0 ]; then
+				passed=$((passed + 1))
+				ok "repeat $i/$TH_VM_REPEAT: $t ($secs s)"
+			else
+				failed=$((failed + 1))
+				not_ok "repeat $i/$TH_VM_REPEAT: $t: status $st ($secs s)"
+				# what failed, and the dump of a stopped binary
+				grep -E '^(not ok|#.*(Expected|FAIL|timeout|still running|stopped|rep )|TH_VM: |  )' \
+					/tmp/repeat.out | head -n 200 | sed 's/^/# /'
+			fi
+			grep '^# order:\|^# kill storm: [0-9]\|^# kill storm: hangs' /tmp/repeat.out
+		done
+		i=$((i + 1))
+	done
+	check "rmmod after the repeats" rmmod th_nic
+	echo "# repeat: $passed passed, $failed failed ($TH_VM_REPEAT runs of: $(echo "$tests" | tr '\n' ' '))"
+	exit $rc
+fi
 
 # A bad limit is refused at load time, and leaves nothing behind.
 check "insmod refuses nodes=0" sh -c "! insmod $mod nodes=0 2>/dev/null"
@@ -27,7 +156,7 @@ for t in "$here"/*_test; do
 	[ -x "$t" ] || continue
 	echo "# running $(basename "$t")"
 	start=$(date +%s)
-	"$t" || rc=1
+	bounded "$(test_secs "$(basename "$t")")" "$(basename "$t")" "$t" || rc=1
 	echo "# $(basename "$t") took $(( $(date +%s) - start )) s"
 done
 
