@@ -305,7 +305,8 @@ void th_rearm_release_locked(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
 		/* a cancel stopped it while parked: end it without running */
 		if (chain->stop && !chain->status)
 			chain->status = -ECANCELED;
-		th_list_add_tail(&ctx->ready, &chain->node);
+		/* it runs in its counter's turn, as any fired chain does */
+		th_chain_order_fire_locked(ctx, chain);
 	}
 }
 
