@@ -6,7 +6,7 @@
 #   make run        build those, then show a chain firing on the trigger engine
 #   make install    library, headers, libthverbs.pc, tools, man pages
 #                   (PREFIX, DESTDIR, LIBDIR; install-dkms: the module source)
-#   make check      before every commit (under 15 minutes on 2 idle cores): install
+#   make check      before every commit (about 9 minutes on 2 cores): install
 #                   missing packages, build, host tests, thctl/API/install
 #                   checks, lint, FUZZ_SMOKE_SECONDS (10) of fuzzing per
 #                   target, the VM's quick run; summarise
