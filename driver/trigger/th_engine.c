@@ -111,6 +111,7 @@ void th_eng_user_init(struct th_eng_user *user)
 {
 	th_atomic_set(&user->vports, 0);
 	th_atomic_set(&user->chains, 0);
+	th_atomic_set(&user->touches, 0);
 }
 
 /*
@@ -297,7 +298,7 @@ void th_rearm_release_locked(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
 	while (!th_list_empty(&vp->rearm_parked)) {
 		chain = th_eng_chain_from_node(vp->rearm_parked.next);
 		th_list_del(&chain->node);
-		chain->touch_seen = vp->touches;
+		chain->touch_seen = (u32)th_atomic_read(&vp->user->touches);
 		chain->rounds = 1;
 		/* timed mode: it waited for the host's call, whose time it is */
 		if (ctx->eng->timing && ctx->stamp > chain->vnow)
@@ -312,13 +313,18 @@ void th_rearm_release_locked(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
 
 /*
  * A host action on @vp: a doorbell, a counter update, CT_WAIT or CANCEL
- * (th_cmd.c).  Each of its re-arming chains may run rearm_rounds rounds
- * again, and the rounds that were parked run in @ctx, the caller's.
+ * (th_cmd.c).  Every re-arming chain of the vport's user may run
+ * rearm_rounds rounds again, not only this vport's: a plan's rounds are
+ * started by its host on one vport and carried to the user's others by
+ * deliveries (a round trip between two vports, a tree of them), which
+ * are no host action of theirs.  The rounds parked on @vp run in @ctx,
+ * the caller's; those parked on the user's other vports, at the next
+ * host action on each.
  */
 void th_eng_host_touch(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
 {
+	th_atomic_inc_return(&vp->user->touches);
 	th_lock(&vp->lock);
-	vp->touches++;
 	th_rearm_release_locked(vp, ctx);
 	th_unlock(&vp->lock);
 }
@@ -332,9 +338,10 @@ static bool th_rearm_park_locked(struct th_eng_chain *chain)
 	__must_hold(&chain->vp->lock)
 {
 	struct th_eng_vport *vp = chain->vp;
+	u32 touches = (u32)th_atomic_read(&vp->user->touches);
 
-	if (chain->touch_seen != vp->touches) {
-		chain->touch_seen = vp->touches;
+	if (chain->touch_seen != touches) {
+		chain->touch_seen = touches;
 		chain->rounds = 0;
 	}
 	if (chain->rounds < vp->eng->lim.rearm_rounds || chain->offloaded) {

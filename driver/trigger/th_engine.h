@@ -118,6 +118,8 @@ struct th_eng_limits {
  * struct th_eng_user - what one user holds on the fabric
  * @vports: vports it created that are not destroyed yet
  * @chains: its chains accepted and not yet completed
+ * @touches: host actions on any of its vports so far (th_eng_host_touch()):
+ *	each gives all its re-arming chains rearm_rounds more rounds
  *
  * The provider keeps one per user identity (a uid in the kernel; the
  * process in-process) and hands it to th_eng_vport_init(); it must outlive
@@ -126,6 +128,7 @@ struct th_eng_limits {
 struct th_eng_user {
 	th_atomic_t vports;
 	th_atomic_t chains;
+	th_atomic_t touches;
 };
 
 /**
@@ -521,8 +524,6 @@ struct th_eng_stats {
  * @accepted: chains accepted and not completed
  * @offloaded: pending chains the provider's network would send
  *	(ops->offload_arm)
- * @touches: host actions on it so far (th_eng_host_touch()): each gives
- *	its re-arming chains rearm_rounds more rounds
  * @rearm_parked: fired rounds of re-arming chains that ran theirs, until
  *	the next host action (struct th_eng_chain.node)
  */
@@ -554,7 +555,6 @@ struct th_eng_vport {
 	struct th_eng_stats stats;
 	u32 accepted;
 	u32 offloaded;
-	u64 touches;
 	struct th_list rearm_parked;
 };
 

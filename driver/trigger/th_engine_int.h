@@ -66,8 +66,8 @@ enum {
  * @ordered: it holds its trigger counter's turn (struct th_eng_ct_order):
  *	the counter's next fired chain waits until it completes or sends a
  *	delivery to a remote node
- * @touch_seen: re-arming: the vport's host actions (touches) when its
- *	@rounds were last reset
+ * @touch_seen: re-arming: its user's host actions (struct th_eng_user
+ *	touches) when its @rounds were last reset
  * @rounds: re-arming: rounds fired since then (at most rearm_rounds)
  */
 struct th_eng_chain {
@@ -99,7 +99,7 @@ struct th_eng_chain {
 	struct th_eng_remote_op rop;
 	bool offloaded;
 	bool ordered;
-	u64 touch_seen;
+	u32 touch_seen;
 	u32 rounds;
 	struct th_nic_desc descs[];
 };
