@@ -74,16 +74,23 @@ int th_eng_mr_add(struct th_eng_vport *vp, u64 uaddr, u64 len, u32 access,
 	return 0;
 }
 
-struct th_eng_mr *th_mr_lookup_locked(struct th_eng_vport *vp, u32 lkey)
+/* The slot local key @lkey names, whatever it holds; NULL if none. */
+static struct th_eng_mr *th_mr_slot_locked(struct th_eng_vport *vp, u32 lkey)
 	__must_hold(&vp->lock)
 {
 	u32 slot = lkey & th_mr_slot_mask(vp);
-	struct th_eng_mr *mr;
 
 	if (!lkey || slot >= vp->eng->lim.max_mrs)
 		return NULL;
-	mr = &vp->mrs[slot];
-	if (mr->lkey != lkey || mr->dying)
+	return &vp->mrs[slot];
+}
+
+struct th_eng_mr *th_mr_lookup_locked(struct th_eng_vport *vp, u32 lkey)
+	__must_hold(&vp->lock)
+{
+	struct th_eng_mr *mr = th_mr_slot_locked(vp, lkey);
+
+	if (!mr || mr->lkey != lkey || mr->dying)
 		return NULL;
 	return mr;
 }
@@ -123,13 +130,9 @@ static struct th_eng_mr *th_mr_lookup_orphan_locked(struct th_eng_vport *vp,
 						    u32 lkey)
 	__must_hold(&vp->lock)
 {
-	u32 slot = lkey & th_mr_slot_mask(vp);
-	struct th_eng_mr *mr;
+	struct th_eng_mr *mr = th_mr_slot_locked(vp, lkey);
 
-	if (!lkey || slot >= vp->eng->lim.max_mrs)
-		return NULL;
-	mr = &vp->mrs[slot];
-	return mr->lkey == lkey && mr->orphan ? mr : NULL;
+	return mr && mr->lkey == lkey && mr->orphan ? mr : NULL;
 }
 
 /*
