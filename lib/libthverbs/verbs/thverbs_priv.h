@@ -14,6 +14,8 @@
 
 #include <thverbs/verbs.h>
 
+#define TH_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* The builder's capacity; the NIC refuses chains beyond its max_chain. */
 #define TH_CHAIN_CAP	256
 
@@ -44,6 +46,12 @@ struct th_provider_ops {
 	 * whose host learns of the NIC's work only through waits; NULL: no.
 	 */
 	bool (*timed)(const struct th_vport *vp);
+	/*
+	 * Drive the NIC once without sleeping (a waiter that spins calls it
+	 * between looks at its counter, so that no progress thread has to
+	 * be woken on the critical path); NULL: the NIC needs no help.
+	 */
+	void (*progress)(struct th_context *ctx);
 	/* statistics and fault injection; NULL: -EOPNOTSUPP */
 	int (*vport_stats)(struct th_vport *vp, struct th_stats *st);
 	int (*node_stats)(struct th_context *ctx, struct th_stats *st);

@@ -184,17 +184,6 @@ size_t th_mr_length(const struct th_mr *mr)
 	return mr->len;
 }
 
-int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
-			 uint64_t timeout_ns)
-{
-	struct th_nic_ct_wait w = {
-		.size = sizeof(w), .vport = vp->index, .ct = ct,
-		.threshold = threshold, .timeout_ns = timeout_ns,
-	};
-
-	return vp->ctx->dev.ops->ct_wait(vp, &w);
-}
-
 static int th_ct_update(struct th_vport *vp, bool set, uint32_t flags,
 			uint16_t ct, uint64_t value, uint64_t failure)
 {

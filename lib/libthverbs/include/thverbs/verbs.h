@@ -229,9 +229,36 @@ int th_poll_cq(struct th_vport *vp, struct th_nic_cqe *out, int max);
 /* From the mapped counter page: no system call. */
 int th_ct_read(const struct th_vport *vp, uint16_t ct, uint64_t *success,
 	       uint64_t *failure);
-/* 0 once success >= threshold; -EIO on failure, -ETIMEDOUT, -EINTR. */
+/*
+ * 0 once success >= threshold; -EIO on failure, -ETIMEDOUT, -EINTR.  How
+ * the thread waits (spins on the counter page, sleeps) is the process's
+ * wait policy: th_wait_policy_set() below.
+ */
 int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
 	       uint64_t timeout_ns);
+
+/*
+ * The wait policy of every wait in this process (th_ct_wait(), and so the
+ * collectives' waits), in the spirit of OMP_WAIT_POLICY: SPIN watches the
+ * counter page until the counter or the timeout, PASSIVE sleeps in the
+ * provider at once, AUTO (the default) spins for at most @spin_us while
+ * fewer threads spin than the process has CPUs, then sleeps.  The
+ * environment sets the start value (TH_WAIT_POLICY=auto|spin|passive,
+ * TH_SPIN_US); th_wait_policy_set() returns -EINVAL for a policy it does
+ * not know or @spin_us above 10 s.
+ */
+enum th_wait_policy {
+	TH_WAIT_AUTO,
+	TH_WAIT_SPIN,
+	TH_WAIT_PASSIVE,
+};
+
+int th_wait_policy_set(enum th_wait_policy policy, uint64_t spin_us);
+/* The policy now, and (@spin_us not NULL) AUTO's spin bound. */
+enum th_wait_policy th_wait_policy_get(uint64_t *spin_us);
+/* "auto", "spin", "passive" to a policy (0) or -EINVAL; and back (NULL). */
+int th_wait_policy_parse(const char *name, enum th_wait_policy *policy);
+const char *th_wait_policy_name(enum th_wait_policy policy);
 int th_ct_set(struct th_vport *vp, uint16_t ct, uint64_t success,
 	      uint64_t failure);
 int th_ct_inc(struct th_vport *vp, uint16_t ct, int64_t delta);

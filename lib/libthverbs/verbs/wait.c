@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * wait.c - how a thread that waits for the NIC spends its time: the wait
+ * policy (TH_WAIT_POLICY, TH_SPIN_US), the bounded spin on the mapped
+ * counter page that drives the provider while it looks, and the hand-over
+ * to the provider's sleeping wait.
+ *
+ * Why spin at all: a thread asleep in the provider is woken by a futex or
+ * an interrupt when its counter moves, and that wake-up (25-50 us on a
+ * virtual machine, a few us on bare metal) is then the whole latency of a
+ * small collective.  A thread that watches the counter page sees the
+ * change in well under a microsecond.  Why not always: a spinner holds a
+ * CPU that the thread which must raise the counter may need.  So, as
+ * OpenMP runtimes do with OMP_WAIT_POLICY, the user chooses:
+ *
+ *   spin     watch until the counter is reached or the wait's timeout;
+ *   passive  sleep in the provider at once (the behaviour before 1.1);
+ *   auto     (default) spin for at most TH_SPIN_US (default 50 us, about
+ *            one wake-up's cost, so the spin at most doubles a wait that
+ *            had to sleep anyway) while no more threads spin than the
+ *            process may use CPUs, yielding the CPU after the first
+ *            looks; then sleep.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "thverbs_priv.h"
+
+#define TH_SPIN_US_DEFAULT	50
+#define TH_SPIN_US_MAX		(10 * 1000 * 1000)	/* 10 s */
+/*
+ * AUTO's first looks pause the CPU between them; later ones yield it: a
+ * wait that outlasts a few microseconds is likely one whose counter needs
+ * a thread this spinner would otherwise keep off its core (ranks as
+ * threads on fewer cores), and sched_yield() costs little when no other
+ * thread wants the CPU.
+ */
+#define TH_WAIT_PAUSE_LOOKS	256
+
+struct th_wait_conf {
+	enum th_wait_policy policy;
+	uint64_t spin_ns;
+	unsigned int cpus;	/* CPUs this process may run on */
+};
+
+static struct th_wait_conf th_wait_conf;
+static pthread_once_t th_wait_once = PTHREAD_ONCE_INIT;
+/* threads spinning in th_ct_wait() now, in this process */
+static unsigned int th_wait_spinners;
+
+static const char *const th_wait_policy_names[] = {
+	[TH_WAIT_AUTO]		= "auto",
+	[TH_WAIT_SPIN]		= "spin",
+	[TH_WAIT_PASSIVE]	= "passive",
+};
+
+int th_wait_policy_parse(const char *s, enum th_wait_policy *out)
+{
+	unsigned int i;
+
+	for (i = 0; s && i < TH_ARRAY_SIZE(th_wait_policy_names); i++) {
+		if (!strcmp(s, th_wait_policy_names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *th_wait_policy_name(enum th_wait_policy p)
+{
+	return (unsigned int)p < TH_ARRAY_SIZE(th_wait_policy_names) ?
+	       th_wait_policy_names[p] : NULL;
+}
+
+static unsigned int th_wait_count_cpus(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	n = CPU_COUNT(&set);
+	return n > 0 ? (unsigned int)n : 1;
+}
+
+/*
+ * The environment, read once.  A value that does not parse keeps the
+ * default: a wait policy changes speed, never results, so a typo must not
+ * stop a job (th_wait_policy_set() refuses the same value loudly).
+ */
+static void th_wait_conf_init(void)
+{
+	const char *p = getenv("TH_WAIT_POLICY");
+	const char *us = getenv("TH_SPIN_US");
+	enum th_wait_policy policy = TH_WAIT_AUTO;
+	unsigned long long v = TH_SPIN_US_DEFAULT;
+	char *end;
+
+	if (p && *p)
+		th_wait_policy_parse(p, &policy);
+	if (us && *us) {
+		errno = 0;
+		v = strtoull(us, &end, 10);
+		if (errno || *end || v > TH_SPIN_US_MAX)
+			v = TH_SPIN_US_DEFAULT;
+	}
+	th_wait_conf.cpus = th_wait_count_cpus();
+	__atomic_store_n(&th_wait_conf.spin_ns, v * 1000ULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&th_wait_conf.policy, policy, __ATOMIC_RELAXED);
+}
+
+int th_wait_policy_set(enum th_wait_policy policy, uint64_t spin_us)
+{
+	if (!th_wait_policy_name(policy) || spin_us > TH_SPIN_US_MAX)
+		return -EINVAL;
+	pthread_once(&th_wait_once, th_wait_conf_init);
+	__atomic_store_n(&th_wait_conf.spin_ns, spin_us * 1000ULL,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&th_wait_conf.policy, policy, __ATOMIC_RELAXED);
+	return 0;
+}
+
+enum th_wait_policy th_wait_policy_get(uint64_t *spin_us)
+{
+	pthread_once(&th_wait_once, th_wait_conf_init);
+	if (spin_us)
+		*spin_us = __atomic_load_n(&th_wait_conf.spin_ns,
+					   __ATOMIC_RELAXED) / 1000ULL;
+	return __atomic_load_n(&th_wait_conf.policy, __ATOMIC_RELAXED);
+}
+
+static uint64_t th_wait_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static inline void th_wait_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+/*
+ * May this thread spin, and for how long?  0: sleep at once.  In auto, a
+ * spinner is admitted only while fewer threads spin than there are CPUs:
+ * with more, a spinner would hold the CPU the thread that raises the
+ * counter needs (ranks as threads oversubscribing the cores).
+ */
+static uint64_t th_wait_spin_admit(uint64_t timeout_ns)
+{
+	enum th_wait_policy policy;
+	uint64_t spin_ns, n;
+
+	policy = th_wait_policy_get(NULL);
+	if (policy == TH_WAIT_PASSIVE)
+		return 0;
+	if (policy == TH_WAIT_SPIN) {
+		__atomic_add_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
+		return timeout_ns;
+	}
+	spin_ns = __atomic_load_n(&th_wait_conf.spin_ns, __ATOMIC_RELAXED);
+	if (!spin_ns)
+		return 0;
+	n = __atomic_add_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
+	if (n > th_wait_conf.cpus) {
+		__atomic_sub_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return spin_ns < timeout_ns ? spin_ns : timeout_ns;
+}
+
+/*
+ * Watch counter @ct of @vp for up to @budget_ns, driving the provider's
+ * progress between looks (the ofi provider reads its completion queue
+ * here, so no progress thread has to be woken).  True once the counter
+ * reached @threshold or failed: the caller then has its answer.
+ */
+static bool th_wait_spin(struct th_vport *vp, uint16_t ct, uint64_t threshold,
+			 uint64_t budget_ns)
+{
+	const struct th_provider_ops *ops = vp->ctx->dev.ops;
+	const struct th_nic_ct *c = &vp->cts[ct];
+	uint64_t start = th_wait_now_ns();
+	bool reached = false;
+	unsigned int i;
+	bool yield = th_wait_policy_get(NULL) != TH_WAIT_SPIN;
+
+	for (i = 1;; i++) {
+		if (__atomic_load_n(&c->failure, __ATOMIC_ACQUIRE) ||
+		    __atomic_load_n(&c->success, __ATOMIC_ACQUIRE) >= threshold) {
+			reached = true;
+			break;
+		}
+		if (ops->progress)
+			ops->progress(vp->ctx);
+		if (yield && i > TH_WAIT_PAUSE_LOOKS)
+			sched_yield();
+		else
+			th_wait_relax();
+		if (!(i & 63) && th_wait_now_ns() - start >= budget_ns)
+			break;
+	}
+	__atomic_sub_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
+	return reached;
+}
+
+/*
+ * CT_WAIT under the wait policy.  First one look through the provider
+ * with no timeout: it is the host action the NIC counts (a parked re-arm
+ * round is released by it) and answers at once when the counter is
+ * there.  Then the spin; then, if the spin did not see the counter
+ * reached cleanly, the provider's wait for the rest of the timeout,
+ * which gives the exact answer (the values, -EIO, -ECONNREFUSED).
+ */
+int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
+	       uint64_t timeout_ns)
+{
+	const struct th_provider_ops *ops = vp->ctx->dev.ops;
+	struct th_nic_ct_wait w = {
+		.size = sizeof(w), .vport = vp->index, .ct = ct,
+		.threshold = threshold, .timeout_ns = timeout_ns,
+	};
+	uint64_t budget, start;
+	int ret;
+
+	if (!timeout_ns || ct >= vp->info.ct_count ||
+	    (ops->timed && ops->timed(vp)))
+		return ops->ct_wait(vp, &w);
+	budget = th_wait_spin_admit(timeout_ns);
+	if (!budget)
+		return ops->ct_wait(vp, &w);
+	start = th_wait_now_ns();
+	w.timeout_ns = 0;
+	ret = ops->ct_wait(vp, &w);
+	if (ret != -ETIMEDOUT) {
+		__atomic_sub_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
+		return ret;
+	}
+	if (th_wait_spin(vp, ct, threshold, budget) &&
+	    !__atomic_load_n(&vp->cts[ct].failure, __ATOMIC_ACQUIRE))
+		return 0;
+	budget = th_wait_now_ns() - start;
+	w.timeout_ns = budget < timeout_ns ? timeout_ns - budget : 0;
+	return ops->ct_wait(vp, &w);
+}
