@@ -27,7 +27,7 @@ VM_THBENCH	:= $(B)/vm/payload/bench/thbench
 vm-payload: $(VM_THBENCH)
 $(VM_THBENCH): $(THBENCH_OBJS) $(LIBTHVERBS_A)
 	@mkdir -p $(dir $@)
-	$(CC) -static -pthread -o $@ $(THBENCH_OBJS) $(LIBTHVERBS_A) $(NL_LIBS) -lm
+	$(CC) -static -pthread -fopenmp -o $@ $(THBENCH_OBJS) $(LIBTHVERBS_A) $(NL_LIBS) -lm
 
 # thctl, static: the demo runs as a test on the kernel provider, and
 # `make vmshell` has the tool at hand.

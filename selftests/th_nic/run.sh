@@ -132,7 +132,7 @@ if [ -n "${TH_VM_REPEAT:-}" ]; then
 				failed=$((failed + 1))
 				not_ok "repeat $i/$TH_VM_REPEAT: $t: status $st ($secs s)"
 				# what failed, and the dump of a stopped binary
-				grep -E '^(not ok|#.*(Expected|FAIL|timeout|still running|stopped|rep )|TH_VM: |  )' \
+				grep -E '^(not ok|#.*(Expected|FAIL|timeout|still running|stopped|rep )|# [^ ]*\.c:[0-9]+:|TH_VM: |  )' \
 					/tmp/repeat.out | head -n 200 | sed 's/^/# /'
 			fi
 			grep '^# order:\|^# kill storm: [0-9]\|^# kill storm: hangs' /tmp/repeat.out

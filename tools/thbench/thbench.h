@@ -12,5 +12,6 @@ int thbench_overlap_main(int argc, char **argv);
 int thbench_place_main(int argc, char **argv);
 int thbench_post_main(int argc, char **argv);
 int thbench_sched_main(int argc, char **argv);
+int thbench_threads_main(int argc, char **argv);
 
 #endif /* THBENCH_H */

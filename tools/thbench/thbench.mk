@@ -11,3 +11,8 @@ $(THBENCH_OBJS): TH_CPPFLAGS += -I$(TOP)/tools/thctl
 TOOLS		+= thbench
 TOOL_OBJS_thbench := $(THBENCH_OBJS) $(O)/driver/trigger/th_alu.o
 TOOL_LIBS_thbench = $(TH_TOOL_LIBS) $(NL_LIBS)
+
+# "thbench threads" runs an OpenMP reduction beside the offload: that one
+# file is OpenMP, and thbench links libgomp.
+$(O)/tools/thbench/bench_threads.o: TH_CFLAGS += -fopenmp
+TOOL_LIBS_thbench += -fopenmp
