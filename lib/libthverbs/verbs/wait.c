@@ -19,7 +19,8 @@
  *            one wake-up's cost, so the spin at most doubles a wait that
  *            had to sleep anyway) while no more threads spin than the
  *            process may use CPUs, yielding the CPU after the first
- *            looks; then sleep.
+ *            looks; only a few looks (2 us) when the process's waiting
+ *            threads outnumber its CPUs; then sleep.
  */
 #include <errno.h>
 #include <sched.h>
@@ -39,6 +40,8 @@
  * thread wants the CPU.
  */
 #define TH_WAIT_PAUSE_LOOKS	256
+/* AUTO's spin when the waiting threads outnumber the CPUs: a few looks */
+#define TH_WAIT_THROTTLED_NS	2000
 
 struct th_wait_conf {
 	enum th_wait_policy policy;
@@ -153,32 +156,89 @@ static inline void th_wait_relax(void)
 }
 
 /*
- * May this thread spin, and for how long?  0: sleep at once.  In auto, a
- * spinner is admitted only while fewer threads spin than there are CPUs:
- * with more, a spinner would hold the CPU the thread that raises the
- * counter needs (ranks as threads oversubscribing the cores).
+ * The threads of this process that have waited (and not ended): auto
+ * watches at length only while they are no more than its CPUs.  With more
+ * (ranks as threads oversubscribing the cores), a watcher would hold the
+ * core that a thread which must raise its counter is waiting for, and a
+ * yield does not help enough: CFS gives the core back to the yielder as
+ * often as not.  libgomp throttles its spin the same way when a team has
+ * more threads than CPUs.
  */
-static uint64_t th_wait_spin_admit(uint64_t timeout_ns)
+static unsigned int th_wait_threads;
+static __thread bool th_wait_thread_known;
+static pthread_key_t th_wait_thread_key;
+
+static void th_wait_thread_gone(void *arg)
 {
+	(void)arg;
+	__atomic_sub_fetch(&th_wait_threads, 1, __ATOMIC_RELAXED);
+}
+
+static void th_wait_key_init(void)
+{
+	if (pthread_key_create(&th_wait_thread_key, th_wait_thread_gone))
+		th_wait_thread_key = (pthread_key_t)-1;
+}
+
+static unsigned int th_wait_threads_now(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	if (!th_wait_thread_known) {
+		pthread_once(&once, th_wait_key_init);
+		th_wait_thread_known = true;
+		__atomic_add_fetch(&th_wait_threads, 1, __ATOMIC_RELAXED);
+		/* without the key the thread is never forgotten: auto then
+		 * errs towards sleeping */
+		if (th_wait_thread_key != (pthread_key_t)-1)
+			pthread_setspecific(th_wait_thread_key, &th_wait_threads);
+	}
+	return __atomic_load_n(&th_wait_threads, __ATOMIC_RELAXED);
+}
+
+/* How a wait spins: for how long, and whether it yields its CPU. */
+struct th_wait_plan {
+	uint64_t budget_ns;	/* 0: sleep at once */
+	bool yield;
+};
+
+/*
+ * May this thread spin, and how?  SPIN: until the timeout, never
+ * yielding.  AUTO: while no more threads spin than there are CPUs, for
+ * TH_SPIN_US, yielding after the first looks; throttled to a few looks
+ * without yielding (a counter raised on another core right now is still
+ * seen without a wake-up) when the process's waiting threads outnumber
+ * its CPUs.  A plan with a budget counts in th_wait_spinners.
+ */
+static struct th_wait_plan th_wait_spin_admit(uint64_t timeout_ns)
+{
+	struct th_wait_plan plan = { 0, false };
 	enum th_wait_policy policy;
 	uint64_t spin_ns, n;
 
 	policy = th_wait_policy_get(NULL);
 	if (policy == TH_WAIT_PASSIVE)
-		return 0;
+		return plan;
 	if (policy == TH_WAIT_SPIN) {
 		__atomic_add_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
-		return timeout_ns;
+		plan.budget_ns = timeout_ns;
+		return plan;
 	}
 	spin_ns = __atomic_load_n(&th_wait_conf.spin_ns, __ATOMIC_RELAXED);
 	if (!spin_ns)
-		return 0;
+		return plan;
 	n = __atomic_add_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
 	if (n > th_wait_conf.cpus) {
 		__atomic_sub_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
-		return 0;
+		return plan;
 	}
-	return spin_ns < timeout_ns ? spin_ns : timeout_ns;
+	if (th_wait_threads_now() > th_wait_conf.cpus)
+		spin_ns = spin_ns < TH_WAIT_THROTTLED_NS ? spin_ns :
+			  TH_WAIT_THROTTLED_NS;
+	else
+		plan.yield = true;
+	plan.budget_ns = spin_ns < timeout_ns ? spin_ns : timeout_ns;
+	return plan;
 }
 
 /*
@@ -188,14 +248,13 @@ static uint64_t th_wait_spin_admit(uint64_t timeout_ns)
  * reached @threshold or failed: the caller then has its answer.
  */
 static bool th_wait_spin(struct th_vport *vp, uint16_t ct, uint64_t threshold,
-			 uint64_t budget_ns)
+			 const struct th_wait_plan *plan)
 {
 	const struct th_provider_ops *ops = vp->ctx->dev.ops;
 	const struct th_nic_ct *c = &vp->cts[ct];
 	uint64_t start = th_wait_now_ns();
 	bool reached = false;
 	unsigned int i;
-	bool yield = th_wait_policy_get(NULL) != TH_WAIT_SPIN;
 
 	for (i = 1;; i++) {
 		if (__atomic_load_n(&c->failure, __ATOMIC_ACQUIRE) ||
@@ -205,11 +264,11 @@ static bool th_wait_spin(struct th_vport *vp, uint16_t ct, uint64_t threshold,
 		}
 		if (ops->progress)
 			ops->progress(vp->ctx);
-		if (yield && i > TH_WAIT_PAUSE_LOOKS)
+		if (plan->yield && i > TH_WAIT_PAUSE_LOOKS)
 			sched_yield();
 		else
 			th_wait_relax();
-		if (!(i & 63) && th_wait_now_ns() - start >= budget_ns)
+		if (!(i & 63) && th_wait_now_ns() - start >= plan->budget_ns)
 			break;
 	}
 	__atomic_sub_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
@@ -232,14 +291,15 @@ int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
 		.size = sizeof(w), .vport = vp->index, .ct = ct,
 		.threshold = threshold, .timeout_ns = timeout_ns,
 	};
-	uint64_t budget, start;
+	struct th_wait_plan plan;
+	uint64_t spent, start;
 	int ret;
 
 	if (!timeout_ns || ct >= vp->info.ct_count ||
 	    (ops->timed && ops->timed(vp)))
 		return ops->ct_wait(vp, &w);
-	budget = th_wait_spin_admit(timeout_ns);
-	if (!budget)
+	plan = th_wait_spin_admit(timeout_ns);
+	if (!plan.budget_ns)
 		return ops->ct_wait(vp, &w);
 	start = th_wait_now_ns();
 	w.timeout_ns = 0;
@@ -248,10 +308,10 @@ int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
 		__atomic_sub_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
 		return ret;
 	}
-	if (th_wait_spin(vp, ct, threshold, budget) &&
+	if (th_wait_spin(vp, ct, threshold, &plan) &&
 	    !__atomic_load_n(&vp->cts[ct].failure, __ATOMIC_ACQUIRE))
 		return 0;
-	budget = th_wait_now_ns() - start;
-	w.timeout_ns = budget < timeout_ns ? timeout_ns - budget : 0;
+	spent = th_wait_now_ns() - start;
+	w.timeout_ns = spent < timeout_ns ? timeout_ns - spent : 0;
 	return ops->ct_wait(vp, &w);
 }
