@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -603,6 +604,27 @@ int th_ofi_net_connect(struct th_ofi *o)
 		}
 	}
 	return 0;
+}
+
+/*
+ * shm: take this endpoint's region's name out of /dev/shm once every peer
+ * has mapped the region (the connections of th_ofi_net_connect(), made
+ * on every rank before the boot's last round).  libfabric 1.17 removes it
+ * only when the endpoint is closed, which a process that exits, or dies,
+ * never does: 16 MiB per rank were left behind for each job.  Nothing
+ * can open the region by its name after this either.
+ */
+void th_ofi_net_unlink(struct th_ofi *o)
+{
+	char name[TH_OFI_NAME_MAX + 1];
+	size_t len = TH_OFI_NAME_MAX;
+	const char *p;
+
+	if (!o->cq_poll || fi_getname(&o->ep->fid, name, &len))
+		return;
+	name[len < sizeof(name) ? len : sizeof(name) - 1] = '\0';
+	p = strstr(name, "://");
+	shm_unlink(p ? p + 3 : name);
 }
 
 /*

@@ -403,6 +403,7 @@ void th_ofi_net_close(struct th_ofi *o);
 void th_ofi_net_quiesce(struct th_ofi *o);
 int th_ofi_net_watch_pids(struct th_ofi *o, const u64 *pids);
 bool th_ofi_net_peer_gone(struct th_ofi *o, u32 peer);
+void th_ofi_net_unlink(struct th_ofi *o);
 int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 		const void *payload, size_t len, u64 op);
 int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local,

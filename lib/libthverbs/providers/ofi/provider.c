@@ -369,6 +369,7 @@ int th_ofi_boot(struct th_boot *b)
 	ret = th_boot_agree(b, ret);
 	if (ret)
 		goto err;
+	th_ofi_net_unlink(o);
 	__atomic_store_n(&th_ofi_state, o, __ATOMIC_RELEASE);
 	atexit(th_ofi_atexit);
 	return 0;
