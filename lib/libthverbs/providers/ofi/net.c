@@ -462,9 +462,9 @@ static void th_ofi_complete_err(struct th_ofi *o)
  * The progress thread's next completions, up to @count into @e: 0 when
  * none came, or what fi_cq_sread() returns (-FI_EAGAIN after
  * TH_OFI_POLL_MS with nothing).  A polled queue (@cq_poll) is read once;
- * when it was empty the thread yields while it was busy recently (the
- * wait policy's spin: TH_WAIT_POLICY, TH_SPIN_US; "spin" never stops,
- * "passive" never starts), then sleeps, each idle sleep twice the last,
+ * when it was empty the thread yields while it was busy recently (for
+ * TH_SPIN_US; not with TH_WAIT_POLICY=passive), then sleeps, each idle
+ * sleep twice the last,
  * from TH_OFI_NAP_MIN_NS up to TH_OFI_NAP_MAX_NS: an idle job costs a
  * thousand short wake-ups a second per rank, and the first message after
  * a pause waits at most that long.
@@ -488,8 +488,14 @@ static ssize_t th_ofi_cq_next(struct th_ofi *o, struct fi_cq_data_entry *e,
 		return n;
 	}
 	policy = th_wait_policy_get(&spin_us);
-	if (policy == TH_WAIT_SPIN ||
-	    (policy == TH_WAIT_AUTO && now - o->cq_idle_since < spin_us * 1000)) {
+	/*
+	 * Not for ever under "spin" either: there the program's waiters spin
+	 * without yielding, and a thread that is always runnable got a CPU
+	 * only when a waiter's time slice ended (5 ms an Allreduce at N = 2);
+	 * one that sleeps is run as soon as its sleep ends.
+	 */
+	if (policy != TH_WAIT_PASSIVE &&
+	    now - o->cq_idle_since < spin_us * 1000) {
 		sched_yield();
 		return 0;
 	}
