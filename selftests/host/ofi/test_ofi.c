@@ -352,6 +352,28 @@ TEST(an_unknown_libfabric_provider_fails_the_job)
 	EXPECT_LE(1, count_lines(out, "ofi_rank: boot: ", "No such device"));
 }
 
+/*
+ * The join is all-or-nothing on shm too: rank 0 opens its shm endpoint
+ * (the one-host default), rank 1 cannot open one (a provider libfabric
+ * lacks): both fail with rank 1's error, neither waits for the other.
+ */
+TEST(a_rank_that_cannot_join_fails_the_shm_job_on_every_rank)
+{
+	const char *argv[] = { "-n", "2", "--provider", "ofi", "--timeout", "30",
+			       "sh", "-c",
+			       "[ \"$TH_RANK\" = 1 ] && export TH_OFI_PROVIDER=no-such-provider; exec \"$0\" put",
+			       TH_OFI_RANK, NULL };
+	static char out[1 << 14];
+
+	unsetenv("TH_OFI_PROVIDER");
+	EXPECT_EQ(1, run_thrun(argv, NULL, out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(1, count_lines(out, "libthverbs: ofi rank 0: ",
+				 "libfabric provider shm"));
+	EXPECT_EQ(2, count_lines(out, "ofi_rank: boot: ", "No such device"));
+	EXPECT_EQ(0, count_lines(out, "", "timed out"));
+}
+
 /* A malformed deadline is named once per rank, and nothing runs. */
 TEST(a_malformed_timeout_is_named)
 {
