@@ -37,8 +37,11 @@
 /* a thrun job over ofi gets as long as mpiexec does */
 #define AR_PROCS_TIMEOUT_S BR_MPI_TIMEOUT_S
 #define AR_MAX_ENV	8
-/* the ofi provider's fabric when TH_OFI_PROVIDER is unset (providers/ofi) */
-#define AR_OFI_DEFAULT_FABRIC "tcp;ofi_rxm"
+/*
+ * the ofi provider's fabric when TH_OFI_PROVIDER is unset and, as here
+ * (thrun -n N on this host), every rank is on one host (providers/ofi)
+ */
+#define AR_OFI_DEFAULT_FABRIC "shm"
 
 /*
  * One process driving all ranks; then ranks as threads; then a process
@@ -133,8 +136,8 @@ static void ar_usage(FILE *f)
 		"A process per rank over libfabric (--model procs): for each N, a job\n"
 		"  thrun -n N --provider ofi --timeout %d thbench allreduce-mp --machine\n"
 		"with the thrun beside this thbench (skipped without it), over\n"
-		"TH_OFI_PROVIDER (default %s); a job that fails or times out\n"
-		"marks its cells so, and the sweep goes on:\n"
+		"TH_OFI_PROVIDER (default %s: every rank is on this host); a job\n"
+		"that fails or times out marks its cells so, and the sweep goes on:\n"
 		"  off-ofi   the offload; a sample is the slowest rank's time from a\n"
 		"            common barrier to its completion (CSV: offload-ofi)\n"
 		"  p2p-ofi   the host-driven p2p tree, the same way (p2p-tree-ofi)\n"

@@ -224,10 +224,11 @@ static void usage(FILE *f)
 "ranks.  Use --threads (or --single) for the inproc provider: the ranks\n"
 "then share the one fabric of the process.  With \"ofi\" each process\n"
 "hosts its rank's node and the processes reach each other over libfabric\n"
-"(TH_OFI_PROVIDER, default tcp;ofi_rxm): no module, no root; not with\n"
-"--threads or --single.  Without th_nic.ko (/dev/th_nic0 missing),\n"
-"\"auto\" is inproc.  With --hosts use ofi: a kernel job's domain cannot\n"
-"cross hosts, and thrun refuses \"kernel\" there.\n",
+"(TH_OFI_PROVIDER; by default shm when every rank is on one host, else\n"
+"tcp;ofi_rxm): no module, no root; not with --threads or --single.\n"
+"Without th_nic.ko (/dev/th_nic0 missing), \"auto\" is inproc.  With\n"
+"--hosts use ofi: a kernel job's domain cannot cross hosts, and thrun\n"
+"refuses \"kernel\" there.\n",
 		TH_BOOT_MAX_RANKS, THRUN_DEFAULT_GRACE_S);
 }
 

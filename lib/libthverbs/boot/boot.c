@@ -212,6 +212,12 @@ void th_boot_where(struct th_boot_where *w)
 	}
 	if (!stat("/proc/self/ns/net", &st))
 		w->netns = st.st_ino;
+	if (!stat("/proc/self/ns/mnt", &st))
+		w->mntns = st.st_ino;
+	if (!stat("/proc/self/ns/pid", &st))
+		w->pidns = st.st_ino;
+	w->pid = getpid();
+	w->uid = geteuid();
 }
 
 int th_boot_agree(struct th_boot *b, int err)

@@ -28,10 +28,19 @@ struct th_boot {
 	void *gather_arg;
 };
 
-/* Where a process runs: its machine's boot and its network namespace. */
+/*
+ * Where a process runs: its machine's boot, its network namespace, and
+ * what decides whether ranks can share memory and watch each other's
+ * process: the mount namespace (where /dev/shm is), the PID namespace
+ * with its pid, and its user.
+ */
 struct th_boot_where {
 	char boot_id[40];
 	uint64_t netns;
+	uint64_t mntns;
+	uint64_t pidns;
+	uint64_t pid;
+	uint64_t uid;
 };
 
 int64_t th_boot_now_ms(void);

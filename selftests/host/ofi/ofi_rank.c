@@ -577,6 +577,45 @@ static int case_loopback_only(struct rank_env *e)
 	return 0;
 }
 
+/*
+ * On shm (every rank on this host): an RMA PUT lands byte for byte; then
+ * this process maps its own region and its peer's from /dev/shm, and
+ * neither has a name there any more: no other process can open them.
+ */
+static int case_shm_private(struct rank_env *e)
+{
+	char line[512], own[64];
+	int mapped = 0, named = 0;
+	FILE *f;
+
+	if (case_put(e, BIG, false))
+		return 1;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return fail("/proc/self/maps: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, " /dev/shm/"))
+			continue;
+		/* MPICH's or others' segments are not the job's: shm's are pid:ep:dom */
+		if (!strstr(line, ":0:0"))
+			continue;
+		mapped++;
+		if (!strstr(line, "(deleted)"))
+			named++;
+	}
+	fclose(f);
+	if (mapped < 2)
+		return fail("%d shm regions mapped, want this rank's and its peer's",
+			    mapped);
+	if (named)
+		return fail("%d of %d shm regions still named in /dev/shm", named,
+			    mapped);
+	snprintf(own, sizeof(own), "/dev/shm/%d:0:0", (int)getpid());
+	if (!access(own, F_OK))
+		return fail("%s exists", own);
+	return 0;
+}
+
 /* ---- forged: another user attacks the job (test_ofi, ofi_forger) ------- */
 
 #define F_SMALL_SRC	0			/* rank 1: GET sources */
@@ -813,6 +852,8 @@ int main(int argc, char **argv)
 		ret = case_link_cut(&e);
 	else if (!strcmp(g_case, "loopback_only"))
 		ret = case_loopback_only(&e);
+	else if (!strcmp(g_case, "shm_private"))
+		ret = case_shm_private(&e);
 	else if (!strcmp(g_case, "triggered"))
 		ret = case_triggered(&e);
 	else if (!strcmp(g_case, "peer_dies"))

@@ -5,7 +5,8 @@
 # namespaces joined by a veth pair (192.0.2.1 and 192.0.2.2, documentation
 # addresses, only inside the namespaces), ranks alternating between them,
 # so that every delivery between neighbouring ranks crosses the veth (the
-# veth's byte counters are checked).  Then thrun itself in namespace 0,
+# veth's byte counters are checked), and the job picks tcp;ofi_rxm by
+# itself (not shm, which is for ranks all on one host).  Then thrun itself in namespace 0,
 # listening on 192.0.2.1, starts the ranks with --hosts and --launcher
 # 'ip netns exec', so that the TCP rendezvous crosses the veth too
 # (namespace 1's ranks reach 192.0.2.1 only through it); the link cut
@@ -23,6 +24,8 @@ v0=${v0:0:15} v1=${v1:0:15}	# interface names: 15 bytes at most
 n=0 rc=0
 # a peer taken for dead, or a retried connection, says why
 export TH_OFI_VERBOSE=1
+# the job picks its libfabric provider itself (checked below)
+unset TH_OFI_PROVIDER
 
 ok() { n=$((n + 1)); echo "ok $n $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n $1"; rc=1; }
@@ -58,7 +61,7 @@ if ! { ip netns add "$ns0" && ip netns add "$ns1" &&
 	echo "1..0 # SKIP cannot set up the namespaces and the veth pair"
 	exit 0
 fi
-echo "1..11"
+echo "1..12"
 
 # bytes the veth carried so far, both ways
 veth_bytes() {
@@ -88,6 +91,17 @@ check "allreduce, 2 processes on two hosts, 5 rounds checked" run 2 "$coll" 5 2
 # 5 rounds of 2048 doubles each way, at the least
 check "the allreduce crossed the veth" crossed "$b" $((5 * 2048 * 8))
 check "allreduce, 8 processes on two hosts, 4-nomial" run 8 "$coll" 5 4
+# ranks on two hosts, two of them on each (rank r in namespace r % 2):
+# every rank runs on tcp;ofi_rxm by itself, none on shm, and the
+# allreduce's results are checked
+picks_tcp() {
+	local out
+	out=$(run 4 "$coll" 2 2 2>&1) || { echo "$out" | sed 's/^/# /'; return 1; }
+	echo "$out" | grep 'libfabric provider' | sed 's/^/# /'
+	[ "$(echo "$out" | grep -c 'libfabric provider tcp;ofi_rxm (ranks on more than one host)$')" = 4 ] &&
+		! echo "$out" | grep -q 'provider shm'
+}
+check "a job on two hosts, two ranks on each, runs on tcp;ofi_rxm by itself" picks_tcp
 b=$(veth_bytes)
 check "1 MiB PUT by RMA from one host to the other" run 2 "$ofi" put_rma
 check "1 MiB GET by RMA from the other host" run 2 "$ofi" get_rma

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * test_ofi.c - the ofi provider between two processes on this host, over
- * libfabric's tcp;ofi_rxm: each test runs one case of ofi_rank under
+ * libfabric's shm (the default for a job on one host) and, for each case
+ * again, tcp;ofi_rxm (TH_OFI_PROVIDER): each test runs one case of ofi_rank under
  * `thrun -n 2 --provider ofi` and passes when both ranks say it held
  * (their complaints, if any, go to this test's output).  Deliveries in
  * one message and by RMA, reads, inline writes, the refusals a target
@@ -100,13 +101,25 @@ static int run_prog(const char *prog, const char *const *argv,
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* thrun's exit status for one case of ofi_rank. */
-static int run_case(const char *name)
+/*
+ * thrun's exit status for one case of ofi_rank over libfabric provider
+ * @prov (TH_OFI_PROVIDER), or the job's default for NULL; with @out, the
+ * output lands there.
+ */
+static int run_case_on(const char *name, const char *prov, char *out,
+		       size_t cap)
 {
 	const char *argv[] = { "-n", "2", "--provider", "ofi", "--timeout",
 			       CASE_TIMEOUT, TH_OFI_RANK, name, NULL };
+	int st;
 
-	return run_thrun(argv, SHORT_DEADLINE, NULL, 0);
+	if (prov)
+		setenv("TH_OFI_PROVIDER", prov, 1);
+	else
+		unsetenv("TH_OFI_PROVIDER");
+	st = run_thrun(argv, SHORT_DEADLINE, out, cap);
+	unsetenv("TH_OFI_PROVIDER");
+	return st;
 }
 
 /* Lines of @out that begin with @prefix and contain @text. */
@@ -128,10 +141,15 @@ static int count_lines(const char *out, const char *prefix, const char *text)
 	return n;
 }
 
+/* each case on the default (shm, one host), and over tcp;ofi_rxm */
 #define OFI_CASE(name)						\
 	TEST(name)						\
 	{							\
-		ASSERT_EQ(0, run_case(#name));			\
+		ASSERT_EQ(0, run_case_on(#name, NULL, NULL, 0));	\
+	}							\
+	TEST(name##_over_tcp)					\
+	{							\
+		ASSERT_EQ(0, run_case_on(#name, "tcp;ofi_rxm", NULL, 0)); \
 	}
 
 OFI_CASE(put)
@@ -145,7 +163,44 @@ OFI_CASE(bad_range)
 OFI_CASE(no_vport)
 OFI_CASE(foreign_domain)
 OFI_CASE(peer_dies)
-OFI_CASE(loopback_only)
+
+/* Every rank in one network namespace: tcp stays on 127.0.0.1. */
+TEST(loopback_only_over_tcp)
+{
+	ASSERT_EQ(0, run_case_on("loopback_only", "tcp;ofi_rxm", NULL, 0));
+}
+
+/*
+ * A job whose ranks are all on this host runs on shm unless
+ * TH_OFI_PROVIDER says otherwise, and every rank says so (TH_OFI_VERBOSE);
+ * the PUT's bytes are checked by both ranks either way.
+ */
+TEST(a_one_host_job_picks_shm_and_tcp_when_asked)
+{
+	static char out[1 << 14];
+
+	EXPECT_EQ(0, run_case_on("put", NULL, out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(2, count_lines(out, "libthverbs: ofi rank ",
+				 "libfabric provider shm (every rank on this host)"));
+	EXPECT_EQ(0, count_lines(out, "", "tcp;ofi_rxm"));
+	EXPECT_EQ(0, run_case_on("put", "tcp;ofi_rxm", out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(2, count_lines(out, "libthverbs: ofi rank ",
+				 "libfabric provider tcp;ofi_rxm (TH_OFI_PROVIDER)"));
+	EXPECT_EQ(0, count_lines(out, "", "provider shm"));
+}
+
+/*
+ * On shm, the ranks' memory regions lose their names in /dev/shm once
+ * the job has joined: no other process (another user's least of all) can
+ * open them, and none is left behind (libfabric itself left 16 MiB per
+ * rank there).  An RMA PUT over them lands byte for byte first.
+ */
+TEST(shm_regions_have_no_name_once_joined)
+{
+	ASSERT_EQ(0, run_case_on("shm_private", NULL, NULL, 0));
+}
 
 /* The collectives' rank program, one process per rank: every result checked. */
 static void coll_job(struct __test_metadata *_metadata, const char *n,
@@ -161,6 +216,12 @@ TEST(allreduce_2_processes) { coll_job(_metadata, "2", "2"); }
 TEST(allreduce_4_processes) { coll_job(_metadata, "4", "2"); }
 TEST(allreduce_8_processes_4_nomial) { coll_job(_metadata, "8", "4"); }
 TEST(allreduce_16_processes) { coll_job(_metadata, "16", "2"); }
+TEST(allreduce_4_processes_over_tcp)
+{
+	setenv("TH_OFI_PROVIDER", "tcp;ofi_rxm", 1);
+	coll_job(_metadata, "4", "2");
+	unsetenv("TH_OFI_PROVIDER");
+}
 
 /*
  * Rank 5 of 8 is killed in round 1.  The survivors outlive thrun's SIGTERM
@@ -189,7 +250,9 @@ TEST(a_killed_rank_makes_every_other_fail_not_hang)
 /* ---- another local user ------------------------------------------------- */
 
 /*
- * A one-host job listens on loopback, which every local user reaches.
+ * A one-host job over tcp;ofi_rxm listens on loopback, which every local
+ * user reaches (on shm, its default, nothing is reachable by name:
+ * shm_regions_have_no_name_once_joined).
  * ofi_forger, as uid 65534 with nothing of the job's, floods forged
  * answers for every operation id it can guess (GET_DATA with its bytes,
  * DONE with -EACCES, RESOLVED pointing elsewhere), forged requests, and
@@ -228,7 +291,9 @@ TEST(forged_messages_from_another_user_change_nothing)
 		_exit(127);
 	}
 	setenv("FORGE_DIR", dir, 1);
+	setenv("TH_OFI_PROVIDER", "tcp;ofi_rxm", 1);
 	st = run_thrun(argv, NULL, out, sizeof(out));
+	unsetenv("TH_OFI_PROVIDER");
 	unsetenv("FORGE_DIR");
 	if (waitpid(pid, &fst, 0) != pid)
 		fst = -1;
@@ -285,6 +350,28 @@ TEST(an_unknown_libfabric_provider_fails_the_job)
 	unsetenv("TH_OFI_PROVIDER");
 	TH_LOG("%s", out);
 	EXPECT_LE(1, count_lines(out, "ofi_rank: boot: ", "No such device"));
+}
+
+/*
+ * The join is all-or-nothing on shm too: rank 0 opens its shm endpoint
+ * (the one-host default), rank 1 cannot open one (a provider libfabric
+ * lacks): both fail with rank 1's error, neither waits for the other.
+ */
+TEST(a_rank_that_cannot_join_fails_the_shm_job_on_every_rank)
+{
+	const char *argv[] = { "-n", "2", "--provider", "ofi", "--timeout", "30",
+			       "sh", "-c",
+			       "[ \"$TH_RANK\" = 1 ] && export TH_OFI_PROVIDER=no-such-provider; exec \"$0\" put",
+			       TH_OFI_RANK, NULL };
+	static char out[1 << 14];
+
+	unsetenv("TH_OFI_PROVIDER");
+	EXPECT_EQ(1, run_thrun(argv, NULL, out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(1, count_lines(out, "libthverbs: ofi rank 0: ",
+				 "libfabric provider shm"));
+	EXPECT_EQ(2, count_lines(out, "ofi_rank: boot: ", "No such device"));
+	EXPECT_EQ(0, count_lines(out, "", "timed out"));
 }
 
 /* A malformed deadline is named once per rank, and nothing runs. */

@@ -5,24 +5,33 @@
  * = rank), sending with a backlog for when libfabric has no room, and the
  * progress thread, which reads the completion queue (the tcp;ofi_rxm data
  * path makes progress only when asked), runs the backlog and ends
- * deliveries past their deadline.
+ * deliveries past their deadline.  On shm the completion queue is polled
+ * instead of slept in (th_ofi_cq_next()).
  */
 #include <errno.h>
+#include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <thverbs/verbs.h>
 
 #include "ofi.h"
 
 /* how long the progress thread sleeps in the completion queue, at most */
 #define TH_OFI_POLL_MS		100
+/* a polled queue (shm): the first and the longest sleep when idle */
+#define TH_OFI_NAP_MIN_NS	20000ULL
+#define TH_OFI_NAP_MAX_NS	1000000ULL
 
 u64 th_ofi_now_ns(void)
 {
@@ -85,6 +94,16 @@ int th_ofi_net_open(struct th_ofi *o, const char *prov,
 	};
 	struct fi_av_attr ava = { .type = FI_AV_TABLE };
 	int ret = -ENODEV;
+
+	/*
+	 * libfabric 1.17's shm offers only the "yield" wait object, whose
+	 * fi_cq_sread() ignores its timeout: the progress thread would sit
+	 * in it until a completion came, and a send that found no room (the
+	 * first to a peer, while shm connects) would never be retried.  So
+	 * the thread polls shm's queue (th_ofi_cq_next()); it keeps its wait
+	 * object, for fi_cq_signal(), which a queue without one crashes in.
+	 */
+	o->cq_poll = !strcmp(prov, "shm");
 
 	if (trigger != TH_OFI_TRIGGER_OFF)
 		ret = th_ofi_getinfo(o, prov, true);
@@ -157,6 +176,44 @@ int th_ofi_net_peers(struct th_ofi *o, const u8 *names, size_t stride)
 			return n < 0 ? th_ofi_err(n) : -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * On shm, watch each peer's process (@pids, from the boot's round; the
+ * ranks share the PID namespace): a PING to a process that ended lands
+ * in its shared memory and completes as if read, so only the process
+ * itself can say it is gone.  Opened while every peer is still in the
+ * boot's rounds, so no pid has been reused.  Where a pidfd cannot be had
+ * (a kernel before 5.3), that peer's death is found by the deadlines
+ * alone, as on sockets; the job still runs, and says so when verbose.
+ */
+int th_ofi_net_watch_pids(struct th_ofi *o, const u64 *pids)
+{
+	u32 i;
+
+	o->pidfds = malloc(o->size * sizeof(*o->pidfds));
+	if (!o->pidfds)
+		return -ENOMEM;
+	for (i = 0; i < o->size; i++) {
+		o->pidfds[i] = i == o->rank ? -1 :
+			       (int)syscall(SYS_pidfd_open, (pid_t)pids[i], 0);
+		if (i != o->rank && o->pidfds[i] < 0 && o->verbose)
+			fprintf(stderr, "libthverbs: ofi rank %u: cannot watch rank %u's process (%s): its death is found by deadlines only\n",
+				o->rank, i, strerror(errno));
+	}
+	return 0;
+}
+
+/* Has @peer's process ended?  Only known on shm (@pidfds). */
+bool th_ofi_net_peer_gone(struct th_ofi *o, u32 peer)
+{
+	struct pollfd p;
+
+	if (!o->pidfds || o->pidfds[peer] < 0)
+		return false;
+	p.fd = o->pidfds[peer];
+	p.events = POLLIN;
+	return poll(&p, 1, 0) == 1;
 }
 
 /* Register [@addr, @addr + @len) for peers' RMA (@access: TH_NIC_ACCESS_*). */
@@ -404,6 +461,55 @@ static void th_ofi_complete_err(struct th_ofi *o)
 	th_ofi_xfer_done(o, x, -ECONNREFUSED);
 }
 
+/*
+ * The progress thread's next completions, up to @count into @e: 0 when
+ * none came, or what fi_cq_sread() returns (-FI_EAGAIN after
+ * TH_OFI_POLL_MS with nothing).  A polled queue (@cq_poll) is read once;
+ * when it was empty the thread yields while it was busy recently (for
+ * TH_SPIN_US; not with TH_WAIT_POLICY=passive), then sleeps, each idle
+ * sleep twice the last, from TH_OFI_NAP_MIN_NS up to TH_OFI_NAP_MAX_NS:
+ * an idle job costs a thousand short wake-ups a second per rank, and the
+ * first message after a pause waits at most that long.
+ */
+static ssize_t th_ofi_cq_next(struct th_ofi *o, struct fi_cq_data_entry *e,
+			      size_t count)
+{
+	enum th_wait_policy policy;
+	struct timespec nap;
+	uint64_t spin_us;
+	u64 now;
+	ssize_t n;
+
+	if (!o->cq_poll)
+		return fi_cq_sread(o->cq, e, count, NULL, TH_OFI_POLL_MS);
+	n = fi_cq_read(o->cq, e, count);
+	now = th_ofi_now_ns();
+	if (n != -FI_EAGAIN) {
+		o->cq_idle_since = now;
+		o->cq_nap_ns = 0;
+		return n;
+	}
+	policy = th_wait_policy_get(&spin_us);
+	/*
+	 * Not for ever under "spin" either: there the program's waiters spin
+	 * without yielding, and a thread that is always runnable got a CPU
+	 * only when a waiter's time slice ended (5 ms an Allreduce at N = 2);
+	 * one that sleeps is run as soon as its sleep ends.
+	 */
+	if (policy != TH_WAIT_PASSIVE &&
+	    now - o->cq_idle_since < spin_us * 1000) {
+		sched_yield();
+		return 0;
+	}
+	o->cq_nap_ns = o->cq_nap_ns ? o->cq_nap_ns * 2 : TH_OFI_NAP_MIN_NS;
+	if (o->cq_nap_ns > TH_OFI_NAP_MAX_NS)
+		o->cq_nap_ns = TH_OFI_NAP_MAX_NS;
+	nap.tv_sec = 0;
+	nap.tv_nsec = o->cq_nap_ns;
+	nanosleep(&nap, NULL);
+	return 0;
+}
+
 static void *th_ofi_progress(void *arg)
 {
 	struct th_ofi *o = arg;
@@ -412,7 +518,7 @@ static void *th_ofi_progress(void *arg)
 	ssize_t n, i;
 
 	while (!__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE)) {
-		n = fi_cq_sread(o->cq, e, 16, NULL, TH_OFI_POLL_MS);
+		n = th_ofi_cq_next(o, e, 16);
 		if (n == -FI_ENOSYS)
 			n = fi_cq_read(o->cq, e, 16);
 		if (n == -FI_EAVAIL)
@@ -509,6 +615,27 @@ int th_ofi_net_connect(struct th_ofi *o)
 }
 
 /*
+ * shm: take this endpoint's region's name out of /dev/shm once every peer
+ * has mapped the region (the connections of th_ofi_net_connect(), made
+ * on every rank before the boot's last round).  libfabric 1.17 removes it
+ * only when the endpoint is closed, which a process that exits, or dies,
+ * never does: 16 MiB per rank were left behind for each job.  Nothing
+ * can open the region by its name after this either.
+ */
+void th_ofi_net_unlink(struct th_ofi *o)
+{
+	char name[TH_OFI_NAME_MAX + 1];
+	size_t len = TH_OFI_NAME_MAX;
+	const char *p;
+
+	if (!o->cq_poll || fi_getname(&o->ep->fid, name, &len))
+		return;
+	name[len < sizeof(name) ? len : sizeof(name) - 1] = '\0';
+	p = strstr(name, "://");
+	shm_unlink(p ? p + 3 : name);
+}
+
+/*
  * The process exits (atexit, before libfabric's own destructor): the
  * progress thread stops after what it is doing, which may be answering a
  * delivery the exiting program just saw arrive; then what this process
@@ -579,6 +706,10 @@ void th_ofi_net_close(struct th_ofi *o)
 		fi_freeinfo(o->info);
 	for (i = 0; i < TH_OFI_RX_BUFS; i++)
 		free(o->rx[i]);
+	for (i = 0; o->pidfds && i < o->size; i++)
+		if (o->pidfds[i] >= 0)
+			close(o->pidfds[i]);
+	free(o->pidfds);
 	free(o->peers);
 	free(o->dead);
 	free(o->blocked);

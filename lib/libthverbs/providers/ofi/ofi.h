@@ -284,6 +284,13 @@ struct th_ofi_watch {
  * @virt_addr: the provider addresses RMA by virtual address
  * @mr_local: the provider needs registered local buffers (FI_MR_LOCAL):
  *	RMA passes the MR's descriptor; triggered sends are not used
+ * @cq_poll: the progress thread polls the completion queue, with a
+ *	backoff when idle, instead of sleeping in it (shm: th_ofi_cq_next())
+ * @cq_idle_since: @cq_poll: when the queue last gave an entry (ns)
+ * @cq_nap_ns: @cq_poll: the current idle sleep, doubled up to a bound
+ * @pidfds: on shm, each peer's process (pidfd_open()), or -1: a send to
+ *	a process that ended still lands in its memory, so its death is
+ *	seen here (th_ofi_net_peer_gone())
  * @peers: each rank's address
  * @dead: each rank taken for dead (its process ended or went silent)
  * @blocked: scratch of the backlog's pass: libfabric has no room for it
@@ -342,6 +349,10 @@ struct th_ofi {
 	struct fid_av *av;
 	bool virt_addr;
 	bool mr_local;
+	bool cq_poll;
+	u64 cq_idle_since;
+	u64 cq_nap_ns;
+	int *pidfds;
 	fi_addr_t *peers;
 	bool *dead;
 	bool *blocked;
@@ -390,6 +401,9 @@ int th_ofi_net_start(struct th_ofi *o);
 int th_ofi_net_connect(struct th_ofi *o);
 void th_ofi_net_close(struct th_ofi *o);
 void th_ofi_net_quiesce(struct th_ofi *o);
+int th_ofi_net_watch_pids(struct th_ofi *o, const u64 *pids);
+bool th_ofi_net_peer_gone(struct th_ofi *o, u32 peer);
+void th_ofi_net_unlink(struct th_ofi *o);
 int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 		const void *payload, size_t len, u64 op);
 int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local,

@@ -21,6 +21,8 @@
 
 /* the default libfabric provider: reliable datagrams over TCP */
 #define TH_OFI_DEFAULT_PROV	"tcp;ofi_rxm"
+/* the default when every rank is on one host: shared memory */
+#define TH_OFI_LOCAL_PROV	"shm"
 /* bumped when the wire changes: ranks of different builds refuse a job */
 #define TH_OFI_WIRE_VERSION	4
 
@@ -133,37 +135,63 @@ static void th_ofi_atexit(void)
 	}
 }
 
-/*
- * Do all ranks share this machine and network namespace?  Then the job's
- * traffic stays on the loopback interface: the tcp and sockets providers
- * otherwise listen on the first interface with an address, reachable from
- * the network, for a job that never leaves the host.  An interface the
- * user names (FI_TCP_IFACE, FI_SOCKETS_IFACE) wins.  One bootstrap round,
- * before libfabric's first call, which reads these variables.
+/**
+ * struct th_ofi_where - where the job's ranks are, from one bootstrap round
+ * @netns: all share this machine and network namespace
+ * @one_host: also its mount and PID namespaces and user: shm can join
+ *	them, and each can watch the others' processes (@pids)
+ * @pids: with @one_host, each rank's pid
  */
-static int th_ofi_keep_local(struct th_ofi *o, struct th_boot *b,
-			     const char *prov)
+struct th_ofi_where {
+	bool netns;
+	bool one_host;
+	u64 *pids;
+};
+
+/*
+ * Where the ranks are: one bootstrap round, before libfabric's first
+ * call.  A job whose ranks share the machine and network namespace keeps
+ * its TCP traffic on the loopback interface: the tcp and sockets
+ * providers otherwise listen on the first interface with an address,
+ * reachable from the network, for a job that never leaves the host.  An
+ * interface the user names (FI_TCP_IFACE, FI_SOCKETS_IFACE) wins; they
+ * are read when libfabric initialises, so both are set here whatever
+ * provider the job ends up with (shm falls back to tcp).
+ */
+static int th_ofi_where(struct th_ofi *o, struct th_boot *b,
+			struct th_ofi_where *w)
 {
 	struct th_boot_where mine, *all;
-	bool local = true;
 	u32 i;
 	int ret;
 
 	th_boot_where(&mine);
 	all = calloc(o->size, sizeof(*all));
-	if (!all)
+	w->pids = calloc(o->size, sizeof(*w->pids));
+	if (!all || !w->pids) {
+		free(all);
 		return -ENOMEM;
+	}
 	ret = th_boot_allgather(b, &mine, all, sizeof(mine));
-	for (i = 0; !ret && i < o->size; i++)
-		local = local && mine.boot_id[0] && mine.netns &&
-			!memcmp(&all[i], &mine, sizeof(mine));
+	w->netns = !ret && mine.boot_id[0] && mine.netns;
+	for (i = 0; w->netns && i < o->size; i++)
+		w->netns = !strncmp(all[i].boot_id, mine.boot_id,
+				    sizeof(mine.boot_id)) &&
+			   all[i].netns == mine.netns;
+	w->one_host = w->netns && mine.mntns && mine.pidns;
+	for (i = 0; w->one_host && i < o->size; i++) {
+		w->one_host = all[i].mntns == mine.mntns &&
+			      all[i].pidns == mine.pidns &&
+			      all[i].uid == mine.uid && all[i].pid;
+		w->pids[i] = all[i].pid;
+	}
 	free(all);
-	if (ret || !local)
+	if (ret)
 		return ret;
-	if (!strncmp(prov, "tcp", 3))
+	if (w->netns) {
 		setenv("FI_TCP_IFACE", "lo", 0);
-	else if (!strncmp(prov, "sockets", 7))
 		setenv("FI_SOCKETS_IFACE", "lo", 0);
+	}
 	return 0;
 }
 
@@ -174,13 +202,12 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 	struct th_ofi_boot_rec mine = { .version = TH_OFI_WIRE_VERSION };
 	struct th_ofi_boot_rec *all;
 	const char *prov = getenv("TH_OFI_PROVIDER");
+	bool chosen = prov && *prov;
+	struct th_ofi_where where = { 0 };
 	size_t len = sizeof(mine.name);
 	char univ[16];
 	u32 i;
 	int ret;
-
-	if (!prov || !*prov)
-		prov = TH_OFI_DEFAULT_PROV;
 	/*
 	 * ofi_rxm sizes its queues for FI_UNIVERSE_SIZE peers (256 unless
 	 * set); over verbs on soft-RoCE that passes the device's completion
@@ -189,11 +216,37 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 	 */
 	snprintf(univ, sizeof(univ), "%u", o->size);
 	setenv("FI_UNIVERSE_SIZE", univ, 0);
-	ret = th_ofi_keep_local(o, b, prov);
-	if (ret)
+	ret = th_ofi_where(o, b, &where);
+	if (ret) {
+		free(where.pids);
 		return ret;	/* the rounds themselves failed */
+	}
+	/*
+	 * Unless TH_OFI_PROVIDER names one: shared memory when every rank is
+	 * on this host, else TCP.  A job with some ranks together and some
+	 * not stays on TCP throughout (one endpoint per rank).  Every rank
+	 * sees the same round, so every rank picks the same.
+	 */
+	if (!chosen)
+		prov = where.one_host ? TH_OFI_LOCAL_PROV : TH_OFI_DEFAULT_PROV;
 	if (!err)
 		err = th_ofi_net_open(o, prov, trigger);
+	/* a libfabric built without shm: the same on every rank of the host */
+	if (err == -ENODEV && !chosen && where.one_host && !o->fabric) {
+		fi_freeinfo(o->info);
+		o->info = NULL;
+		prov = TH_OFI_DEFAULT_PROV;
+		err = th_ofi_net_open(o, prov, trigger);
+	}
+	/* on shm, a peer's death is seen on its process (net.c) */
+	if (!err && o->cq_poll && where.one_host)
+		err = th_ofi_net_watch_pids(o, where.pids);
+	free(where.pids);
+	if (!err && o->verbose)
+		fprintf(stderr, "libthverbs: ofi rank %u: libfabric provider %s (%s)\n",
+			o->rank, o->prov, chosen ? "TH_OFI_PROVIDER" :
+			where.one_host ? "every rank on this host" :
+			"ranks on more than one host");
 	if (!err)
 		err = th_ofi_net_name(o, mine.name, &len);
 	if (!err && getrandom(mine.token, sizeof(mine.token), 0) !=
@@ -316,6 +369,7 @@ int th_ofi_boot(struct th_boot *b)
 	ret = th_boot_agree(b, ret);
 	if (ret)
 		goto err;
+	th_ofi_net_unlink(o);
 	__atomic_store_n(&th_ofi_state, o, __ATOMIC_RELEASE);
 	atexit(th_ofi_atexit);
 	return 0;

@@ -586,7 +586,8 @@ static void th_ofi_watch_fire(struct th_ofi *o, u32 peer)
 /*
  * Each peer whose death would fail counters here gets a PING: a send to
  * a process that ended fails (tcp: the connection is refused or reset),
- * and th_ofi_peer_dead() follows.  Nothing answers it.
+ * and th_ofi_peer_dead() follows.  Nothing answers it.  On shm such a
+ * send succeeds, and the peer's process is looked at instead.
  */
 void th_ofi_ping(struct th_ofi *o)
 {
@@ -601,7 +602,9 @@ void th_ofi_ping(struct th_ofi *o)
 			watched = o->watches[j].peer == peer;
 		watched = watched && !o->dead[peer];
 		pthread_mutex_unlock(&o->lock);
-		if (watched)
+		if (watched && th_ofi_net_peer_gone(o, peer))
+			th_ofi_peer_dead(o, peer, "its process ended");
+		else if (watched)
 			th_ofi_send(o, peer, &h, NULL, 0, 0);
 	}
 }
