@@ -147,6 +147,25 @@ bad:
 /* ---- the OpenMP peer, in a child ------------------------------------------ */
 
 /*
+ * The worksharing loop, orphaned in a function of its own: GCC gives each
+ * thread its private copy of an array section on the stack, and in a loop
+ * in one frame those copies pile up (64 KiB a round overflowed a thread's
+ * stack); a call returns its copy each time.
+ */
+static __attribute__((noinline)) void tt_omp_reduce(double *res,
+						   const double *mine,
+						   unsigned int n,
+						   unsigned int count)
+{
+	unsigned int i, c;
+
+#pragma omp for reduction(+:res[:count]) schedule(static)
+	for (i = 0; i < n; i++)
+		for (c = 0; c < count; c++)
+			res[c] += mine[(size_t)i * count + c];
+}
+
+/*
  * thbench threads --omp-child N COUNT REPS WARMUP: an OpenMP team of N
  * threads, each with COUNT doubles, reduces them into one shared array
  * that every thread reads afterwards (the worksharing loop's closing
@@ -178,7 +197,7 @@ static int tt_omp_child(int argc, char **argv)
 
 #pragma omp parallel num_threads(n) reduction(|:wrong)
 	{
-		unsigned int me = omp_get_thread_num(), i, c;
+		unsigned int me = omp_get_thread_num();
 		double t0, t1;
 		int r;
 
@@ -187,10 +206,7 @@ static int tt_omp_child(int argc, char **argv)
 			memset(res, 0, count * sizeof(*res));
 			/* the single's barrier is the common start */
 			t0 = br_now_us();
-#pragma omp for reduction(+:res[:count]) schedule(static)
-			for (i = 0; i < n; i++)
-				for (c = 0; c < count; c++)
-					res[c] += mine[(size_t)i * count + c];
+			tt_omp_reduce(res, mine, n, count);
 			t1 = br_now_us();
 			if (res[0] != n * (n + 1) / 2.0 ||
 			    res[count - 1] != n * (n + 1) / 2.0)
