@@ -147,6 +147,43 @@ OFI_CASE(foreign_domain)
 OFI_CASE(peer_dies)
 OFI_CASE(loopback_only)
 
+/*
+ * Waits over ofi under each wait policy: the same exact answers (the
+ * ping-pong's values and counters, a timeout, and a dead peer's -EIO and
+ * -ECONNREFUSED).  Under spin the waiters read the completion queue
+ * themselves (the progress op), under passive never: each rank says at
+ * exit (TH_OFI_VERBOSE) who read it.
+ */
+static void waits_under(struct __test_metadata *_metadata, const char *policy,
+			bool waiters_read)
+{
+	const char *argv[] = { "-n", "2", "--provider", "ofi", "--timeout",
+			       CASE_TIMEOUT, TH_OFI_RANK, "waits", NULL };
+	static char out[1 << 14];
+	int idle;
+
+	setenv("TH_WAIT_POLICY", policy, 1);
+	EXPECT_EQ(0, run_thrun(argv, NULL, out, sizeof(out)));
+	TH_LOG("%s: %s", policy, out);
+	EXPECT_EQ(2, count_lines(out, "libthverbs: ofi rank ",
+				 "by the progress thread"));
+	/* spin: waiters read entries on one rank at least; passive: on none */
+	idle = count_lines(out, "libthverbs: ofi rank ", ", 0 by waiters");
+	EXPECT_EQ(waiters_read ? 1 : 2, idle < 2 ? 1 : 2);
+	EXPECT_EQ(0, run_case("peer_dies"));
+	unsetenv("TH_WAIT_POLICY");
+}
+
+TEST(waits_are_exact_when_the_waiter_spins)
+{
+	waits_under(_metadata, "spin", true);
+}
+
+TEST(waits_are_exact_when_the_waiter_sleeps)
+{
+	waits_under(_metadata, "passive", false);
+}
+
 /* The collectives' rank program, one process per rank: every result checked. */
 static void coll_job(struct __test_metadata *_metadata, const char *n,
 		     const char *radix)

@@ -327,6 +327,14 @@ struct th_ofi_watch {
  * @violator: each rank whose request broke a key or a range here: its
  *	later requests are refused unchecked, so that keys cannot be probed
  * @violations: such requests
+ * @cq_lock: held by whoever reads the completion queue and handles what
+ *	it read: the progress thread or a spinning waiter, one at a time
+ * @driven_ns: when a waiter last drove the queue (th_ofi_net_progress())
+ * @cq_asleep: the progress thread holds @cq_lock asleep in fi_cq_sread()
+ * @cq_kicked: a waiter has asked it to let go (fi_cq_signal()) already
+ * @ended: an operation was marked ended for the thread's next pass
+ * @thread_reads: entries the progress thread read (under @cq_lock)
+ * @waiter_reads: entries waiters read (under @cq_lock)
  */
 struct th_ofi {
 	struct th_ipf *ipf;
@@ -379,6 +387,13 @@ struct th_ofi {
 	u64 misfit;
 	bool *violator;
 	u64 violations;
+	pthread_mutex_t cq_lock;
+	u64 driven_ns;
+	bool cq_asleep;
+	bool cq_kicked;
+	bool ended;
+	u64 thread_reads;
+	u64 waiter_reads;
 };
 
 /* net.c: libfabric's objects, sending, and the progress thread */
@@ -395,6 +410,9 @@ int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local,
 	       void *local_mr, u64 len, u64 raddr, u64 fikey, u64 data, u64 op);
 u64 th_ofi_now_ns(void);
+void th_ofi_net_progress(struct th_ofi *o);
+void th_ofi_wake(struct th_ofi *o);
+void th_ofi_net_report(struct th_ofi *o);
 int th_ofi_net_mr_reg(struct th_ofi *o, void *addr, u64 len, u32 access,
 		  struct fid_mr **mr);
 

@@ -115,6 +115,7 @@ static void th_ofi_free(struct th_ofi *o)
 	if (o->ipf)
 		th_ipf_destroy(o->ipf);
 	pthread_mutex_destroy(&o->trig_lock);
+	pthread_mutex_destroy(&o->cq_lock);
 	pthread_mutex_destroy(&o->lock);
 	free(o->ops);
 	free(o->holds);
@@ -130,6 +131,7 @@ static void th_ofi_atexit(void)
 		th_ofi_net_quiesce(o);
 		th_ofi_trig_report(o);
 		th_ofi_auth_report(o);
+		th_ofi_net_report(o);
 	}
 }
 
@@ -259,6 +261,7 @@ int th_ofi_boot(struct th_boot *b)
 		return -ENOMEM;
 	pthread_mutex_init(&o->lock, NULL);
 	pthread_mutex_init(&o->trig_lock, NULL);
+	pthread_mutex_init(&o->cq_lock, NULL);
 	th_list_init(&o->backlog);
 	th_list_init(&o->orphans);
 	o->rank = th_boot_rank(b);
@@ -387,6 +390,16 @@ static int th_ofi_vport_mr_reg(struct th_vport *vp, struct th_nic_mr_reg *req)
 	return 0;
 }
 
+/* A spinning waiter reads the completion queue itself (net.c). */
+static void th_ofi_ctx_progress(struct th_context *ctx)
+{
+	struct th_ofi *o = th_ofi_get();
+
+	(void)ctx;
+	if (o)
+		th_ofi_net_progress(o);
+}
+
 /* The in-process teardown, then the vport's watches (wire.c). */
 static int th_ofi_vport_destroy(struct th_vport *vp)
 {
@@ -413,6 +426,7 @@ const struct th_provider_ops th_ofi_provider = {
 	.doorbell	= th_ip_doorbell,
 	.ct_update	= th_ip_ct_update,
 	.ct_wait	= th_ip_ct_wait,
+	.progress	= th_ofi_ctx_progress,
 	.cancel		= th_ip_cancel,
 	.vport_fd	= th_ip_vport_fd,
 	.vport_stats	= th_ip_vport_stats,

@@ -238,7 +238,7 @@ void th_ofi_remote_post(void *arg, struct th_eng_chain *chain,
 			o->ops[slot].deadline = 0;	/* ends on the next pass */
 		}
 		pthread_mutex_unlock(&o->lock);
-		fi_cq_signal(o->cq);
+		th_ofi_wake(o);
 	}
 	return;
 
@@ -246,7 +246,7 @@ fail_unslotted:
 	pthread_mutex_lock(&o->lock);
 	th_list_add_tail(&o->orphans, th_eng_chain_node(chain));
 	pthread_mutex_unlock(&o->lock);
-	fi_cq_signal(o->cq);
+	th_ofi_wake(o);
 }
 
 /* The progress thread ends the deliveries that found no slot. */
