@@ -8,22 +8,24 @@
 # pair that this script creates and removes (192.0.2.1 and 192.0.2.2,
 # documentation addresses, only inside the namespaces), rank r in
 # namespace r % 2 as selftests/host/ofi/test_netns.sh runs them.  RUNS
-# times, alternating the two; then the median and p10/p90 over the runs
-# of each, and the ratio th_nic / fi_pingpong of the medians.  Needs root
+# times, alternating them; then the median and p10/p90 over the runs of
+# each, and the ratio th_nic / fi_pingpong of the medians.  Needs root
 # and iproute2.
 #
-# usage: ofi-hop.sh [--runs N] [--iters N] [--samples N] [--bin DIR] [--csv FILE]
+# usage: ofi-hop.sh [--runs N] [--iters N] [--samples N] [--bin DIR]... [--csv FILE]
 #   --runs     runs of each (default 5, at least 3)
 #   --iters    fi_pingpong round trips per run (default 10000)
 #   --samples  thbench post hop samples per run (default 5; each 200 round
 #              trips); a run's figure is their median
-#   --bin      where thrun and thbench are (default: build/bin of this tree)
-#   --csv      also write one line per run: tool,run,us_per_hop
+#   --bin      where thrun and thbench are (default: build/bin of this tree);
+#              given again, each build is a th_nic column of the same runs
+#              (an older commit built in a clone, say), named by its path
+#   --csv      also write one line per run and tool: tool,run,us_per_hop
 # The environment reaches the ranks (TH_WAIT_POLICY, TH_OFI_TRIGGER, ...).
 # Exit status: 0 done, 1 a run failed, 2 usage or no namespaces.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-runs=5 iters=10000 samples=5 bin=$top/build/bin csv=
+runs=5 iters=10000 samples=5 bins=() csv=
 usage() {
 	sed -n '/^# usage:/,/^# Exit/s/^# \{0,1\}//p' "$0" >&2
 	exit 2
@@ -33,7 +35,7 @@ while [ $# -gt 0 ]; do
 	--runs) runs=$2; shift 2 ;;
 	--iters) iters=$2; shift 2 ;;
 	--samples) samples=$2; shift 2 ;;
-	--bin) bin=$2; shift 2 ;;
+	--bin) bins+=("$2"); shift 2 ;;
 	--csv) csv=$2; shift 2 ;;
 	-h|--help) sed -n '/^# usage:/,/^# Exit/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) usage ;;
@@ -41,8 +43,11 @@ while [ $# -gt 0 ]; do
 done
 case $runs$iters$samples in *[!0-9]*|'') usage ;; esac
 [ "$runs" -ge 3 ] || { echo "ofi-hop.sh: --runs must be at least 3" >&2; exit 2; }
-for t in "$bin/thrun" "$bin/thbench"; do
-	[ -x "$t" ] || { echo "ofi-hop.sh: $t missing: make -j2 first" >&2; exit 2; }
+[ ${#bins[@]} -gt 0 ] || bins=("$top/build/bin")
+for b in "${bins[@]}"; do
+	for t in "$b/thrun" "$b/thbench"; do
+		[ -x "$t" ] || { echo "ofi-hop.sh: $t missing: make -j2 first" >&2; exit 2; }
+	done
 done
 if [ "$(id -u)" != 0 ] || ! command -v ip > /dev/null ||
    ! command -v fi_pingpong > /dev/null; then
@@ -88,9 +93,9 @@ pingpong() {
 			   END { exit !found }'
 }
 
-# One thbench run: rank r in namespace r % 2; the hop's median.
+# One thbench run of build $1: rank r in namespace r % 2; the hop's median.
 thhop() {
-	local out
+	local bin=$1 out
 	out=$("$bin/thrun" -n 2 --provider ofi --timeout 120 -- sh -c \
 		'exec ip netns exec "thhop$((TH_RANK % 2)).$0" "$@"' "$tag" \
 		"$bin/thbench" post --provider ofi --iters 100 \
@@ -112,19 +117,30 @@ echo "# one 8-byte hop between two network namespaces over a veth pair, us"
 echo "# fi_pingpong -p tcp -e rdm -S 8 -I $iters: usec/xfer; th_nic: thrun -n 2 --provider ofi thbench post, median of $samples samples"
 echo "# TH_WAIT_POLICY=${TH_WAIT_POLICY:-auto (default)} TH_OFI_TRIGGER=${TH_OFI_TRIGGER:-auto (default)}"
 [ -n "$csv" ] && echo "tool,run,us_per_hop" > "$csv"
+for i in "${!bins[@]}"; do
+	echo "# th_nic[$i]: ${bins[$i]}"
+	: > "$work/th$i"
+done
 : > "$work/pp"
-: > "$work/th"
 for r in $(seq "$runs"); do
 	pp=$(pingpong) || { echo "ofi-hop.sh: fi_pingpong run $r failed" >&2; exit 1; }
-	th=$(thhop) || { echo "ofi-hop.sh: thbench run $r failed" >&2; exit 1; }
 	echo "$pp" >> "$work/pp"
-	echo "$th" >> "$work/th"
-	printf "run %2d  fi_pingpong %8.2f  th_nic %8.2f\n" "$r" "$pp" "$th"
-	[ -n "$csv" ] && printf "fi_pingpong,%d,%s\nth_nic,%d,%s\n" "$r" "$pp" \
-		"$r" "$th" >> "$csv"
+	line=$(printf "run %2d  fi_pingpong %8.2f" "$r" "$pp")
+	[ -n "$csv" ] && echo "fi_pingpong,$r,$pp" >> "$csv"
+	for i in "${!bins[@]}"; do
+		th=$(thhop "${bins[$i]}") ||
+			{ echo "ofi-hop.sh: thbench (${bins[$i]}) run $r failed" >&2; exit 1; }
+		echo "$th" >> "$work/th$i"
+		line+=$(printf "  th_nic[%d] %8.2f" "$i" "$th")
+		[ -n "$csv" ] && echo "th_nic[$i],$r,$th" >> "$csv"
+	done
+	echo "$line"
 done
 read -r ppm ppl pph < <(stats < "$work/pp")
-read -r thm thl thh < <(stats < "$work/th")
 printf "fi_pingpong  median %8.2f  p10 %8.2f  p90 %8.2f  (runs=%d)\n" "$ppm" "$ppl" "$pph" "$runs"
-printf "th_nic ofi   median %8.2f  p10 %8.2f  p90 %8.2f  (runs=%d)\n" "$thm" "$thl" "$thh" "$runs"
-awk -v a="$thm" -v b="$ppm" 'BEGIN { printf "ratio th_nic / fi_pingpong: %.2f\n", a / b }'
+for i in "${!bins[@]}"; do
+	read -r thm thl thh < <(stats < "$work/th$i")
+	printf "th_nic[%d]    median %8.2f  p10 %8.2f  p90 %8.2f  (runs=%d)  ratio to fi_pingpong %.2f\n" \
+		"$i" "$thm" "$thl" "$thh" "$runs" \
+		"$(awk -v a="$thm" -v b="$ppm" 'BEGIN { print a / b }')"
+done
