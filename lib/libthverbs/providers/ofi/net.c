@@ -278,6 +278,9 @@ int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 	x->op = op;
 	x->len = sizeof(*h) + len;
 	memcpy(x->buf, h, sizeof(*h));
+	/* a DONE this thread owes @peer rides along (wire.c), sealed with it */
+	if (th_ofi_ack_take(peer, &((struct th_ofi_hdr *)x->buf)->ack_id))
+		((struct th_ofi_hdr *)x->buf)->flags |= TH_OFI_F_ACK;
 	th_ofi_seal(o, (struct th_ofi_hdr *)x->buf, peer);
 	if (len)
 		memcpy(x->buf + sizeof(*h), payload, len);

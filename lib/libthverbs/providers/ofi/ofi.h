@@ -59,6 +59,7 @@ enum th_ofi_msg_type {
 /* struct th_ofi_hdr.flags */
 #define TH_OFI_F_CT		0x1	/* @ct is a counter to advance */
 #define TH_OFI_F_READ		0x2	/* RESOLVE: for reading */
+#define TH_OFI_F_ACK		0x4	/* carries a DONE: @ack_id ended well */
 
 /**
  * struct th_ofi_hdr - every message's header
@@ -77,6 +78,8 @@ enum th_ofi_msg_type {
  * @raddr: RESOLVED: the address to give libfabric
  * @fikey: RESOLVED: libfabric's key for the region
  * @hold: RESOLVED, RELEASE: the target's hold
+ * @ack_id: with TH_OFI_F_ACK, the receiver's operation that this sender
+ *	applied (a DONE of status 0 riding on this message, wire.c)
  * @mac: SipHash-2-4 of the header (this field zero) under the job's key:
  *	a message whose MAC does not verify is dropped unread (auth.c)
  */
@@ -97,10 +100,11 @@ struct th_ofi_hdr {
 	u64 raddr;
 	u64 fikey;
 	u64 hold;
+	u64 ack_id;
 	u64 mac;
 };
 /* no padding: the MAC covers the header's bytes, all of them named */
-_Static_assert(sizeof(struct th_ofi_hdr) == 104, "th_ofi_hdr has no holes");
+_Static_assert(sizeof(struct th_ofi_hdr) == 112, "th_ofi_hdr has no holes");
 
 /* What a completion queue entry's context is. */
 enum th_ofi_ctx_kind {
@@ -437,6 +441,7 @@ void th_ofi_chain_posted(void *arg, struct th_eng_vport *ev,
 void th_ofi_orphans_end(struct th_ofi *o);
 void th_ofi_watch_forget(struct th_ofi *o, u32 vport);
 void th_ofi_ping(struct th_ofi *o);
+bool th_ofi_ack_take(u32 peer, u64 *id);
 
 /* trigger.c: chains' first deliveries as libfabric triggered sends */
 bool th_ofi_offload_arm(void *arg, struct th_eng_chain *chain,

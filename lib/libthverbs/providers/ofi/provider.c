@@ -22,7 +22,7 @@
 /* the default libfabric provider: reliable datagrams over TCP */
 #define TH_OFI_DEFAULT_PROV	"tcp;ofi_rxm"
 /* bumped when the wire changes: ranks of different builds refuse a job */
-#define TH_OFI_WIRE_VERSION	4
+#define TH_OFI_WIRE_VERSION	5
 
 static struct th_ofi *th_ofi_state;
 
