@@ -336,6 +336,8 @@ struct th_ofi_watch {
  * @driven_ns: when a waiter last drove the queue (th_ofi_net_progress())
  * @cq_asleep: the progress thread holds @cq_lock asleep in fi_cq_sread()
  * @cq_kicked: a waiter has asked it to let go (fi_cq_signal()) already
+ * @nap_lock, @nap_cv: the progress thread naps on @nap_cv while a waiter
+ *	drives the queue; a waiter that goes to sleep wakes it
  * @ended: an operation was marked ended for the thread's next pass
  * @thread_reads: entries the progress thread read (under @cq_lock)
  * @waiter_reads: entries waiters read (under @cq_lock)
@@ -395,6 +397,8 @@ struct th_ofi {
 	u64 driven_ns;
 	bool cq_asleep;
 	bool cq_kicked;
+	pthread_mutex_t nap_lock;
+	pthread_cond_t nap_cv;
 	bool ended;
 	u64 thread_reads;
 	u64 waiter_reads;
@@ -415,6 +419,7 @@ int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local,
 	       void *local_mr, u64 len, u64 raddr, u64 fikey, u64 data, u64 op);
 u64 th_ofi_now_ns(void);
 void th_ofi_net_progress(struct th_ofi *o);
+void th_ofi_net_waiter_sleeps(struct th_ofi *o);
 void th_ofi_wake(struct th_ofi *o);
 void th_ofi_net_report(struct th_ofi *o);
 int th_ofi_net_mr_reg(struct th_ofi *o, void *addr, u64 len, u32 access,
