@@ -35,8 +35,8 @@
 /* how long the progress thread sleeps in the completion queue, at most */
 #define TH_OFI_POLL_MS		100
 /*
- * A waiter drove the completion queue less than this ago: the progress
- * thread leaves it to the waiter and only looks this often.  It bounds
+ * A waiter drove the completion queue since the progress thread's last
+ * look: the thread leaves it to the waiter and naps this long.  It bounds
  * the delay of a message that arrives just after a waiter saw its
  * counter and left (one that goes to sleep instead hands the queue back
  * at once); shorter, the thread's looks would take the spinner's CPU
@@ -450,7 +450,9 @@ void th_ofi_net_progress(struct th_ofi *o)
 	struct fi_cq_data_entry e[16];
 	ssize_t n;
 
-	__atomic_store_n(&o->driven_ns, th_ofi_now_ns(), __ATOMIC_RELAXED);
+	/* no clock here: the thread clears the flag and looks again later */
+	if (!__atomic_load_n(&o->driven, __ATOMIC_RELAXED))
+		__atomic_store_n(&o->driven, true, __ATOMIC_RELAXED);
 	if (pthread_mutex_trylock(&o->cq_lock)) {
 		if (__atomic_load_n(&o->cq_asleep, __ATOMIC_ACQUIRE) &&
 		    !__atomic_exchange_n(&o->cq_kicked, true, __ATOMIC_ACQ_REL))
@@ -466,15 +468,6 @@ void th_ofi_net_progress(struct th_ofi *o)
 	pthread_mutex_unlock(&o->cq_lock);
 }
 
-/* Was the queue driven by a waiter within TH_OFI_DRIVEN_US?  How long ago. */
-static bool th_ofi_driven(struct th_ofi *o, u64 now, u64 *ago)
-{
-	u64 last = __atomic_load_n(&o->driven_ns, __ATOMIC_RELAXED);
-
-	*ago = now > last ? now - last : 0;
-	return last && *ago < TH_OFI_DRIVEN_US * 1000ULL;
-}
-
 /*
  * The thread's read: asleep in the queue for up to TH_OFI_POLL_MS, unless
  * a waiter drives it; then a nap until the waiter may have left, and a
@@ -483,20 +476,20 @@ static bool th_ofi_driven(struct th_ofi *o, u64 now, u64 *ago)
 static ssize_t th_ofi_thread_read(struct th_ofi *o, struct fi_cq_data_entry *e)
 {
 	struct timespec nap;
-	u64 ago, until;
+	u64 until;
 	ssize_t n;
 
-	if (th_ofi_driven(o, th_ofi_now_ns(), &ago)) {
-		/* until the waiter may have left, or it says it sleeps */
-		clock_gettime(CLOCK_MONOTONIC, &nap);
-		until = (u64)nap.tv_sec * 1000000000ULL + nap.tv_nsec +
-			TH_OFI_DRIVEN_US * 1000ULL - ago;
+	/* a waiter drove the queue since the last look: it may still */
+	if (__atomic_exchange_n(&o->driven, false, __ATOMIC_ACQ_REL)) {
+		until = th_ofi_now_ns() + TH_OFI_DRIVEN_US * 1000ULL;
 		nap.tv_sec = until / 1000000000ULL;
 		nap.tv_nsec = until % 1000000000ULL;
 		pthread_mutex_lock(&o->nap_lock);
-		if (__atomic_load_n(&o->driven_ns, __ATOMIC_RELAXED) &&
-		    !__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE))
+		o->napping = true;
+		if (!o->nap_over && !__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE))
 			pthread_cond_timedwait(&o->nap_cv, &o->nap_lock, &nap);
+		o->napping = false;
+		o->nap_over = false;
 		pthread_mutex_unlock(&o->nap_lock);
 		if (pthread_mutex_trylock(&o->cq_lock))
 			return 0;
@@ -557,11 +550,15 @@ static void *th_ofi_progress(void *arg)
  */
 void th_ofi_net_waiter_sleeps(struct th_ofi *o)
 {
-	if (!__atomic_load_n(&o->driven_ns, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&o->driven, __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&o->napping, __ATOMIC_RELAXED))
 		return;
 	pthread_mutex_lock(&o->nap_lock);
-	__atomic_store_n(&o->driven_ns, 0, __ATOMIC_RELAXED);
-	pthread_cond_signal(&o->nap_cv);
+	__atomic_store_n(&o->driven, false, __ATOMIC_RELAXED);
+	if (o->napping) {
+		o->nap_over = true;
+		pthread_cond_signal(&o->nap_cv);
+	}
 	pthread_mutex_unlock(&o->nap_lock);
 }
 

@@ -333,11 +333,13 @@ struct th_ofi_watch {
  * @violations: such requests
  * @cq_lock: held by whoever reads the completion queue and handles what
  *	it read: the progress thread or a spinning waiter, one at a time
- * @driven_ns: when a waiter last drove the queue (th_ofi_net_progress())
+ * @driven: a waiter drove the queue (th_ofi_net_progress()) since the
+ *	progress thread last looked, which clears it
  * @cq_asleep: the progress thread holds @cq_lock asleep in fi_cq_sread()
  * @cq_kicked: a waiter has asked it to let go (fi_cq_signal()) already
  * @nap_lock, @nap_cv: the progress thread naps on @nap_cv while a waiter
- *	drives the queue; a waiter that goes to sleep wakes it
+ *	drives the queue (@napping); a waiter that goes to sleep ends the
+ *	nap (@nap_over), both under @nap_lock
  * @ended: an operation was marked ended for the thread's next pass
  * @thread_reads: entries the progress thread read (under @cq_lock)
  * @waiter_reads: entries waiters read (under @cq_lock)
@@ -394,11 +396,13 @@ struct th_ofi {
 	bool *violator;
 	u64 violations;
 	pthread_mutex_t cq_lock;
-	u64 driven_ns;
+	bool driven;
 	bool cq_asleep;
 	bool cq_kicked;
 	pthread_mutex_t nap_lock;
 	pthread_cond_t nap_cv;
+	bool napping;
+	bool nap_over;
 	bool ended;
 	u64 thread_reads;
 	u64 waiter_reads;
