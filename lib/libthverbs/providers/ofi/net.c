@@ -427,7 +427,7 @@ static void th_ofi_complete_err(struct th_ofi *o)
 	th_ofi_xfer_done(o, x, -ECONNREFUSED);
 }
 
-/* Handle @n entries read from the completion queue (or its error), under @cq_lock. */
+/* Handle @n entries read from the queue (or its error), under @cq_lock. */
 static void th_ofi_handle_locked(struct th_ofi *o,
 				 const struct fi_cq_data_entry *e, ssize_t n)
 {
@@ -562,7 +562,7 @@ void th_ofi_net_waiter_sleeps(struct th_ofi *o)
 	pthread_mutex_unlock(&o->nap_lock);
 }
 
-/* An operation was marked ended: the progress thread ends it on its next pass. */
+/* An operation was marked ended: the thread ends it on its next pass. */
 void th_ofi_wake(struct th_ofi *o)
 {
 	__atomic_store_n(&o->ended, true, __ATOMIC_RELEASE);
