@@ -320,6 +320,108 @@ static int case_peer_dies(struct rank_env *e)
 	return 0;
 }
 
+/* The 8 bytes at @off of this rank's window, as one number. */
+static uint64_t word_at(struct rank_env *e, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, e->buf + off, sizeof(v));
+	return v;
+}
+
+/* Counter @ct must read exactly @want, no failure. */
+static int ct_exact(struct rank_env *e, uint16_t ct, uint64_t want,
+		    const char *what)
+{
+	uint64_t v, f;
+
+	if (th_ct_read(e->vp, ct, &v, &f))
+		return fail("%s: read: %s", what, strerror(errno));
+	if (v != want || f)
+		return fail("%s: counter %llu (failure %llu), want %llu", what,
+			    (unsigned long long)v, (unsigned long long)f,
+			    (unsigned long long)want);
+	return 0;
+}
+
+#define WAIT_ROUNDS	200
+/* triggered rounds posted ahead: within the vport's 64 pending chains */
+#define TRIG_ROUNDS	48
+
+/*
+ * Waits across the wire give exact answers under the wait policy the job
+ * runs with (test_ofi sets TH_WAIT_POLICY): a spinning waiter reads the
+ * completion queue itself (the provider's progress op), a passive one
+ * sleeps while the progress thread does.  First a host-driven ping-pong:
+ * each rank waits for the other's 8-byte PUT of round i, which must carry
+ * round i's value and leave the counter at exactly i + 1.  Then the same
+ * rounds (TRIG_ROUNDS of them) as triggered chains posted ahead: the
+ * counters end at exactly TRIG_ROUNDS + 1 and TRIG_ROUNDS.  A wait for a counter nobody raises times out.
+ */
+static int case_waits(struct rank_env *e)
+{
+	uint64_t v, want, to;
+	struct th_chain *c;
+	int i, ret;
+
+	for (i = 0; i < WAIT_ROUNDS; i++) {
+		if (g_rank == 1 || i) {
+			/* rank 1 answers round i; rank 0 sees round i - 1's answer */
+			to = g_rank ? i + 1 : i;
+			ret = th_ct_wait(e->vp, CT_DATA, to, 20 * SEC);
+			if (ret)
+				return fail("round %d: wait: %s", i, strerror(-ret));
+			want = g_rank ? 2 * i + 1 : 2 * (i - 1) + 2;
+			if ((v = word_at(e, 0)) != want)
+				return fail("round %d: value %llu, want %llu", i,
+					    (unsigned long long)v,
+					    (unsigned long long)want);
+			if (ct_exact(e, CT_DATA, to, "ping-pong"))
+				return 1;
+		}
+		v = g_rank ? 2 * i + 2 : 2 * i + 1;
+		memcpy(e->buf + 64, &v, sizeof(v));
+		c = th_chain_create();
+		th_chain_put(c, e->mr, 64, &e->peer, 8, CT_DATA, 0);
+		ret = post(e, c);
+		if (ret)
+			return fail("round %d: post: %s", i, strerror(-ret));
+	}
+	if (!g_rank) {
+		ret = th_ct_wait(e->vp, CT_DATA, WAIT_ROUNDS, 20 * SEC);
+		if (ret || word_at(e, 0) != 2 * WAIT_ROUNDS ||
+		    ct_exact(e, CT_DATA, WAIT_ROUNDS, "last answer"))
+			return fail("the last answer: %d", ret);
+	}
+
+	/* triggered: a's i-th PUT fires on its CT_TRIG reaching i + 1 */
+	for (i = 0; i < TRIG_ROUNDS; i++) {
+		c = th_chain_create();
+		th_chain_trigger(c, CT_TRIG, i + 1, i);
+		th_chain_put(c, e->mr, 64, &e->peer, 8, CT_TRIG, 0);
+		ret = post(e, c);
+		if (ret)
+			return fail("chain %d: post: %s", i, strerror(-ret));
+	}
+	if (th_boot_barrier(e->boot))
+		return fail("barrier");
+	if (!g_rank)
+		th_ct_inc(e->vp, CT_TRIG, 1);
+	to = g_rank ? TRIG_ROUNDS : TRIG_ROUNDS + 1;
+	ret = th_ct_wait(e->vp, CT_TRIG, to, 20 * SEC);
+	if (ret)
+		return fail("triggered rounds: wait: %s", strerror(-ret));
+	ret = th_ct_wait(e->vp, CT_NEVER, 1, SEC / 5);
+	if (ret != -ETIMEDOUT)
+		return fail("a counter nobody raises: %d, want -ETIMEDOUT", ret);
+	/* every chain ran once: nothing more arrives */
+	if (th_boot_barrier(e->boot))
+		return fail("barrier");
+	return ct_exact(e, CT_TRIG, to, "triggered rounds") ||
+	       ct_exact(e, CT_NEVER, 0, "never raised") ||
+	       (th_boot_barrier(e->boot) ? fail("barrier") : 0);
+}
+
 /*
  * The link between the ranks goes down under a live job (test_netns.sh
  * cuts it once rank 0 created OFI_CUT_READY, and then creates
@@ -858,6 +960,8 @@ int main(int argc, char **argv)
 		ret = case_triggered(&e);
 	else if (!strcmp(g_case, "peer_dies"))
 		ret = case_peer_dies(&e);
+	else if (!strcmp(g_case, "waits"))
+		ret = case_waits(&e);
 	else if (!strcmp(g_case, "forged"))
 		ret = case_forged(&e);
 	else

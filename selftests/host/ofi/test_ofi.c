@@ -202,6 +202,58 @@ TEST(shm_regions_have_no_name_once_joined)
 	ASSERT_EQ(0, run_case_on("shm_private", NULL, NULL, 0));
 }
 
+/*
+ * Waits over ofi under each wait policy: the same exact answers (the
+ * ping-pong's values and counters, a timeout, and a dead peer's -EIO and
+ * -ECONNREFUSED).  Under spin the waiters read the completion queue
+ * themselves (the progress op), under passive never: each rank says at
+ * exit (TH_OFI_VERBOSE) who read it.
+ */
+static void waits_under(struct __test_metadata *_metadata, const char *policy,
+			const char *prov, bool waiters_read)
+{
+	const char *argv[] = { "-n", "2", "--provider", "ofi", "--timeout",
+			       CASE_TIMEOUT, TH_OFI_RANK, "waits", NULL };
+	static char out[1 << 14];
+	int idle;
+
+	setenv("TH_WAIT_POLICY", policy, 1);
+	if (prov)
+		setenv("TH_OFI_PROVIDER", prov, 1);
+	EXPECT_EQ(0, run_thrun(argv, NULL, out, sizeof(out)));
+	TH_LOG("%s on %s: %s", policy, prov ? prov : "the default", out);
+	EXPECT_EQ(2, count_lines(out, "libthverbs: ofi rank ",
+				 "by the progress thread"));
+	/* spin: waiters read entries on one rank at least; passive: on none */
+	idle = count_lines(out, "libthverbs: ofi rank ", ", 0 by waiters");
+	EXPECT_EQ(waiters_read ? 1 : 2, idle < 2 ? 1 : 2);
+	EXPECT_EQ(0, run_case_on("peer_dies", prov, NULL, 0));
+	unsetenv("TH_OFI_PROVIDER");
+	unsetenv("TH_WAIT_POLICY");
+}
+
+/* on the one-host default, shm, whose queue the progress thread polls */
+TEST(waits_are_exact_when_the_waiter_spins)
+{
+	waits_under(_metadata, "spin", NULL, true);
+}
+
+TEST(waits_are_exact_when_the_waiter_sleeps)
+{
+	waits_under(_metadata, "passive", NULL, false);
+}
+
+/* and over tcp;ofi_rxm, where the thread sleeps in the queue */
+TEST(waits_are_exact_when_the_waiter_spins_over_tcp)
+{
+	waits_under(_metadata, "spin", "tcp;ofi_rxm", true);
+}
+
+TEST(waits_are_exact_when_the_waiter_sleeps_over_tcp)
+{
+	waits_under(_metadata, "passive", "tcp;ofi_rxm", false);
+}
+
 /* The collectives' rank program, one process per rank: every result checked. */
 static void coll_job(struct __test_metadata *_metadata, const char *n,
 		     const char *radix)

@@ -147,6 +147,55 @@ if [ "$TH_PROVIDER" = inproc ] && [ -x "$BINDIR/thrun" ] && [ -x "$BINDIR/thbenc
 	fi
 fi
 
+# thbench post on ofi: the hop between thrun's two processes, and its
+# refusals (no thrun, not 2 ranks, too few samples).  Only in builds with
+# libfabric.
+if [ "$MODE" = all ] && [ -x "$BINDIR/thrun" ] && [ -x "$BINDIR/thbench" ]; then
+	if TH_PROVIDER=bogus "$THCTL" devices 2>&1 | grep -q "this build has no ofi"; then
+		for c in "runs under thrun -n 2" "refused without thrun" "refused on 3 ranks"; do
+			n=$((n + 1)); echo "ok $n thbench post --provider ofi: $c # SKIP no ofi in this build"
+		done
+	else
+		$TO "$BINDIR/thrun" -n 2 --provider ofi -- "$BINDIR/thbench" post \
+			--iters 20 --samples 5 > "$TMP/out" 2> "$TMP/err"
+		rc=$?
+		if [ "$rc" -eq 0 ] &&
+		   grep -qE '^ofi +post\+complete \(1 descriptor\) +median +[0-9.]+ us .*\(n=20\)$' "$TMP/out" &&
+		   grep -qE '^ofi +triggered PUT hop \(8 B, 2 procs\) +median +[0-9.]+ us .*\(n=5\)$' "$TMP/out"; then
+			ok "thbench post --provider ofi: runs under thrun -n 2"
+		else
+			not_ok "thbench post --provider ofi: runs under thrun -n 2" "exit $rc" \
+				"$(cat "$TMP/out" "$TMP/err")"
+		fi
+		env -u TH_BOOT -u TH_RANK -u TH_SIZE $TO "$BINDIR/thbench" post \
+			--provider ofi > "$TMP/out" 2> "$TMP/err"
+		rc=$?
+		if [ "$rc" -eq 2 ] && grep -q "runs under thrun" "$TMP/err" && [ ! -s "$TMP/out" ]; then
+			ok "thbench post --provider ofi: refused without thrun, exit 2"
+		else
+			not_ok "thbench post --provider ofi: refused without thrun, exit 2" "exit $rc" \
+				"$(cat "$TMP/out" "$TMP/err")"
+		fi
+		$TO "$BINDIR/thrun" -n 3 --provider ofi -- "$BINDIR/thbench" post \
+			> "$TMP/out" 2> "$TMP/err"
+		rc=$?
+		if [ "$rc" -ne 0 ] && [ "$(grep -c "runs on 2 ranks" "$TMP/err")" -eq 1 ] &&
+		   ! grep -q "hop" "$TMP/out"; then
+			ok "thbench post --provider ofi: refused on 3 ranks, rank 0 says why"
+		else
+			not_ok "thbench post --provider ofi: refused on 3 ranks, rank 0 says why" \
+				"exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+		fi
+	fi
+	"$BINDIR/thbench" post --samples 4 > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	if [ "$rc" -eq 2 ] && grep -q -- "--samples must be from 5 to 1000" "$TMP/err"; then
+		ok "thbench post --samples 4: refused, exit 2"
+	else
+		not_ok "thbench post --samples 4: refused, exit 2" "exit $rc" "$(cat "$TMP/err")"
+	fi
+fi
+
 # thbench allreduce --model procs: a thrun job of processes over ofi per N,
 # whose rank 0's 'allreduce-mp --machine' lines become the offload-ofi and
 # p2p-tree-ofi cells; a job that fails, or a thrun that is not there, marks

@@ -6,7 +6,18 @@
  * progress thread, which reads the completion queue (the tcp;ofi_rxm data
  * path makes progress only when asked), runs the backlog and ends
  * deliveries past their deadline.  On shm the completion queue is polled
- * instead of slept in (th_ofi_cq_next()).
+ * instead of slept in (th_ofi_cq_idle()).
+ *
+ * A thread that spins in th_ct_wait() reads the completion queue too
+ * (th_ofi_net_progress(), the provider's progress op): the message that
+ * raises its counter is then handled on the thread that waits for it, and
+ * no sleeping progress thread has to be woken (25-50 us on a VM) on the
+ * critical path.  One reader at a time (@cq_lock): entries are handled in
+ * the order libfabric gives them, as with the thread alone.  While a
+ * waiter drives the queue, the progress thread stays out of
+ * fi_cq_sread(), whose wake-up for every message would take a CPU from
+ * the spinner, and looks only every TH_OFI_DRIVEN_US; a waiter that goes
+ * to sleep (th_ofi_net_waiter_sleeps()) hands the queue back at once.
  */
 #include <errno.h>
 #include <poll.h>
@@ -32,6 +43,15 @@
 /* a polled queue (shm): the first and the longest sleep when idle */
 #define TH_OFI_NAP_MIN_NS	20000ULL
 #define TH_OFI_NAP_MAX_NS	1000000ULL
+/*
+ * A waiter drove the completion queue since the progress thread's last
+ * look: the thread leaves it to the waiter and naps this long.  It bounds
+ * the delay of a message that arrives just after a waiter saw its
+ * counter and left (one that goes to sleep instead hands the queue back
+ * at once); shorter, the thread's looks would take the spinner's CPU
+ * more often (on 2 CPUs, 50 us cost the spinning hop about 2x).
+ */
+#define TH_OFI_DRIVEN_US	200
 
 u64 th_ofi_now_ns(void)
 {
@@ -100,7 +120,7 @@ int th_ofi_net_open(struct th_ofi *o, const char *prov,
 	 * fi_cq_sread() ignores its timeout: the progress thread would sit
 	 * in it until a completion came, and a send that found no room (the
 	 * first to a peer, while shm connects) would never be retried.  So
-	 * the thread polls shm's queue (th_ofi_cq_next()); it keeps its wait
+	 * the thread polls shm's queue (th_ofi_thread_read()); it keeps its wait
 	 * object, for fi_cq_signal(), which a queue without one crashes in.
 	 */
 	o->cq_poll = !strcmp(prov, "shm");
@@ -318,6 +338,9 @@ int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 	x->op = op;
 	x->len = sizeof(*h) + len;
 	memcpy(x->buf, h, sizeof(*h));
+	/* a DONE this thread owes @peer rides along (wire.c), sealed with it */
+	if (th_ofi_ack_take(peer, &((struct th_ofi_hdr *)x->buf)->ack_id))
+		((struct th_ofi_hdr *)x->buf)->flags |= TH_OFI_F_ACK;
 	th_ofi_seal(o, (struct th_ofi_hdr *)x->buf, peer);
 	if (len)
 		memcpy(x->buf + sizeof(*h), payload, len);
@@ -462,44 +485,27 @@ static void th_ofi_complete_err(struct th_ofi *o)
 }
 
 /*
- * The progress thread's next completions, up to @count into @e: 0 when
- * none came, or what fi_cq_sread() returns (-FI_EAGAIN after
- * TH_OFI_POLL_MS with nothing).  A polled queue (@cq_poll) is read once;
- * when it was empty the thread yields while it was busy recently (for
- * TH_SPIN_US; not with TH_WAIT_POLICY=passive), then sleeps, each idle
- * sleep twice the last, from TH_OFI_NAP_MIN_NS up to TH_OFI_NAP_MAX_NS:
- * an idle job costs a thousand short wake-ups a second per rank, and the
- * first message after a pause waits at most that long.
+ * A polled queue (shm: fi_cq_sread() on its only wait object ignores its
+ * timeout in libfabric 1.17) was empty: the thread yields while it was
+ * busy recently (for TH_SPIN_US; not with TH_WAIT_POLICY=passive), then
+ * sleeps, each idle sleep twice the last, from TH_OFI_NAP_MIN_NS up to
+ * TH_OFI_NAP_MAX_NS: an idle job costs a thousand short wake-ups a second
+ * per rank, and the first message after a pause waits at most that long.
+ * Not for ever under "spin" either: a thread that is always runnable gets
+ * a CPU only when a spinning waiter's time slice ends.
  */
-static ssize_t th_ofi_cq_next(struct th_ofi *o, struct fi_cq_data_entry *e,
-			      size_t count)
+static void th_ofi_cq_idle(struct th_ofi *o)
 {
 	enum th_wait_policy policy;
 	struct timespec nap;
 	uint64_t spin_us;
-	u64 now;
-	ssize_t n;
+	u64 now = th_ofi_now_ns();
 
-	if (!o->cq_poll)
-		return fi_cq_sread(o->cq, e, count, NULL, TH_OFI_POLL_MS);
-	n = fi_cq_read(o->cq, e, count);
-	now = th_ofi_now_ns();
-	if (n != -FI_EAGAIN) {
-		o->cq_idle_since = now;
-		o->cq_nap_ns = 0;
-		return n;
-	}
 	policy = th_wait_policy_get(&spin_us);
-	/*
-	 * Not for ever under "spin" either: there the program's waiters spin
-	 * without yielding, and a thread that is always runnable got a CPU
-	 * only when a waiter's time slice ended (5 ms an Allreduce at N = 2);
-	 * one that sleeps is run as soon as its sleep ends.
-	 */
 	if (policy != TH_WAIT_PASSIVE &&
 	    now - o->cq_idle_since < spin_us * 1000) {
 		sched_yield();
-		return 0;
+		return;
 	}
 	o->cq_nap_ns = o->cq_nap_ns ? o->cq_nap_ns * 2 : TH_OFI_NAP_MIN_NS;
 	if (o->cq_nap_ns > TH_OFI_NAP_MAX_NS)
@@ -507,7 +513,104 @@ static ssize_t th_ofi_cq_next(struct th_ofi *o, struct fi_cq_data_entry *e,
 	nap.tv_sec = 0;
 	nap.tv_nsec = o->cq_nap_ns;
 	nanosleep(&nap, NULL);
-	return 0;
+}
+
+/* Handle @n entries read from the queue (or its error), under @cq_lock. */
+static void th_ofi_handle_locked(struct th_ofi *o,
+				 const struct fi_cq_data_entry *e, ssize_t n)
+{
+	ssize_t i;
+
+	if (n == -FI_EAVAIL)
+		th_ofi_complete_err(o);
+	for (i = 0; i < n; i++)
+		th_ofi_complete(o, &e[i]);
+}
+
+/*
+ * ops->progress: a waiter that spins reads what the completion queue has
+ * and handles it, without sleeping.  If the progress thread holds the
+ * queue (asleep in fi_cq_sread()), it is told once to let go, and this
+ * call returns at once: the waiter looks again soon.
+ */
+void th_ofi_net_progress(struct th_ofi *o)
+{
+	struct fi_cq_data_entry e[16];
+	ssize_t n;
+
+	/* no clock here: the thread clears the flag and looks again later */
+	if (!__atomic_load_n(&o->driven, __ATOMIC_RELAXED))
+		__atomic_store_n(&o->driven, true, __ATOMIC_RELAXED);
+	if (pthread_mutex_trylock(&o->cq_lock)) {
+		if (__atomic_load_n(&o->cq_asleep, __ATOMIC_ACQUIRE) &&
+		    !__atomic_exchange_n(&o->cq_kicked, true, __ATOMIC_ACQ_REL))
+			fi_cq_signal(o->cq);
+		return;
+	}
+	if (!__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE)) {
+		n = fi_cq_read(o->cq, e, 16);
+		if (n > 0)
+			o->waiter_reads += n;
+		th_ofi_handle_locked(o, e, n);
+	}
+	pthread_mutex_unlock(&o->cq_lock);
+}
+
+/*
+ * The thread's read: asleep in the queue for up to TH_OFI_POLL_MS, unless
+ * a waiter drives it; then a nap until the waiter may have left, and a
+ * look without sleeping if the queue is free.
+ */
+static ssize_t th_ofi_thread_read(struct th_ofi *o, struct fi_cq_data_entry *e)
+{
+	struct timespec nap;
+	u64 until;
+	ssize_t n;
+
+	/* a waiter drove the queue since the last look: it may still */
+	if (__atomic_exchange_n(&o->driven, false, __ATOMIC_ACQ_REL)) {
+		until = th_ofi_now_ns() + TH_OFI_DRIVEN_US * 1000ULL;
+		nap.tv_sec = until / 1000000000ULL;
+		nap.tv_nsec = until % 1000000000ULL;
+		pthread_mutex_lock(&o->nap_lock);
+		o->napping = true;
+		if (!o->nap_over && !__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE))
+			pthread_cond_timedwait(&o->nap_cv, &o->nap_lock, &nap);
+		o->napping = false;
+		o->nap_over = false;
+		pthread_mutex_unlock(&o->nap_lock);
+		if (pthread_mutex_trylock(&o->cq_lock))
+			return 0;
+		n = fi_cq_read(o->cq, e, 16);
+	} else if (o->cq_poll) {
+		/* shm: read, and sleep only with the queue let go */
+		pthread_mutex_lock(&o->cq_lock);
+		n = fi_cq_read(o->cq, e, 16);
+		if (n == -FI_EAGAIN) {
+			pthread_mutex_unlock(&o->cq_lock);
+			th_ofi_cq_idle(o);
+			return 0;
+		}
+		o->cq_idle_since = th_ofi_now_ns();
+		o->cq_nap_ns = 0;
+	} else {
+		pthread_mutex_lock(&o->cq_lock);
+		__atomic_store_n(&o->cq_kicked, false, __ATOMIC_RELAXED);
+		__atomic_store_n(&o->cq_asleep, true, __ATOMIC_RELEASE);
+		n = fi_cq_sread(o->cq, e, 16, NULL, TH_OFI_POLL_MS);
+		__atomic_store_n(&o->cq_asleep, false, __ATOMIC_RELEASE);
+		if (n == -FI_ENOSYS)
+			n = fi_cq_read(o->cq, e, 16);
+		/* woken for a waiter, or for an operation to end: not idle */
+		if (n == -FI_EAGAIN &&
+		    __atomic_load_n(&o->cq_kicked, __ATOMIC_ACQUIRE))
+			n = 0;
+	}
+	if (n > 0)
+		o->thread_reads += n;
+	th_ofi_handle_locked(o, e, n);
+	pthread_mutex_unlock(&o->cq_lock);
+	return n;
 }
 
 static void *th_ofi_progress(void *arg)
@@ -515,21 +618,20 @@ static void *th_ofi_progress(void *arg)
 	struct th_ofi *o = arg;
 	struct fi_cq_data_entry e[16];
 	u64 next_expire = 0, next_ping = 0, now;
-	ssize_t n, i;
+	ssize_t n;
 
 	while (!__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE)) {
-		n = th_ofi_cq_next(o, e, 16);
-		if (n == -FI_ENOSYS)
-			n = fi_cq_read(o->cq, e, 16);
-		if (n == -FI_EAVAIL)
-			th_ofi_complete_err(o);
-		for (i = 0; i < n; i++)
-			th_ofi_complete(o, &e[i]);
+		n = th_ofi_thread_read(o, e);
 		th_ofi_backlog_run(o);
 		th_ofi_orphans_end(o);
 		th_ofi_trig_kick(o);
 		now = th_ofi_now_ns();
-		if (now >= next_expire || n == -FI_EAGAIN) {
+		/*
+		 * An idle wait (or a wake-up to end an operation, which
+		 * th_ofi_wake() asks for) runs the pass over the slots
+		 */
+		if (now >= next_expire || n == -FI_EAGAIN ||
+		    __atomic_exchange_n(&o->ended, false, __ATOMIC_ACQ_REL)) {
 			th_ofi_expire(o);
 			next_expire = now + TH_OFI_POLL_MS * 1000000ULL;
 		}
@@ -539,6 +641,40 @@ static void *th_ofi_progress(void *arg)
 		}
 	}
 	return NULL;
+}
+
+/*
+ * A waiter stops driving the queue to sleep in the provider's ct_wait:
+ * the progress thread, napping, takes the queue back now.
+ */
+void th_ofi_net_waiter_sleeps(struct th_ofi *o)
+{
+	if (!__atomic_load_n(&o->driven, __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&o->napping, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&o->nap_lock);
+	__atomic_store_n(&o->driven, false, __ATOMIC_RELAXED);
+	if (o->napping) {
+		o->nap_over = true;
+		pthread_cond_signal(&o->nap_cv);
+	}
+	pthread_mutex_unlock(&o->nap_lock);
+}
+
+/* An operation was marked ended: the thread ends it on its next pass. */
+void th_ofi_wake(struct th_ofi *o)
+{
+	__atomic_store_n(&o->ended, true, __ATOMIC_RELEASE);
+	fi_cq_signal(o->cq);
+}
+
+/* TH_OFI_VERBOSE=1, at exit: who read the completion queue. */
+void th_ofi_net_report(struct th_ofi *o)
+{
+	if (o->verbose)
+		fprintf(stderr, "libthverbs: ofi rank %u: completions read: %llu by the progress thread, %llu by waiters\n",
+			o->rank, (unsigned long long)o->thread_reads,
+			(unsigned long long)o->waiter_reads);
 }
 
 /* Post the receive buffers and start the progress thread. */
@@ -652,10 +788,13 @@ void th_ofi_net_quiesce(struct th_ofi *o)
 
 	__atomic_store_n(&o->stopping, true, __ATOMIC_RELEASE);
 	if (o->thread) {
+		th_ofi_net_waiter_sleeps(o);
 		fi_cq_signal(o->cq);
 		pthread_join(o->thread, NULL);
 		o->thread = 0;
 	}
+	/* a waiter still spinning reads no more: it sees @stopping */
+	pthread_mutex_lock(&o->cq_lock);
 	while (o->tx_inflight && th_ofi_now_ns() < deadline) {
 		n = fi_cq_read(o->cq, e, 16);
 		if (n == -FI_EAVAIL) {
@@ -676,6 +815,7 @@ void th_ofi_net_quiesce(struct th_ofi *o)
 		if (n <= 0)
 			usleep(100);
 	}
+	pthread_mutex_unlock(&o->cq_lock);
 }
 
 /*
@@ -688,6 +828,7 @@ void th_ofi_net_close(struct th_ofi *o)
 
 	__atomic_store_n(&o->stopping, true, __ATOMIC_RELEASE);
 	if (o->thread) {
+		th_ofi_net_waiter_sleeps(o);
 		fi_cq_signal(o->cq);
 		pthread_join(o->thread, NULL);
 		o->thread = 0;

@@ -59,6 +59,7 @@ enum th_ofi_msg_type {
 /* struct th_ofi_hdr.flags */
 #define TH_OFI_F_CT		0x1	/* @ct is a counter to advance */
 #define TH_OFI_F_READ		0x2	/* RESOLVE: for reading */
+#define TH_OFI_F_ACK		0x4	/* carries a DONE: @ack_id ended well */
 
 /**
  * struct th_ofi_hdr - every message's header
@@ -77,6 +78,8 @@ enum th_ofi_msg_type {
  * @raddr: RESOLVED: the address to give libfabric
  * @fikey: RESOLVED: libfabric's key for the region
  * @hold: RESOLVED, RELEASE: the target's hold
+ * @ack_id: with TH_OFI_F_ACK, the receiver's operation that this sender
+ *	applied (a DONE of status 0 riding on this message, wire.c)
  * @mac: SipHash-2-4 of the header (this field zero) under the job's key:
  *	a message whose MAC does not verify is dropped unread (auth.c)
  */
@@ -97,10 +100,11 @@ struct th_ofi_hdr {
 	u64 raddr;
 	u64 fikey;
 	u64 hold;
+	u64 ack_id;
 	u64 mac;
 };
 /* no padding: the MAC covers the header's bytes, all of them named */
-_Static_assert(sizeof(struct th_ofi_hdr) == 104, "th_ofi_hdr has no holes");
+_Static_assert(sizeof(struct th_ofi_hdr) == 112, "th_ofi_hdr has no holes");
 
 /* What a completion queue entry's context is. */
 enum th_ofi_ctx_kind {
@@ -334,6 +338,18 @@ struct th_ofi_watch {
  * @violator: each rank whose request broke a key or a range here: its
  *	later requests are refused unchecked, so that keys cannot be probed
  * @violations: such requests
+ * @cq_lock: held by whoever reads the completion queue and handles what
+ *	it read: the progress thread or a spinning waiter, one at a time
+ * @driven: a waiter drove the queue (th_ofi_net_progress()) since the
+ *	progress thread last looked, which clears it
+ * @cq_asleep: the progress thread holds @cq_lock asleep in fi_cq_sread()
+ * @cq_kicked: a waiter has asked it to let go (fi_cq_signal()) already
+ * @nap_lock, @nap_cv: the progress thread naps on @nap_cv while a waiter
+ *	drives the queue (@napping); a waiter that goes to sleep ends the
+ *	nap (@nap_over), both under @nap_lock
+ * @ended: an operation was marked ended for the thread's next pass
+ * @thread_reads: entries the progress thread read (under @cq_lock)
+ * @waiter_reads: entries waiters read (under @cq_lock)
  */
 struct th_ofi {
 	struct th_ipf *ipf;
@@ -390,6 +406,17 @@ struct th_ofi {
 	u64 misfit;
 	bool *violator;
 	u64 violations;
+	pthread_mutex_t cq_lock;
+	bool driven;
+	bool cq_asleep;
+	bool cq_kicked;
+	pthread_mutex_t nap_lock;
+	pthread_cond_t nap_cv;
+	bool napping;
+	bool nap_over;
+	bool ended;
+	u64 thread_reads;
+	u64 waiter_reads;
 };
 
 /* net.c: libfabric's objects, sending, and the progress thread */
@@ -409,6 +436,10 @@ int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local,
 	       void *local_mr, u64 len, u64 raddr, u64 fikey, u64 data, u64 op);
 u64 th_ofi_now_ns(void);
+void th_ofi_net_progress(struct th_ofi *o);
+void th_ofi_net_waiter_sleeps(struct th_ofi *o);
+void th_ofi_wake(struct th_ofi *o);
+void th_ofi_net_report(struct th_ofi *o);
 int th_ofi_net_mr_reg(struct th_ofi *o, void *addr, u64 len, u32 access,
 		  struct fid_mr **mr);
 
@@ -433,6 +464,7 @@ void th_ofi_chain_posted(void *arg, struct th_eng_vport *ev,
 void th_ofi_orphans_end(struct th_ofi *o);
 void th_ofi_watch_forget(struct th_ofi *o, u32 vport);
 void th_ofi_ping(struct th_ofi *o);
+bool th_ofi_ack_take(u32 peer, u64 *id);
 
 /* trigger.c: chains' first deliveries as libfabric triggered sends */
 bool th_ofi_offload_arm(void *arg, struct th_eng_chain *chain,

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <rdma/fi_domain.h>
 
 #include "thverbs_priv.h"
@@ -24,7 +25,7 @@
 /* the default when every rank is on one host: shared memory */
 #define TH_OFI_LOCAL_PROV	"shm"
 /* bumped when the wire changes: ranks of different builds refuse a job */
-#define TH_OFI_WIRE_VERSION	4
+#define TH_OFI_WIRE_VERSION	5
 
 static struct th_ofi *th_ofi_state;
 
@@ -117,6 +118,9 @@ static void th_ofi_free(struct th_ofi *o)
 	if (o->ipf)
 		th_ipf_destroy(o->ipf);
 	pthread_mutex_destroy(&o->trig_lock);
+	pthread_mutex_destroy(&o->cq_lock);
+	pthread_mutex_destroy(&o->nap_lock);
+	pthread_cond_destroy(&o->nap_cv);
 	pthread_mutex_destroy(&o->lock);
 	free(o->ops);
 	free(o->holds);
@@ -132,6 +136,7 @@ static void th_ofi_atexit(void)
 		th_ofi_net_quiesce(o);
 		th_ofi_trig_report(o);
 		th_ofi_auth_report(o);
+		th_ofi_net_report(o);
 	}
 }
 
@@ -300,6 +305,7 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 int th_ofi_boot(struct th_boot *b)
 {
 	enum th_ofi_trigger_mode trigger;
+	pthread_condattr_t ca;
 	struct th_eng_limits lim;
 	struct th_ofi *o;
 	u64 all;
@@ -312,6 +318,12 @@ int th_ofi_boot(struct th_boot *b)
 		return -ENOMEM;
 	pthread_mutex_init(&o->lock, NULL);
 	pthread_mutex_init(&o->trig_lock, NULL);
+	pthread_mutex_init(&o->cq_lock, NULL);
+	pthread_mutex_init(&o->nap_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&o->nap_cv, &ca);
+	pthread_condattr_destroy(&ca);
 	th_list_init(&o->backlog);
 	th_list_init(&o->orphans);
 	o->rank = th_boot_rank(b);
@@ -441,6 +453,29 @@ static int th_ofi_vport_mr_reg(struct th_vport *vp, struct th_nic_mr_reg *req)
 	return 0;
 }
 
+/* A spinning waiter reads the completion queue itself (net.c). */
+static void th_ofi_ctx_progress(struct th_context *ctx)
+{
+	struct th_ofi *o = th_ofi_get();
+
+	(void)ctx;
+	if (o)
+		th_ofi_net_progress(o);
+}
+
+/*
+ * CT_WAIT: a waiter about to sleep no longer reads the completion queue:
+ * the progress thread takes it back first (net.c).
+ */
+static int th_ofi_ct_wait(struct th_vport *vp, struct th_nic_ct_wait *w)
+{
+	struct th_ofi *o = th_ofi_get();
+
+	if (o && w->timeout_ns)
+		th_ofi_net_waiter_sleeps(o);
+	return th_ip_ct_wait(vp, w);
+}
+
 /* The in-process teardown, then the vport's watches (wire.c). */
 static int th_ofi_vport_destroy(struct th_vport *vp)
 {
@@ -466,7 +501,8 @@ const struct th_provider_ops th_ofi_provider = {
 	.mr_dereg	= th_ip_mr_dereg,
 	.doorbell	= th_ip_doorbell,
 	.ct_update	= th_ip_ct_update,
-	.ct_wait	= th_ip_ct_wait,
+	.ct_wait	= th_ofi_ct_wait,
+	.progress	= th_ofi_ctx_progress,
 	.cancel		= th_ip_cancel,
 	.vport_fd	= th_ip_vport_fd,
 	.vport_stats	= th_ip_vport_stats,

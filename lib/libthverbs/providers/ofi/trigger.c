@@ -278,7 +278,7 @@ void th_ofi_offload_disarm(void *arg, struct th_eng_chain *chain, int status,
 	}
 	pthread_mutex_unlock(&o->trig_lock);
 	if (signal)
-		fi_cq_signal(o->cq);
+		th_ofi_wake(o);
 }
 
 /*

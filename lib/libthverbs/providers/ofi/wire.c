@@ -15,9 +15,17 @@
  * initiator's violation (-EACCES, -ERANGE), which puts the initiator's
  * vport into the error state through the engine.
  *
+ * One message per delivery where one will do: the target's engine often
+ * answers a PUT with a message of its own to the initiator at once (a
+ * chain the PUT's counter fired: the ping-pong of a triggered hop, a
+ * collective's next step).  The DONE then rides on that message
+ * (TH_OFI_F_ACK in its sealed header) instead of following it as a
+ * second send, receive and wake-up; it goes alone when nothing went.
+ *
  * Everything here that runs engine code or answers a peer runs on the
- * progress thread; th_ofi_remote_post() and th_ofi_remote_fail_ct() only
- * send.
+ * thread that reads the completion queue (the progress thread, or a
+ * waiter that spins, net.c); th_ofi_remote_post() and
+ * th_ofi_remote_fail_ct() only send.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -238,7 +246,7 @@ void th_ofi_remote_post(void *arg, struct th_eng_chain *chain,
 			o->ops[slot].deadline = 0;	/* ends on the next pass */
 		}
 		pthread_mutex_unlock(&o->lock);
-		fi_cq_signal(o->cq);
+		th_ofi_wake(o);
 	}
 	return;
 
@@ -246,7 +254,7 @@ fail_unslotted:
 	pthread_mutex_lock(&o->lock);
 	th_list_add_tail(&o->orphans, th_eng_chain_node(chain));
 	pthread_mutex_unlock(&o->lock);
-	fi_cq_signal(o->cq);
+	th_ofi_wake(o);
 }
 
 /* The progress thread ends the deliveries that found no slot. */
@@ -353,6 +361,30 @@ void th_ofi_chain_posted(void *arg, struct th_eng_vport *ev,
 
 /* ---- the target's side ------------------------------------------------ */
 
+/*
+ * The DONE a PUT being applied on this thread owes its initiator while
+ * the engine runs what the PUT's counter fired: the first message this
+ * thread sends that peer meanwhile carries it (th_ofi_ack_take(), from
+ * th_ofi_send()).  Per thread: the engine runs a delivery's consequences
+ * on the thread that applied it, and a message another thread sends
+ * carries nothing.
+ */
+static __thread struct {
+	bool owed;
+	u32 peer;
+	u64 id;
+} th_ofi_owed;
+
+/* Is a DONE owed to @peer?  Then it is the caller's to carry: @id. */
+bool th_ofi_ack_take(u32 peer, u64 *id)
+{
+	if (!th_ofi_owed.owed || th_ofi_owed.peer != peer)
+		return false;
+	th_ofi_owed.owed = false;
+	*id = th_ofi_owed.id;
+	return true;
+}
+
 /* The vport @h names, if it is in @h's domain, referenced; else NULL. */
 static struct th_eng_vport *th_ofi_target(struct th_ofi *o,
 					  const struct th_ofi_hdr *h)
@@ -434,6 +466,7 @@ static void th_ofi_put_apply(struct th_ofi *o, const struct th_ofi_hdr *h,
 	struct th_eng_vport *ev = refused ? NULL : th_ofi_target(o, h);
 	struct th_eng_mr_ref ref;
 	int ret = refused ? -EACCES : -ECONNREFUSED;
+	bool acked = false;
 
 	if (ev) {
 		ret = len == h->len ? 0 : -EPROTO;
@@ -444,13 +477,21 @@ static void th_ofi_put_apply(struct th_ofi *o, const struct th_ofi_hdr *h,
 		if (!ret) {
 			memcpy(ref.ptr, payload, len);
 			th_eng_remote_release(&ref);
-			if (h->flags & TH_OFI_F_CT)
+			if (h->flags & TH_OFI_F_CT) {
+				/* a message the counter sends back carries the DONE */
+				th_ofi_owed.owed = true;
+				th_ofi_owed.peer = h->src;
+				th_ofi_owed.id = h->id;
 				th_ofi_ct(o, ev, h->ct, TH_ENG_CT_INC);
+				acked = !th_ofi_owed.owed;
+				th_ofi_owed.owed = false;
+			}
 		}
 		th_ofi_target_put(o, ev);
 		th_ofi_judge(o, h->src, ret);
 	}
-	th_ofi_answer(o, h, TH_OFI_MSG_DONE, ret, NULL, 0);
+	if (!acked)
+		th_ofi_answer(o, h, TH_OFI_MSG_DONE, ret, NULL, 0);
 }
 
 static void th_ofi_get_apply(struct th_ofi *o, const struct th_ofi_hdr *h)
@@ -792,6 +833,12 @@ void th_ofi_recv(struct th_ofi *o, const struct th_ofi_hdr *h,
 
 	if (h->src >= o->size)
 		return;
+	/*
+	 * A DONE riding on this message first: the sender applied our PUT
+	 * before it sent this (the PUT's counter fired what sent it)
+	 */
+	if (h->flags & TH_OFI_F_ACK)
+		th_ofi_op_end(o, h->ack_id, 0, TH_OFI_MSG_DONE, h->src, NULL, 0);
 	switch (h->type) {
 	case TH_OFI_MSG_PUT:
 		th_ofi_put_apply(o, h, payload, len);
