@@ -19,8 +19,8 @@
  *            one wake-up's cost, so the spin at most doubles a wait that
  *            had to sleep anyway) while no more threads spin than the
  *            process may use CPUs, yielding the CPU after the first
- *            looks; only a few looks (2 us) when the process's waiting
- *            threads outnumber its CPUs; then sleep.
+ *            looks; then sleep.  Not at all when the process's waiting
+ *            threads outnumber its CPUs: sleep at once.
  */
 #include <errno.h>
 #include <sched.h>
@@ -40,8 +40,6 @@
  * thread wants the CPU.
  */
 #define TH_WAIT_PAUSE_LOOKS	256
-/* AUTO's spin when the waiting threads outnumber the CPUs: a few looks */
-#define TH_WAIT_THROTTLED_NS	2000
 
 struct th_wait_conf {
 	enum th_wait_policy policy;
@@ -205,10 +203,10 @@ struct th_wait_plan {
 /*
  * May this thread spin, and how?  SPIN: until the timeout, never
  * yielding.  AUTO: while no more threads spin than there are CPUs, for
- * TH_SPIN_US, yielding after the first looks; throttled to a few looks
- * without yielding (a counter raised on another core right now is still
- * seen without a wake-up) when the process's waiting threads outnumber
- * its CPUs.  A plan with a budget counts in th_wait_spinners.
+ * TH_SPIN_US, yielding after the first looks; not at all when the
+ * process's waiting threads outnumber its CPUs (a 2 us spin there still
+ * made 16 ranks on 2 cores 1.5x slower than sleeping at once).  A plan
+ * with a budget counts in th_wait_spinners.
  */
 static struct th_wait_plan th_wait_spin_admit(uint64_t timeout_ns)
 {
@@ -232,11 +230,11 @@ static struct th_wait_plan th_wait_spin_admit(uint64_t timeout_ns)
 		__atomic_sub_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
 		return plan;
 	}
-	if (th_wait_threads_now() > th_wait_conf.cpus)
-		spin_ns = spin_ns < TH_WAIT_THROTTLED_NS ? spin_ns :
-			  TH_WAIT_THROTTLED_NS;
-	else
-		plan.yield = true;
+	if (th_wait_threads_now() > th_wait_conf.cpus) {
+		__atomic_sub_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
+		return plan;
+	}
+	plan.yield = true;
 	plan.budget_ns = spin_ns < timeout_ns ? spin_ns : timeout_ns;
 	return plan;
 }
