@@ -60,20 +60,15 @@ ns0=thhop0.$tag ns1=thhop1.$tag
 v0=thh0.$tag v1=thh1.$tag
 v0=${v0:0:15} v1=${v1:0:15}	# interface names: 15 bytes at most
 work=$(mktemp -d)
+# the two "hosts": two_hosts_up, two_hosts_down
+. "$(dirname "$0")/../../scripts/two-hosts.sh"
 cleanup() {
-	ip netns del "$ns0" 2> /dev/null
-	ip netns del "$ns1" 2> /dev/null
+	two_hosts_down "$ns0" "$ns1"
 	rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-if ! { ip netns add "$ns0" && ip netns add "$ns1" &&
-       ip link add "$v0" type veth peer name "$v1" &&
-       ip link set "$v0" netns "$ns0" && ip link set "$v1" netns "$ns1" &&
-       ip -n "$ns0" addr add 192.0.2.1/24 dev "$v0" &&
-       ip -n "$ns1" addr add 192.0.2.2/24 dev "$v1" &&
-       ip -n "$ns0" link set lo up && ip -n "$ns1" link set lo up &&
-       ip -n "$ns0" link set "$v0" up && ip -n "$ns1" link set "$v1" up; }; then
+if ! two_hosts_up "$ns0" "$ns1" "$v0" "$v1"; then
 	echo "ofi-hop.sh: cannot set up the namespaces and the veth pair" >&2
 	exit 2
 fi

@@ -15,9 +15,10 @@ lib=$1 check=$2 linked=$3
 n=0 rc=0
 work=$(mktemp -d)
 ns0=thmpi0.$$ ns1=thmpi1.$$	# the two "hosts", when made
+# the two "hosts": two_hosts_up, two_hosts_down
+. "$(dirname "$0")/../../../scripts/two-hosts.sh"
 cleanup() {
-	ip netns del "$ns0" 2> /dev/null
-	ip netns del "$ns1" 2> /dev/null
+	two_hosts_down "$ns0" "$ns1"
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -207,13 +208,7 @@ check "THMPI_VERBOSE=2: a line per call, offloaded or not; auto took ofi (no th_
 t_two_hosts() {
 	local v0=thmv0.$$ v1=thmv1.$$ tx0 tx1
 	v0=${v0:0:15} v1=${v1:0:15}
-	ip netns add "$ns0" && ip netns add "$ns1" &&
-	ip link add "$v0" type veth peer name "$v1" &&
-	ip link set "$v0" netns "$ns0" && ip link set "$v1" netns "$ns1" &&
-	ip -n "$ns0" addr add 192.0.2.1/24 dev "$v0" &&
-	ip -n "$ns1" addr add 192.0.2.2/24 dev "$v1" &&
-	ip -n "$ns0" link set lo up && ip -n "$ns1" link set lo up &&
-	ip -n "$ns0" link set "$v0" up && ip -n "$ns1" link set "$v1" up || {
+	two_hosts_up "$ns0" "$ns1" "$v0" "$v1" || {
 		echo "# cannot set up the namespaces"
 		return 1
 	}
