@@ -229,20 +229,13 @@ static int request_write(struct nl_sock *sk, int family, uint8_t cmd,
 			 put_fn put, void *parg, struct reply *r)
 {
 	struct nl_msg *msg = nlmsg_alloc();
-	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	struct nl_cb *cb = reply_cb(r);
 	struct nlmsghdr *h;
 	int ret = -ENOMEM;
 
 	if (!msg || !cb)
 		goto out;
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, r);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_done, r);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_done, r);
 	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, no_seq_check, NULL);
-	nl_cb_err(cb, NL_CB_CUSTOM, on_error, r);
-	r->err = 0;
-	r->n = 0;
-	r->done = false;
 	ret = -EMSGSIZE;
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_ACK,
 			 cmd, TH_NL_VERSION) || (put && put(msg, parg)))

@@ -71,16 +71,16 @@ static inline int on_done(struct nl_msg *msg, void *arg)
 
 typedef int (*put_fn)(struct nl_msg *msg, void *arg);
 
-/* Send @cmd with what @put adds; the replies land in @r. */
-static inline int request(struct nl_sock *sk, int family, uint8_t cmd, int flags,
-		   put_fn put, void *parg, struct reply *r)
+/*
+ * The callbacks that gather a request's replies into @r (reset here), or
+ * NULL without memory: request() and the tests that send their own way.
+ */
+static inline struct nl_cb *reply_cb(struct reply *r)
 {
-	struct nl_msg *msg = nlmsg_alloc();
 	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
-	int ret = -ENOMEM;
 
-	if (!msg || !cb)
-		goto out;
+	if (!cb)
+		return NULL;
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, r);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_done, r);
 	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_done, r);
@@ -88,6 +88,19 @@ static inline int request(struct nl_sock *sk, int family, uint8_t cmd, int flags
 	r->err = 0;
 	r->n = 0;
 	r->done = false;
+	return cb;
+}
+
+/* Send @cmd with what @put adds; the replies land in @r. */
+static inline int request(struct nl_sock *sk, int family, uint8_t cmd, int flags,
+		   put_fn put, void *parg, struct reply *r)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_cb *cb = reply_cb(r);
+	int ret = -ENOMEM;
+
+	if (!msg || !cb)
+		goto out;
 	ret = -EMSGSIZE;
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, flags, cmd,
 			 TH_NL_VERSION))
