@@ -165,6 +165,7 @@ static inline void th_wait_relax(void)
 static unsigned int th_wait_threads;
 static __thread bool th_wait_thread_known;
 static pthread_key_t th_wait_thread_key;
+static bool th_wait_thread_known_once;	/* the key was made */
 
 static void th_wait_thread_gone(void *arg)
 {
@@ -178,12 +179,25 @@ static void th_wait_key_init(void)
 		th_wait_thread_key = (pthread_key_t)-1;
 }
 
+/*
+ * The library unloaded (dlclose()) while threads that waited live on:
+ * their exits must not call th_wait_thread_gone(), which is gone too.
+ */
+__attribute__((destructor)) static void th_wait_key_fini(void)
+{
+	if (th_wait_thread_known_once &&
+	    th_wait_thread_key != (pthread_key_t)-1)
+		pthread_key_delete(th_wait_thread_key);
+}
+
 static unsigned int th_wait_threads_now(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 	if (!th_wait_thread_known) {
 		pthread_once(&once, th_wait_key_init);
+		__atomic_store_n(&th_wait_thread_known_once, true,
+				 __ATOMIC_RELAXED);
 		th_wait_thread_known = true;
 		__atomic_add_fetch(&th_wait_threads, 1, __ATOMIC_RELAXED);
 		/* without the key the thread is never forgotten: auto then
