@@ -420,9 +420,10 @@ int th_eng_cancel(struct th_eng_vport *vp, bool by_cookie, u64 cookie,
  * reserved.  It ends instead, through th_chain_complete(), when its vport
  * is going or in the error state, when a cancel stopped it, when the CQ
  * has no room for another round (-EOVERFLOW), or when the threshold would
- * wrap (-ERANGE).
+ * wrap (-ERANGE).  The round's tally @t joins the vport's statistics.
  */
-void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
+void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			 const struct th_eng_tally *t)
 {
 	struct th_eng_vport *vp = chain->vp;
 	u64 next;
@@ -443,9 +444,10 @@ void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 		status = -EOVERFLOW;
 	if (status) {
 		th_unlock(&vp->lock);
-		th_chain_complete(ctx, chain, status, chain->ndesc - 1);
+		th_chain_complete(ctx, chain, status, chain->ndesc - 1, t);
 		return;
 	}
+	th_exec_tally_fold_locked(vp, t);
 	vp->stats.chains_done++;
 	vp->cq_reserved += chain->nsignal;
 	chain->credits += chain->nsignal;
@@ -561,10 +563,10 @@ static void th_chain_fail_counters(struct th_eng_ctx *ctx,
  * The one place a chain ends.  @status 0: it ran to the end (its CQ
  * entries are written already).  Otherwise descriptor @at failed, or the
  * chain never ran (@at 0): write its one error entry and fail the counters
- * of what did not run.
+ * of what did not run.  What it did run, @t, joins the vport's statistics.
  */
 void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-		       int status, u32 at)
+		       int status, u32 at, const struct th_eng_tally *t)
 {
 	struct th_eng_vport *vp = chain->vp;
 	struct th_nic_cqe cqe;
@@ -577,6 +579,7 @@ void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	th_atomic_dec(&vp->user->chains);
 
 	th_lock(&vp->lock);
+	th_exec_tally_fold_locked(vp, t);
 	if (status) {
 		memset(&cqe, 0, sizeof(cqe));
 		cqe.cookie = chain->cookie;

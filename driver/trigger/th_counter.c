@@ -28,23 +28,17 @@ void th_ct_fire_locked(struct th_eng_vport *vp, u32 idx, struct th_eng_ctx *ctx)
 	}
 }
 
-/*
- * Apply @op to counter @idx of @vp and queue what it fires on @ctx; the
- * caller runs @ctx.  Counters of a dead vport no longer change.
- */
-int th_eng_ct_update(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
-		     u64 value, u64 failure, struct th_eng_ctx *ctx)
+/* th_eng_ct_update() with @vp's lock held, for callers that hold it anyway. */
+int th_ct_update_locked(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
+			u64 value, u64 failure, struct th_eng_ctx *ctx)
+	__must_hold(&vp->lock)
 {
 	struct th_nic_ct *ct;
 
 	if (idx >= vp->eng->lim.max_counters)
 		return -EINVAL;
-
-	th_lock(&vp->lock);
-	if (vp->dead) {
-		th_unlock(&vp->lock);
+	if (vp->dead)
 		return -ECONNREFUSED;
-	}
 	ct = &vp->cts[idx];
 	switch (op) {
 	case TH_ENG_CT_INC:
@@ -58,7 +52,6 @@ int th_eng_ct_update(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
 		th_store_release(&ct->failure, ct->failure + value);
 		break;
 	default:
-		th_unlock(&vp->lock);
 		return -EINVAL;
 	}
 	if (vp->ct_time)
@@ -66,8 +59,24 @@ int th_eng_ct_update(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
 	th_remote_offload_counter_locked(vp, idx);
 	th_ct_fire_locked(vp, idx, ctx);
 	vp->eng->ops->wake(vp);
-	th_unlock(&vp->lock);
 	return 0;
+}
+
+/*
+ * Apply @op to counter @idx of @vp and queue what it fires on @ctx; the
+ * caller runs @ctx.  Counters of a dead vport no longer change.
+ */
+int th_eng_ct_update(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
+		     u64 value, u64 failure, struct th_eng_ctx *ctx)
+{
+	int ret;
+
+	if (idx >= vp->eng->lim.max_counters)
+		return -EINVAL;
+	th_lock(&vp->lock);
+	ret = th_ct_update_locked(vp, idx, op, value, failure, ctx);
+	th_unlock(&vp->lock);
+	return ret;
 }
 
 int th_eng_ct_read(struct th_eng_vport *vp, u32 idx, u64 *success,

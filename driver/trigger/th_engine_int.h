@@ -159,15 +159,31 @@ void th_timing_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 /* th_counter.c */
 void th_ct_fire_locked(struct th_eng_vport *vp, u32 idx,
 		       struct th_eng_ctx *ctx);
+int th_ct_update_locked(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
+			u64 value, u64 failure, struct th_eng_ctx *ctx);
+
+/* th_exec.c: what a chain's run did, for the vport's statistics */
+struct th_eng_tally {
+	u64 bytes_moved;
+	u64 alu_bytes;
+	u64 bytes_put;
+	u64 bytes_got;
+	u64 bytes_copied;
+	u32 descs_run;
+};
+
+void th_exec_tally_fold_locked(struct th_eng_vport *vp,
+			       const struct th_eng_tally *t);
 
 /* th_chain.c */
 bool th_desc_writes_cqe(const struct th_nic_desc *d);
 void th_chain_pool_drain(struct th_eng_vport *vp);
 void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-		       int status, u32 at);
+		       int status, u32 at, const struct th_eng_tally *t);
 void th_chain_fail_pending_locked(struct th_eng_vport *vp,
 				  struct th_eng_ctx *ctx, int status);
-void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
+void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			 const struct th_eng_tally *t);
 void th_chain_order_fire_locked(struct th_eng_ctx *ctx,
 				struct th_eng_chain *chain);
 void th_chain_order_release_locked(struct th_eng_ctx *ctx,

@@ -11,18 +11,8 @@
 #include "th_engine_int.h"
 #include "th_alu.h"
 
-/* Tallies folded into the vport's statistics when a call ends. */
-struct th_exec_tally {
-	u64 bytes_moved;
-	u64 alu_bytes;
-	u64 bytes_put;
-	u64 bytes_got;
-	u64 bytes_copied;
-	u32 descs_run;
-};
-
 /* Where a descriptor's bytes count: PUT (and remote inline), GET, copy. */
-static void th_exec_count(struct th_exec_tally *t, const struct th_nic_desc *d,
+static void th_exec_count(struct th_eng_tally *t, const struct th_nic_desc *d,
 			  u64 n)
 {
 	t->bytes_moved += n;
@@ -114,7 +104,7 @@ static int th_exec_between_slices(struct th_eng_ctx *ctx,
  */
 static int th_exec_move(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 			const struct th_nic_desc *d, u64 len,
-			struct th_exec_tally *t)
+			struct th_eng_tally *t)
 {
 	struct th_exec_hold *h = &chain->hold;
 	u8 *dst = h->ref[0].ptr;
@@ -224,7 +214,7 @@ void th_exec_remote_sent(struct th_eng_chain *chain)
 static int th_exec_remote_finish(struct th_eng_ctx *ctx,
 				 struct th_eng_chain *chain,
 				 const struct th_nic_desc *d,
-				 struct th_exec_tally *t)
+				 struct th_eng_tally *t)
 {
 	const struct th_eng_remote_op *op = &chain->rop;
 	struct th_eng_vport *vp = chain->vp;
@@ -288,7 +278,7 @@ static int th_exec_transfer_acquire(struct th_eng_ctx *ctx,
 
 static int th_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 			    const struct th_nic_desc *d,
-			    struct th_exec_tally *t)
+			    struct th_eng_tally *t)
 {
 	struct th_exec_hold *h = &chain->hold;
 	u64 len = d->opcode == TH_NIC_OP_COPY ? d->copy.len : d->xfer.len;
@@ -313,17 +303,27 @@ static int th_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	if (d->opcode != TH_NIC_OP_COPY)
 		th_trace_deliver(chain->vp->node, chain->vp->index, d->xfer.node,
 				 d->xfer.vport, d->opcode, len);
+	/*
+	 * The control packet: data first, then the counter, under the one
+	 * lock of the target that also drops the hold on its range.
+	 */
+	if (d->opcode == TH_NIC_OP_PUT && (d->flags & TH_NIC_DF_REMOTE_CT)) {
+		th_lock(&h->peer->lock);
+		if (h->ref[0].mr && h->ref[0].vp == h->peer) {
+			th_mr_put_locked(&h->ref[0]);
+			h->ref[0].mr = NULL;
+		}
+		th_ct_update_locked(h->peer, d->xfer.remote_ct, TH_ENG_CT_INC,
+				    1, 0, ctx);
+		th_unlock(&h->peer->lock);
+	}
 	th_exec_release_refs(h);
-	/* the control packet: data first, then the counter */
-	if (d->opcode == TH_NIC_OP_PUT && (d->flags & TH_NIC_DF_REMOTE_CT))
-		th_eng_ct_update(h->peer, d->xfer.remote_ct, TH_ENG_CT_INC, 1, 0,
-				 ctx);
 	th_exec_release(chain);
 	return 0;
 }
 
 static int th_exec_inline(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			  const struct th_nic_desc *d, struct th_exec_tally *t)
+			  const struct th_nic_desc *d, struct th_eng_tally *t)
 {
 	const struct th_nic_desc_inline *w = &d->wr_inline;
 	struct th_eng_vport *vp = chain->vp;
@@ -403,7 +403,7 @@ static int th_exec_reduce_acquire(struct th_eng_chain *chain,
  * so slicing changes no result.
  */
 static int th_exec_reduce(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			  const struct th_nic_desc *d, struct th_exec_tally *t)
+			  const struct th_nic_desc *d, struct th_eng_tally *t)
 {
 	const struct th_nic_desc_reduce *r = &d->reduce;
 	struct th_exec_hold *h = &chain->hold;
@@ -447,7 +447,7 @@ static int th_exec_reduce(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 
 /* 0 when done, -EINPROGRESS when stopped between slices, or the error. */
 static int th_exec_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			const struct th_nic_desc *d, struct th_exec_tally *t)
+			const struct th_nic_desc *d, struct th_eng_tally *t)
 {
 	struct th_eng_vport *vp = chain->vp;
 
@@ -512,22 +512,22 @@ static void th_exec_desc_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain
 		th_eng_ct_update(vp, d->comp_ct, TH_ENG_CT_INC, 1, 0, ctx);
 }
 
-static void th_exec_fold(struct th_eng_vport *vp, const struct th_exec_tally *t)
+void th_exec_tally_fold_locked(struct th_eng_vport *vp,
+			       const struct th_eng_tally *t)
+	__must_hold(&vp->lock)
 {
-	th_lock(&vp->lock);
 	vp->stats.descs_run += t->descs_run;
 	vp->stats.bytes_moved += t->bytes_moved;
 	vp->stats.alu_bytes += t->alu_bytes;
 	vp->stats.bytes_put += t->bytes_put;
 	vp->stats.bytes_got += t->bytes_got;
 	vp->stats.bytes_copied += t->bytes_copied;
-	th_unlock(&vp->lock);
 }
 
 bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 {
 	struct th_eng_vport *vp = chain->vp;
-	struct th_exec_tally t = { 0 };
+	struct th_eng_tally t = { 0 };
 	int ret = chain->status;
 	u32 i = chain->pos;
 
@@ -557,7 +557,6 @@ bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 	} else {
 		i = 0;
 	}
-	th_exec_fold(vp, &t);
 	/*
 	 * between slices, parked by fault injection (chain->park_ns), or
 	 * waiting for a remote delivery (chain->remote)
@@ -575,17 +574,18 @@ bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 		 * caller posts or parks it: from then on it may complete on
 		 * another thread.  Between two slices it keeps the turn.
 		 */
-		if (ret == -EAGAIN && chain->ordered) {
-			th_lock(&vp->lock);
+		th_lock(&vp->lock);
+		th_exec_tally_fold_locked(vp, &t);
+		if (ret == -EAGAIN && chain->ordered)
 			th_chain_order_release_locked(ctx, chain);
-			th_unlock(&vp->lock);
-		}
+		th_unlock(&vp->lock);
 		return false;
 	}
 	th_exec_release(chain);
+	/* the tally is folded under the lock the chain's end takes anyway */
 	if (!ret && chain->stride)
-		th_chain_next_round(ctx, chain);
+		th_chain_next_round(ctx, chain, &t);
 	else
-		th_chain_complete(ctx, chain, ret, i);
+		th_chain_complete(ctx, chain, ret, i, &t);
 	return true;
 }

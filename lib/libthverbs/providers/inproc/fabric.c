@@ -35,11 +35,21 @@ void th_ipf_waitq_destroy(struct th_ipf_waitq *wq)
 	pthread_mutex_destroy(&wq->lock);
 }
 
-void th_ipf_waitq_wake(struct th_ipf_waitq *wq)
+/*
+ * Wake @wq's sleepers.  The caller holds the lock under which it changed
+ * what they test, and their done() reads it under that same lock: that
+ * lock is the handshake.  A sleeper counts itself (@waiters) before its
+ * done() takes the lock; so either its done() runs after this critical
+ * section and sees the change, or it ran before, and then its count
+ * happened before this look at @waiters.  No fence on this side: with
+ * nobody asleep (the common case, a thread that drives the NIC itself) a
+ * wake-up is one plain load, no locked instruction per counter change.
+ */
+void th_ipf_waitq_wake_locked(struct th_ipf_waitq *wq)
 {
-	__atomic_add_fetch(&wq->seq, 1, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&wq->waiters, __ATOMIC_SEQ_CST))
+	if (!__atomic_load_n(&wq->waiters, __ATOMIC_RELAXED))
 		return;
+	__atomic_add_fetch(&wq->seq, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_lock(&wq->lock);
 	pthread_cond_broadcast(&wq->cond);
 	pthread_mutex_unlock(&wq->lock);
@@ -47,23 +57,24 @@ void th_ipf_waitq_wake(struct th_ipf_waitq *wq)
 
 /*
  * Sleep until @done(@arg) holds or the absolute CLOCK_REALTIME @deadline
- * passes (NULL: no deadline); returns false on timeout.  @done may take
- * vport locks: no lock is held while it runs.
+ * passes (NULL: no deadline); returns false on timeout.  @done must read
+ * what it tests under the lock its wakers hold (th_ipf_waitq_wake_locked());
+ * no other lock is held while it runs.
  */
 bool th_ipf_waitq_wait(struct th_ipf_waitq *wq, bool (*done)(void *arg),
 		       void *arg, const struct timespec *deadline)
 {
+	bool reached;
 	u64 seq;
 	int ret = 0;
 
+	__atomic_add_fetch(&wq->waiters, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
 		seq = __atomic_load_n(&wq->seq, __ATOMIC_SEQ_CST);
-		if (done(arg))
-			return true;
-		if (ret == ETIMEDOUT)
-			return false;
+		reached = done(arg);
+		if (reached || ret == ETIMEDOUT)
+			break;
 		pthread_mutex_lock(&wq->lock);
-		__atomic_add_fetch(&wq->waiters, 1, __ATOMIC_SEQ_CST);
 		while (!ret && __atomic_load_n(&wq->seq, __ATOMIC_SEQ_CST) == seq) {
 			if (deadline)
 				ret = pthread_cond_timedwait(&wq->cond, &wq->lock,
@@ -71,14 +82,10 @@ bool th_ipf_waitq_wait(struct th_ipf_waitq *wq, bool (*done)(void *arg),
 			else
 				pthread_cond_wait(&wq->cond, &wq->lock);
 		}
-		__atomic_sub_fetch(&wq->waiters, 1, __ATOMIC_SEQ_CST);
 		pthread_mutex_unlock(&wq->lock);
 	}
-}
-
-void th_ipf_signal(struct th_ipf *f)
-{
-	th_ipf_waitq_wake(&f->changed);
+	__atomic_sub_fetch(&wq->waiters, 1, __ATOMIC_SEQ_CST);
+	return reached;
 }
 
 bool th_ipf_wait(struct th_ipf *f, bool (*done)(void *arg), void *arg,
@@ -113,8 +120,9 @@ static void th_ipf_vport_put(void *fabric, struct th_eng_vport *ev)
 
 	pthread_mutex_lock(&f->lock);
 	th_ipf_from_ev(ev)->refs--;
+	/* th_ipf_vport_quiet() reads the count under f->lock */
+	th_ipf_waitq_wake_locked(&f->changed);
 	pthread_mutex_unlock(&f->lock);
-	th_ipf_signal(f);
 }
 
 /*
@@ -125,8 +133,9 @@ static void th_ipf_wake(struct th_eng_vport *ev)
 {
 	struct th_ipf_vport *vp = th_ipf_from_ev(ev);
 
-	th_ipf_ct_wake(vp);
-	th_ipf_signal(vp->fabric);
+	th_ipf_ct_wake_locked(vp);
+	/* the engine's wait callbacks read @ev under its lock */
+	th_ipf_waitq_wake_locked(&vp->fabric->changed);
 }
 
 struct th_ipf_ev_wait {

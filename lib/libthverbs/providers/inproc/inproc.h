@@ -176,7 +176,7 @@ void th_ipf_domain_get(struct th_ipf_domain *d);
 void th_ipf_domain_put(struct th_ipf_domain *d);
 void th_ipf_waitq_init(struct th_ipf_waitq *wq);
 void th_ipf_waitq_destroy(struct th_ipf_waitq *wq);
-void th_ipf_waitq_wake(struct th_ipf_waitq *wq);
+void th_ipf_waitq_wake_locked(struct th_ipf_waitq *wq);
 bool th_ipf_waitq_wait(struct th_ipf_waitq *wq, bool (*done)(void *arg),
 		       void *arg, const struct timespec *deadline);
 bool th_ipf_wait(struct th_ipf *f, bool (*done)(void *arg), void *arg,
@@ -189,7 +189,8 @@ int th_ipf_vport_create(struct th_ipf *f, u32 node, struct th_ipf_domain *d,
 void th_ipf_vport_destroy(struct th_ipf_vport *vp);
 int th_ipf_mr_reg(struct th_ipf_vport *vp, struct th_nic_mr_reg *req);
 int th_ipf_ct_wait(struct th_ipf_vport *vp, struct th_nic_ct_wait *req);
-void th_ipf_ct_wake(struct th_ipf_vport *vp);
+/* under @vp's engine lock, after the change */
+void th_ipf_ct_wake_locked(struct th_ipf_vport *vp);
 
 /* fabric.c, for the engine's quiesce */
 void th_ipf_unpark_vport(struct th_ipf_vport *vp);
@@ -266,6 +267,5 @@ int th_ipf_mem_check(u64 addr, u64 len, u32 access);
 
 /* fabric.c, for vport.c */
 struct th_ipf_vport *th_ipf_from_ev(struct th_eng_vport *ev);
-void th_ipf_signal(struct th_ipf *f);
 
 #endif /* TH_INPROC_H */

@@ -141,20 +141,21 @@ struct th_ipf_ct_waiter {
 };
 
 /*
- * The engine changed @vp (under its lock): wake the CT_WAIT sleepers whose
- * condition now holds, and no others.  A sleeper checks its condition
- * under ct_lock before sleeping and the waker checks it under ct_lock
- * after the change, so no wake-up is lost; the unlocked count is ordered
- * by the fences on both sides (the waker's change, then the count; the
- * sleeper's count, then its look at the counter).
+ * The engine changed @vp under its lock, which is held: wake the CT_WAIT
+ * sleepers whose condition now holds, and no others.  A sleeper checks its
+ * condition under ct_lock before sleeping and the waker checks it under
+ * ct_lock after the change, so a sleeper on the list misses no wake-up.
+ * The unlocked count needs no fence here: a sleeper counts itself, then
+ * takes and drops @vp's engine lock before it looks (th_ipf_ct_sleep()),
+ * so either its look follows this critical section and sees the change,
+ * or its count precedes this look at the count.
  */
-void th_ipf_ct_wake(struct th_ipf_vport *vp)
+void th_ipf_ct_wake_locked(struct th_ipf_vport *vp)
 {
 	struct th_ipf_ct_waiter *w;
 	struct th_list *pos;
 
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&vp->nct_waiters, __ATOMIC_SEQ_CST))
+	if (!__atomic_load_n(&vp->nct_waiters, __ATOMIC_RELAXED))
 		return;
 	pthread_mutex_lock(&vp->ct_lock);
 	for (pos = vp->ct_waiters.next; pos != &vp->ct_waiters; pos = pos->next) {
@@ -174,14 +175,17 @@ static void th_ipf_ct_sleep(struct th_ipf_vport *vp,
 	int ret = 0;
 
 	pthread_cond_init(&w.cond, NULL);
+	__atomic_add_fetch(&vp->nct_waiters, 1, __ATOMIC_SEQ_CST);
+	/* the handshake with th_ipf_ct_wake_locked(), before the first look */
+	th_lock(&vp->ev.lock);
+	th_unlock(&vp->ev.lock);
 	pthread_mutex_lock(&vp->ct_lock);
 	th_list_add_tail(&vp->ct_waiters, &w.link);
-	__atomic_add_fetch(&vp->nct_waiters, 1, __ATOMIC_SEQ_CST);
 	while (!ret && !th_eng_cmd_ct_reached(&vp->ev, req))
 		ret = pthread_cond_timedwait(&w.cond, &vp->ct_lock, deadline);
-	__atomic_sub_fetch(&vp->nct_waiters, 1, __ATOMIC_SEQ_CST);
 	th_list_del(&w.link);
 	pthread_mutex_unlock(&vp->ct_lock);
+	__atomic_sub_fetch(&vp->nct_waiters, 1, __ATOMIC_SEQ_CST);
 	pthread_cond_destroy(&w.cond);
 }
 
