@@ -223,6 +223,8 @@ struct th_eng_mr *th_mr_lookup_locked(struct th_eng_vport *vp, u32 lkey);
 struct th_eng_mr *th_mr_lookup_rkey_locked(struct th_eng_vport *vp, u64 rkey);
 int th_mr_get(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off, u64 len,
 	      struct th_eng_mr_ref *ref);
+int th_mr_get_locked(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off,
+		     u64 len, struct th_eng_mr_ref *ref);
 int th_mr_allows(const struct th_eng_mr *mr, u32 access, u64 off, u64 len);
 int th_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
 		      u32 access, u64 off, u64 len, struct th_eng_mr_ref *ref);

@@ -35,16 +35,28 @@ static int th_exec_stopped(struct th_eng_vport *vp)
 	return 0;
 }
 
-/* Drop the MR ranges the descriptor in progress holds. */
+/*
+ * Drop the MR ranges the descriptor in progress holds: those of one vport
+ * under one lock (a reduction's operands are all its own), one vport's
+ * lock at a time.
+ */
 static void th_exec_release_refs(struct th_exec_hold *h)
 {
-	u32 i;
+	struct th_eng_vport *lvp;
+	u32 i, j;
 
 	for (i = 0; i < h->nref; i++) {
-		if (h->ref[i].mr) {
-			th_mr_put(&h->ref[i]);
-			h->ref[i].mr = NULL;
+		if (!h->ref[i].mr)
+			continue;
+		lvp = h->ref[i].vp;
+		th_lock(&lvp->lock);
+		for (j = i; j < h->nref; j++) {
+			if (h->ref[j].mr && h->ref[j].vp == lvp) {
+				th_mr_put_locked(&h->ref[j]);
+				h->ref[j].mr = NULL;
+			}
 		}
+		th_unlock(&lvp->lock);
 	}
 	h->nref = 0;
 }
@@ -374,27 +386,28 @@ static int th_exec_reduce_acquire(struct th_eng_chain *chain,
 	u64 off;
 	int ret;
 
+	/* every operand is the vport's own: one lock for all of them */
+	th_lock(&vp->lock);
 	th_exec_hold_ref(h, 0);
-	ret = th_mr_get(vp, r->dst_key, TH_NIC_ACCESS_LOCAL_WRITE, r->dst_off,
-			bytes, &h->ref[0]);
-	if (ret)
-		return ret;
-	for (i = 0; i < r->nsrc; i++) {
+	ret = th_mr_get_locked(vp, r->dst_key, TH_NIC_ACCESS_LOCAL_WRITE,
+			       r->dst_off, bytes, &h->ref[0]);
+	for (i = 0; !ret && i < r->nsrc; i++) {
 		if (r->rflags & TH_NIC_RF_STRIDED) {
 			lkey = r->src_key[0];
 			if (check_mul_overflow((u64)i, (u64)r->src_off[1], &off) ||
-			    check_add_overflow(off, (u64)r->src_off[0], &off))
-				return -ERANGE;
+			    check_add_overflow(off, (u64)r->src_off[0], &off)) {
+				ret = -ERANGE;
+				break;
+			}
 		} else {
 			lkey = r->src_key[i];
 			off = r->src_off[i];
 		}
 		th_exec_hold_ref(h, 1 + i);
-		ret = th_mr_get(vp, lkey, 0, off, bytes, &h->ref[1 + i]);
-		if (ret)
-			return ret;
+		ret = th_mr_get_locked(vp, lkey, 0, off, bytes, &h->ref[1 + i]);
 	}
-	return 0;
+	th_unlock(&vp->lock);
+	return ret;
 }
 
 /*

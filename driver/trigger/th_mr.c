@@ -252,20 +252,25 @@ int th_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
  * vport is gone, the key is unknown (deregistered since the doorbell) or
  * lacks the access, or the range falls outside the region.
  */
+int th_mr_get_locked(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off,
+		     u64 len, struct th_eng_mr_ref *ref)
+	__must_hold(&vp->lock)
+{
+	struct th_eng_mr *mr;
+
+	if (vp->dead)
+		return -ECONNREFUSED;
+	mr = th_mr_lookup_locked(vp, lkey);
+	return mr ? th_mr_hold_locked(vp, mr, access, off, len, ref) : -EACCES;
+}
+
 int th_mr_get(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off, u64 len,
 	      struct th_eng_mr_ref *ref)
 {
-	struct th_eng_mr *mr;
 	int ret;
 
 	th_lock(&vp->lock);
-	if (vp->dead) {
-		ret = -ECONNREFUSED;
-	} else {
-		mr = th_mr_lookup_locked(vp, lkey);
-		ret = mr ? th_mr_hold_locked(vp, mr, access, off, len, ref) :
-		      -EACCES;
-	}
+	ret = th_mr_get_locked(vp, lkey, access, off, len, ref);
 	th_unlock(&vp->lock);
 	return ret;
 }
