@@ -425,6 +425,16 @@ int th_eng_cancel(struct th_eng_vport *vp, bool by_cookie, u64 cookie,
 void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 			 const struct th_eng_tally *t)
 {
+	th_lock(&chain->vp->lock);
+	th_chain_next_round_locked(ctx, chain, t);
+}
+
+/* th_chain_next_round() from under the vport's lock, which it drops. */
+void th_chain_next_round_locked(struct th_eng_ctx *ctx,
+				struct th_eng_chain *chain,
+				const struct th_eng_tally *t)
+	__releases(&chain->vp->lock)
+{
 	struct th_eng_vport *vp = chain->vp;
 	u64 next;
 	int status = 0;
@@ -432,7 +442,6 @@ void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	/* a round of a re-arming chain is over */
 	th_trace_complete(vp->node, vp->index, chain->seq, chain->cookie, 0,
 			  chain->ndesc - 1);
-	th_lock(&vp->lock);
 	if (vp->dead || chain->stop)
 		status = -ECANCELED;
 	else if (vp->error)

@@ -184,6 +184,10 @@ void th_chain_fail_pending_locked(struct th_eng_vport *vp,
 				  struct th_eng_ctx *ctx, int status);
 void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 			 const struct th_eng_tally *t);
+void th_chain_next_round_locked(struct th_eng_ctx *ctx,
+				struct th_eng_chain *chain,
+				const struct th_eng_tally *t)
+	__releases(&chain->vp->lock);
 void th_chain_order_fire_locked(struct th_eng_ctx *ctx,
 				struct th_eng_chain *chain);
 void th_chain_order_release_locked(struct th_eng_ctx *ctx,

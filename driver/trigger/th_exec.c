@@ -488,6 +488,32 @@ static int th_exec_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	return -EINVAL;
 }
 
+/* The CQ entry of descriptor @i of @chain, which succeeded. */
+static void th_exec_write_cqe_locked(struct th_eng_chain *chain, u32 i)
+	__must_hold(&chain->vp->lock)
+{
+	const struct th_nic_desc *d = &chain->descs[i];
+	struct th_eng_vport *vp = chain->vp;
+	struct th_nic_cqe cqe;
+
+	memset(&cqe, 0, sizeof(cqe));
+	cqe.cookie = chain->cookie;
+	if (d->opcode == TH_NIC_OP_NOTIFY)
+		cqe.imm = d->notify.imm;
+	cqe.desc_index = i;
+	cqe.opcode = d->opcode;
+	/*
+	 * final only if nothing after it can still fail and write again, and
+	 * no further round follows
+	 */
+	cqe.flags = i + 1 == chain->ndesc && !chain->stride ?
+		    TH_NIC_CQE_F_FINAL : 0;
+	cqe.vport = vp->index;
+	th_cq_write_locked(vp, &cqe);
+	chain->credits--;
+	vp->cq_reserved--;
+}
+
 /*
  * Descriptor @i of @chain succeeded: its CQ entry first, then its
  * completion counter, so that whoever sees the counter move finds the
@@ -498,31 +524,97 @@ static void th_exec_desc_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain
 {
 	const struct th_nic_desc *d = &chain->descs[i];
 	struct th_eng_vport *vp = chain->vp;
-	struct th_nic_cqe cqe;
 
 	if (th_desc_writes_cqe(d)) {
-		memset(&cqe, 0, sizeof(cqe));
-		cqe.cookie = chain->cookie;
-		if (d->opcode == TH_NIC_OP_NOTIFY)
-			cqe.imm = d->notify.imm;
-		cqe.desc_index = i;
-		cqe.opcode = d->opcode;
-		/*
-		 * final only if nothing after it can still fail and write
-		 * again, and no further round follows
-		 */
-		cqe.flags = i + 1 == chain->ndesc && !chain->stride ?
-			    TH_NIC_CQE_F_FINAL : 0;
-		cqe.vport = vp->index;
 		th_lock(&vp->lock);
-		th_cq_write_locked(vp, &cqe);
-		chain->credits--;
-		vp->cq_reserved--;
+		th_exec_write_cqe_locked(chain, i);
 		vp->eng->ops->wake(vp);
 		th_unlock(&vp->lock);
 	}
 	if (d->flags & TH_NIC_DF_COMP_CT)
 		th_eng_ct_update(vp, d->comp_ct, TH_ENG_CT_INC, 1, 0, ctx);
+}
+
+/*
+ * Counter operations, NOTIFY, NOP and REARM touch nothing but the chain's
+ * own vport, and their CQ entries and completion counters are its own
+ * too: a run of them, and the end of the round after them, go under one
+ * hold of its lock instead of a lock each (most chains of a collective
+ * are such a run, or end with one).  Not in timed mode: its charge per
+ * descriptor takes the lock itself.
+ */
+static bool th_exec_desc_own(const struct th_eng_ctx *ctx,
+			     const struct th_nic_desc *d)
+{
+	if (ctx->eng->timing)
+		return false;
+	switch (d->opcode) {
+	case TH_NIC_OP_CT_INC:
+	case TH_NIC_OP_CT_SET:
+	case TH_NIC_OP_NOP:
+	case TH_NIC_OP_NOTIFY:
+	case TH_NIC_OP_REARM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* th_exec_desc_done() under the vport's lock. */
+static void th_exec_own_done_locked(struct th_eng_ctx *ctx,
+				    struct th_eng_chain *chain, u32 i)
+	__must_hold(&chain->vp->lock)
+{
+	const struct th_nic_desc *d = &chain->descs[i];
+	struct th_eng_vport *vp = chain->vp;
+
+	if (th_desc_writes_cqe(d)) {
+		th_exec_write_cqe_locked(chain, i);
+		vp->eng->ops->wake(vp);
+	}
+	if (d->flags & TH_NIC_DF_COMP_CT)
+		th_ct_update_locked(vp, d->comp_ct, TH_ENG_CT_INC, 1, 0, ctx);
+}
+
+/*
+ * Run descriptors *@i, *@i + 1 ... of @chain while they are its own
+ * (th_exec_desc_own()), under its vport's lock; *@i is left at the last
+ * one that ran.  0, -EINPROGRESS on the budget (as between any two
+ * descriptors), or the error of the one that failed (at *@i).
+ */
+static int th_exec_own_run_locked(struct th_eng_ctx *ctx,
+				  struct th_eng_chain *chain, u32 *i,
+				  struct th_eng_tally *t)
+	__must_hold(&chain->vp->lock)
+{
+	struct th_eng_vport *vp = chain->vp;
+	const struct th_nic_desc *d;
+	int ret;
+
+	for (;;) {
+		d = &chain->descs[*i];
+		if (d->opcode == TH_NIC_OP_CT_INC || d->opcode == TH_NIC_OP_CT_SET)
+			ret = th_ct_update_locked(vp, d->ct.ct,
+						  d->opcode == TH_NIC_OP_CT_INC ?
+						  TH_ENG_CT_INC : TH_ENG_CT_SET,
+						  d->ct.value, 0, ctx);
+		else
+			ret = 0;	/* REARM: acted on once the round is over */
+		if (ret)
+			return ret;
+		chain->done = 0;
+		t->descs_run++;
+		th_exec_own_done_locked(ctx, chain, *i);
+		if (*i + 1 == chain->ndesc ||
+		    !th_exec_desc_own(ctx, &chain->descs[*i + 1]))
+			return 0;
+		++*i;
+		if (th_ctx_out_of_budget(ctx))
+			return -EINPROGRESS;
+		ret = th_exec_stopped(vp);
+		if (ret)
+			return ret;
+	}
 }
 
 void th_exec_tally_fold_locked(struct th_eng_vport *vp,
@@ -556,6 +648,21 @@ bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 			      th_exec_stopped(vp);
 			if (ret)
 				break;
+			if (th_exec_desc_own(ctx, &chain->descs[i])) {
+				th_lock(&vp->lock);
+				ret = th_exec_own_run_locked(ctx, chain, &i, &t);
+				/* the round ends under the same lock */
+				if (!ret && i + 1 == chain->ndesc && chain->stride &&
+				    !chain->hold.nref && !chain->hold.peer) {
+					chain->remote = TH_REMOTE_NONE;
+					th_chain_next_round_locked(ctx, chain, &t);
+					return true;
+				}
+				th_unlock(&vp->lock);
+				if (ret)
+					break;
+				continue;
+			}
 			/* timed mode: once per descriptor, not on a resume */
 			if (ctx->eng->timing && !chain->done && !chain->hold.nref &&
 			    !chain->tries && !chain->fault_pass)
