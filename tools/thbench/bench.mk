@@ -13,11 +13,14 @@ BENCH_TARGETS	+= bench-allreduce
 bench-allreduce: $(BIN)/thbench
 	-$(BIN)/thbench allreduce $(BENCH_ALLREDUCE_ARGS) --out $(B)/bench/allreduce
 
-# bench-thmpi: osu_allreduce (tools/thbench/mpi/osu_coll.c, plain MPI,
-# built with mpicc) under mpiexec with libthmpi preloaded, on plain MPICH
-# (UCX shm) and on MPICH over UCX tcp: latency and overlap, N = 2 4 8 16,
-# 8 B .. 1 MiB; CSV, results.md, PNG and bench.log in $(B)/bench/thmpi.
-# BENCH_THMPI_ARGS passes options to thmpi-bench.sh (e.g. -n "2 16" -t 100).
+# bench-thmpi: osu_coll (tools/thbench/mpi/osu_coll.c, plain MPI, built
+# with mpicc) under mpiexec with libthmpi preloaded, on plain MPICH (UCX
+# shm) and on MPICH over UCX tcp: latency and overlap, N = 2 4 8 16,
+# 8 B .. 1 MiB, MPI_Allreduce by default; CSV, summary.csv, results.md,
+# PNG and bench.log in $(B)/bench/thmpi.  BENCH_THMPI_ARGS passes options
+# to thmpi-bench.sh, e.g. -n "4 16" -c "allreduce reduce bcast" (the
+# collectives) -R 5 (each run five times, the variants interleaved:
+# medians and p10/p90 over runs) -t 100.
 # Never pass/fail: without mpicc or libthmpi it says so and skips.
 MPICC		?= mpicc
 BENCH_THMPI_ARGS ?=

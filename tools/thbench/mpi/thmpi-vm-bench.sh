@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR MIT
-# thmpi-vm-bench.sh - the run.sh of `make vmbench-thmpi`: osu_coll
-# (latency: MPI_Allreduce; overlap: MPI_Iallreduce + compute) under
-# Debian's MPICH mpiexec in the test VM, at N = 2 and 16 ranks, with
-# libthmpi on th_nic.ko (THMPI_PROVIDER=kernel) and with MPICH alone (its
-# UCX shared memory), one run after the other in one boot.  Each result
+# thmpi-vm-bench.sh - the run.sh of `make vmbench-thmpi`: osu_coll with
+# its default collective (latency: MPI_Allreduce; overlap: MPI_Iallreduce
+# + compute) under Debian's MPICH mpiexec in the test VM, at N = 2 and
+# 16 ranks, with libthmpi on th_nic.ko (THMPI_PROVIDER=kernel) and with
+# MPICH alone (its UCX shared memory), one run after the other in one
+# boot.  Each result
 # line goes to the console as
 #   TH_BENCH: N VARIANT MODE <osu_coll's CSV line>
 # and tools/thbench/mpi/thmpi-vm-table.sh turns them into CSV and a table.
