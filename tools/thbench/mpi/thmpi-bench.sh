@@ -451,7 +451,7 @@ if command -v gnuplot >/dev/null && [ -s "$OUT/summary.csv" ]; then
 				gnuplot -e "set terminal png noenhanced size 800,600; set output '$OUT/overlap-$coll-N$n.png'; set datafile separator ','; set yrange [0:*]; $(plot_n "$n" "$coll" overlap overlap_pct 'overlap % (avg)' '')" 2>>"$LOG"
 		done
 		[ -n "$pn" ] || continue
-		nn=$(echo $pn | wc -w)
+		nn=$(wc -w <<< "$pn")
 		mp="set terminal png noenhanced size 1200,$(( 450 * ((nn + 1) / 2) )); set output '$OUT/latency-$coll.png'; set datafile separator ','; set multiplot layout $(( (nn + 1) / 2 )),2"
 		for n in $pn; do
 			mp="$mp; $(plot_n "$n" "$coll" latency avg_us 'avg latency (us)' 1); unset logscale"
