@@ -363,7 +363,8 @@ def cell(k, with_spread=True):
 def ratio(a, b):
     if not a or not b or not b[1]:
         return "-"
-    return "%.3g" % (a[1] / b[1])
+    r = a[1] / b[1]
+    return "%.2f" % r if r >= 0.01 else "%.2g" % r
 
 spread_words = ("p10 and p90 over runs" if spread == "p10p90" else
                 "min and max over runs (fewer than 5 runs: no p10/p90)")
