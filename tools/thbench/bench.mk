@@ -43,7 +43,8 @@ bench-thmpi: $(LIBTHMPI_SO)
 # vmbench-thmpi: osu_coll (MPI_Allreduce) in the test VM (Debian's kernel
 # under QEMU, th_nic.ko nodes=16), libthmpi on the kernel provider vs MPICH
 # alone, N = 2 and 16, latency and overlap
-# (tools/thbench/mpi/thmpi-vm-bench.sh); latency.csv, overlap.csv and results.md in $(B)/bench/thmpi-vm.
+# (tools/thbench/mpi/thmpi-vm-bench.sh); latency.csv, overlap.csv and
+# results.md in $(B)/bench/thmpi-vm.
 # VMBENCH_THMPI_APPEND adds NAME=VALUE words for the script (TH_BENCH_NS=
 # 2,4,16 TH_BENCH_MS=300 TH_BENCH_MAX=65536).  TCG's numbers compare the
 # variants with each other, not with hardware.  Never pass/fail.
