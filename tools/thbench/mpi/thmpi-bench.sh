@@ -319,8 +319,11 @@ def pct(xs, q):
 
 # groups[(N, coll, mode, variant, size, metric)] = [(value, status ok?)]
 groups = {}
+runs = rows("runs.csv")
+maxrun = max([int(r["run"]) for r in runs] or [1])
 for mode in METRICS:
     for r in rows(mode + ".csv"):
+        maxrun = max(maxrun, int(r["run"]))
         for m in METRICS[mode]:
             try:
                 v = float(r[m])
@@ -328,8 +331,6 @@ for mode in METRICS:
                 continue
             groups.setdefault((r["N"], r["coll"], mode, r["variant"], int(r["size"]), m),
                               []).append((v, r["status"] == "ok"))
-runs = rows("runs.csv")
-maxrun = max([int(r["run"]) for r in runs] or [1])
 spread = "p10p90" if maxrun >= 5 else "minmax"
 summ = {}
 with open(os.path.join(out, "summary.csv"), "w") as f:
