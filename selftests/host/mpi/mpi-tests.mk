@@ -27,6 +27,21 @@ $(THMPI_TEST): $(TOP)/selftests/host/mpi/test_thmpi.sh $(LIBTHMPI_SO) \
 		$(THMPI_CHECK) $(THMPI_CHECK_LINKED) > $@
 	chmod +x $@
 
+# The benchmark tools' logic (selftests/host/mpi/test_bench_tools.sh):
+# osu_coll (built with mpicc, tools/thbench/bench.mk) under mpiexec with
+# and without libthmpi, thmpi-bench.sh's report from known CSV files, and
+# the refusals of both and of ofi-hop.sh.  No timing is judged.
+BENCH_TOOLS_TEST := $(BIN)/host/mpi/test_bench_tools
+HOST_TESTS	+= $(BENCH_TOOLS_TEST)
+
+$(BENCH_TOOLS_TEST): $(TOP)/selftests/host/mpi/test_bench_tools.sh \
+		$(BIN)/osu_coll $(LIBTHMPI_SO) \
+		$(TOP)/tools/thbench/mpi/thmpi-bench.sh $(TOP)/tools/thbench/ofi-hop.sh
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash %s %s %s\n' $< $(BIN)/osu_coll \
+		$(LIBTHMPI_SO) > $@
+	chmod +x $@
+
 # libthmpi on th_nic.ko in the test VM (selftests/th_nic/thmpi.sh, which
 # run.sh sources): MPICH's mpiexec and its proxy, the check and the
 # library; mkinitramfs.sh brings what they link against.

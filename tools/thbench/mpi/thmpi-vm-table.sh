@@ -17,7 +17,7 @@ echo "N,variant,size_bytes,iters,overall_us,compute_us,pure_us,overlap_pct,overa
 awk '$3 == "latency" { print $1 "," $2 "," $4 }' "$out/lines" >> "$out/latency.csv"
 awk '$3 == "overlap" { print $1 "," $2 "," $4 }' "$out/lines" >> "$out/overlap.csv"
 {
-	echo "# osu_allreduce in the test VM: libthmpi on th_nic.ko vs MPICH alone"
+	echo "# osu_coll in the test VM: libthmpi on th_nic.ko vs MPICH alone"
 	echo
 	grep '^#' "$out/lines" | sed 's/^# */    /'
 	echo

@@ -1,15 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-/* osu_allreduce.c - OSU-style MPI Allreduce latency/overlap benchmark */
+/* osu_coll.c - OSU-style MPI Allreduce/Reduce/Bcast latency and overlap */
 /*
  * Built with mpicc, run under mpiexec -n N (bench-thmpi runs it with and
  * without libthmpi preloaded):
  *
- *   osu_allreduce latency|overlap MIN MAX [-f 2|4] [-t MS] [-i MAXITERS]
- *                 [-m MINITERS] [-w WARMUP]
+ *   osu_coll latency|overlap MIN MAX [-c allreduce|reduce|bcast]
+ *            [-f 2|4] [-t MS] [-i MAXITERS] [-m MINITERS] [-w WARMUP]
  *
- * Sizes in bytes of MPI_DOUBLE data (MIN rounded up to 8), MIN, MIN*f,
- * MIN*f^2 ... and MAX itself last when the steps miss it (default f = 4:
- * 8 B .. 1 MiB is 8, 32, 128, 512, 2K, 8K, 32K, 128K, 512K, 1M).
+ * -c picks the measured collective (default allreduce, what this program
+ * measured alone when it was osu_allreduce), on MPI_DOUBLE data:
+ *
+ *   allreduce	MPI_Allreduce(MPI_SUM); overlap: MPI_Iallreduce
+ *   reduce	MPI_Reduce(MPI_SUM, root 0); overlap: MPI_Ireduce
+ *   bcast	MPI_Bcast(root 0); overlap: MPI_Ibcast
+ *
+ * libthmpi offloads all six (lib/libthmpi/blocking.c, nonblocking.c), so
+ * every collective has both modes.  An unknown -c is refused with a
+ * message and exit 2.
+ *
+ * Sizes in bytes (MIN rounded up to 8), MIN, MIN*f, MIN*f^2 ... and MAX
+ * itself last when the steps miss it (default f = 4: 8 B .. 1 MiB is 8,
+ * 32, 128, 512, 2K, 8K, 32K, 128K, 512K, 1M).
  *
  * Iterations per size are bounded by time: one probe iteration estimates
  * the time t of one operation (the slowest rank's), then
@@ -18,21 +29,22 @@
  * milliseconds (-t, default 300), never fewer than MINITERS iterations
  * (default 5) nor more than MAXITERS (default 1000, the array size).
  *
- * latency (osu_allreduce): per iteration a barrier, then the timed
- *	MPI_Allreduce(MPI_SUM) of doubles.  Per-iteration times are reduced
- *	with MPI_Reduce(MPI_MAX) over ranks; rank 0 prints per size
+ * latency (osu_allreduce, osu_reduce, osu_bcast): per iteration a barrier,
+ *	then the timed call.  Per-iteration times are reduced with
+ *	MPI_MAX over ranks (for Reduce and Bcast too: the time is the
+ *	slowest rank's, not the root's); rank 0 prints per size
  *	  size_bytes,iters,avg_us,median_us,min_us,max_us,osu_avg_us
  *	avg/median/min/max over iterations of the slowest rank's time;
- *	osu_avg_us is what osu_allreduce prints as "Avg Latency" (each
+ *	osu_avg_us is what the OSU programs print as "Avg Latency" (each
  *	rank's mean, averaged over ranks).
- * overlap (osu_iallreduce): per size (a) t_pure: Iallreduce + Wait;
- *	(b) t_compute: busy arithmetic alone, calibrated at start (all ranks
- *	at once, so oversubscription is in the rate) to last t_pure on the
- *	wall (when (b) measures more than a fifth off t_pure, the step
- *	count is rescaled once and (b) measured again); (c) t_overall:
- *	Iallreduce, the same compute, Wait.  Each the mean over iterations
- *	of the slowest rank's time (barrier before each iteration); rank 0
- *	prints
+ * overlap (osu_iallreduce, osu_ireduce, osu_ibcast): per size (a) t_pure:
+ *	the I- call + Wait; (b) t_compute: busy arithmetic alone,
+ *	calibrated at start (all ranks at once, so oversubscription is in
+ *	the rate) to last t_pure on the wall (when (b) measures more than
+ *	a fifth off t_pure, the step count is rescaled once and (b)
+ *	measured again); (c) t_overall: the I- call, the same compute,
+ *	Wait.  Each the mean over iterations of the slowest rank's time
+ *	(barrier before each iteration); rank 0 prints
  *	  size_bytes,iters,overall_us,compute_us,pure_us,overlap_pct,
  *	  overall_med_us,compute_med_us,pure_med_us,overlap_med_pct
  *	overlap_pct = max(0, 100 * (1 - (t_overall - t_compute) / t_pure)),
@@ -40,9 +52,16 @@
  *	means the overlapped run beat the compute alone); the _med columns
  *	are the same from medians over iterations instead of means.
  *
- * Every rank contributes rank + 1 in every element: after each size's
- * timed loop every rank checks the last result (n(n+1)/2 everywhere);
- * a mismatch is reported on stderr and the program exits 1.
+ * Results are checked after each size's timed loop (the result buffer is
+ * cleared before it): Allreduce and Reduce sum rank + 1 from every rank,
+ * so every rank (Reduce: the root) must hold n(n+1)/2 in every element;
+ * Bcast sends the root's pattern (element i holds i % 4093 + 1), which
+ * every rank must hold.  A mismatch is reported on stderr ("osu_coll: ")
+ * and the program exits 1.
+ *
+ * The program's own reductions (times, statistics, the check's verdict)
+ * call PMPI_ directly: with libthmpi preloaded they go to MPICH, so
+ * libthmpi's statistics (THMPI_STATS) count only the measured calls.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -54,9 +73,22 @@
 #define DEF_MAXITERS	1000
 #define DEF_MINITERS	5
 #define DEF_WARMUP	10
+#define ROOT		0
+
+enum coll { COLL_ALLREDUCE, COLL_REDUCE, COLL_BCAST, COLL_MAX };
+
+/* One row per collective: its -c name, its blocking and non-blocking call. */
+static const struct coll_info {
+	const char *name, *call, *icall;
+} colls[COLL_MAX] = {
+	[COLL_ALLREDUCE] = { "allreduce", "MPI_Allreduce", "MPI_Iallreduce" },
+	[COLL_REDUCE]	 = { "reduce", "MPI_Reduce", "MPI_Ireduce" },
+	[COLL_BCAST]	 = { "bcast", "MPI_Bcast", "MPI_Ibcast" },
+};
 
 struct opts {
 	int overlap;
+	enum coll coll;
 	long min, max;
 	int factor;
 	double budget_us;
@@ -69,7 +101,7 @@ static void usage(void)
 {
 	if (!rank)
 		fprintf(stderr,
-			"usage: osu_allreduce latency|overlap MIN MAX [-f 2|4] [-t MS] [-i MAXITERS] [-m MINITERS] [-w WARMUP]\n");
+			"usage: osu_coll latency|overlap MIN MAX [-c allreduce|reduce|bcast] [-f 2|4] [-t MS] [-i MAXITERS] [-m MINITERS] [-w WARMUP]\n");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -97,7 +129,7 @@ static double max_all(double v)
 {
 	double m;
 
-	MPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	PMPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 	return m;
 }
 
@@ -132,11 +164,49 @@ static double calibrate(void)
 	return rates[1];
 }
 
+/*
+ * The measured call on @count doubles: blocking when @req is NULL, else
+ * its non-blocking form.  Bcast sends and receives in @out (the root's
+ * holds the pattern).
+ */
+static void coll_call(enum coll c, const double *in, double *out, int count,
+		      MPI_Request *req)
+{
+	switch (c) {
+	case COLL_ALLREDUCE:
+		if (req)
+			MPI_Iallreduce(in, out, count, MPI_DOUBLE, MPI_SUM,
+				       MPI_COMM_WORLD, req);
+		else
+			MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM,
+				      MPI_COMM_WORLD);
+		break;
+	case COLL_REDUCE:
+		if (req)
+			MPI_Ireduce(in, out, count, MPI_DOUBLE, MPI_SUM, ROOT,
+				    MPI_COMM_WORLD, req);
+		else
+			MPI_Reduce(in, out, count, MPI_DOUBLE, MPI_SUM, ROOT,
+				   MPI_COMM_WORLD);
+		break;
+	case COLL_BCAST:
+		if (req)
+			MPI_Ibcast(out, count, MPI_DOUBLE, ROOT,
+				   MPI_COMM_WORLD, req);
+		else
+			MPI_Bcast(out, count, MPI_DOUBLE, ROOT,
+				  MPI_COMM_WORLD);
+		break;
+	case COLL_MAX:
+		break;
+	}
+}
+
 enum phase { PH_BLOCKING, PH_PURE, PH_COMPUTE, PH_OVERALL };
 
 /* One iteration of @ph (after a barrier): its time in us on this rank. */
-static double iteration(enum phase ph, const double *in, double *out,
-			int count, long steps)
+static double iteration(const struct opts *o, enum phase ph, const double *in,
+			double *out, int count, long steps)
 {
 	MPI_Request req;
 	double t0;
@@ -145,20 +215,17 @@ static double iteration(enum phase ph, const double *in, double *out,
 	t0 = MPI_Wtime();
 	switch (ph) {
 	case PH_BLOCKING:
-		MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM,
-			      MPI_COMM_WORLD);
+		coll_call(o->coll, in, out, count, NULL);
 		break;
 	case PH_PURE:
-		MPI_Iallreduce(in, out, count, MPI_DOUBLE, MPI_SUM,
-			       MPI_COMM_WORLD, &req);
+		coll_call(o->coll, in, out, count, &req);
 		MPI_Wait(&req, MPI_STATUS_IGNORE);
 		break;
 	case PH_COMPUTE:
 		compute(steps);
 		break;
 	case PH_OVERALL:
-		MPI_Iallreduce(in, out, count, MPI_DOUBLE, MPI_SUM,
-			       MPI_COMM_WORLD, &req);
+		coll_call(o->coll, in, out, count, &req);
 		compute(steps);
 		MPI_Wait(&req, MPI_STATUS_IGNORE);
 		break;
@@ -170,7 +237,7 @@ static double iteration(enum phase ph, const double *in, double *out,
 static int plan(const struct opts *o, enum phase ph, const double *in,
 		double *out, int count, long steps)
 {
-	double t = max_all(iteration(ph, in, out, count, steps));
+	double t = max_all(iteration(o, ph, in, out, count, steps));
 	double sum = 0, iters;
 	int w, i;
 
@@ -179,7 +246,7 @@ static int plan(const struct opts *o, enum phase ph, const double *in,
 	w = o->budget_us / (4 * t);
 	w = w < 1 ? 1 : w > o->warmup ? o->warmup : w;
 	for (i = 0; i < w; i++)
-		sum += iteration(ph, in, out, count, steps);
+		sum += iteration(o, ph, in, out, count, steps);
 	t = max_all(sum / w);
 	if (t < 0.1)
 		t = 0.1;
@@ -209,13 +276,13 @@ static void measure(const struct opts *o, enum phase ph, int iters,
 
 	memset(t, 0, o->maxiters * sizeof(*t));
 	for (i = 0; i < iters; i++) {
-		t[i] = iteration(ph, in, out, count, steps);
+		t[i] = iteration(o, ph, in, out, count, steps);
 		mine += t[i];
 	}
-	MPI_Reduce(t, tmax, o->maxiters, MPI_DOUBLE, MPI_MAX, 0,
-		   MPI_COMM_WORLD);
+	PMPI_Reduce(t, tmax, o->maxiters, MPI_DOUBLE, MPI_MAX, 0,
+		    MPI_COMM_WORLD);
 	mine /= iters;
-	MPI_Reduce(&mine, &res[4], 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+	PMPI_Reduce(&mine, &res[4], 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (!rank) {
 		double sum = 0;
 
@@ -229,7 +296,7 @@ static void measure(const struct opts *o, enum phase ph, int iters,
 		res[3] = tmax[iters - 1];
 		res[4] /= nranks;
 	}
-	MPI_Bcast(res, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	PMPI_Bcast(res, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 	s->avg = res[0];
 	s->median = res[1];
 	s->min = res[2];
@@ -237,20 +304,50 @@ static void measure(const struct opts *o, enum phase ph, int iters,
 	s->osu_avg = res[4];
 }
 
-/* Elements of @out that are not n(n+1)/2; reported on stderr. */
-static int check(const double *out, int count, long bytes)
+/* Bcast's root's element @i: varies, so a shifted or partial copy shows. */
+static double bcast_pattern(int i)
 {
-	double want = (double)nranks * (nranks + 1) / 2;
+	return i % 4093 + 1;
+}
+
+/*
+ * Before a timed loop: the result buffer cleared, so the check after it
+ * sees only what the loop delivered; Bcast's root holds its pattern.
+ */
+static void prepare(const struct opts *o, double *out, int count)
+{
+	int i;
+
+	if (o->coll == COLL_BCAST && rank == ROOT) {
+		for (i = 0; i < count; i++)
+			out[i] = bcast_pattern(i);
+		return;
+	}
+	memset(out, 0, count * sizeof(*out));
+}
+
+/* Elements of @out that are not the collective's result; reported on stderr. */
+static int check(const struct opts *o, const double *out, int count,
+		 long bytes)
+{
+	double sum = (double)nranks * (nranks + 1) / 2;
 	int i, bad = 0;
 
-	for (i = 0; i < count; i++)
+	/* Reduce: only the root's buffer gets a result */
+	if (o->coll == COLL_REDUCE && rank != ROOT)
+		return 0;
+	for (i = 0; i < count; i++) {
+		double want = o->coll == COLL_BCAST ? bcast_pattern(i) : sum;
+
 		if (out[i] != want) {
 			if (!bad)
 				fprintf(stderr,
-					"osu_allreduce: rank %d: %ld bytes: element %d is %g, expected %g\n",
-					rank, bytes, i, out[i], want);
+					"osu_coll: %s: rank %d: %ld bytes: element %d is %g, expected %g\n",
+					colls[o->coll].call, rank, bytes, i,
+					out[i], want);
 			bad++;
 		}
+	}
 	return bad;
 }
 
@@ -259,16 +356,31 @@ static int parse(int argc, char **argv, struct opts *o)
 	char *end;
 	int c;
 
+	o->coll = COLL_ALLREDUCE;
 	o->factor = 4;
 	o->budget_us = DEF_BUDGET_MS * 1e3;
 	o->maxiters = DEF_MAXITERS;
 	o->miniters = DEF_MINITERS;
 	o->warmup = DEF_WARMUP;
-	while ((c = getopt(argc, argv, "f:t:i:m:w:")) != -1) {
+	while ((c = getopt(argc, argv, "c:f:t:i:m:w:")) != -1) {
 		long v;
 
 		if (c == '?')
 			return -1;
+		if (c == 'c') {
+			for (v = 0; v < COLL_MAX; v++)
+				if (!strcmp(optarg, colls[v].name))
+					break;
+			if (v == COLL_MAX) {
+				if (!rank)
+					fprintf(stderr,
+						"osu_coll: unknown collective '%s' (allreduce, reduce or bcast)\n",
+						optarg);
+				return -1;
+			}
+			o->coll = v;
+			continue;
+		}
 		v = strtol(optarg, &end, 10);
 		if (*end || v < 1)
 			return -1;
@@ -336,10 +448,13 @@ int main(int argc, char **argv)
 	if (o.overlap)
 		rate = calibrate();
 	if (!rank) {
-		printf("# osu_allreduce %s: %d ranks, MPI_DOUBLE MPI_SUM, %s\n",
-		       o.overlap ? "overlap (MPI_Iallreduce)" :
-		       "latency (MPI_Allreduce)", nranks,
+		printf("# osu_coll %s: %d ranks, MPI_DOUBLE%s, %s\n",
+		       o.overlap ? "overlap" : "latency", nranks,
+		       o.coll == COLL_ALLREDUCE ? " MPI_SUM" :
+		       o.coll == COLL_REDUCE ? " MPI_SUM root 0" : " root 0",
 		       "times in us: mean over iterations of the slowest rank");
+		printf("# collective %s (%s)\n", colls[o.coll].name,
+		       o.overlap ? colls[o.coll].icall : colls[o.coll].call);
 		if (o.overlap)
 			printf("# compute rate %.1f steps/us (all ranks at once)\n",
 			       rate);
@@ -356,12 +471,12 @@ int main(int argc, char **argv)
 		if (bytes > o.max)
 			break;
 		count = bytes / 8;
-		memset(out, 0, bytes);
+		prepare(&o, out, count);
 		if (!o.overlap) {
 			iters = plan(&o, PH_BLOCKING, in, out, count, 0);
 			measure(&o, PH_BLOCKING, iters, in, out, count, 0,
 				t, tmax, &s);
-			bad += check(out, count, bytes);
+			bad += check(&o, out, count, bytes);
 			if (!rank)
 				printf("%ld,%d,%.2f,%.2f,%.2f,%.2f,%.2f\n",
 				       bytes, iters, s.avg, s.median, s.min,
@@ -374,7 +489,7 @@ int main(int argc, char **argv)
 			iters = plan(&o, PH_PURE, in, out, count, 0);
 			measure(&o, PH_PURE, iters, in, out, count, 0, t,
 				tmax, &s);
-			bad += check(out, count, bytes);
+			bad += check(&o, out, count, bytes);
 			steps = (long)(s.avg * rate);
 			measure(&o, PH_COMPUTE, iters, in, out, count, steps,
 				t, tmax, &comp);
@@ -385,11 +500,11 @@ int main(int argc, char **argv)
 				measure(&o, PH_COMPUTE, iters, in, out, count,
 					steps, t, tmax, &comp);
 			}
-			memset(out, 0, bytes);
-			iteration(PH_OVERALL, in, out, count, steps);
+			prepare(&o, out, count);
+			iteration(&o, PH_OVERALL, in, out, count, steps);
 			measure(&o, PH_OVERALL, iters, in, out, count, steps,
 				t, tmax, &all);
-			bad += check(out, count, bytes);
+			bad += check(&o, out, count, bytes);
 			pct = 100 * (1 - (all.avg - comp.avg) / s.avg);
 			pct_med = 100 * (1 - (all.median - comp.median) /
 					 s.median);
@@ -405,9 +520,10 @@ int main(int argc, char **argv)
 		if (bytes == o.max)
 			break;
 	}
-	MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (!rank && any)
-		fprintf(stderr, "osu_allreduce: wrong Allreduce results (see above)\n");
+		fprintf(stderr, "osu_coll: wrong %s results (see above)\n",
+			colls[o.coll].call);
 	free(t);
 	free(tmax);
 	free(in);
