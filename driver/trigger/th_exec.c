@@ -288,6 +288,71 @@ static int th_exec_transfer_acquire(struct th_eng_ctx *ctx,
 				x->roff, x->len, &h->ref[1], ctx);
 }
 
+/*
+ * PUTs of at most this many bytes to a vport of this fabric copy through a
+ * buffer on the stack (th_exec_put_small()); a collective's small rounds
+ * are made of them.
+ */
+#define TH_EXEC_BOUNCE	256
+
+/*
+ * A small PUT to a vport of this fabric in two critical sections instead
+ * of four: the source bytes are copied out under the initiator's lock,
+ * then the target's range is resolved, written and its counter raised
+ * under the target's lock.  Neither range is held from one to the other:
+ * a region cannot be deregistered past the lock held while it is touched,
+ * and the engine never holds two vport locks.  The same statuses,
+ * violations, tallies and trace as the general path.
+ */
+static int th_exec_put_small(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			     const struct th_nic_desc *d,
+			     struct th_eng_tally *t)
+{
+	const struct th_nic_desc_xfer *x = &d->xfer;
+	struct th_eng_vport *vp = chain->vp;
+	struct th_eng_vport *peer;
+	u8 bounce[TH_EXEC_BOUNCE];
+	struct th_eng_mr *mr;
+	int ret;
+
+	th_lock(&vp->lock);
+	mr = vp->dead ? NULL : th_mr_lookup_locked(vp, x->lkey);
+	ret = vp->dead ? -ECONNREFUSED :
+	      mr ? th_mr_allows(mr, 0, x->loff, x->len) : -EACCES;
+	if (!ret)
+		memcpy(bounce, (u8 *)mr->kaddr + x->loff, x->len);
+	th_unlock(&vp->lock);
+	if (ret)
+		return ret;
+
+	peer = th_remote_get(vp, x->node, x->vport);
+	if (!peer)
+		return -ECONNREFUSED;
+	th_lock(&peer->lock);
+	mr = peer->dead ? NULL : th_mr_lookup_rkey_locked(peer, x->rkey);
+	ret = peer->dead ? -ECONNREFUSED :
+	      mr ? th_mr_allows(mr, TH_NIC_ACCESS_REMOTE_WRITE, x->roff,
+				x->len) : -EACCES;
+	if (!ret) {
+		memcpy((u8 *)mr->kaddr + x->roff, bounce, x->len);
+		/* the control packet: data first, then the counter */
+		if (d->flags & TH_NIC_DF_REMOTE_CT)
+			th_ct_update_locked(peer, x->remote_ct, TH_ENG_CT_INC, 1,
+					    0, ctx);
+	}
+	th_unlock(&peer->lock);
+	th_remote_put(vp, peer);
+	if (ret == -EACCES || ret == -ERANGE)
+		th_remote_violation(vp, ctx);
+	if (ret)
+		return ret;
+	ctx->bytes += x->len;
+	th_exec_count(t, d, x->len);
+	th_trace_deliver(vp->node, vp->index, x->node, x->vport, d->opcode,
+			 x->len);
+	return 0;
+}
+
 static int th_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 			    const struct th_nic_desc *d,
 			    struct th_eng_tally *t)
@@ -304,6 +369,9 @@ static int th_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 		if (!ret && d->opcode != TH_NIC_OP_COPY &&
 		    th_remote_node(chain->vp, d->xfer.node))
 			return th_exec_remote_start(chain, d);
+		if (!ret && d->opcode == TH_NIC_OP_PUT && !chain->done &&
+		    len <= TH_EXEC_BOUNCE)
+			return th_exec_put_small(ctx, chain, d, t);
 		if (!ret)
 			ret = th_exec_transfer_acquire(ctx, chain, d);
 		if (ret)
