@@ -526,11 +526,22 @@ static int th_exec_reduce(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	return 0;
 }
 
+/* CT_INC or CT_SET @d on the chain's own vport @vp. */
+static int th_exec_ct_locked(struct th_eng_ctx *ctx, struct th_eng_vport *vp,
+			     const struct th_nic_desc *d)
+	__must_hold(&vp->lock)
+{
+	return th_ct_update_locked(vp, d->ct.ct, d->opcode == TH_NIC_OP_CT_SET ?
+				   TH_ENG_CT_SET : TH_ENG_CT_INC,
+				   d->ct.value, 0, ctx);
+}
+
 /* 0 when done, -EINPROGRESS when stopped between slices, or the error. */
 static int th_exec_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 			const struct th_nic_desc *d, struct th_eng_tally *t)
 {
 	struct th_eng_vport *vp = chain->vp;
+	int ret;
 
 	switch (d->opcode) {
 	case TH_NIC_OP_PUT:
@@ -542,11 +553,11 @@ static int th_exec_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	case TH_NIC_OP_REDUCE:
 		return th_exec_reduce(ctx, chain, d, t);
 	case TH_NIC_OP_CT_INC:
-		return th_eng_ct_update(vp, d->ct.ct, TH_ENG_CT_INC, d->ct.value,
-					0, ctx);
 	case TH_NIC_OP_CT_SET:
-		return th_eng_ct_update(vp, d->ct.ct, TH_ENG_CT_SET, d->ct.value,
-					0, ctx);
+		th_lock(&vp->lock);
+		ret = th_exec_ct_locked(ctx, vp, d);
+		th_unlock(&vp->lock);
+		return ret;
 	case TH_NIC_OP_NOP:
 	case TH_NIC_OP_NOTIFY:
 	case TH_NIC_OP_REARM:	/* acted on once the round is over */
@@ -662,10 +673,7 @@ static int th_exec_own_run_locked(struct th_eng_ctx *ctx,
 	for (;;) {
 		d = &chain->descs[*i];
 		if (d->opcode == TH_NIC_OP_CT_INC || d->opcode == TH_NIC_OP_CT_SET)
-			ret = th_ct_update_locked(vp, d->ct.ct,
-						  d->opcode == TH_NIC_OP_CT_INC ?
-						  TH_ENG_CT_INC : TH_ENG_CT_SET,
-						  d->ct.value, 0, ctx);
+			ret = th_exec_ct_locked(ctx, vp, d);
 		else
 			ret = 0;	/* REARM: acted on once the round is over */
 		if (ret)
