@@ -222,6 +222,25 @@ void th_exec_remote_sent(struct th_eng_chain *chain)
 	chain->remote = TH_REMOTE_POSTED;
 }
 
+/*
+ * A delivery of @d, @len bytes to (@node, @vport), ended with @ret, which
+ * becomes the descriptor's: a key or range the target refused is the
+ * initiator's violation; a delivery that happened counts its bytes.
+ */
+static int th_exec_delivered(struct th_eng_ctx *ctx, struct th_eng_vport *vp,
+			     const struct th_nic_desc *d, u32 node, u32 vport,
+			     u64 len, struct th_eng_tally *t, int ret)
+{
+	if (ret == -EACCES || ret == -ERANGE)
+		th_remote_violation(vp, ctx);
+	if (ret)
+		return ret;
+	ctx->bytes += len;
+	th_exec_count(t, d, len);
+	th_trace_deliver(vp->node, vp->index, node, vport, d->opcode, len);
+	return 0;
+}
+
 /* The remote delivery of descriptor @d ended: its result is the chain's. */
 static int th_exec_remote_finish(struct th_eng_ctx *ctx,
 				 struct th_eng_chain *chain,
@@ -234,15 +253,8 @@ static int th_exec_remote_finish(struct th_eng_ctx *ctx,
 
 	chain->remote = TH_REMOTE_NONE;
 	th_exec_release_refs(&chain->hold);
-	if (ret == -EACCES || ret == -ERANGE)
-		th_remote_violation(vp, ctx);
-	if (ret)
-		return ret;
-	ctx->bytes += op->len;
-	th_exec_count(t, d, op->len);
-	th_trace_deliver(vp->node, vp->index, op->node, op->vport, d->opcode,
-			 op->len);
-	return 0;
+	return th_exec_delivered(ctx, vp, d, op->node, op->vport, op->len, t,
+				 ret);
 }
 
 /*
@@ -342,15 +354,7 @@ static int th_exec_put_small(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	}
 	th_unlock(&peer->lock);
 	th_remote_put(vp, peer);
-	if (ret == -EACCES || ret == -ERANGE)
-		th_remote_violation(vp, ctx);
-	if (ret)
-		return ret;
-	ctx->bytes += x->len;
-	th_exec_count(t, d, x->len);
-	th_trace_deliver(vp->node, vp->index, x->node, x->vport, d->opcode,
-			 x->len);
-	return 0;
+	return th_exec_delivered(ctx, vp, d, x->node, x->vport, x->len, t, ret);
 }
 
 static int th_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
