@@ -295,6 +295,8 @@ struct th_ofi_watch {
  * @mr_local: the provider needs registered local buffers (FI_MR_LOCAL):
  *	RMA passes the MR's descriptor; triggered sends are not used
  * @cq_poll: its completion queue is polled, not slept in (shm)
+ * @wait_fd: the descriptor its completion queue signals on, or -1
+ *	(net.c: th_ofi_cq_idle())
  * @rx: its receive buffers
  */
 struct th_ofi_rail {
@@ -308,6 +310,7 @@ struct th_ofi_rail {
 	bool virt_addr;
 	bool mr_local;
 	bool cq_poll;
+	int wait_fd;
 	struct th_ofi_xfer *rx[TH_OFI_RX_BUFS];
 };
 
