@@ -60,7 +60,7 @@ if ! two_hosts_up "$ns0" "$ns1" "$v0" "$v1"; then
 	echo "1..0 # SKIP cannot set up the namespaces and the veth pair"
 	exit 0
 fi
-echo "1..20"
+echo "1..21"
 
 # bytes the veth carried so far, both ways
 veth_bytes() {
@@ -175,6 +175,24 @@ mixed_shm_private() {
 }
 check "mixed job: the shm rail's regions have no name in /dev/shm once joined" \
 	mixed_shm_private
+# rank 3 alone names shm (TH_OFI_PROVIDER): it has no tcp;ofi_rxm
+# endpoint, by which ranks 0 and 1 would reach it, so the join fails
+# (EPROTO) on the ranks that see it, and on the others by the boot's
+# rounds: the job fails, nothing hangs
+mixed_refused() {
+	local out st
+	have_nsenter || return 1
+	out=$(OFI_PEER_XOR=1 "$thrun" -n 4 --provider ofi --timeout 60 -- sh -c \
+		'[ "$TH_RANK" = 3 ] && export TH_OFI_PROVIDER=shm
+		exec nsenter --net="/run/netns/thofi$((TH_RANK / 2)).$0" "$@"' \
+		"$tag" "$ofi" put 2>&1)
+	st=$?
+	echo "$out" | grep -E 'thrun:|boot:' | sed 's/^/# /'
+	[ "$st" = 1 ] && echo "$out" | grep -q '^ofi_rank: boot: Protocol error$' &&
+		! echo "$out" | grep -q 'timed out'
+}
+check "mixed job: a rank whose provider its peers cannot reach fails the join (EPROTO), no hang" \
+	mixed_refused
 # rank KILLED of the mixed job is killed in round 1 (coll_rank): every
 # other rank's wait fails, none hangs; the rank on its host sees it on
 # its process (shm), one on the other host at its deadline (tcp)
