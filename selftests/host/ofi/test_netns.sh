@@ -118,7 +118,7 @@ mixed_run() {
 # its host, tcp;ofi_rxm to the two on the other; the allreduce's results
 # are checked (coll_rank), and its bytes crossed the veth
 mixed_rails() {
-	local out r b
+	local out r b far
 	have_nsenter || return 1
 	b=$(veth_bytes)
 	out=$(mixed_run "$coll" 5 2 2>&1) || { echo "$out" | sed 's/^/# /'; return 1; }
@@ -126,9 +126,13 @@ mixed_rails() {
 	crossed "$b" $((5 * 2048 * 8)) || return 1
 	[ "$(echo "$out" | grep -c 'libfabric provider')" = 8 ] || return 1
 	for r in 0 1 2 3; do
-		echo "$out" | grep -qx "libthverbs: ofi rank $r: libfabric provider shm to ranks $((r ^ 1)) (on this host)" &&
-		echo "$out" | grep -qx "libthverbs: ofi rank $r: libfabric provider tcp;ofi_rxm to ranks $([ $r -lt 2 ] && echo 2,3 || echo 0,1) (on other hosts)" ||
-		{ echo "# rank $r's rails are not as expected"; return 1; }
+		far=0,1
+		[ "$r" -lt 2 ] && far=2,3
+		if ! echo "$out" | grep -qx "libthverbs: ofi rank $r: libfabric provider shm to ranks $((r ^ 1)) (on this host)" ||
+		   ! echo "$out" | grep -qx "libthverbs: ofi rank $r: libfabric provider tcp;ofi_rxm to ranks $far (on other hosts)"; then
+			echo "# rank $r's rails are not as expected"
+			return 1
+		fi
 	done
 }
 check "a job on two hosts, two ranks on each sharing it: shm to the rank on its host, tcp;ofi_rxm across; allreduce checked" \
