@@ -118,8 +118,9 @@ $(S)/%.o: $(TOP)/%.c | ksrc
 # The host binaries are independent: CHECK_JOBS of them run at once
 # (scripts/host-tests.sh), each into its own host-NAME.tap.
 # The slowest start first (seconds one after another on a 2-core machine
-# under load: test_thmpi 90, test_boot 35, test_ofi 28, test_netns 14;
-# the others 10 or less), so that the last to end is a short one; a later
+# under load: test_thmpi 90, test_boot 35, test_ofi 28, test_netns 34 with
+# its mixed job (14 before); the others 10 or less), so that the last to
+# end is a short one; a later
 # run in the same build tree orders them by their last times instead.
 CHECK_JOBS	?= $(shell nproc 2>/dev/null || echo 2)
 HOST_TESTS_SLOW	:= test_thmpi test_boot test_ofi test_netns

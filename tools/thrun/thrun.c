@@ -225,7 +225,8 @@ static void usage(FILE *f)
 "then share the one fabric of the process.  With \"ofi\" each process\n"
 "hosts its rank's node and the processes reach each other over libfabric\n"
 "(TH_OFI_PROVIDER; by default shm when every rank is on one host, else\n"
-"tcp;ofi_rxm): no module, no root; not with --threads or --single.\n"
+"tcp;ofi_rxm, with shm between the ranks that share a host): no module,\n"
+"no root; not with --threads or --single.\n"
 "Without th_nic.ko (/dev/th_nic0 missing), \"auto\" is inproc.  With\n"
 "--hosts use ofi: a kernel job's domain cannot cross hosts, and thrun\n"
 "refuses \"kernel\" there.\n",

@@ -5,6 +5,10 @@
  * the target, and both check what they see.  Exit status 0 when the case
  * held on this rank; otherwise 1, with a line on stderr saying what did
  * not.  Each rank hosts its own node (rank r: node r).
+ *
+ * The PUT, GET and shm_private cases also run in pairs on more ranks,
+ * each pair at once: with OFI_PEER_XOR=K, rank r's partner is r ^ K, and the lower of
+ * the two initiates (test_netns.sh: the pairs on one host, or across).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +26,7 @@
 
 #define BIG		(1u << 20)	/* past the eager limit: RMA */
 #define SMALL		64
+#define TH_PAIRS_MAX	16	/* ranks, with OFI_PEER_XOR */
 #define SEC		1000000000ULL
 #define CT_DATA		1	/* the target's: deliveries arrived */
 #define CT_DONE		2	/* the initiator's: its chain's end */
@@ -33,6 +38,9 @@
 #define CT_QGONE	8	/* the target's: the withdrawn chain's */
 
 static int g_rank;
+/* this rank's partner, and its part: 0 initiates, 1 is the target */
+static int g_peer = 1;
+static int g_role;
 static const char *g_case;
 
 static int fail(const char *fmt, ...)
@@ -61,16 +69,41 @@ static uint8_t pattern(size_t i, unsigned int salt)
 	return (uint8_t)(i * 7 + salt * 13 + 1);
 }
 
+/*
+ * Each rank's partner: rank 1 of 2, or with OFI_PEER_XOR, rank ^ K of up
+ * to TH_PAIRS_MAX, for the cases that run in pairs (the others keep to 2).
+ */
+static int pairs(int size)
+{
+	const char *xor = getenv("OFI_PEER_XOR");
+	int k = xor ? atoi(xor) : 0;
+
+	if (!xor) {
+		g_peer = !g_rank;
+		g_role = g_rank;
+		return size == 2 ? 0 : fail("needs 2 ranks");
+	}
+	if (strcmp(g_case, "put") && strcmp(g_case, "put_rma") &&
+	    strcmp(g_case, "get") && strcmp(g_case, "get_rma") &&
+	    strcmp(g_case, "shm_private"))
+		return fail("OFI_PEER_XOR: only the PUT, GET and shm_private cases run in pairs");
+	if (k < 1 || size > TH_PAIRS_MAX || (g_rank ^ k) >= size)
+		return fail("OFI_PEER_XOR=%s does not pair %d ranks", xor, size);
+	g_peer = g_rank ^ k;
+	g_role = g_rank > g_peer;
+	return 0;
+}
+
 static int setup(struct rank_env *e, struct th_domain *dom)
 {
 	struct th_vport_attr va = { .sq_entries = 64, .cq_entries = 64,
 				    .domain = dom };
-	struct th_remote mine, all[2];
+	struct th_remote mine, all[TH_PAIRS_MAX];
 	struct th_device **devs;
 	int n;
 
 	devs = th_device_list_get("ofi", &n);
-	if (!devs || n != 2)
+	if (!devs || n != th_boot_size(e->boot))
 		return fail("device list: %s", strerror(errno));
 	e->ctx = th_device_open(devs[g_rank]);
 	th_device_list_free(devs);
@@ -90,7 +123,7 @@ static int setup(struct rank_env *e, struct th_domain *dom)
 	mine.off = 0;
 	if (th_boot_allgather(e->boot, &mine, all, sizeof(mine)))
 		return fail("allgather: %s", strerror(errno));
-	e->peer = all[!g_rank];
+	e->peer = all[g_peer];
 	return 0;
 }
 
@@ -133,14 +166,17 @@ static int post_expect(struct rank_env *e, struct th_chain *c, int want)
 	return 0;
 }
 
-/* rank 0 writes @len bytes to rank 1 with CT_DATA; rank 1 checks them. */
+/*
+ * The initiator writes @len bytes to its partner with CT_DATA, or reads
+ * them (@get); the partner checks what it got.
+ */
 static int case_put(struct rank_env *e, size_t len, bool get)
 {
 	struct th_chain *c;
 	int ret;
 	size_t i;
 
-	if (g_rank == 1) {
+	if (g_role == 1) {
 		for (i = 0; i < len; i++)
 			e->buf[i] = pattern(i, 2);
 		if (th_boot_barrier(e->boot))
@@ -680,9 +716,10 @@ static int case_loopback_only(struct rank_env *e)
 }
 
 /*
- * On shm (every rank on this host): an RMA PUT lands byte for byte; then
- * this process maps its own region and its peer's from /dev/shm, and
- * neither has a name there any more: no other process can open them.
+ * On shm (this rank and its partner on one host): an RMA PUT lands byte
+ * for byte; then this process maps its own region and its peer's from
+ * /dev/shm, and neither has a name there any more: no other process can
+ * open them.
  */
 static int case_shm_private(struct rank_env *e)
 {
@@ -926,8 +963,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	g_rank = th_boot_rank(e.boot);
-	if (th_boot_size(e.boot) != 2)
-		return fail("needs 2 ranks");
+	if (pairs(th_boot_size(e.boot)))
+		return 1;
 	if (setup(&e, NULL))
 		return 1;
 	if (!strcmp(g_case, "put"))

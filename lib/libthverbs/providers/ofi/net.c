@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * net.c - the ofi provider's libfabric objects: one reliable-datagram
- * endpoint per process, its completion queue and address vector (fi_addr
- * = rank), sending with a backlog for when libfabric has no room, and the
- * progress thread, which reads the completion queue (the tcp;ofi_rxm data
- * path makes progress only when asked), runs the backlog and ends
- * deliveries past their deadline.  On shm the completion queue is polled
- * instead of slept in (th_ofi_cq_idle()).
+ * endpoint per rail (one, or two when the job mixes ranks on this host
+ * and elsewhere: shm to those here, tcp;ofi_rxm to the others), each with
+ * its completion queue and address vector, sending on the peer's rail
+ * with a backlog for when libfabric has no room, and the progress thread,
+ * which reads the completion queues (the tcp;ofi_rxm data path makes
+ * progress only when asked), runs the backlog and ends deliveries past
+ * their deadline.  On shm, and whenever there are two rails, the queues
+ * are polled instead of slept in (th_ofi_cq_idle()).
  *
  * A thread that spins in th_ct_wait() reads the completion queue too
  * (th_ofi_net_progress(), the provider's progress op): the message that
@@ -71,7 +73,8 @@ static int th_ofi_err(ssize_t ret)
  * What fi_getinfo() offers of provider @prov with the library's needs,
  * plus triggered operations if @trigger.
  */
-static int th_ofi_getinfo(struct th_ofi *o, const char *prov, bool trigger)
+static int th_ofi_getinfo(struct th_ofi_rail *r, const char *prov,
+			  bool trigger)
 {
 	struct fi_info *hints = fi_allocinfo();
 	int ret;
@@ -89,7 +92,7 @@ static int th_ofi_getinfo(struct th_ofi *o, const char *prov, bool trigger)
 				      FI_MR_ALLOCATED | FI_MR_PROV_KEY;
 	hints->domain_attr->threading = FI_THREAD_SAFE;
 	hints->fabric_attr->prov_name = strdup(prov);
-	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &o->info);
+	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &r->info);
 	fi_freeinfo(hints);
 	if (ret)
 		return ret == -FI_ENODATA ? -ENODEV : th_ofi_err(ret);
@@ -97,12 +100,51 @@ static int th_ofi_getinfo(struct th_ofi *o, const char *prov, bool trigger)
 }
 
 /*
- * Open the fabric, domain and endpoint of provider @prov ("tcp;ofi_rxm"
- * and the like).  What the library needs: messages and RMA with remote CQ
- * data on reliable datagrams, thread safety; the memory registration
- * modes it handles (virtual addresses, allocated memory, its own keys).
- * Triggered operations (@trigger, trigger.c) are asked for first unless
- * off, and are then used if offered; when required they must be.
+ * The descriptor @r's completion queue signals on, if its wait object is
+ * one (tcp;ofi_rxm's is), for the idle naps of a job on two rails
+ * (th_ofi_cq_idle()); else -1.  Not for shm's, which is polled.
+ */
+static int th_ofi_rail_wait_fd(struct th_ofi_rail *r)
+{
+	enum fi_wait_obj obj = FI_WAIT_NONE;
+	int fd = -1;
+
+	if (r->cq_poll || fi_control(&r->cq->fid, FI_GETWAITOBJ, &obj) ||
+	    obj != FI_WAIT_FD || fi_control(&r->cq->fid, FI_GETWAIT, &fd))
+		return -1;
+	return fd;
+}
+
+/* Close what @r has open; it can be opened again. */
+static void th_ofi_rail_close(struct th_ofi_rail *r)
+{
+	u32 i;
+
+	if (r->ep)
+		fi_close(&r->ep->fid);
+	if (r->av)
+		fi_close(&r->av->fid);
+	if (r->cq)
+		fi_close(&r->cq->fid);
+	if (r->domain)
+		fi_close(&r->domain->fid);
+	if (r->fabric)
+		fi_close(&r->fabric->fid);
+	if (r->info)
+		fi_freeinfo(r->info);
+	for (i = 0; i < TH_OFI_RX_BUFS; i++)
+		free(r->rx[i]);
+	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * Open the next rail: the fabric, domain and endpoint of provider @prov
+ * ("tcp;ofi_rxm" and the like).  What the library needs: messages and
+ * RMA with remote CQ data on reliable datagrams, thread safety; the
+ * memory registration modes it handles (virtual addresses, allocated
+ * memory, its own keys).  Triggered operations (@trigger, trigger.c) are
+ * asked for first unless off, and are then used if offered, on the first
+ * rail only; when required they must be.  A rail that fails is closed.
  */
 int th_ofi_net_open(struct th_ofi *o, const char *prov,
 		    enum th_ofi_trigger_mode trigger)
@@ -113,8 +155,12 @@ int th_ofi_net_open(struct th_ofi *o, const char *prov,
 		.size = 4096,
 	};
 	struct fi_av_attr ava = { .type = FI_AV_TABLE };
+	struct th_ofi_rail *r = &o->rail[o->nrails];
+	bool trig = false;
 	int ret = -ENODEV;
 
+	if (o->nrails == TH_OFI_RAILS)
+		return -EINVAL;
 	/*
 	 * libfabric 1.17's shm offers only the "yield" wait object, whose
 	 * fi_cq_sread() ignores its timeout: the progress thread would sit
@@ -123,62 +169,87 @@ int th_ofi_net_open(struct th_ofi *o, const char *prov,
 	 * the thread polls shm's queue (th_ofi_thread_read()); it keeps its wait
 	 * object, for fi_cq_signal(), which a queue without one crashes in.
 	 */
-	o->cq_poll = !strcmp(prov, "shm");
+	r->cq_poll = !strcmp(prov, "shm");
 
 	if (trigger != TH_OFI_TRIGGER_OFF)
-		ret = th_ofi_getinfo(o, prov, true);
+		ret = th_ofi_getinfo(r, prov, true);
 	if (ret == -ENODEV && trigger == TH_OFI_TRIGGER_ON)
 		fprintf(stderr, "libthverbs: ofi rank %u: TH_OFI_TRIGGER=1, but libfabric's %s offers no FI_TRIGGER\n",
 			o->rank, prov);
 	if (ret == -ENODEV && trigger != TH_OFI_TRIGGER_ON)
-		ret = th_ofi_getinfo(o, prov, false);
+		ret = th_ofi_getinfo(r, prov, false);
 	if (ret)
-		return ret;
-	o->trigger = trigger != TH_OFI_TRIGGER_OFF &&
-		     (o->info->caps & FI_TRIGGER);
+		goto fail;
+	trig = trigger != TH_OFI_TRIGGER_OFF && (r->info->caps & FI_TRIGGER);
 	/* a write's remote CQ data names the target's hold: 4 bytes */
-	if (o->info->domain_attr->cq_data_size < sizeof(u32))
-		return -ENODEV;
-	snprintf(o->prov, sizeof(o->prov), "%s",
-		 o->info->fabric_attr->prov_name);
-	o->virt_addr = o->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR;
-	o->mr_local = o->info->domain_attr->mr_mode & FI_MR_LOCAL;
+	ret = -ENODEV;
+	if (r->info->domain_attr->cq_data_size < sizeof(u32))
+		goto fail;
+	snprintf(r->prov, sizeof(r->prov), "%s",
+		 r->info->fabric_attr->prov_name);
+	r->virt_addr = r->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR;
+	r->mr_local = r->info->domain_attr->mr_mode & FI_MR_LOCAL;
 	/* a triggered send's header is in memory no MR covers */
-	if (o->trigger && o->mr_local) {
-		o->trigger = false;
+	if (trig && r->mr_local) {
+		trig = false;
 		if (trigger == TH_OFI_TRIGGER_ON) {
 			fprintf(stderr, "libthverbs: ofi rank %u: TH_OFI_TRIGGER=1, but libfabric's %s needs registered local buffers (FI_MR_LOCAL)\n",
 				o->rank, prov);
-			return -ENODEV;
+			goto fail;
 		}
 	}
-	ret = fi_fabric(o->info->fabric_attr, &o->fabric, NULL);
+	ret = fi_fabric(r->info->fabric_attr, &r->fabric, NULL);
 	if (!ret)
-		ret = fi_domain(o->fabric, o->info, &o->domain, NULL);
+		ret = fi_domain(r->fabric, r->info, &r->domain, NULL);
 	if (!ret)
-		ret = fi_endpoint(o->domain, o->info, &o->ep, NULL);
+		ret = fi_endpoint(r->domain, r->info, &r->ep, NULL);
 	if (!ret)
-		ret = fi_cq_open(o->domain, &cqa, &o->cq, NULL);
+		ret = fi_cq_open(r->domain, &cqa, &r->cq, NULL);
 	if (!ret)
-		ret = fi_av_open(o->domain, &ava, &o->av, NULL);
+		ret = fi_av_open(r->domain, &ava, &r->av, NULL);
 	if (!ret)
-		ret = fi_ep_bind(o->ep, &o->cq->fid, FI_TRANSMIT | FI_RECV);
+		ret = fi_ep_bind(r->ep, &r->cq->fid, FI_TRANSMIT | FI_RECV);
 	if (!ret)
-		ret = fi_ep_bind(o->ep, &o->av->fid, 0);
+		ret = fi_ep_bind(r->ep, &r->av->fid, 0);
 	if (!ret)
-		ret = fi_enable(o->ep);
-	return ret ? th_ofi_err(ret) : 0;
+		ret = fi_enable(r->ep);
+	if (ret) {
+		ret = th_ofi_err(ret);
+		goto fail;
+	}
+	if (!o->nrails) {
+		o->trigger = trig;
+		snprintf(o->prov, sizeof(o->prov), "%s", r->prov);
+	}
+	o->nrails++;
+	/*
+	 * The thread sleeps in a queue only when there is one, and it can
+	 * sleep in it: with two, a message on the other would wait for the
+	 * sleep to end (up to TH_OFI_POLL_MS), so both are polled, and the
+	 * idle naps are spent on the first's descriptor (th_ofi_cq_idle()).
+	 */
+	o->cq_poll = o->nrails > 1 || r->cq_poll;
+	o->rail[0].wait_fd = o->nrails > 1 ?
+			     th_ofi_rail_wait_fd(&o->rail[0]) : -1;
+	return 0;
+
+fail:
+	th_ofi_rail_close(r);
+	return ret;
 }
 
-int th_ofi_net_name(struct th_ofi *o, void *name, size_t *len)
+int th_ofi_net_name(struct th_ofi *o, u32 rail, void *name, size_t *len)
 {
-	int ret = fi_getname(&o->ep->fid, name, len);
+	int ret = fi_getname(&o->rail[rail].ep->fid, name, len);
 
 	return ret ? th_ofi_err(ret) : 0;
 }
 
-/* The ranks' names, @stride bytes apart, in rank order: fi_addr = rank. */
-int th_ofi_net_peers(struct th_ofi *o, const u8 *names, size_t stride)
+/*
+ * Each rank's name on its rail (@rail_of), in rank order: on one rail,
+ * fi_addr = rank.
+ */
+int th_ofi_net_peers(struct th_ofi *o, const void *const *names)
 {
 	u32 i;
 	int n;
@@ -190,8 +261,8 @@ int th_ofi_net_peers(struct th_ofi *o, const u8 *names, size_t stride)
 	if (!o->peers || !o->dead || !o->blocked || !o->violator)
 		return -ENOMEM;
 	for (i = 0; i < o->size; i++) {
-		n = fi_av_insert(o->av, names + i * stride, 1, &o->peers[i], 0,
-				 NULL);
+		n = fi_av_insert(o->rail[o->rail_of[i]].av, names[i], 1,
+				 &o->peers[i], 0, NULL);
 		if (n != 1)
 			return n < 0 ? th_ofi_err(n) : -EINVAL;
 	}
@@ -199,8 +270,8 @@ int th_ofi_net_peers(struct th_ofi *o, const u8 *names, size_t stride)
 }
 
 /*
- * On shm, watch each peer's process (@pids, from the boot's round; the
- * ranks share the PID namespace): a PING to a process that ended lands
+ * On shm, watch each peer's process (@pids, from the boot's round; 0 for
+ * a peer not on shm; the ranks on shm share the PID namespace): a PING to a process that ended lands
  * in its shared memory and completes as if read, so only the process
  * itself can say it is gone.  Opened while every peer is still in the
  * boot's rounds, so no pid has been reused.  Where a pidfd cannot be had
@@ -215,16 +286,16 @@ int th_ofi_net_watch_pids(struct th_ofi *o, const u64 *pids)
 	if (!o->pidfds)
 		return -ENOMEM;
 	for (i = 0; i < o->size; i++) {
-		o->pidfds[i] = i == o->rank ? -1 :
+		o->pidfds[i] = i == o->rank || !pids[i] ? -1 :
 			       (int)syscall(SYS_pidfd_open, (pid_t)pids[i], 0);
-		if (i != o->rank && o->pidfds[i] < 0 && o->verbose)
+		if (i != o->rank && pids[i] && o->pidfds[i] < 0 && o->verbose)
 			fprintf(stderr, "libthverbs: ofi rank %u: cannot watch rank %u's process (%s): its death is found by deadlines only\n",
 				o->rank, i, strerror(errno));
 	}
 	return 0;
 }
 
-/* Has @peer's process ended?  Only known on shm (@pidfds). */
+/* Has @peer's process ended?  Only known for peers on shm (@pidfds). */
 bool th_ofi_net_peer_gone(struct th_ofi *o, u32 peer)
 {
 	struct pollfd p;
@@ -236,18 +307,14 @@ bool th_ofi_net_peer_gone(struct th_ofi *o, u32 peer)
 	return poll(&p, 1, 0) == 1;
 }
 
-/* Register [@addr, @addr + @len) for peers' RMA (@access: TH_NIC_ACCESS_*). */
-int th_ofi_net_mr_reg(struct th_ofi *o, void *addr, u64 len, u32 access,
-		  struct fid_mr **mr)
+/* Register [@addr, @addr + @len) on @r (@access: FI_*). */
+static int th_ofi_rail_mr_reg(struct th_ofi *o, struct th_ofi_rail *r,
+			      void *addr, u64 len, u64 acc, struct fid_mr **mr)
 {
-	size_t bytes = o->info->domain_attr->mr_key_size;
-	u64 acc = FI_READ | FI_WRITE, key;
+	size_t bytes = r->info->domain_attr->mr_key_size;
 	int ret, tries = 0;
+	u64 key;
 
-	if (access & TH_NIC_ACCESS_REMOTE_READ)
-		acc |= FI_REMOTE_READ;
-	if (access & TH_NIC_ACCESS_REMOTE_WRITE)
-		acc |= FI_REMOTE_WRITE;
 	/*
 	 * A key of our choosing unless the provider picks (FI_MR_PROV_KEY):
 	 * unguessable, since a peer's RMA at a valid key needs no message
@@ -259,22 +326,64 @@ int th_ofi_net_mr_reg(struct th_ofi *o, void *addr, u64 len, u32 access,
 							    __ATOMIC_RELAXED));
 		if (bytes && bytes < sizeof(key))
 			key &= (1ULL << (8 * bytes)) - 1;
-		ret = fi_mr_reg(o->domain, addr, len, acc, 0, key, 0, mr, NULL);
+		ret = fi_mr_reg(r->domain, addr, len, acc, 0, key, 0, mr, NULL);
 	} while (ret == -FI_ENOKEY && ++tries < 4);
 	return ret ? th_ofi_err(ret) : 0;
+}
+
+/*
+ * Register [@addr, @addr + @len) for peers' RMA (@access:
+ * TH_NIC_ACCESS_*) on every rail, each with its own key: a peer's RMA
+ * comes over its rail.
+ */
+int th_ofi_net_mr_reg(struct th_ofi *o, void *addr, u64 len, u32 access,
+		      struct th_ofi_mr **mr)
+{
+	u64 acc = FI_READ | FI_WRITE;
+	struct th_ofi_mr *m;
+	u32 i;
+	int ret = 0;
+
+	if (access & TH_NIC_ACCESS_REMOTE_READ)
+		acc |= FI_REMOTE_READ;
+	if (access & TH_NIC_ACCESS_REMOTE_WRITE)
+		acc |= FI_REMOTE_WRITE;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	for (i = 0; i < o->nrails && !ret; i++)
+		ret = th_ofi_rail_mr_reg(o, &o->rail[i], addr, len, acc,
+					 &m->fmr[i]);
+	if (ret) {
+		th_ofi_net_mr_free(m);
+		return ret;
+	}
+	*mr = m;
+	return 0;
+}
+
+void th_ofi_net_mr_free(struct th_ofi_mr *mr)
+{
+	u32 i;
+
+	for (i = 0; i < TH_OFI_RAILS; i++)
+		if (mr->fmr[i])
+			fi_close(&mr->fmr[i]->fid);
+	free(mr);
 }
 
 /* Post @x; -FI_EAGAIN when libfabric has no room now. */
 static ssize_t th_ofi_post(struct th_ofi *o, struct th_ofi_xfer *x)
 {
+	struct fid_ep *ep = o->rail[x->rail].ep;
 	fi_addr_t to = o->peers[x->peer];
 
 	if (x->kind == TH_OFI_CTX_TX)
-		return fi_send(o->ep, x->buf, x->len, NULL, to, &x->fctx);
+		return fi_send(ep, x->buf, x->len, NULL, to, &x->fctx);
 	if (x->write)
-		return fi_writedata(o->ep, x->local, x->len, x->desc, x->data,
+		return fi_writedata(ep, x->local, x->len, x->desc, x->data,
 				    to, x->raddr, x->fikey, &x->fctx);
-	return fi_read(o->ep, x->local, x->len, x->desc, to, x->raddr,
+	return fi_read(ep, x->local, x->len, x->desc, to, x->raddr,
 		       x->fikey, &x->fctx);
 }
 
@@ -306,6 +415,7 @@ static int th_ofi_submit(struct th_ofi *o, struct th_ofi_xfer *x)
 	ssize_t ret = -FI_EAGAIN;
 
 	x->queued = th_ofi_now_ns();
+	x->rail = o->rail_of[x->peer];
 	pthread_mutex_lock(&o->lock);
 	if (o->dead[x->peer])
 		ret = -FI_ECONNREFUSED;
@@ -349,13 +459,14 @@ int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 
 /*
  * An RMA write (with @data as remote CQ data) or read of @len bytes at
- * @local (in the MR whose libfabric registration is @local_mr), to
+ * @local (in the MR whose registrations are @local_mr), to
  * (@raddr, @fikey) at @peer, for operation @op.
  */
 int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local,
 	       void *local_mr, u64 len, u64 raddr, u64 fikey, u64 data, u64 op)
 {
 	struct th_ofi_xfer *x = calloc(1, sizeof(*x));
+	struct th_ofi_rail *rail;
 
 	if (!x)
 		return -ENOMEM;
@@ -365,8 +476,10 @@ int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local,
 	x->len = len;
 	x->write = write;
 	x->local = local;
-	x->desc = local_mr && o->mr_local ?
-		  fi_mr_desc((struct fid_mr *)local_mr) : NULL;
+	rail = &o->rail[o->rail_of[peer]];
+	x->desc = local_mr && rail->mr_local ?
+		  fi_mr_desc(((struct th_ofi_mr *)local_mr)->fmr[o->rail_of[peer]]) :
+		  NULL;
 	x->raddr = raddr;
 	x->fikey = fikey;
 	x->data = data;
@@ -432,8 +545,8 @@ static int th_ofi_rx_post(struct th_ofi *o, struct th_ofi_xfer *x)
 	ssize_t ret;
 
 	do {
-		ret = fi_recv(o->ep, x->buf, x->len, NULL, FI_ADDR_UNSPEC,
-			      &x->fctx);
+		ret = fi_recv(o->rail[x->rail].ep, x->buf, x->len, NULL,
+			      FI_ADDR_UNSPEC, &x->fctx);
 	} while (ret == -FI_EAGAIN);
 	return ret ? th_ofi_err(ret) : 0;
 }
@@ -462,13 +575,13 @@ static void th_ofi_complete(struct th_ofi *o, const struct fi_cq_data_entry *e)
 	th_ofi_xfer_done(o, x, 0);
 }
 
-/* An error entry: a transfer failed, and its peer is taken for dead. */
-static void th_ofi_complete_err(struct th_ofi *o)
+/* An error entry of @rail: a transfer failed, its peer is taken for dead. */
+static void th_ofi_complete_err(struct th_ofi *o, u32 rail)
 {
 	struct fi_cq_err_entry err = { 0 };
 	struct th_ofi_xfer *x;
 
-	if (fi_cq_readerr(o->cq, &err, 0) != 1)
+	if (fi_cq_readerr(o->rail[rail].cq, &err, 0) != 1)
 		return;
 	x = err.op_context;
 	if (!x)
@@ -485,14 +598,44 @@ static void th_ofi_complete_err(struct th_ofi *o)
 }
 
 /*
- * A polled queue (shm: fi_cq_sread() on its only wait object ignores its
- * timeout in libfabric 1.17) was empty: the thread yields while it was
+ * Sleep up to @nap in poll() on the first rail's wait descriptor (two
+ * rails), or, when fi_trywait() says entries wait there, not at all: 0.
+ * -1 when there is no descriptor to sleep on.
+ */
+static int th_ofi_tcp_nap(struct th_ofi *o, const struct timespec *nap)
+{
+	struct fid *fid;
+	struct pollfd p;
+
+	if (o->nrails < 2 || o->rail[0].wait_fd < 0)
+		return -1;
+	fid = &o->rail[0].cq->fid;
+	if (fi_trywait(o->rail[0].fabric, &fid, 1) != FI_SUCCESS)
+		return 0;
+	p.fd = o->rail[0].wait_fd;
+	p.events = POLLIN;
+	ppoll(&p, 1, nap, NULL);
+	return 0;
+}
+
+/*
+ * The polled queues (shm: fi_cq_sread() on its only wait object ignores
+ * its timeout in libfabric 1.17; or two rails) were empty: the thread yields while it was
  * busy recently (for TH_SPIN_US; not with TH_WAIT_POLICY=passive), then
  * sleeps, each idle sleep twice the last, from TH_OFI_NAP_MIN_NS up to
  * TH_OFI_NAP_MAX_NS: an idle job costs a thousand short wake-ups a second
  * per rank, and the first message after a pause waits at most that long.
  * Not for ever under "spin" either: a thread that is always runnable gets
  * a CPU only when a spinning waiter's time slice ends.
+ *
+ * With two rails the nap is spent in poll() on the TCP rail's wait
+ * descriptor where it has one (th_ofi_rail_wait_fd()): a message over TCP
+ * ends it at once, as fi_cq_sread() does on a job all on TCP, where a
+ * plain nap would hold each hop across hosts for up to its length (a
+ * 4-rank 8-byte Allreduce, two ranks per host, passive waiters, one run
+ * on a loaded 2-CPU machine: 572 us a round with plain naps, 470 with
+ * this, 320 with every pair on TCP); shm's queue is looked at after each
+ * nap, as in a job on one host.
  */
 static void th_ofi_cq_idle(struct th_ofi *o)
 {
@@ -512,19 +655,46 @@ static void th_ofi_cq_idle(struct th_ofi *o)
 		o->cq_nap_ns = TH_OFI_NAP_MAX_NS;
 	nap.tv_sec = 0;
 	nap.tv_nsec = o->cq_nap_ns;
-	nanosleep(&nap, NULL);
+	if (th_ofi_tcp_nap(o, &nap))
+		nanosleep(&nap, NULL);
 }
 
-/* Handle @n entries read from the queue (or its error), under @cq_lock. */
-static void th_ofi_handle_locked(struct th_ofi *o,
+/* Handle @n entries read from @rail's queue (or its error), under @cq_lock. */
+static void th_ofi_handle_locked(struct th_ofi *o, u32 rail,
 				 const struct fi_cq_data_entry *e, ssize_t n)
 {
 	ssize_t i;
 
 	if (n == -FI_EAVAIL)
-		th_ofi_complete_err(o);
+		th_ofi_complete_err(o, rail);
 	for (i = 0; i < n; i++)
 		th_ofi_complete(o, &e[i]);
+}
+
+/*
+ * Read each rail's queue once, without sleeping, and handle what came,
+ * under @cq_lock: the entries read (added to @reads), or -FI_EAGAIN when
+ * every queue was empty.  On one rail, one fi_cq_read() as before rails.
+ */
+static ssize_t th_ofi_read_rails_locked(struct th_ofi *o,
+					struct fi_cq_data_entry *e, u64 *reads)
+{
+	ssize_t n, got = -FI_EAGAIN;
+	u32 r;
+
+	for (r = 0; r < o->nrails; r++) {
+		n = fi_cq_read(o->rail[r].cq, e, 16);
+		if (n == -FI_EAGAIN)
+			continue;
+		if (got < 0)
+			got = 0;
+		if (n > 0) {
+			got += n;
+			*reads += n;
+		}
+		th_ofi_handle_locked(o, r, e, n);
+	}
+	return got;
 }
 
 /*
@@ -536,7 +706,6 @@ static void th_ofi_handle_locked(struct th_ofi *o,
 void th_ofi_net_progress(struct th_ofi *o)
 {
 	struct fi_cq_data_entry e[16];
-	ssize_t n;
 
 	/* no clock here: the thread clears the flag and looks again later */
 	if (!__atomic_load_n(&o->driven, __ATOMIC_RELAXED))
@@ -544,22 +713,22 @@ void th_ofi_net_progress(struct th_ofi *o)
 	if (pthread_mutex_trylock(&o->cq_lock)) {
 		if (__atomic_load_n(&o->cq_asleep, __ATOMIC_ACQUIRE) &&
 		    !__atomic_exchange_n(&o->cq_kicked, true, __ATOMIC_ACQ_REL))
-			fi_cq_signal(o->cq);
+			fi_cq_signal(o->rail[0].cq);
 		return;
 	}
-	if (!__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE)) {
-		n = fi_cq_read(o->cq, e, 16);
-		if (n > 0)
-			o->waiter_reads += n;
-		th_ofi_handle_locked(o, e, n);
-	}
+	if (!__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE))
+		th_ofi_read_rails_locked(o, e, &o->waiter_reads);
 	pthread_mutex_unlock(&o->cq_lock);
 }
 
 /*
  * The thread's read: asleep in the queue for up to TH_OFI_POLL_MS, unless
  * a waiter drives it; then a nap until the waiter may have left, and a
- * look without sleeping if the queue is free.
+ * look without sleeping if the queue is free.  With a polled queue (shm,
+ * or two rails: @cq_poll) each queue is read in turn, and the thread
+ * sleeps only with them let go, for the idle backoff (th_ofi_cq_idle()):
+ * it cannot sleep in one queue while the other needs reading, and shm's
+ * cannot be slept in with a timeout at all.
  */
 static ssize_t th_ofi_thread_read(struct th_ofi *o, struct fi_cq_data_entry *e)
 {
@@ -581,11 +750,11 @@ static ssize_t th_ofi_thread_read(struct th_ofi *o, struct fi_cq_data_entry *e)
 		pthread_mutex_unlock(&o->nap_lock);
 		if (pthread_mutex_trylock(&o->cq_lock))
 			return 0;
-		n = fi_cq_read(o->cq, e, 16);
+		n = th_ofi_read_rails_locked(o, e, &o->thread_reads);
 	} else if (o->cq_poll) {
-		/* shm: read, and sleep only with the queue let go */
+		/* read, and sleep only with the queues let go */
 		pthread_mutex_lock(&o->cq_lock);
-		n = fi_cq_read(o->cq, e, 16);
+		n = th_ofi_read_rails_locked(o, e, &o->thread_reads);
 		if (n == -FI_EAGAIN) {
 			pthread_mutex_unlock(&o->cq_lock);
 			th_ofi_cq_idle(o);
@@ -594,21 +763,22 @@ static ssize_t th_ofi_thread_read(struct th_ofi *o, struct fi_cq_data_entry *e)
 		o->cq_idle_since = th_ofi_now_ns();
 		o->cq_nap_ns = 0;
 	} else {
+		/* one rail, not polled */
 		pthread_mutex_lock(&o->cq_lock);
 		__atomic_store_n(&o->cq_kicked, false, __ATOMIC_RELAXED);
 		__atomic_store_n(&o->cq_asleep, true, __ATOMIC_RELEASE);
-		n = fi_cq_sread(o->cq, e, 16, NULL, TH_OFI_POLL_MS);
+		n = fi_cq_sread(o->rail[0].cq, e, 16, NULL, TH_OFI_POLL_MS);
 		__atomic_store_n(&o->cq_asleep, false, __ATOMIC_RELEASE);
 		if (n == -FI_ENOSYS)
-			n = fi_cq_read(o->cq, e, 16);
+			n = fi_cq_read(o->rail[0].cq, e, 16);
 		/* woken for a waiter, or for an operation to end: not idle */
 		if (n == -FI_EAGAIN &&
 		    __atomic_load_n(&o->cq_kicked, __ATOMIC_ACQUIRE))
 			n = 0;
+		if (n > 0)
+			o->thread_reads += n;
+		th_ofi_handle_locked(o, 0, e, n);
 	}
-	if (n > 0)
-		o->thread_reads += n;
-	th_ofi_handle_locked(o, e, n);
 	pthread_mutex_unlock(&o->cq_lock);
 	return n;
 }
@@ -661,11 +831,20 @@ void th_ofi_net_waiter_sleeps(struct th_ofi *o)
 	pthread_mutex_unlock(&o->nap_lock);
 }
 
+/* Wake the progress thread if it sleeps in a queue (one rail, not polled). */
+static void th_ofi_signal(struct th_ofi *o)
+{
+	u32 r;
+
+	for (r = 0; r < o->nrails; r++)
+		fi_cq_signal(o->rail[r].cq);
+}
+
 /* An operation was marked ended: the thread ends it on its next pass. */
 void th_ofi_wake(struct th_ofi *o)
 {
 	__atomic_store_n(&o->ended, true, __ATOMIC_RELEASE);
-	fi_cq_signal(o->cq);
+	th_ofi_signal(o);
 }
 
 /* TH_OFI_VERBOSE=1, at exit: who read the completion queue. */
@@ -677,22 +856,27 @@ void th_ofi_net_report(struct th_ofi *o)
 			(unsigned long long)o->waiter_reads);
 }
 
-/* Post the receive buffers and start the progress thread. */
+/* Post each rail's receive buffers and start the progress thread. */
 int th_ofi_net_start(struct th_ofi *o)
 {
 	size_t room = sizeof(struct th_ofi_hdr) + TH_OFI_EAGER;
-	u32 i;
+	struct th_ofi_xfer *x;
+	u32 i, r;
 	int ret;
 
-	for (i = 0; i < TH_OFI_RX_BUFS; i++) {
-		o->rx[i] = malloc(sizeof(*o->rx[i]) + room);
-		if (!o->rx[i])
-			return -ENOMEM;
-		o->rx[i]->kind = TH_OFI_CTX_RX;
-		o->rx[i]->len = room;
-		ret = th_ofi_rx_post(o, o->rx[i]);
-		if (ret)
-			return ret;
+	for (r = 0; r < o->nrails; r++) {
+		for (i = 0; i < TH_OFI_RX_BUFS; i++) {
+			x = calloc(1, sizeof(*x) + room);
+			if (!x)
+				return -ENOMEM;
+			o->rail[r].rx[i] = x;
+			x->kind = TH_OFI_CTX_RX;
+			x->rail = r;
+			x->len = room;
+			ret = th_ofi_rx_post(o, x);
+			if (ret)
+				return ret;
+		}
 	}
 	ret = pthread_create(&o->thread, NULL, th_ofi_progress, o);
 	return -ret;
@@ -751,8 +935,8 @@ int th_ofi_net_connect(struct th_ofi *o)
 }
 
 /*
- * shm: take this endpoint's region's name out of /dev/shm once every peer
- * has mapped the region (the connections of th_ofi_net_connect(), made
+ * shm: take the shm rail's region's name out of /dev/shm once every peer
+ * on it has mapped the region (the connections of th_ofi_net_connect(), made
  * on every rank before the boot's last round).  libfabric 1.17 removes it
  * only when the endpoint is closed, which a process that exits, or dies,
  * never does: 16 MiB per rank were left behind for each job.  Nothing
@@ -761,14 +945,19 @@ int th_ofi_net_connect(struct th_ofi *o)
 void th_ofi_net_unlink(struct th_ofi *o)
 {
 	char name[TH_OFI_NAME_MAX + 1];
-	size_t len = TH_OFI_NAME_MAX;
+	size_t len;
 	const char *p;
+	u32 r;
 
-	if (!o->cq_poll || fi_getname(&o->ep->fid, name, &len))
-		return;
-	name[len < sizeof(name) ? len : sizeof(name) - 1] = '\0';
-	p = strstr(name, "://");
-	shm_unlink(p ? p + 3 : name);
+	for (r = 0; r < o->nrails; r++) {
+		len = TH_OFI_NAME_MAX;
+		if (!o->rail[r].cq_poll ||
+		    fi_getname(&o->rail[r].ep->fid, name, &len))
+			continue;
+		name[len < sizeof(name) ? len : sizeof(name) - 1] = '\0';
+		p = strstr(name, "://");
+		shm_unlink(p ? p + 3 : name);
+	}
 }
 
 /*
@@ -785,34 +974,39 @@ void th_ofi_net_quiesce(struct th_ofi *o)
 	struct fi_cq_err_entry err;
 	struct th_ofi_xfer *x;
 	ssize_t n, i;
+	bool any;
+	u32 r;
 
 	__atomic_store_n(&o->stopping, true, __ATOMIC_RELEASE);
 	if (o->thread) {
 		th_ofi_net_waiter_sleeps(o);
-		fi_cq_signal(o->cq);
+		th_ofi_signal(o);
 		pthread_join(o->thread, NULL);
 		o->thread = 0;
 	}
 	/* a waiter still spinning reads no more: it sees @stopping */
 	pthread_mutex_lock(&o->cq_lock);
 	while (o->tx_inflight && th_ofi_now_ns() < deadline) {
-		n = fi_cq_read(o->cq, e, 16);
-		if (n == -FI_EAVAIL) {
-			memset(&err, 0, sizeof(err));
-			if (fi_cq_readerr(o->cq, &err, 0) == 1)
-				e[0].op_context = err.op_context;
-			e[0].flags = 0;
-			n = 1;
+		for (r = 0, any = false; r < o->nrails; r++) {
+			n = fi_cq_read(o->rail[r].cq, e, 16);
+			if (n == -FI_EAVAIL) {
+				memset(&err, 0, sizeof(err));
+				if (fi_cq_readerr(o->rail[r].cq, &err, 0) == 1)
+					e[0].op_context = err.op_context;
+				e[0].flags = 0;
+				n = 1;
+			}
+			for (i = 0; i < n; i++) {
+				x = e[i].op_context;
+				if (!x || x->kind == TH_OFI_CTX_RX ||
+				    (e[i].flags & FI_REMOTE_WRITE))
+					continue;
+				o->tx_inflight--;
+				free(x);
+			}
+			any |= n > 0;
 		}
-		for (i = 0; i < n; i++) {
-			x = e[i].op_context;
-			if (!x || x->kind == TH_OFI_CTX_RX ||
-			    (e[i].flags & FI_REMOTE_WRITE))
-				continue;
-			o->tx_inflight--;
-			free(x);
-		}
-		if (n <= 0)
+		if (!any)
 			usleep(100);
 	}
 	pthread_mutex_unlock(&o->cq_lock);
@@ -829,29 +1023,19 @@ void th_ofi_net_close(struct th_ofi *o)
 	__atomic_store_n(&o->stopping, true, __ATOMIC_RELEASE);
 	if (o->thread) {
 		th_ofi_net_waiter_sleeps(o);
-		fi_cq_signal(o->cq);
+		th_ofi_signal(o);
 		pthread_join(o->thread, NULL);
 		o->thread = 0;
 	}
-	if (o->ep)
-		fi_close(&o->ep->fid);
-	if (o->av)
-		fi_close(&o->av->fid);
-	if (o->cq)
-		fi_close(&o->cq->fid);
-	if (o->domain)
-		fi_close(&o->domain->fid);
-	if (o->fabric)
-		fi_close(&o->fabric->fid);
-	if (o->info)
-		fi_freeinfo(o->info);
-	for (i = 0; i < TH_OFI_RX_BUFS; i++)
-		free(o->rx[i]);
+	for (i = 0; i < TH_OFI_RAILS; i++)
+		th_ofi_rail_close(&o->rail[i]);
+	o->nrails = 0;
 	for (i = 0; o->pidfds && i < o->size; i++)
 		if (o->pidfds[i] >= 0)
 			close(o->pidfds[i]);
 	free(o->pidfds);
 	free(o->peers);
+	free(o->rail_of);
 	free(o->dead);
 	free(o->blocked);
 	free(o->violator);

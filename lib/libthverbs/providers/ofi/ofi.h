@@ -14,8 +14,13 @@
  * unverified key ever reaches libfabric: on tcp;ofi_rxm a bad one is
  * reported as success and silently drops the connection.
  *
- * Progress (net.c): one thread per process reads the completion queue and
- * runs what arrives through the engine; it also ends every delivery whose
+ * Rails (net.c): a rank reaches each peer over one libfabric endpoint, its
+ * rail: shm to the ranks that share its host, tcp;ofi_rxm to the others.
+ * A job all on one host, or with no two ranks together, has one rail; a
+ * job that mixes both has two per rank that needs both (provider.c).
+ *
+ * Progress (net.c): one thread per process reads the completion queues
+ * and runs what arrives through the engine; it also ends every delivery whose
  * answer does not come within TH_OFI_TIMEOUT seconds (-ECONNREFUSED, and
  * the peer is taken for dead).
  */
@@ -38,6 +43,8 @@
 #define TH_OFI_TIMEOUT_S	10
 /* bytes of the job's MAC key and of a process's secret (auth.c) */
 #define TH_OFI_KEY_LEN		16
+/* endpoints a rank may have: one to the other hosts, one on this host */
+#define TH_OFI_RAILS		2
 
 enum th_ofi_msg_type {
 	TH_OFI_MSG_PUT = 1,	/* data follows: write it, answer DONE */
@@ -119,6 +126,7 @@ enum th_ofi_ctx_kind {
  * @tctx: a triggered send's: the counter and threshold it waits for
  *	(trigger.c); libfabric completes it with this context too
  * @kind: enum th_ofi_ctx_kind
+ * @rail: the rail (struct th_ofi.rail) it is posted on
  * @peer: the rank it goes to
  * @op: the operation it serves (struct th_ofi_op id), or 0
  * @link: on the backlog while libfabric has no room for it
@@ -140,6 +148,7 @@ struct th_ofi_xfer {
 		struct fi_triggered_context tctx;
 	};
 	u8 kind;
+	u8 rail;
 	u32 peer;
 	u64 op;
 	struct th_list link;
@@ -277,25 +286,63 @@ struct th_ofi_watch {
 #define TH_OFI_MAX_WATCHES	4096
 
 /**
+ * struct th_ofi_rail - one libfabric endpoint and what it needs
+ * @prov: the libfabric provider's name
+ * @info: what fi_getinfo() chose
+ * @fabric, @domain, @ep, @cq, @av: libfabric's objects; the AV holds the
+ *	peers this rail reaches (struct th_ofi.peers)
+ * @virt_addr: the provider addresses RMA by virtual address
+ * @mr_local: the provider needs registered local buffers (FI_MR_LOCAL):
+ *	RMA passes the MR's descriptor; triggered sends are not used
+ * @cq_poll: its completion queue is polled, not slept in (shm)
+ * @wait_fd: the descriptor its completion queue signals on, or -1
+ *	(net.c: th_ofi_cq_idle())
+ * @rx: its receive buffers
+ */
+struct th_ofi_rail {
+	char prov[32];
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_ep *ep;
+	struct fid_cq *cq;
+	struct fid_av *av;
+	bool virt_addr;
+	bool mr_local;
+	bool cq_poll;
+	int wait_fd;
+	struct th_ofi_xfer *rx[TH_OFI_RX_BUFS];
+};
+
+/**
+ * struct th_ofi_mr - a region's registration on every rail, the engine
+ * MR's private part (its peers' RMA comes over either)
+ * @fmr: by rail
+ */
+struct th_ofi_mr {
+	struct fid_mr *fmr[TH_OFI_RAILS];
+};
+
+/**
  * struct th_ofi - the process's part of the job's fabric
  * @ipf: the node this process hosts, with the engine
  * @net: the hooks @ipf calls for deliveries elsewhere
  * @rank: this process's rank, the node it hosts
  * @size: ranks, the job's nodes
- * @prov: the libfabric provider's name
- * @info: what fi_getinfo() chose
- * @fabric, @domain, @ep, @cq, @av: libfabric's objects
- * @virt_addr: the provider addresses RMA by virtual address
- * @mr_local: the provider needs registered local buffers (FI_MR_LOCAL):
- *	RMA passes the MR's descriptor; triggered sends are not used
- * @cq_poll: the progress thread polls the completion queue, with a
- *	backoff when idle, instead of sleeping in it (shm: th_ofi_cq_next())
+ * @prov: the first rail's libfabric provider's name
+ * @rail: the endpoints: the first always, the second only when the job
+ *	mixes ranks on this host (shm) and elsewhere (tcp;ofi_rxm, first)
+ * @nrails: rails open
+ * @rail_of: the rail each rank is reached over
+ * @cq_poll: the progress thread polls the completion queues, with a
+ *	backoff when idle, instead of sleeping in one (th_ofi_cq_idle()):
+ *	with shm's, and with two, since it can sleep in only one
  * @cq_idle_since: @cq_poll: when the queue last gave an entry (ns)
  * @cq_nap_ns: @cq_poll: the current idle sleep, doubled up to a bound
  * @pidfds: on shm, each peer's process (pidfd_open()), or -1: a send to
  *	a process that ended still lands in its memory, so its death is
  *	seen here (th_ofi_net_peer_gone())
- * @peers: each rank's address
+ * @peers: each rank's address, in its rail's AV
  * @dead: each rank taken for dead (its process ended or went silent)
  * @blocked: scratch of the backlog's pass: libfabric has no room for it
  * @lock: protects everything below, and @dead
@@ -315,7 +362,6 @@ struct th_ofi_watch {
  * @timeout_ns: a delivery's deadline
  * @thread: the progress thread
  * @stopping: the thread is asked to exit
- * @rx: the receive buffers
  * @job_token: the job's domain (rank 0's), default for vports
  * @verbose: TH_OFI_VERBOSE=1: say on stderr when a peer is taken for dead
  * @tx_inflight: transfers handed to libfabric or queued, not yet completed
@@ -357,14 +403,9 @@ struct th_ofi {
 	u32 rank;
 	u32 size;
 	char prov[32];
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_ep *ep;
-	struct fid_cq *cq;
-	struct fid_av *av;
-	bool virt_addr;
-	bool mr_local;
+	struct th_ofi_rail rail[TH_OFI_RAILS];
+	u32 nrails;
+	u8 *rail_of;
 	bool cq_poll;
 	u64 cq_idle_since;
 	u64 cq_nap_ns;
@@ -387,7 +428,6 @@ struct th_ofi {
 	u64 timeout_ns;
 	pthread_t thread;
 	bool stopping;
-	struct th_ofi_xfer *rx[TH_OFI_RX_BUFS];
 	u8 job_token[16];
 	bool verbose;
 	u32 tx_inflight;
@@ -422,8 +462,8 @@ struct th_ofi {
 /* net.c: libfabric's objects, sending, and the progress thread */
 int th_ofi_net_open(struct th_ofi *o, const char *prov,
 		    enum th_ofi_trigger_mode trigger);
-int th_ofi_net_name(struct th_ofi *o, void *name, size_t *len);
-int th_ofi_net_peers(struct th_ofi *o, const u8 *names, size_t stride);
+int th_ofi_net_name(struct th_ofi *o, u32 rail, void *name, size_t *len);
+int th_ofi_net_peers(struct th_ofi *o, const void *const *names);
 int th_ofi_net_start(struct th_ofi *o);
 int th_ofi_net_connect(struct th_ofi *o);
 void th_ofi_net_close(struct th_ofi *o);
@@ -441,7 +481,8 @@ void th_ofi_net_waiter_sleeps(struct th_ofi *o);
 void th_ofi_wake(struct th_ofi *o);
 void th_ofi_net_report(struct th_ofi *o);
 int th_ofi_net_mr_reg(struct th_ofi *o, void *addr, u64 len, u32 access,
-		  struct fid_mr **mr);
+		      struct th_ofi_mr **mr);
+void th_ofi_net_mr_free(struct th_ofi_mr *mr);
 
 /* wire.c: the deliveries, both ends */
 u64 th_ofi_id(u32 gen, u32 slot);

@@ -4,7 +4,9 @@
  * r is rank r's), reached by the others over libfabric.  The job's ranks
  * join it in th_boot_init(), which calls th_ofi_boot(): one bootstrap
  * round exchanges the endpoints' names and rank 0's token for the job's
- * domain, the one every rank's vports share by default.  The node itself
+ * domain, the one every rank's vports share by default.  Ranks that share
+ * a host talk over shm, the others over tcp;ofi_rxm: a rank with peers of
+ * both kinds has both endpoints, its two rails (net.c).  The node itself
  * is an in-process fabric node, so everything but deliveries to other
  * ranks is the in-process provider's code.
  */
@@ -25,7 +27,7 @@
 /* the default when every rank is on one host: shared memory */
 #define TH_OFI_LOCAL_PROV	"shm"
 /* bumped when the wire changes: ranks of different builds refuse a job */
-#define TH_OFI_WIRE_VERSION	5
+#define TH_OFI_WIRE_VERSION	6
 
 static struct th_ofi *th_ofi_state;
 
@@ -38,20 +40,22 @@ struct th_ofi *th_ofi_get(void)
  * struct th_ofi_boot_rec - what each rank tells the others at boot
  * @version: TH_OFI_WIRE_VERSION
  * @err: 0, or why this rank cannot join (then the rest is empty)
- * @name_len: bytes of @name
- * @prov: the libfabric provider it runs
+ * @nrails: its endpoints, one or two
+ * @name_len: bytes of each @name
+ * @prov: each endpoint's libfabric provider
  * @token: rank 0's is the job's domain
  * @mac_key: rank 0's seals every message of the job (auth.c)
- * @name: its endpoint's name
+ * @name: each endpoint's name
  */
 struct th_ofi_boot_rec {
 	u32 version;
 	s32 err;
-	u32 name_len;
-	char prov[32];
+	u32 nrails;
+	u32 name_len[TH_OFI_RAILS];
+	char prov[TH_OFI_RAILS][32];
 	u8 token[16];
 	u8 mac_key[TH_OFI_KEY_LEN];
-	u8 name[TH_OFI_NAME_MAX];
+	u8 name[TH_OFI_RAILS][TH_OFI_NAME_MAX];
 };
 
 static bool th_ofi_node_remote(void *arg, u32 node)
@@ -62,7 +66,7 @@ static bool th_ofi_node_remote(void *arg, u32 node)
 static void th_ofi_mr_free(void *arg, void *priv)
 {
 	(void)arg;
-	fi_close(&((struct fid_mr *)priv)->fid);
+	th_ofi_net_mr_free(priv);
 }
 
 /* TH_OFI_TIMEOUT: seconds a delivery waits for its answer. */
@@ -143,13 +147,18 @@ static void th_ofi_atexit(void)
 /**
  * struct th_ofi_where - where the job's ranks are, from one bootstrap round
  * @netns: all share this machine and network namespace
- * @one_host: also its mount and PID namespaces and user: shm can join
- *	them, and each can watch the others' processes (@pids)
- * @pids: with @one_host, each rank's pid
+ * @one_host: every rank is @here
+ * @some_here: some other rank is @here, and some is not
+ * @here: each rank shares this one's machine, network, mount and PID
+ *	namespaces and user: shm can join the two, and each can watch the
+ *	other's process (@pids)
+ * @pids: each rank's pid, for those @here (0 for the others)
  */
 struct th_ofi_where {
 	bool netns;
 	bool one_host;
+	bool some_here;
+	bool *here;
 	u64 *pids;
 };
 
@@ -173,7 +182,8 @@ static int th_ofi_where(struct th_ofi *o, struct th_boot *b,
 	th_boot_where(&mine);
 	all = calloc(o->size, sizeof(*all));
 	w->pids = calloc(o->size, sizeof(*w->pids));
-	if (!all || !w->pids) {
+	w->here = calloc(o->size, sizeof(*w->here));
+	if (!all || !w->pids || !w->here) {
 		free(all);
 		return -ENOMEM;
 	}
@@ -183,13 +193,23 @@ static int th_ofi_where(struct th_ofi *o, struct th_boot *b,
 		w->netns = !strncmp(all[i].boot_id, mine.boot_id,
 				    sizeof(mine.boot_id)) &&
 			   all[i].netns == mine.netns;
-	w->one_host = w->netns && mine.mntns && mine.pidns;
-	for (i = 0; w->one_host && i < o->size; i++) {
-		w->one_host = all[i].mntns == mine.mntns &&
-			      all[i].pidns == mine.pidns &&
-			      all[i].uid == mine.uid && all[i].pid;
-		w->pids[i] = all[i].pid;
+	/* the one-host test, rank by rank: the same on both ends of a pair */
+	w->one_host = !ret;
+	for (i = 0; !ret && i < o->size; i++) {
+		w->here[i] = mine.boot_id[0] && mine.netns && mine.mntns &&
+			     mine.pidns &&
+			     !strncmp(all[i].boot_id, mine.boot_id,
+				      sizeof(mine.boot_id)) &&
+			     all[i].netns == mine.netns &&
+			     all[i].mntns == mine.mntns &&
+			     all[i].pidns == mine.pidns &&
+			     all[i].uid == mine.uid && all[i].pid;
+		w->pids[i] = w->here[i] ? all[i].pid : 0;
+		w->one_host = w->one_host && w->here[i];
+		if (i != o->rank && w->here[i])
+			w->some_here = true;
 	}
+	w->some_here = w->some_here && !w->one_host;
 	free(all);
 	if (ret)
 		return ret;
@@ -200,18 +220,55 @@ static int th_ofi_where(struct th_ofi *o, struct th_boot *b,
 	return 0;
 }
 
-/* One rank's endpoint, and the bootstrap round that joins them. */
+/* TH_OFI_VERBOSE=1 on a job with two rails: which ranks each reaches. */
+static void th_ofi_say_rails(struct th_ofi *o)
+{
+	char list[256];
+	size_t at;
+	u32 r, i;
+
+	for (r = 0; r < o->nrails; r++) {
+		list[0] = '\0';
+		for (i = 0, at = 0; i < o->size; i++)
+			if (i != o->rank && o->rail_of[i] == r &&
+			    at < sizeof(list))
+				at += snprintf(list + at, sizeof(list) - at,
+					       "%s%u", at ? "," : "", i);
+		fprintf(stderr, "libthverbs: ofi rank %u: libfabric provider %s to ranks %s (%s)\n",
+			o->rank, o->rail[r].prov, list,
+			o->rail[r].cq_poll ? "on this host" : "on other hosts");
+	}
+}
+
+/*
+ * The name of @rec's endpoint that runs provider @prov, or NULL: a peer
+ * reached over @prov must have one.
+ */
+static const void *th_ofi_rec_name(const struct th_ofi_boot_rec *rec,
+				   const char *prov)
+{
+	u32 k;
+
+	for (k = 0; k < rec->nrails && k < TH_OFI_RAILS; k++)
+		if (!strncmp(rec->prov[k], prov, sizeof(rec->prov[k])) &&
+		    rec->name_len[k] <= sizeof(rec->name[k]))
+			return rec->name[k];
+	return NULL;
+}
+
+/* One rank's endpoints, and the bootstrap round that joins them. */
 static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 		       enum th_ofi_trigger_mode trigger, int err)
 {
 	struct th_ofi_boot_rec mine = { .version = TH_OFI_WIRE_VERSION };
 	struct th_ofi_boot_rec *all;
 	const char *prov = getenv("TH_OFI_PROVIDER");
-	bool chosen = prov && *prov;
+	bool chosen = prov && *prov, mixed;
 	struct th_ofi_where where = { 0 };
-	size_t len = sizeof(mine.name);
+	const void **names;
+	size_t len;
 	char univ[16];
-	u32 i;
+	u32 i, r;
 	int ret;
 	/*
 	 * ofi_rxm sizes its queues for FI_UNIVERSE_SIZE peers (256 unless
@@ -224,75 +281,101 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 	ret = th_ofi_where(o, b, &where);
 	if (ret) {
 		free(where.pids);
+		free(where.here);
 		return ret;	/* the rounds themselves failed */
 	}
 	/*
-	 * Unless TH_OFI_PROVIDER names one: shared memory when every rank is
-	 * on this host, else TCP.  A job with some ranks together and some
-	 * not stays on TCP throughout (one endpoint per rank).  Every rank
-	 * sees the same round, so every rank picks the same.
+	 * Unless TH_OFI_PROVIDER names one (for every peer): shared memory
+	 * when every rank is on this host, else TCP, and, when some other
+	 * ranks are on this host too, shm to those on a second rail.  Where
+	 * a rank is is the same test on both ends of a pair, from the same
+	 * round, so both ends pick the same rail.
 	 */
+	mixed = !chosen && where.some_here;
 	if (!chosen)
 		prov = where.one_host ? TH_OFI_LOCAL_PROV : TH_OFI_DEFAULT_PROV;
 	if (!err)
 		err = th_ofi_net_open(o, prov, trigger);
 	/* a libfabric built without shm: the same on every rank of the host */
-	if (err == -ENODEV && !chosen && where.one_host && !o->fabric) {
-		fi_freeinfo(o->info);
-		o->info = NULL;
+	if (err == -ENODEV && !chosen && where.one_host && !o->nrails) {
 		prov = TH_OFI_DEFAULT_PROV;
 		err = th_ofi_net_open(o, prov, trigger);
 	}
+	/*
+	 * The second rail, shm, to the ranks here.  Triggered sends stay on
+	 * the first (trigger.c).  Without shm in libfabric, as on every rank
+	 * of this host, its peers here are on TCP too.
+	 */
+	if (!err && mixed) {
+		ret = th_ofi_net_open(o, TH_OFI_LOCAL_PROV, TH_OFI_TRIGGER_OFF);
+		if (ret && ret != -ENODEV)
+			err = ret;
+		for (i = 0; !ret && i < o->size; i++)
+			o->rail_of[i] = where.here[i];
+	}
 	/* on shm, a peer's death is seen on its process (net.c) */
-	if (!err && o->cq_poll && where.one_host)
+	if (!err && ((o->cq_poll && where.one_host) || o->nrails > 1))
 		err = th_ofi_net_watch_pids(o, where.pids);
 	free(where.pids);
-	if (!err && o->verbose)
+	free(where.here);
+	if (!err && o->verbose && o->nrails > 1)
+		th_ofi_say_rails(o);
+	else if (!err && o->verbose)
 		fprintf(stderr, "libthverbs: ofi rank %u: libfabric provider %s (%s)\n",
 			o->rank, o->prov, chosen ? "TH_OFI_PROVIDER" :
 			where.one_host ? "every rank on this host" :
+			mixed ? "ranks on more than one host, no shm here" :
 			"ranks on more than one host");
-	if (!err)
-		err = th_ofi_net_name(o, mine.name, &len);
+	for (r = 0; r < o->nrails && !err; r++) {
+		len = sizeof(mine.name[r]);
+		err = th_ofi_net_name(o, r, mine.name[r], &len);
+		mine.name_len[r] = len;
+		snprintf(mine.prov[r], sizeof(mine.prov[r]), "%s",
+			 o->rail[r].prov);
+	}
+	mine.nrails = o->nrails;
 	if (!err && getrandom(mine.token, sizeof(mine.token), 0) !=
 		    sizeof(mine.token))
 		err = -EAGAIN;
 	if (!err)
 		err = th_ofi_auth_init(o, mine.mac_key);
 	all = calloc(o->size, sizeof(*all));
-	if (!all)
+	names = calloc(o->size, sizeof(*names));
+	if (!all || !names)
 		err = err ? err : -ENOMEM;
 	if (err) {
 		/* a failed rank's part: the round still needs its record */
 		memset(&mine, 0, sizeof(mine));
 		mine.version = TH_OFI_WIRE_VERSION;
 		mine.err = err;
-		if (!all)
+		if (!all) {
+			free(names);
 			return err;
-	} else {
-		mine.name_len = len;
-		snprintf(mine.prov, sizeof(mine.prov), "%s", o->prov);
+		}
 	}
 	ret = th_boot_allgather(b, &mine, all, sizeof(mine));
 	if (ret) {
 		free(all);
+		free(names);
 		return ret;
 	}
+	/* each peer has an endpoint of the provider this rank reaches it by */
 	for (i = 0; i < o->size && !err; i++)
 		if (all[i].err < 0)
 			err = all[i].err;
 		else if (all[i].version != TH_OFI_WIRE_VERSION ||
-			 strncmp(all[i].prov, mine.prov, sizeof(mine.prov)) ||
-			 all[i].name_len > sizeof(mine.name))
+			 !(names[i] = th_ofi_rec_name(&all[i],
+					o->rail[o->rail_of[i]].prov)))
 			err = -EPROTO;
 	if (!err)
-		err = th_ofi_net_peers(o, all[0].name, sizeof(*all));
+		err = th_ofi_net_peers(o, names);
 	memcpy(o->job_token, all[0].token, sizeof(o->job_token));
 	memcpy(o->mac_key, all[0].mac_key, sizeof(o->mac_key));
 	/* nothing of the keys stays in memory the job no longer needs */
 	explicit_bzero(all, o->size * sizeof(*all));
 	explicit_bzero(&mine, sizeof(mine));
 	free(all);
+	free(names);
 	return err;
 }
 
@@ -344,6 +427,10 @@ int th_ofi_boot(struct th_boot *b)
 	ret = th_ofi_timeout(&o->timeout_ns);
 	if (!ret)
 		ret = th_ofi_trigger_mode(&trigger);
+	/* every peer on the first rail until the join says otherwise */
+	o->rail_of = calloc(o->size, sizeof(*o->rail_of));
+	if (!ret && !o->rail_of)
+		ret = -ENOMEM;
 	/*
 	 * From here every round is taken by every rank, with its error so
 	 * far (th_boot_agree()).  When the bootstrap itself broke, its
@@ -429,7 +516,7 @@ static int th_ofi_vport_mr_reg(struct th_vport *vp, struct th_nic_mr_reg *req)
 {
 	struct th_ipf_vport *iv = vp->priv;
 	struct th_ofi *o = th_ofi_get();
-	struct fid_mr *fmr;
+	struct th_ofi_mr *fmr;
 	u32 lkey;
 	u64 rkey;
 	int ret;
@@ -445,7 +532,7 @@ static int th_ofi_vport_mr_reg(struct th_vport *vp, struct th_nic_mr_reg *req)
 	ret = th_eng_mr_add(&iv->ev, req->addr, req->length, req->access,
 			    (void *)(uintptr_t)req->addr, fmr, &lkey, &rkey);
 	if (ret) {
-		fi_close(&fmr->fid);
+		th_ofi_net_mr_free(fmr);
 		return ret;
 	}
 	req->lkey = lkey;

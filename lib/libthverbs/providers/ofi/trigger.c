@@ -65,7 +65,7 @@ static int th_ofi_trig_slot_locked(struct th_ofi *o)
 		if (o->trig[i].state != TH_OFI_TRIG_FREE)
 			continue;
 		if (!o->trig[i].cntr &&
-		    fi_cntr_open(o->domain, &attr, &o->trig[i].cntr, NULL))
+		    fi_cntr_open(o->rail[0].domain, &attr, &o->trig[i].cntr, NULL))
 			return -1;
 		return i;
 	}
@@ -110,10 +110,14 @@ bool th_ofi_offload_arm(void *arg, struct th_eng_chain *chain,
 	if (!o->trigger)
 		return false;
 	put = rop.opcode == TH_NIC_OP_PUT;
-	/* larger PUTs go by RMA after a RESOLVE: the engine's, for now */
+	/*
+	 * larger PUTs go by RMA after a RESOLVE: the engine's, for now; so
+	 * do sends to a peer on the second rail, whose domain has no
+	 * counters of ours (triggered sends are the first rail's alone)
+	 */
 	if (rop.node >= o->size || rop.node == o->rank ||
-	    rop.len > TH_OFI_EAGER ||
-	    (put && o->info->tx_attr->iov_limit < 2))
+	    rop.len > TH_OFI_EAGER || o->rail_of[rop.node] ||
+	    (put && o->rail[0].info->tx_attr->iov_limit < 2))
 		return false;
 	x = calloc(1, sizeof(*x) + sizeof(h) + (put ? 0 : rop.len));
 	if (!x)
@@ -168,7 +172,7 @@ bool th_ofi_offload_arm(void *arg, struct th_eng_chain *chain,
 	msg.context = &x->tctx;
 	/* below the threshold: the engine fires chains that reached it */
 	if (fi_cntr_set(t->cntr, th_ofi_trig_mirror(success, threshold)) ||
-	    fi_sendmsg(o->ep, &msg, FI_TRIGGER | FI_COMPLETION)) {
+	    fi_sendmsg(o->rail[0].ep, &msg, FI_TRIGGER | FI_COMPLETION)) {
 		th_ofi_trig_op_free(o, id);
 		goto refuse;
 	}

@@ -729,6 +729,7 @@ static void th_ofi_resolve(struct th_ofi *o, const struct th_ofi_hdr *h)
 			TH_NIC_ACCESS_REMOTE_WRITE;
 	struct th_ofi_hdr a;
 	struct th_eng_mr_ref ref;
+	struct th_ofi_rail *rail = &o->rail[o->rail_of[h->src]];
 	struct fid_mr *fmr;
 	int ret = refused ? -EACCES : -ECONNREFUSED, slot = -1;
 
@@ -739,8 +740,9 @@ static void th_ofi_resolve(struct th_ofi *o, const struct th_ofi_hdr *h)
 		th_ofi_judge(o, h->src, ret);
 	}
 	if (!ret) {
-		fmr = ref.mr->priv;
-		a.raddr = o->virt_addr ? (u64)(uintptr_t)ref.ptr :
+		/* the registration on the rail the peer's RMA comes over */
+		fmr = ((struct th_ofi_mr *)ref.mr->priv)->fmr[o->rail_of[h->src]];
+		a.raddr = rail->virt_addr ? (u64)(uintptr_t)ref.ptr :
 			  (u64)(ref.ptr - ref.mr->kaddr);
 		a.fikey = fi_mr_key(fmr);
 		pthread_mutex_lock(&o->lock);
