@@ -464,6 +464,43 @@ static int case_waits(struct rank_env *e)
  * OFI_CUT_DONE): nothing completes on a dead link, so the delivery ends
  * at its deadline, -ECONNREFUSED.  Rank 1 stays alive meanwhile.
  */
+/*
+ * shm's doorbell (bell.c): rank 0 waits for one PUT (passive waiters, as
+ * test_ofi runs it); rank 1 sends it after 50 ms, long past the 50 us of
+ * yields after which rank 0's idle progress thread sleeps on its
+ * doorbell.  The bytes and the counter are checked here; that a ring,
+ * not a sleep's end, woke the thread, by test_ofi in the exit reports.
+ */
+static int case_doorbell(struct rank_env *e)
+{
+	uint64_t v = 0x5eed0be11ULL;
+	struct th_chain *c;
+	int ret;
+
+	if (th_boot_barrier(e->boot))
+		return fail("barrier");
+	if (g_rank) {
+		usleep(50000);
+		memcpy(e->buf + 64, &v, sizeof(v));
+		c = th_chain_create();
+		th_chain_put(c, e->mr, 64, &e->peer, 8, CT_DATA, 0);
+		ret = post(e, c);
+		if (ret)
+			return fail("post: %s", strerror(-ret));
+	} else {
+		ret = th_ct_wait(e->vp, CT_DATA, 1, 20 * SEC);
+		if (ret)
+			return fail("wait: %s", strerror(-ret));
+		if (word_at(e, 0) != v)
+			return fail("value %llx, want %llx",
+				    (unsigned long long)word_at(e, 0),
+				    (unsigned long long)v);
+		if (ct_exact(e, CT_DATA, 1, "the one PUT"))
+			return 1;
+	}
+	return th_boot_barrier(e->boot) ? fail("barrier") : 0;
+}
+
 static int case_link_cut(struct rank_env *e)
 {
 	const char *ready = getenv("OFI_CUT_READY");
@@ -999,6 +1036,8 @@ int main(int argc, char **argv)
 		ret = case_peer_dies(&e);
 	else if (!strcmp(g_case, "waits"))
 		ret = case_waits(&e);
+	else if (!strcmp(g_case, "doorbell"))
+		ret = case_doorbell(&e);
 	else if (!strcmp(g_case, "forged"))
 		ret = case_forged(&e);
 	else

@@ -254,6 +254,30 @@ TEST(waits_are_exact_when_the_waiter_sleeps_over_tcp)
 	waits_under(_metadata, "passive", "tcp;ofi_rxm", false);
 }
 
+/*
+ * On shm an idle progress thread sleeps on its doorbell, and a peer's
+ * message rings it (bell.c): rank 1 sends one PUT after 50 ms, and its
+ * exit report counts a peer it woke, rank 0's a sleep a ring ended.
+ * Over tcp;ofi_rxm there is no doorbell (the thread sleeps in the queue):
+ * no rank reports one.
+ */
+TEST(an_idle_progress_thread_is_woken_by_its_peers_doorbell)
+{
+	static char out[1 << 14];
+
+	setenv("TH_WAIT_POLICY", "passive", 1);
+	EXPECT_EQ(0, run_case_on("doorbell", NULL, out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(2, count_lines(out, "libthverbs: ofi rank ", "doorbell: "));
+	EXPECT_EQ(0, count_lines(out, "libthverbs: ofi rank 0: doorbell: ",
+				 ": 0 sleeps ended by a ring"));
+	EXPECT_EQ(0, count_lines(out, "libthverbs: ofi rank 1: doorbell: ",
+				 ", 0 peers woken"));
+	EXPECT_EQ(0, run_case_on("doorbell", "tcp;ofi_rxm", out, sizeof(out)));
+	EXPECT_EQ(0, count_lines(out, "", "doorbell: "));
+	unsetenv("TH_WAIT_POLICY");
+}
+
 /* The collectives' rank program, one process per rank: every result checked. */
 static void coll_job(struct __test_metadata *_metadata, const char *n,
 		     const char *radix)

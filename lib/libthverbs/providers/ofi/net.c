@@ -372,19 +372,28 @@ void th_ofi_net_mr_free(struct th_ofi_mr *mr)
 	free(mr);
 }
 
-/* Post @x; -FI_EAGAIN when libfabric has no room now. */
+/*
+ * Post @x; -FI_EAGAIN when libfabric has no room now.  On shm the message
+ * is in the peer's queue when this returns: its doorbell wakes it if its
+ * progress thread naps (bell.c).
+ */
 static ssize_t th_ofi_post(struct th_ofi *o, struct th_ofi_xfer *x)
 {
 	struct fid_ep *ep = o->rail[x->rail].ep;
 	fi_addr_t to = o->peers[x->peer];
+	ssize_t ret;
 
 	if (x->kind == TH_OFI_CTX_TX)
-		return fi_send(ep, x->buf, x->len, NULL, to, &x->fctx);
-	if (x->write)
-		return fi_writedata(ep, x->local, x->len, x->desc, x->data,
-				    to, x->raddr, x->fikey, &x->fctx);
-	return fi_read(ep, x->local, x->len, x->desc, to, x->raddr,
-		       x->fikey, &x->fctx);
+		ret = fi_send(ep, x->buf, x->len, NULL, to, &x->fctx);
+	else if (x->write)
+		ret = fi_writedata(ep, x->local, x->len, x->desc, x->data,
+				   to, x->raddr, x->fikey, &x->fctx);
+	else
+		ret = fi_read(ep, x->local, x->len, x->desc, to, x->raddr,
+			      x->fikey, &x->fctx);
+	if (!ret)
+		th_ofi_bell_ring(o, x->peer);
+	return ret;
 }
 
 /* A boot HELLO, whose failure is retried rather than fatal. */
@@ -650,12 +659,15 @@ static void th_ofi_cq_idle(struct th_ofi *o)
 		sched_yield();
 		return;
 	}
+	/* with a doorbell: say the thread sleeps, look once more, then nap */
+	if (th_ofi_bell_arm(o))
+		return;
 	o->cq_nap_ns = o->cq_nap_ns ? o->cq_nap_ns * 2 : TH_OFI_NAP_MIN_NS;
 	if (o->cq_nap_ns > TH_OFI_NAP_MAX_NS)
 		o->cq_nap_ns = TH_OFI_NAP_MAX_NS;
 	nap.tv_sec = 0;
 	nap.tv_nsec = o->cq_nap_ns;
-	if (th_ofi_tcp_nap(o, &nap))
+	if (!th_ofi_bell_sleep(o, &nap) && th_ofi_tcp_nap(o, &nap))
 		nanosleep(&nap, NULL);
 }
 
@@ -738,6 +750,8 @@ static ssize_t th_ofi_thread_read(struct th_ofi *o, struct fi_cq_data_entry *e)
 
 	/* a waiter drove the queue since the last look: it may still */
 	if (__atomic_exchange_n(&o->driven, false, __ATOMIC_ACQ_REL)) {
+		/* not on the doorbell: the waiter reads what comes */
+		th_ofi_bell_disarm(o);
 		until = th_ofi_now_ns() + TH_OFI_DRIVEN_US * 1000ULL;
 		nap.tv_sec = until / 1000000000ULL;
 		nap.tv_nsec = until % 1000000000ULL;
@@ -762,6 +776,7 @@ static ssize_t th_ofi_thread_read(struct th_ofi *o, struct fi_cq_data_entry *e)
 		}
 		o->cq_idle_since = th_ofi_now_ns();
 		o->cq_nap_ns = 0;
+		th_ofi_bell_disarm(o);
 	} else {
 		/* one rail, not polled */
 		pthread_mutex_lock(&o->cq_lock);
@@ -831,13 +846,14 @@ void th_ofi_net_waiter_sleeps(struct th_ofi *o)
 	pthread_mutex_unlock(&o->nap_lock);
 }
 
-/* Wake the progress thread if it sleeps in a queue (one rail, not polled). */
+/* Wake the progress thread if it sleeps in a queue or on its doorbell. */
 static void th_ofi_signal(struct th_ofi *o)
 {
 	u32 r;
 
 	for (r = 0; r < o->nrails; r++)
 		fi_cq_signal(o->rail[r].cq);
+	th_ofi_bell_ring_self(o);
 }
 
 /* An operation was marked ended: the thread ends it on its next pass. */
@@ -854,6 +870,11 @@ void th_ofi_net_report(struct th_ofi *o)
 		fprintf(stderr, "libthverbs: ofi rank %u: completions read: %llu by the progress thread, %llu by waiters\n",
 			o->rank, (unsigned long long)o->thread_reads,
 			(unsigned long long)o->waiter_reads);
+	if (o->verbose && o->bell)
+		fprintf(stderr, "libthverbs: ofi rank %u: doorbell: %llu sleeps ended by a ring, %llu peers woken\n",
+			o->rank, (unsigned long long)o->bell_woken,
+			(unsigned long long)__atomic_load_n(&o->bell_rings,
+							    __ATOMIC_RELAXED));
 }
 
 /* Post each rail's receive buffers and start the progress thread. */
@@ -958,6 +979,7 @@ void th_ofi_net_unlink(struct th_ofi *o)
 		p = strstr(name, "://");
 		shm_unlink(p ? p + 3 : name);
 	}
+	th_ofi_bell_unlink(o);
 }
 
 /*
@@ -1027,6 +1049,7 @@ void th_ofi_net_close(struct th_ofi *o)
 		pthread_join(o->thread, NULL);
 		o->thread = 0;
 	}
+	th_ofi_bell_close(o);
 	for (i = 0; i < TH_OFI_RAILS; i++)
 		th_ofi_rail_close(&o->rail[i]);
 	o->nrails = 0;

@@ -45,6 +45,8 @@
 #define TH_OFI_KEY_LEN		16
 /* endpoints a rank may have: one to the other hosts, one on this host */
 #define TH_OFI_RAILS		2
+/* bytes of a doorbell's shared-memory name, its NUL included (bell.c) */
+#define TH_OFI_BELL_NAME	32
 
 enum th_ofi_msg_type {
 	TH_OFI_MSG_PUT = 1,	/* data follows: write it, answer DONE */
@@ -285,6 +287,8 @@ struct th_ofi_watch {
 /* Watches kept, each side: past it, a counter is not watched (documented). */
 #define TH_OFI_MAX_WATCHES	4096
 
+struct th_ofi_bell;
+
 /**
  * struct th_ofi_rail - one libfabric endpoint and what it needs
  * @prov: the libfabric provider's name
@@ -339,6 +343,12 @@ struct th_ofi_mr {
  *	with shm's, and with two, since it can sleep in only one
  * @cq_idle_since: @cq_poll: when the queue last gave an entry (ns)
  * @cq_nap_ns: @cq_poll: the current idle sleep, doubled up to a bound
+ * @bell: this rank's doorbell, which its progress thread naps on (bell.c),
+ *	or NULL; @bell_name its shared-memory name until the job joined
+ * @bells: each peer's doorbell, rung after a message to it, or NULL
+ * @bell_seq, @bell_armed: the progress thread's side of the handshake
+ * @bell_rings: rings that woke a peer (TH_OFI_VERBOSE's report)
+ * @bell_woken: the progress thread's sleeps that a ring ended
  * @pidfds: on shm, each peer's process (pidfd_open()), or -1: a send to
  *	a process that ended still lands in its memory, so its death is
  *	seen here (th_ofi_net_peer_gone())
@@ -409,6 +419,13 @@ struct th_ofi {
 	bool cq_poll;
 	u64 cq_idle_since;
 	u64 cq_nap_ns;
+	struct th_ofi_bell *bell;
+	char bell_name[TH_OFI_BELL_NAME];
+	struct th_ofi_bell **bells;
+	u32 bell_seq;
+	bool bell_armed;
+	u64 bell_rings;
+	u64 bell_woken;
 	int *pidfds;
 	fi_addr_t *peers;
 	bool *dead;
@@ -477,6 +494,17 @@ int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local,
 	       void *local_mr, u64 len, u64 raddr, u64 fikey, u64 data, u64 op);
 u64 th_ofi_now_ns(void);
 void th_ofi_net_progress(struct th_ofi *o);
+
+/* bell.c */
+void th_ofi_bell_open(struct th_ofi *o, char name[TH_OFI_BELL_NAME]);
+void th_ofi_bell_join(struct th_ofi *o, const char *const *names);
+void th_ofi_bell_unlink(struct th_ofi *o);
+void th_ofi_bell_ring(struct th_ofi *o, u32 peer);
+void th_ofi_bell_ring_self(struct th_ofi *o);
+bool th_ofi_bell_arm(struct th_ofi *o);
+void th_ofi_bell_disarm(struct th_ofi *o);
+bool th_ofi_bell_sleep(struct th_ofi *o, const struct timespec *nap);
+void th_ofi_bell_close(struct th_ofi *o);
 void th_ofi_net_waiter_sleeps(struct th_ofi *o);
 void th_ofi_wake(struct th_ofi *o);
 void th_ofi_net_report(struct th_ofi *o);

@@ -27,7 +27,7 @@
 /* the default when every rank is on one host: shared memory */
 #define TH_OFI_LOCAL_PROV	"shm"
 /* bumped when the wire changes: ranks of different builds refuse a job */
-#define TH_OFI_WIRE_VERSION	6
+#define TH_OFI_WIRE_VERSION	7
 
 static struct th_ofi *th_ofi_state;
 
@@ -46,6 +46,7 @@ struct th_ofi *th_ofi_get(void)
  * @token: rank 0's is the job's domain
  * @mac_key: rank 0's seals every message of the job (auth.c)
  * @name: each endpoint's name
+ * @bell: the shared-memory name of its doorbell (bell.c), or empty
  */
 struct th_ofi_boot_rec {
 	u32 version;
@@ -56,6 +57,7 @@ struct th_ofi_boot_rec {
 	u8 token[16];
 	u8 mac_key[TH_OFI_KEY_LEN];
 	u8 name[TH_OFI_RAILS][TH_OFI_NAME_MAX];
+	char bell[TH_OFI_BELL_NAME];
 };
 
 static bool th_ofi_node_remote(void *arg, u32 node)
@@ -334,6 +336,8 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 			 o->rail[r].prov);
 	}
 	mine.nrails = o->nrails;
+	if (!err)
+		th_ofi_bell_open(o, mine.bell);
 	if (!err && getrandom(mine.token, sizeof(mine.token), 0) !=
 		    sizeof(mine.token))
 		err = -EAGAIN;
@@ -369,6 +373,11 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 			err = -EPROTO;
 	if (!err)
 		err = th_ofi_net_peers(o, names);
+	/* the peers' doorbells, reused as a list of their names */
+	for (i = 0; !err && i < o->size; i++)
+		names[i] = all[i].bell;
+	if (!err)
+		th_ofi_bell_join(o, (const char *const *)names);
 	memcpy(o->job_token, all[0].token, sizeof(o->job_token));
 	memcpy(o->mac_key, all[0].mac_key, sizeof(o->mac_key));
 	/* nothing of the keys stays in memory the job no longer needs */
