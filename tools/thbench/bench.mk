@@ -1,7 +1,9 @@
 # bench.mk - benchmark targets of thbench for 'make bench' (appended to
 # BENCH_TARGETS, which the top Makefile's bench: rule reads after the
 # includes), and where 'thbench allreduce' finds its MPI peer's source.
-$(O)/tools/thbench/bench_allreduce.o: TH_CPPFLAGS += -DTHBENCH_TOP='"$(TOP)"'
+# bench_ranks.c uses it: the MPI peer's source and the default --out DIR
+# (build/bench/NAME; without it every run wrote ./thbench-NAME instead)
+$(O)/tools/thbench/bench_ranks.o: TH_CPPFLAGS += -DTHBENCH_TOP='"$(TOP)"'
 
 BENCH_ALLREDUCE_ARGS ?= --quick
 BENCH_TARGETS	+= bench-allreduce
