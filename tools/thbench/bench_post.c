@@ -215,6 +215,12 @@ static int bench_ofi_rank(struct th_boot *b, void *arg)
 	if (th_boot_size(b) != 2) {
 		if (!rank)
 			fprintf(stderr, "thbench post: the ofi hop runs on 2 ranks: thrun -n 2 --provider ofi thbench post\n");
+		/*
+		 * The others leave only once rank 0 has said why: thrun ends
+		 * the job at the first rank that fails, and a rank 0 not yet
+		 * scheduled would be killed before it spoke.
+		 */
+		th_boot_barrier(b);
 		return -EINVAL;
 	}
 	devs = th_device_list_get("ofi", &ndev);
