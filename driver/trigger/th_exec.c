@@ -598,24 +598,36 @@ static void th_exec_write_cqe_locked(struct th_eng_chain *chain, u32 i)
 }
 
 /*
- * Descriptor @i of @chain succeeded: its CQ entry first, then its
- * completion counter, so that whoever sees the counter move finds the
- * entry already in the CQ.
+ * Descriptor @i of @chain succeeded, under its vport's lock: its CQ entry
+ * first, then its completion counter, so that whoever sees the counter
+ * move finds the entry already in the CQ.
  */
-static void th_exec_desc_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			      u32 i)
+static void th_exec_desc_done_locked(struct th_eng_ctx *ctx,
+				     struct th_eng_chain *chain, u32 i)
+	__must_hold(&chain->vp->lock)
 {
 	const struct th_nic_desc *d = &chain->descs[i];
 	struct th_eng_vport *vp = chain->vp;
 
 	if (th_desc_writes_cqe(d)) {
-		th_lock(&vp->lock);
 		th_exec_write_cqe_locked(chain, i);
 		vp->eng->ops->wake(vp);
-		th_unlock(&vp->lock);
 	}
 	if (d->flags & TH_NIC_DF_COMP_CT)
-		th_eng_ct_update(vp, d->comp_ct, TH_ENG_CT_INC, 1, 0, ctx);
+		th_ct_update_locked(vp, d->comp_ct, TH_ENG_CT_INC, 1, 0, ctx);
+}
+
+/* The same, taking the lock only when there is something to do. */
+static void th_exec_desc_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			      u32 i)
+{
+	const struct th_nic_desc *d = &chain->descs[i];
+
+	if (!th_desc_writes_cqe(d) && !(d->flags & TH_NIC_DF_COMP_CT))
+		return;
+	th_lock(&chain->vp->lock);
+	th_exec_desc_done_locked(ctx, chain, i);
+	th_unlock(&chain->vp->lock);
 }
 
 /*
@@ -643,22 +655,6 @@ static bool th_exec_desc_own(const struct th_eng_ctx *ctx,
 	}
 }
 
-/* th_exec_desc_done() under the vport's lock. */
-static void th_exec_own_done_locked(struct th_eng_ctx *ctx,
-				    struct th_eng_chain *chain, u32 i)
-	__must_hold(&chain->vp->lock)
-{
-	const struct th_nic_desc *d = &chain->descs[i];
-	struct th_eng_vport *vp = chain->vp;
-
-	if (th_desc_writes_cqe(d)) {
-		th_exec_write_cqe_locked(chain, i);
-		vp->eng->ops->wake(vp);
-	}
-	if (d->flags & TH_NIC_DF_COMP_CT)
-		th_ct_update_locked(vp, d->comp_ct, TH_ENG_CT_INC, 1, 0, ctx);
-}
-
 /*
  * Run descriptors *@i, *@i + 1 ... of @chain while they are its own
  * (th_exec_desc_own()), under its vport's lock; *@i is left at the last
@@ -684,7 +680,7 @@ static int th_exec_own_run_locked(struct th_eng_ctx *ctx,
 			return ret;
 		chain->done = 0;
 		t->descs_run++;
-		th_exec_own_done_locked(ctx, chain, *i);
+		th_exec_desc_done_locked(ctx, chain, *i);
 		if (*i + 1 == chain->ndesc ||
 		    !th_exec_desc_own(ctx, &chain->descs[*i + 1]))
 			return 0;
