@@ -6,14 +6,14 @@
  */
 #include "th_engine_int.h"
 
-bool th_desc_writes_cqe(const struct th_nic_desc *d)
+bool th_eng_desc_writes_cqe(const struct th_nic_desc *d)
 {
 	return (d->flags & TH_NIC_DF_SIGNAL) || d->opcode == TH_NIC_OP_NOTIFY;
 }
 
 /* Insert behind every chain with a threshold <= ours: ties keep posting order. */
-static void th_chain_arm_locked(struct th_eng_vport *vp,
-				struct th_eng_chain *chain)
+static void th_eng_chain_arm_locked(struct th_eng_vport *vp,
+				    struct th_eng_chain *chain)
 	__must_hold(&vp->lock)
 {
 	struct th_list *head = &vp->pending[chain->trig_ct];
@@ -23,26 +23,26 @@ static void th_chain_arm_locked(struct th_eng_vport *vp,
 	       th_eng_chain_from_node(pos)->threshold > chain->threshold)
 		pos = pos->prev;
 	th_list_insert_after(pos, &chain->node);
-	th_remote_offload_arm_locked(vp, chain);
+	th_eng_remote_offload_arm_locked(vp, chain);
 }
 
 /*
  * A chain whose counter already failed or already reached its threshold
  * fires now; any other waits on its counter's pending list.
  */
-static void th_chain_fire_or_arm_locked(struct th_eng_ctx *ctx,
-					struct th_eng_vport *vp,
-					struct th_eng_chain *chain)
+static void th_eng_chain_fire_or_arm_locked(struct th_eng_ctx *ctx,
+					    struct th_eng_vport *vp,
+					    struct th_eng_chain *chain)
 	__must_hold(&vp->lock)
 {
 	struct th_nic_ct *ct = &vp->cts[chain->trig_ct];
 
 	if (ct->failure)
-		th_ctx_fire_locked(ctx, chain, -EIO);
+		th_eng_ctx_fire_locked(ctx, chain, -EIO);
 	else if (ct->success >= chain->threshold)
-		th_ctx_fire_locked(ctx, chain, 0);
+		th_eng_ctx_fire_locked(ctx, chain, 0);
 	else
-		th_chain_arm_locked(vp, chain);
+		th_eng_chain_arm_locked(vp, chain);
 }
 
 /*
@@ -53,8 +53,8 @@ static void th_chain_fire_or_arm_locked(struct th_eng_ctx *ctx,
  * worker) fired them and ran them: a chain starts only after the previous
  * one of its counter completed, or sent its delivery to a remote node.
  */
-void th_chain_order_fire_locked(struct th_eng_ctx *ctx,
-				struct th_eng_chain *chain)
+void th_eng_chain_order_fire_locked(struct th_eng_ctx *ctx,
+				    struct th_eng_chain *chain)
 	__must_hold(&chain->vp->lock)
 {
 	struct th_eng_ct_order *o = &chain->vp->order[chain->trig_ct];
@@ -75,8 +75,8 @@ void th_chain_order_fire_locked(struct th_eng_ctx *ctx,
  * waiting behind it takes the turn and joins @ctx, the context that
  * releases it, so it runs after everything fired before it.
  */
-void th_chain_order_release_locked(struct th_eng_ctx *ctx,
-				   struct th_eng_chain *chain)
+void th_eng_chain_order_release_locked(struct th_eng_ctx *ctx,
+				       struct th_eng_chain *chain)
 	__must_hold(&chain->vp->lock)
 {
 	struct th_eng_ct_order *o = &chain->vp->order[chain->trig_ct];
@@ -97,7 +97,7 @@ void th_chain_order_release_locked(struct th_eng_ctx *ctx,
 }
 
 /* The errno each refusal reason gives at the doorbell. */
-static int th_refusal_errno(u32 reason)
+static int th_eng_refusal_errno(u32 reason)
 {
 	switch (reason) {
 	case TH_NIC_REFUSE_CQ_FULL:
@@ -120,7 +120,7 @@ static int th_refusal_errno(u32 reason)
  * Charge one chain to @vp's user: refused once the user's accepted and
  * uncompleted chains reach max_user_chains, whichever vports they are on.
  */
-static bool th_user_charge_chain(struct th_eng_vport *vp)
+static bool th_eng_user_charge_chain(struct th_eng_vport *vp)
 {
 	struct th_eng_user *user = vp->user;
 
@@ -137,7 +137,7 @@ static bool th_user_charge_chain(struct th_eng_vport *vp)
  * of its size, else newly allocated.  Its descriptors are left as they
  * were: the doorbell overwrites them.
  */
-static struct th_eng_chain *th_chain_get(struct th_eng_vport *vp, u32 n)
+static struct th_eng_chain *th_eng_chain_get(struct th_eng_vport *vp, u32 n)
 {
 	u32 size = n > TH_ENG_CHAIN_SMALL, room;
 	struct th_eng_chain *chain = NULL;
@@ -162,8 +162,8 @@ static struct th_eng_chain *th_chain_get(struct th_eng_vport *vp, u32 n)
 }
 
 /* Keep @chain for reuse if the pool has room; false: the caller frees it. */
-static bool th_chain_pool_put_locked(struct th_eng_vport *vp,
-				     struct th_eng_chain *chain)
+static bool th_eng_chain_pool_put_locked(struct th_eng_vport *vp,
+					 struct th_eng_chain *chain)
 {
 	u32 size = chain->size;
 
@@ -174,19 +174,19 @@ static bool th_chain_pool_put_locked(struct th_eng_vport *vp,
 	return true;
 }
 
-static void th_chain_release(struct th_eng_vport *vp, struct th_eng_chain *chain)
+static void th_eng_chain_release(struct th_eng_vport *vp, struct th_eng_chain *chain)
 {
 	bool pooled;
 
 	th_lock(&vp->lock);
-	pooled = th_chain_pool_put_locked(vp, chain);
+	pooled = th_eng_chain_pool_put_locked(vp, chain);
 	th_unlock(&vp->lock);
 	if (!pooled)
 		th_free(chain);
 }
 
 /* Free the pools: @vp is being destroyed and nothing runs on it. */
-void th_chain_pool_drain(struct th_eng_vport *vp)
+void th_eng_chain_pool_drain(struct th_eng_vport *vp)
 {
 	struct th_eng_chain *chain;
 	u32 size;
@@ -208,8 +208,8 @@ void th_chain_pool_drain(struct th_eng_vport *vp)
  * has no end there.  The slots are shared with userspace: the copy the
  * doorbell takes afterwards is checked again.
  */
-static u32 th_chain_scan(struct th_eng_vport *vp, u32 head, u32 avail,
-			 u32 *bad)
+static u32 th_eng_chain_scan(struct th_eng_vport *vp, u32 head, u32 avail,
+			     u32 *bad)
 {
 	const struct th_nic_desc *slots = vp->sq.slots;
 	u32 max_chain = vp->eng->lim.max_chain, n = 0;
@@ -231,14 +231,14 @@ static u32 th_chain_scan(struct th_eng_vport *vp, u32 head, u32 avail,
  * pending on its counter.  Returns a refusal reason; nothing is installed
  * unless it is TH_NIC_REFUSE_NONE (the caller keeps @chain then).
  */
-static u32 th_chain_post(struct th_eng_vport *vp, struct th_eng_chain *chain,
-			 u32 n, struct th_eng_ctx *ctx)
+static u32 th_eng_chain_post(struct th_eng_vport *vp, struct th_eng_chain *chain,
+			     u32 n, struct th_eng_ctx *ctx)
 {
 	const struct th_nic_desc *descs = chain->descs;
 	u32 credits = 1;	/* room for the one error or cancel entry */
 	u32 i, reason;
 
-	if (!th_user_charge_chain(vp))
+	if (!th_eng_user_charge_chain(vp))
 		return TH_NIC_REFUSE_USER_CHAINS;
 	chain->vp = vp;
 	chain->ndesc = n;
@@ -248,7 +248,7 @@ static u32 th_chain_post(struct th_eng_vport *vp, struct th_eng_chain *chain,
 	if (descs[n - 1].opcode == TH_NIC_OP_REARM)
 		chain->stride = descs[n - 1].rearm.stride;
 	for (i = 0; i < n; i++)
-		if (th_desc_writes_cqe(&descs[i]))
+		if (th_eng_desc_writes_cqe(&descs[i]))
 			chain->nsignal++;
 	credits += chain->nsignal;
 	chain->credits = credits;
@@ -270,7 +270,7 @@ static u32 th_chain_post(struct th_eng_vport *vp, struct th_eng_chain *chain,
 		reason = TH_NIC_REFUSE_CQ_SIZE;
 		goto err_unlock;
 	}
-	if (th_cq_used_locked(vp) + vp->cq_reserved + credits > vp->cq.entries) {
+	if (th_eng_cq_used_locked(vp) + vp->cq_reserved + credits > vp->cq.entries) {
 		reason = TH_NIC_REFUSE_CQ_FULL;
 		goto err_unlock;
 	}
@@ -282,7 +282,7 @@ static u32 th_chain_post(struct th_eng_vport *vp, struct th_eng_chain *chain,
 		      chain->ndesc, chain->trig_ct, chain->threshold);
 	if (chain->stride)
 		th_list_add_tail(&vp->rearming, &chain->rearm_link);
-	th_chain_fire_or_arm_locked(ctx, vp, chain);
+	th_eng_chain_fire_or_arm_locked(ctx, vp, chain);
 	th_unlock(&vp->lock);
 	return TH_NIC_REFUSE_NONE;
 
@@ -320,8 +320,8 @@ int th_eng_doorbell(struct th_eng_vport *vp, struct th_eng_ctx *ctx,
 		avail = vp->sq.entries;
 
 	while (avail) {
-		n = th_chain_scan(vp, head, avail, &bad);
-		chain = n ? th_chain_get(vp, n) : NULL;
+		n = th_eng_chain_scan(vp, head, avail, &bad);
+		chain = n ? th_eng_chain_get(vp, n) : NULL;
 		if (!chain) {
 			reason = n ? TH_NIC_REFUSE_NOMEM : TH_NIC_REFUSE_CHAIN;
 			db->bad_index = head;
@@ -344,11 +344,11 @@ int th_eng_doorbell(struct th_eng_vport *vp, struct th_eng_ctx *ctx,
 			vp->eng->ops->chain_posted(vp->eng->fabric, vp,
 						   chain->descs, n);
 		if (!reason) {
-			reason = th_chain_post(vp, chain, n, ctx);
+			reason = th_eng_chain_post(vp, chain, n, ctx);
 			bad = 0;
 		}
 		if (reason) {
-			th_chain_release(vp, chain);
+			th_eng_chain_release(vp, chain);
 			db->bad_index = head;
 			db->bad_desc = bad;
 			break;
@@ -368,7 +368,7 @@ int th_eng_doorbell(struct th_eng_vport *vp, struct th_eng_ctx *ctx,
 	if (reason)
 		vp->stats.chains_refused++;
 	th_unlock(&vp->lock);
-	return reason ? th_refusal_errno(reason) : 0;
+	return reason ? th_eng_refusal_errno(reason) : 0;
 }
 
 /*
@@ -396,7 +396,7 @@ int th_eng_cancel(struct th_eng_vport *vp, bool by_cookie, u64 cookie,
 			if (by_cookie && chain->cookie != cookie)
 				continue;
 			th_list_del(&chain->node);
-			th_ctx_fire_locked(ctx, chain, -ECANCELED);
+			th_eng_ctx_fire_locked(ctx, chain, -ECANCELED);
 			count++;
 		}
 	}
@@ -417,22 +417,22 @@ int th_eng_cancel(struct th_eng_vport *vp, bool by_cookie, u64 cookie,
 /*
  * A round of re-arming @chain ran to its end: wait for the next, threshold
  * += stride, as if posted again now; with its next round's CQ entries
- * reserved.  It ends instead, through th_chain_complete(), when its vport
+ * reserved.  It ends instead, through th_eng_chain_complete(), when its vport
  * is going or in the error state, when a cancel stopped it, when the CQ
  * has no room for another round (-EOVERFLOW), or when the threshold would
  * wrap (-ERANGE).  The round's tally @t joins the vport's statistics.
  */
-void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			 const struct th_eng_tally *t)
+void th_eng_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			     const struct th_eng_tally *t)
 {
 	th_lock(&chain->vp->lock);
-	th_chain_next_round_locked(ctx, chain, t);
+	th_eng_chain_next_round_locked(ctx, chain, t);
 }
 
-/* th_chain_next_round() from under the vport's lock, which it drops. */
-void th_chain_next_round_locked(struct th_eng_ctx *ctx,
-				struct th_eng_chain *chain,
-				const struct th_eng_tally *t)
+/* th_eng_chain_next_round() from under the vport's lock, which it drops. */
+void th_eng_chain_next_round_locked(struct th_eng_ctx *ctx,
+				    struct th_eng_chain *chain,
+				    const struct th_eng_tally *t)
 	__releases(&chain->vp->lock)
 {
 	struct th_eng_vport *vp = chain->vp;
@@ -448,15 +448,15 @@ void th_chain_next_round_locked(struct th_eng_ctx *ctx,
 		status = -ENOTCONN;
 	else if (check_add_overflow(chain->threshold, chain->stride, &next))
 		status = -ERANGE;
-	else if (th_cq_used_locked(vp) + vp->cq_reserved + chain->nsignal >
+	else if (th_eng_cq_used_locked(vp) + vp->cq_reserved + chain->nsignal >
 		 vp->cq.entries)
 		status = -EOVERFLOW;
 	if (status) {
 		th_unlock(&vp->lock);
-		th_chain_complete(ctx, chain, status, chain->ndesc - 1, t);
+		th_eng_chain_complete(ctx, chain, status, chain->ndesc - 1, t);
 		return;
 	}
-	th_exec_tally_fold_locked(vp, t);
+	th_eng_exec_tally_fold_locked(vp, t);
 	vp->stats.chains_done++;
 	vp->cq_reserved += chain->nsignal;
 	chain->credits += chain->nsignal;
@@ -466,8 +466,8 @@ void th_chain_next_round_locked(struct th_eng_ctx *ctx,
 	chain->done = 0;
 	vp->running--;
 	/* the next chain of the counter goes first: this round is over */
-	th_chain_order_release_locked(ctx, chain);
-	th_chain_fire_or_arm_locked(ctx, vp, chain);
+	th_eng_chain_order_release_locked(ctx, chain);
+	th_eng_chain_fire_or_arm_locked(ctx, vp, chain);
 	/* teardown waits for running chains: this one is pending again */
 	vp->eng->ops->wake(vp);
 	th_unlock(&vp->lock);
@@ -477,8 +477,8 @@ void th_chain_next_round_locked(struct th_eng_ctx *ctx,
  * Move every pending chain of @vp to @ctx, to complete with @status
  * without running (cancel of a destroyed vport, the error state).
  */
-void th_chain_fail_pending_locked(struct th_eng_vport *vp,
-				  struct th_eng_ctx *ctx, int status)
+void th_eng_chain_fail_pending_locked(struct th_eng_vport *vp,
+				      struct th_eng_ctx *ctx, int status)
 	__must_hold(&vp->lock)
 {
 	struct th_eng_chain *chain;
@@ -488,7 +488,7 @@ void th_chain_fail_pending_locked(struct th_eng_vport *vp,
 		while (!th_list_empty(&vp->pending[i])) {
 			chain = th_eng_chain_from_node(vp->pending[i].next);
 			th_list_del(&chain->node);
-			th_ctx_fire_locked(ctx, chain, status);
+			th_eng_ctx_fire_locked(ctx, chain, status);
 		}
 	}
 }
@@ -502,9 +502,9 @@ void th_chain_fail_pending_locked(struct th_eng_vport *vp,
  * remote node gets the failure value through the provider, and NULL is
  * returned.  @ctx NULL: a refused key costs nothing.
  */
-static struct th_eng_vport *th_fail_target(struct th_eng_vport *vp,
-					   const struct th_nic_desc *d, u16 *ct,
-					   struct th_eng_ctx *ctx)
+static struct th_eng_vport *th_eng_fail_target(struct th_eng_vport *vp,
+					       const struct th_nic_desc *d, u16 *ct,
+					       struct th_eng_ctx *ctx)
 {
 	u32 node, vport;
 	u64 rkey, off, len;
@@ -524,13 +524,13 @@ static struct th_eng_vport *th_fail_target(struct th_eng_vport *vp,
 		len = d->wr_inline.len;
 		*ct = d->wr_inline.remote_ct;
 	}
-	if (th_remote_node(vp, node)) {
+	if (th_eng_remote_node(vp, node)) {
 		/* the target checks the access itself */
 		vp->eng->ops->remote_fail_ct(vp->eng->fabric, vp->domain, node,
 					     vport, *ct, rkey, off, len);
 		return NULL;
 	}
-	return th_remote_fail_peer(vp, node, vport, rkey, off, len, ctx);
+	return th_eng_remote_fail_peer(vp, node, vport, rkey, off, len, ctx);
 }
 
 /*
@@ -541,9 +541,9 @@ static struct th_eng_vport *th_fail_target(struct th_eng_vport *vp,
  * network lost (@status -ETIMEDOUT): only fault injection loses, and a
  * chain retrying its delivery can outlive its target's regions.
  */
-static void th_chain_fail_counters(struct th_eng_ctx *ctx,
-				   struct th_eng_chain *chain, u32 from,
-				   int status)
+static void th_eng_chain_fail_counters(struct th_eng_ctx *ctx,
+				       struct th_eng_chain *chain, u32 from,
+				       int status)
 {
 	struct th_eng_vport *vp = chain->vp;
 	struct th_eng_vport *peer;
@@ -559,12 +559,12 @@ static void th_chain_fail_counters(struct th_eng_ctx *ctx,
 			th_eng_ct_update(vp, d->ct.ct, TH_ENG_CT_FAIL, 1, 0, ctx);
 		if (!(d->flags & TH_NIC_DF_REMOTE_CT))
 			continue;
-		peer = th_fail_target(vp, d, &ct,
-				      status == -ETIMEDOUT ? NULL : ctx);
+		peer = th_eng_fail_target(vp, d, &ct,
+					  status == -ETIMEDOUT ? NULL : ctx);
 		if (!peer)
 			continue;
 		th_eng_ct_update(peer, ct, TH_ENG_CT_FAIL, 1, 0, ctx);
-		th_remote_put(vp, peer);
+		th_eng_remote_put(vp, peer);
 	}
 }
 
@@ -574,8 +574,8 @@ static void th_chain_fail_counters(struct th_eng_ctx *ctx,
  * chain never ran (@at 0): write its one error entry and fail the counters
  * of what did not run.  What it did run, @t, joins the vport's statistics.
  */
-void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-		       int status, u32 at, const struct th_eng_tally *t)
+void th_eng_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			   int status, u32 at, const struct th_eng_tally *t)
 {
 	struct th_eng_vport *vp = chain->vp;
 	struct th_nic_cqe cqe;
@@ -584,11 +584,11 @@ void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	th_trace_complete(vp->node, vp->index, chain->seq, chain->cookie, status,
 			  at);
 	if (status)
-		th_chain_fail_counters(ctx, chain, at, status);
+		th_eng_chain_fail_counters(ctx, chain, at, status);
 	th_atomic_dec(&vp->user->chains);
 
 	th_lock(&vp->lock);
-	th_exec_tally_fold_locked(vp, t);
+	th_eng_exec_tally_fold_locked(vp, t);
 	if (status) {
 		memset(&cqe, 0, sizeof(cqe));
 		cqe.cookie = chain->cookie;
@@ -597,7 +597,7 @@ void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 		cqe.opcode = chain->descs[at].opcode;
 		cqe.flags = TH_NIC_CQE_F_FINAL;
 		cqe.vport = vp->index;
-		th_cq_write_locked(vp, &cqe);
+		th_eng_cq_write_locked(vp, &cqe);
 		chain->credits--;
 		vp->cq_reserved--;
 		if (status == -ECANCELED)
@@ -609,12 +609,12 @@ void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	}
 	vp->cq_reserved -= chain->credits;
 	/* its entries are in the CQ: the next chain of its counter may run */
-	th_chain_order_release_locked(ctx, chain);
+	th_eng_chain_order_release_locked(ctx, chain);
 	vp->running--;
 	vp->accepted--;
 	if (chain->stride)
 		th_list_del(&chain->rearm_link);
-	pooled = th_chain_pool_put_locked(vp, chain);
+	pooled = th_eng_chain_pool_put_locked(vp, chain);
 	/* the last touch of @vp: a destroyer may free it once we unlock */
 	vp->eng->ops->wake(vp);
 	th_unlock(&vp->lock);

@@ -10,7 +10,7 @@
  * threshold the success value reached, in threshold then posting order, or
  * all of them, failed, once the failure value is non-zero.
  */
-void th_ct_fire_locked(struct th_eng_vport *vp, u32 idx, struct th_eng_ctx *ctx)
+void th_eng_ct_fire_locked(struct th_eng_vport *vp, u32 idx, struct th_eng_ctx *ctx)
 	__must_hold(&vp->lock)
 {
 	struct th_list *head = &vp->pending[idx];
@@ -24,13 +24,13 @@ void th_ct_fire_locked(struct th_eng_vport *vp, u32 idx, struct th_eng_ctx *ctx)
 		if (!failure && chain->threshold > success)
 			break;
 		th_list_del(&chain->node);
-		th_ctx_fire_locked(ctx, chain, failure ? -EIO : 0);
+		th_eng_ctx_fire_locked(ctx, chain, failure ? -EIO : 0);
 	}
 }
 
 /* th_eng_ct_update() with @vp's lock held, for callers that hold it anyway. */
-int th_ct_update_locked(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
-			u64 value, u64 failure, struct th_eng_ctx *ctx)
+int th_eng_ct_update_locked(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
+			    u64 value, u64 failure, struct th_eng_ctx *ctx)
 	__must_hold(&vp->lock)
 {
 	struct th_nic_ct *ct;
@@ -55,9 +55,9 @@ int th_ct_update_locked(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
 		return -EINVAL;
 	}
 	if (vp->ct_time)
-		th_timing_update(vp, idx, ctx);
-	th_remote_offload_counter_locked(vp, idx);
-	th_ct_fire_locked(vp, idx, ctx);
+		th_eng_timing_update(vp, idx, ctx);
+	th_eng_remote_offload_counter_locked(vp, idx);
+	th_eng_ct_fire_locked(vp, idx, ctx);
 	vp->eng->ops->wake(vp);
 	return 0;
 }
@@ -74,7 +74,7 @@ int th_eng_ct_update(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
 	if (idx >= vp->eng->lim.max_counters)
 		return -EINVAL;
 	th_lock(&vp->lock);
-	ret = th_ct_update_locked(vp, idx, op, value, failure, ctx);
+	ret = th_eng_ct_update_locked(vp, idx, op, value, failure, ctx);
 	th_unlock(&vp->lock);
 	return ret;
 }

@@ -12,7 +12,7 @@
 #define TH_RING_ENTRIES_OFF	132
 #define TH_RING_SLOTS_OFF	256
 
-static bool th_is_pow2(u32 v)
+static bool th_eng_is_pow2(u32 v)
 {
 	return v && !(v & (v - 1));
 }
@@ -63,7 +63,7 @@ int th_eng_init(struct th_eng *eng, const struct th_eng_ops *ops, void *fabric,
 
 bool th_eng_ring_size_valid(u32 entries, u32 max)
 {
-	return th_is_pow2(entries) && entries <= max;
+	return th_eng_is_pow2(entries) && entries <= max;
 }
 
 /*
@@ -82,7 +82,7 @@ u64 th_eng_ring_layout(u32 entries, u32 slot_size,
 	return TH_RING_SLOTS_OFF + (u64)entries * slot_size;
 }
 
-static void th_ring_setup(struct th_eng_ring *r, void *mem, u32 entries)
+static void th_eng_ring_setup(struct th_eng_ring *r, void *mem, u32 entries)
 {
 	u8 *base = mem;
 
@@ -98,7 +98,7 @@ static void th_ring_setup(struct th_eng_ring *r, void *mem, u32 entries)
 	*(u32 *)(base + TH_RING_ENTRIES_OFF) = entries;
 }
 
-static u32 th_bits_for(u32 n)
+static u32 th_eng_bits_for(u32 n)
 {
 	u32 bits = 0;
 
@@ -119,7 +119,7 @@ void th_eng_user_init(struct th_eng_user *user)
  * (whatever nodes they are on), so that one user cannot take every vport
  * of the fabric.
  */
-static int th_user_charge_vport(struct th_eng *eng, struct th_eng_user *user)
+static int th_eng_user_charge_vport(struct th_eng *eng, struct th_eng_user *user)
 {
 	if ((u32)th_atomic_inc_return(&user->vports) > eng->lim.max_user_vports) {
 		th_atomic_dec(&user->vports);
@@ -144,7 +144,7 @@ int th_eng_vport_init(struct th_eng_vport *vp, struct th_eng *eng, u32 node,
 
 	if (node >= lim->nodes || index >= lim->max_vports || !domain || !user)
 		return -EINVAL;
-	ret = th_user_charge_vport(eng, user);
+	ret = th_eng_user_charge_vport(eng, user);
 	if (ret)
 		return ret;
 
@@ -178,9 +178,9 @@ int th_eng_vport_init(struct th_eng_vport *vp, struct th_eng *eng, u32 node,
 	th_list_init(&vp->rearm_parked);
 	th_list_init(&vp->chain_pool[0]);
 	th_list_init(&vp->chain_pool[1]);
-	vp->mr_key_shift = th_bits_for(lim->max_mrs);
-	th_ring_setup(&vp->sq, sq_mem, cfg->sq_entries);
-	th_ring_setup(&vp->cq, cq_mem, cfg->cq_entries);
+	vp->mr_key_shift = th_eng_bits_for(lim->max_mrs);
+	th_eng_ring_setup(&vp->sq, sq_mem, cfg->sq_entries);
+	th_eng_ring_setup(&vp->cq, cq_mem, cfg->cq_entries);
 	th_lock_init(&vp->lock);
 	th_mutex_init(&vp->sq_lock);
 	return 0;
@@ -205,9 +205,9 @@ void th_eng_vport_kill(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
 {
 	th_lock(&vp->lock);
 	vp->dead = true;
-	th_chain_fail_pending_locked(vp, ctx, -ECANCELED);
+	th_eng_chain_fail_pending_locked(vp, ctx, -ECANCELED);
 	/* parked rounds run now, see the vport dead and end cancelled */
-	th_rearm_release_locked(vp, ctx);
+	th_eng_rearm_release_locked(vp, ctx);
 	/* CT_WAIT and poll waiters must see that the vport is gone */
 	vp->eng->ops->wake(vp);
 	th_unlock(&vp->lock);
@@ -256,8 +256,8 @@ void th_eng_vport_destroy(struct th_eng_vport *vp)
 			ops->mr_free(vp->eng->fabric, priv);
 	}
 	th_atomic_dec(&vp->user->vports);
-	th_fault_vport_gone(vp);
-	th_chain_pool_drain(vp);
+	th_eng_fault_vport_gone(vp);
+	th_eng_chain_pool_drain(vp);
 	th_free(vp->ct_time);
 	th_free(vp->mrs);
 	th_free(vp->order);
@@ -290,7 +290,7 @@ void th_eng_ctx_init(struct th_eng_ctx *ctx, struct th_eng *eng)
  */
 
 /* Parked rounds of @vp to @ctx, each with a fresh allowance of rounds. */
-void th_rearm_release_locked(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
+void th_eng_rearm_release_locked(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
 	__must_hold(&vp->lock)
 {
 	struct th_eng_chain *chain;
@@ -307,7 +307,7 @@ void th_rearm_release_locked(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
 		if (chain->stop && !chain->status)
 			chain->status = -ECANCELED;
 		/* it runs in its counter's turn, as any fired chain does */
-		th_chain_order_fire_locked(ctx, chain);
+		th_eng_chain_order_fire_locked(ctx, chain);
 	}
 }
 
@@ -325,7 +325,7 @@ void th_eng_host_touch(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
 {
 	th_atomic_inc_return(&vp->user->touches);
 	th_lock(&vp->lock);
-	th_rearm_release_locked(vp, ctx);
+	th_eng_rearm_release_locked(vp, ctx);
 	th_unlock(&vp->lock);
 }
 
@@ -334,7 +334,7 @@ void th_eng_host_touch(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
  * when it is spent and the round was parked instead.  A round the
  * provider's network already sent (offloaded) is counted, never parked.
  */
-static bool th_rearm_park_locked(struct th_eng_chain *chain)
+static bool th_eng_rearm_park_locked(struct th_eng_chain *chain)
 	__must_hold(&chain->vp->lock)
 {
 	struct th_eng_vport *vp = chain->vp;
@@ -378,13 +378,13 @@ struct th_eng_vport *th_eng_chain_vport(struct th_eng_chain *chain)
 }
 
 /* True once @ctx ran its share of chains or bytes. */
-bool th_ctx_out_of_budget(const struct th_eng_ctx *ctx)
+bool th_eng_ctx_out_of_budget(const struct th_eng_ctx *ctx)
 {
 	return ctx->ran >= ctx->eng->budget_chains ||
 	       ctx->bytes >= ctx->eng->budget_bytes;
 }
 
-static void th_ctx_defer(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
+static void th_eng_ctx_defer(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 {
 	struct th_eng_vport *vp = chain->vp;
 
@@ -394,7 +394,7 @@ static void th_ctx_defer(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 	ctx->eng->ops->defer(ctx->eng->fabric, chain);
 }
 
-static void th_ctx_run(struct th_eng_ctx *ctx, bool may_defer)
+static void th_eng_ctx_drain(struct th_eng_ctx *ctx, bool may_defer)
 {
 	struct th_eng_chain *chain;
 	u64 ns;
@@ -403,12 +403,12 @@ static void th_ctx_run(struct th_eng_ctx *ctx, bool may_defer)
 	while (!th_list_empty(&ctx->ready)) {
 		chain = th_eng_chain_from_node(ctx->ready.next);
 		th_list_del(&chain->node);
-		if (may_defer && th_ctx_out_of_budget(ctx)) {
-			th_ctx_defer(ctx, chain);
+		if (may_defer && th_eng_ctx_out_of_budget(ctx)) {
+			th_eng_ctx_defer(ctx, chain);
 			continue;
 		}
 		ctx->ran++;
-		while (!th_exec_chain(ctx, chain)) {
+		while (!th_eng_exec_chain(ctx, chain)) {
 			/*
 			 * a delivery to a remote node: the provider's from now
 			 * until th_eng_remote_done(), which may come at once
@@ -429,7 +429,7 @@ static void th_ctx_run(struct th_eng_ctx *ctx, bool may_defer)
 			}
 			/* stopped between two slices of a long operation */
 			if (may_defer) {
-				th_ctx_defer(ctx, chain);
+				th_eng_ctx_defer(ctx, chain);
 				break;
 			}
 			ctx->bytes = 0;
@@ -447,18 +447,18 @@ static void th_ctx_run(struct th_eng_ctx *ctx, bool may_defer)
  */
 void th_eng_ctx_run(struct th_eng_ctx *ctx)
 {
-	th_ctx_run(ctx, true);
+	th_eng_ctx_drain(ctx, true);
 }
 
 /* The same, ignoring the budget: for a provider that cannot defer. */
 void th_eng_ctx_run_all(struct th_eng_ctx *ctx)
 {
-	th_ctx_run(ctx, false);
+	th_eng_ctx_drain(ctx, false);
 }
 
 /* Take @chain off its pending list's books and queue it on @ctx. */
-void th_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			int status)
+void th_eng_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			    int status)
 	__must_hold(&chain->vp->lock)
 {
 	chain->status = status;
@@ -467,18 +467,18 @@ void th_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	th_trace_fire(chain->vp->node, chain->vp->index, chain->seq, chain->cookie,
 		      status);
 	if (ctx->eng->timing)
-		th_timing_fire(ctx, chain);
-	if (!status && chain->stride && th_rearm_park_locked(chain))
+		th_eng_timing_fire(ctx, chain);
+	if (!status && chain->stride && th_eng_rearm_park_locked(chain))
 		return;
 	/* an offloaded delivery that went: the provider's until it ends */
-	if (chain->offloaded && th_remote_offload_disarm_locked(chain, status))
+	if (chain->offloaded && th_eng_remote_offload_disarm_locked(chain, status))
 		return;
 	/* to @ctx now, or behind the running chain of its counter */
-	th_chain_order_fire_locked(ctx, chain);
+	th_eng_chain_order_fire_locked(ctx, chain);
 }
 
 /* CQ entries userspace has not consumed yet, as far as it says. */
-u32 th_cq_used_locked(struct th_eng_vport *vp)
+u32 th_eng_cq_used_locked(struct th_eng_vport *vp)
 	__must_hold(&vp->lock)
 {
 	u32 used = vp->cq.next - th_load_acquire(vp->cq.head);
@@ -487,7 +487,7 @@ u32 th_cq_used_locked(struct th_eng_vport *vp)
 	return used > vp->cq.entries ? vp->cq.entries : used;
 }
 
-void th_cq_write_locked(struct th_eng_vport *vp, const struct th_nic_cqe *cqe)
+void th_eng_cq_write_locked(struct th_eng_vport *vp, const struct th_nic_cqe *cqe)
 	__must_hold(&vp->lock)
 {
 	struct th_nic_cqe *slot = vp->cq.slots;

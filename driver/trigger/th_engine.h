@@ -149,7 +149,7 @@ struct th_eng_user {
  * @domain: the initiator's domain: the target refuses another's
  *	(-ECONNREFUSED) as a local target does
  *
- * The target resolves @rkey as th_remote_mr_get() does here and answers
+ * The target resolves @rkey as th_eng_remote_mr_get() does here and answers
  * -ECONNREFUSED (no such vport in the domain, or dying), -EACCES or
  * -ERANGE (a violation, for which the initiator's vport enters the error
  * state as it does for a local target), or 0 once the data is in place
@@ -224,7 +224,7 @@ struct th_eng_mr_ref {
  * @remote_fail_ct: raise the failure value of counter @ct of (@node,
  *	@vport), on a node @node_remote() says is elsewhere, for a chain of
  *	domain @domain that will not run the descriptor that would have
- *	advanced it; the target checks, as th_remote_fail_peer() does here,
+ *	advanced it; the target checks, as th_eng_remote_fail_peer() does here,
  *	that [@off, @off + @len) of @rkey could be written by that domain.
  *	Must not sleep.
  * @chain_posted: a chain of @n descriptors @descs passed validation on

@@ -13,7 +13,7 @@
  * ranges (a REDUCE's destination first, then its sources; a transfer's
  * destination, then its source) and the remote vport it reaches.
  */
-struct th_exec_hold {
+struct th_eng_exec_hold {
 	struct th_eng_mr_ref ref[TH_NIC_MAX_OPERANDS + 1];
 	u32 nref;
 	struct th_eng_vport *peer;
@@ -86,7 +86,7 @@ struct th_eng_chain {
 	u32 ndesc;
 	u32 pos;
 	u64 done;
-	struct th_exec_hold hold;
+	struct th_eng_exec_hold hold;
 	u32 size;
 	u64 vnow;
 	bool vbusy;
@@ -138,29 +138,29 @@ struct th_eng_node {
 };
 
 /* th_fault.c */
-int th_fault_check(struct th_eng_chain *chain);
-void th_fault_vport_gone(struct th_eng_vport *vp);
+int th_eng_fault_check(struct th_eng_chain *chain);
+void th_eng_fault_vport_gone(struct th_eng_vport *vp);
 
 /* th_engine.c */
-void th_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			int status);
-void th_cq_write_locked(struct th_eng_vport *vp, const struct th_nic_cqe *cqe);
-u32 th_cq_used_locked(struct th_eng_vport *vp);
-bool th_ctx_out_of_budget(const struct th_eng_ctx *ctx);
-void th_rearm_release_locked(struct th_eng_vport *vp, struct th_eng_ctx *ctx);
+void th_eng_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			    int status);
+void th_eng_cq_write_locked(struct th_eng_vport *vp, const struct th_nic_cqe *cqe);
+u32 th_eng_cq_used_locked(struct th_eng_vport *vp);
+bool th_eng_ctx_out_of_budget(const struct th_eng_ctx *ctx);
+void th_eng_rearm_release_locked(struct th_eng_vport *vp, struct th_eng_ctx *ctx);
 
 /* th_timing.c */
-void th_timing_fire(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
-void th_timing_update(struct th_eng_vport *vp, u32 idx,
-		      const struct th_eng_ctx *ctx);
-void th_timing_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-		    const struct th_nic_desc *d);
+void th_eng_timing_fire(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
+void th_eng_timing_update(struct th_eng_vport *vp, u32 idx,
+			  const struct th_eng_ctx *ctx);
+void th_eng_timing_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			const struct th_nic_desc *d);
 
 /* th_counter.c */
-void th_ct_fire_locked(struct th_eng_vport *vp, u32 idx,
-		       struct th_eng_ctx *ctx);
-int th_ct_update_locked(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
-			u64 value, u64 failure, struct th_eng_ctx *ctx);
+void th_eng_ct_fire_locked(struct th_eng_vport *vp, u32 idx,
+			   struct th_eng_ctx *ctx);
+int th_eng_ct_update_locked(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op op,
+			    u64 value, u64 failure, struct th_eng_ctx *ctx);
 
 /* th_exec.c: what a chain's run did, for the vport's statistics */
 struct th_eng_tally {
@@ -172,67 +172,67 @@ struct th_eng_tally {
 	u32 descs_run;
 };
 
-void th_exec_tally_fold_locked(struct th_eng_vport *vp,
-			       const struct th_eng_tally *t);
+void th_eng_exec_tally_fold_locked(struct th_eng_vport *vp,
+				   const struct th_eng_tally *t);
 
 /* th_chain.c */
-bool th_desc_writes_cqe(const struct th_nic_desc *d);
-void th_chain_pool_drain(struct th_eng_vport *vp);
-void th_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-		       int status, u32 at, const struct th_eng_tally *t);
-void th_chain_fail_pending_locked(struct th_eng_vport *vp,
-				  struct th_eng_ctx *ctx, int status);
-void th_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			 const struct th_eng_tally *t);
-void th_chain_next_round_locked(struct th_eng_ctx *ctx,
-				struct th_eng_chain *chain,
-				const struct th_eng_tally *t)
+bool th_eng_desc_writes_cqe(const struct th_nic_desc *d);
+void th_eng_chain_pool_drain(struct th_eng_vport *vp);
+void th_eng_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			   int status, u32 at, const struct th_eng_tally *t);
+void th_eng_chain_fail_pending_locked(struct th_eng_vport *vp,
+				      struct th_eng_ctx *ctx, int status);
+void th_eng_chain_next_round(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			     const struct th_eng_tally *t);
+void th_eng_chain_next_round_locked(struct th_eng_ctx *ctx,
+				    struct th_eng_chain *chain,
+				    const struct th_eng_tally *t)
 	__releases(&chain->vp->lock);
-void th_chain_order_fire_locked(struct th_eng_ctx *ctx,
-				struct th_eng_chain *chain);
-void th_chain_order_release_locked(struct th_eng_ctx *ctx,
-				   struct th_eng_chain *chain);
+void th_eng_chain_order_fire_locked(struct th_eng_ctx *ctx,
+				    struct th_eng_chain *chain);
+void th_eng_chain_order_release_locked(struct th_eng_ctx *ctx,
+				       struct th_eng_chain *chain);
 
 /*
  * th_exec.c: run @chain for as long as @ctx's budget lasts; false if it
  * stopped in the middle (the caller defers it), true once it completed.
  */
-bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
-void th_exec_remote_sent(struct th_eng_chain *chain);
-void th_exec_remote_describe(struct th_eng_chain *chain,
-			     const struct th_nic_desc *d);
+bool th_eng_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain);
+void th_eng_exec_remote_sent(struct th_eng_chain *chain);
+void th_eng_exec_remote_describe(struct th_eng_chain *chain,
+				 const struct th_nic_desc *d);
 
 /* th_remote.c */
-struct th_eng_vport *th_remote_get(struct th_eng_vport *vp, u32 node,
-				   u32 vport);
-void th_remote_put(struct th_eng_vport *vp, struct th_eng_vport *peer);
-int th_remote_mr_get(struct th_eng_vport *vp, struct th_eng_vport *peer,
-		     u64 rkey, u32 access, u64 off, u64 len,
-		     struct th_eng_mr_ref *ref, struct th_eng_ctx *ctx);
-void th_remote_violation(struct th_eng_vport *vp, struct th_eng_ctx *ctx);
-bool th_remote_node(struct th_eng_vport *vp, u32 node);
-bool th_mr_rkey_stale_locked(struct th_eng_vport *vp, u64 rkey);
-struct th_eng_vport *th_remote_fail_peer(struct th_eng_vport *vp, u32 node,
-					 u32 vport, u64 rkey, u64 off, u64 len,
-					 struct th_eng_ctx *ctx);
-void th_remote_offload_arm_locked(struct th_eng_vport *vp,
-				  struct th_eng_chain *chain);
-void th_remote_offload_counter_locked(struct th_eng_vport *vp, u32 idx);
-bool th_remote_offload_disarm_locked(struct th_eng_chain *chain, int status);
-void th_remote_offload_withdraw_locked(struct th_eng_vport *vp,
-				       const struct th_eng_mr *mr);
+struct th_eng_vport *th_eng_remote_get(struct th_eng_vport *vp, u32 node,
+				       u32 vport);
+void th_eng_remote_put(struct th_eng_vport *vp, struct th_eng_vport *peer);
+int th_eng_remote_mr_get(struct th_eng_vport *vp, struct th_eng_vport *peer,
+			 u64 rkey, u32 access, u64 off, u64 len,
+			 struct th_eng_mr_ref *ref, struct th_eng_ctx *ctx);
+void th_eng_remote_violation(struct th_eng_vport *vp, struct th_eng_ctx *ctx);
+bool th_eng_remote_node(struct th_eng_vport *vp, u32 node);
+bool th_eng_mr_rkey_stale_locked(struct th_eng_vport *vp, u64 rkey);
+struct th_eng_vport *th_eng_remote_fail_peer(struct th_eng_vport *vp, u32 node,
+					     u32 vport, u64 rkey, u64 off, u64 len,
+					     struct th_eng_ctx *ctx);
+void th_eng_remote_offload_arm_locked(struct th_eng_vport *vp,
+				      struct th_eng_chain *chain);
+void th_eng_remote_offload_counter_locked(struct th_eng_vport *vp, u32 idx);
+bool th_eng_remote_offload_disarm_locked(struct th_eng_chain *chain, int status);
+void th_eng_remote_offload_withdraw_locked(struct th_eng_vport *vp,
+					   const struct th_eng_mr *mr);
 
 /* th_mr.c */
-struct th_eng_mr *th_mr_lookup_locked(struct th_eng_vport *vp, u32 lkey);
-struct th_eng_mr *th_mr_lookup_rkey_locked(struct th_eng_vport *vp, u64 rkey);
-int th_mr_get(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off, u64 len,
-	      struct th_eng_mr_ref *ref);
-int th_mr_get_locked(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off,
-		     u64 len, struct th_eng_mr_ref *ref);
-int th_mr_allows(const struct th_eng_mr *mr, u32 access, u64 off, u64 len);
-int th_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
-		      u32 access, u64 off, u64 len, struct th_eng_mr_ref *ref);
-void th_mr_put(struct th_eng_mr_ref *ref);
-void th_mr_put_locked(struct th_eng_mr_ref *ref);
+struct th_eng_mr *th_eng_mr_lookup_locked(struct th_eng_vport *vp, u32 lkey);
+struct th_eng_mr *th_eng_mr_lookup_rkey_locked(struct th_eng_vport *vp, u64 rkey);
+int th_eng_mr_get(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off, u64 len,
+		  struct th_eng_mr_ref *ref);
+int th_eng_mr_get_locked(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off,
+			 u64 len, struct th_eng_mr_ref *ref);
+int th_eng_mr_allows(const struct th_eng_mr *mr, u32 access, u64 off, u64 len);
+int th_eng_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
+			  u32 access, u64 off, u64 len, struct th_eng_mr_ref *ref);
+void th_eng_mr_put(struct th_eng_mr_ref *ref);
+void th_eng_mr_put_locked(struct th_eng_mr_ref *ref);
 
 #endif /* TH_ENGINE_INT_H */

@@ -12,8 +12,8 @@
 #include "th_alu.h"
 
 /* Where a descriptor's bytes count: PUT (and remote inline), GET, copy. */
-static void th_exec_count(struct th_eng_tally *t, const struct th_nic_desc *d,
-			  u64 n)
+static void th_eng_exec_count(struct th_eng_tally *t, const struct th_nic_desc *d,
+			      u64 n)
 {
 	t->bytes_moved += n;
 	if (d->opcode == TH_NIC_OP_PUT ||
@@ -26,7 +26,7 @@ static void th_exec_count(struct th_eng_tally *t, const struct th_nic_desc *d,
 }
 
 /* Why a chain must stop now: its vport destroyed, or in the error state. */
-static int th_exec_stopped(struct th_eng_vport *vp)
+static int th_eng_exec_stopped(struct th_eng_vport *vp)
 {
 	if (th_read_once(vp->dead))
 		return -ECANCELED;
@@ -40,7 +40,7 @@ static int th_exec_stopped(struct th_eng_vport *vp)
  * under one lock (a reduction's operands are all its own), one vport's
  * lock at a time.
  */
-static void th_exec_release_refs(struct th_exec_hold *h)
+static void th_eng_exec_release_refs(struct th_eng_exec_hold *h)
 {
 	struct th_eng_vport *lvp;
 	u32 i, j;
@@ -52,7 +52,7 @@ static void th_exec_release_refs(struct th_exec_hold *h)
 		th_lock(&lvp->lock);
 		for (j = i; j < h->nref; j++) {
 			if (h->ref[j].mr && h->ref[j].vp == lvp) {
-				th_mr_put_locked(&h->ref[j]);
+				th_eng_mr_put_locked(&h->ref[j]);
 				h->ref[j].mr = NULL;
 			}
 		}
@@ -62,19 +62,19 @@ static void th_exec_release_refs(struct th_exec_hold *h)
 }
 
 /* ... and its target vport too. */
-static void th_exec_release(struct th_eng_chain *chain)
+static void th_eng_exec_release(struct th_eng_chain *chain)
 {
-	struct th_exec_hold *h = &chain->hold;
+	struct th_eng_exec_hold *h = &chain->hold;
 
-	th_exec_release_refs(h);
+	th_eng_exec_release_refs(h);
 	if (h->peer) {
-		th_remote_put(chain->vp, h->peer);
+		th_eng_remote_put(chain->vp, h->peer);
 		h->peer = NULL;
 	}
 	chain->remote = TH_REMOTE_NONE;
 }
 
-static void th_exec_hold_ref(struct th_exec_hold *h, u32 i)
+static void th_eng_exec_hold_ref(struct th_eng_exec_hold *h, u32 i)
 {
 	if (h->nref < i + 1)
 		h->nref = i + 1;
@@ -87,15 +87,15 @@ static void th_exec_hold_ref(struct th_exec_hold *h, u32 i)
  * key no longer resolves: -EACCES, as for a key gone before the
  * doorbell); neither must wait for a long transfer.
  */
-static int th_exec_between_slices(struct th_eng_ctx *ctx,
-				  struct th_eng_chain *chain)
+static int th_eng_exec_between_slices(struct th_eng_ctx *ctx,
+				      struct th_eng_chain *chain)
 {
 	u32 i;
 	int ret;
 
-	if (th_ctx_out_of_budget(ctx))
+	if (th_eng_ctx_out_of_budget(ctx))
 		return -EINPROGRESS;
-	ret = th_exec_stopped(chain->vp);
+	ret = th_eng_exec_stopped(chain->vp);
 	if (ret)
 		return ret;
 	if (chain->hold.peer && th_read_once(chain->hold.peer->dead))
@@ -114,11 +114,11 @@ static int th_exec_between_slices(struct th_eng_ctx *ctx,
  * lies above the source move from the top down, so no slice overwrites
  * source bytes a later slice still reads.
  */
-static int th_exec_move(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			const struct th_nic_desc *d, u64 len,
-			struct th_eng_tally *t)
+static int th_eng_exec_move(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			    const struct th_nic_desc *d, u64 len,
+			    struct th_eng_tally *t)
 {
-	struct th_exec_hold *h = &chain->hold;
+	struct th_eng_exec_hold *h = &chain->hold;
 	u8 *dst = h->ref[0].ptr;
 	const u8 *src = h->ref[1].ptr;
 	bool downward = (uintptr_t)dst > (uintptr_t)src &&
@@ -128,7 +128,7 @@ static int th_exec_move(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 
 	while (chain->done < len) {
 		if (chain->done) {
-			ret = th_exec_between_slices(ctx, chain);
+			ret = th_eng_exec_between_slices(ctx, chain);
 			if (ret)
 				return ret;
 		}
@@ -139,14 +139,14 @@ static int th_exec_move(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 		memmove(dst + off, src + off, n);
 		chain->done += n;
 		ctx->bytes += n;
-		th_exec_count(t, d, n);
+		th_eng_exec_count(t, d, n);
 	}
 	return 0;
 }
 
 /* Describe in chain->rop the delivery descriptor @d makes, but its local bytes. */
-void th_exec_remote_describe(struct th_eng_chain *chain,
-			     const struct th_nic_desc *d)
+void th_eng_exec_remote_describe(struct th_eng_chain *chain,
+				 const struct th_nic_desc *d)
 {
 	const struct th_nic_desc_xfer *x = &d->xfer;
 	const struct th_nic_desc_inline *w = &d->wr_inline;
@@ -182,19 +182,19 @@ void th_exec_remote_describe(struct th_eng_chain *chain,
  * hands it to the provider (ops->remote_post) once the chain stopped, and
  * th_eng_remote_done() resumes the chain at this descriptor.
  */
-static int th_exec_remote_start(struct th_eng_chain *chain,
-				const struct th_nic_desc *d)
+static int th_eng_exec_remote_start(struct th_eng_chain *chain,
+				    const struct th_nic_desc *d)
 {
 	const struct th_nic_desc_xfer *x = &d->xfer;
 	struct th_eng_mr_ref *ref = &chain->hold.ref[0];
 	int ret;
 
-	th_exec_remote_describe(chain, d);
-	th_exec_hold_ref(&chain->hold, 0);
+	th_eng_exec_remote_describe(chain, d);
+	th_eng_exec_hold_ref(&chain->hold, 0);
 	if (d->opcode != TH_NIC_OP_WRITE_INLINE) {
-		ret = th_mr_get(chain->vp, x->lkey, d->opcode == TH_NIC_OP_GET ?
-				TH_NIC_ACCESS_LOCAL_WRITE : 0, x->loff, x->len,
-				ref);
+		ret = th_eng_mr_get(chain->vp, x->lkey, d->opcode == TH_NIC_OP_GET ?
+				    TH_NIC_ACCESS_LOCAL_WRITE : 0, x->loff, x->len,
+				    ref);
 		if (ret)
 			return ret;
 		chain->rop.local = ref->ptr;
@@ -210,11 +210,11 @@ static int th_exec_remote_start(struct th_eng_chain *chain,
  * when it was armed, in ref[0]), so the chain is parked as if
  * ops->remote_post had taken it.
  */
-void th_exec_remote_sent(struct th_eng_chain *chain)
+void th_eng_exec_remote_sent(struct th_eng_chain *chain)
 {
 	const struct th_nic_desc *d = &chain->descs[chain->pos];
 
-	th_exec_remote_describe(chain, d);
+	th_eng_exec_remote_describe(chain, d);
 	if (d->opcode == TH_NIC_OP_PUT) {
 		chain->rop.local = chain->hold.ref[0].ptr;
 		chain->rop.local_priv = chain->hold.ref[0].mr->priv;
@@ -227,34 +227,34 @@ void th_exec_remote_sent(struct th_eng_chain *chain)
  * becomes the descriptor's: a key or range the target refused is the
  * initiator's violation; a delivery that happened counts its bytes.
  */
-static int th_exec_delivered(struct th_eng_ctx *ctx, struct th_eng_vport *vp,
-			     const struct th_nic_desc *d, u32 node, u32 vport,
-			     u64 len, struct th_eng_tally *t, int ret)
+static int th_eng_exec_delivered(struct th_eng_ctx *ctx, struct th_eng_vport *vp,
+				 const struct th_nic_desc *d, u32 node, u32 vport,
+				 u64 len, struct th_eng_tally *t, int ret)
 {
 	if (ret == -EACCES || ret == -ERANGE)
-		th_remote_violation(vp, ctx);
+		th_eng_remote_violation(vp, ctx);
 	if (ret)
 		return ret;
 	ctx->bytes += len;
-	th_exec_count(t, d, len);
+	th_eng_exec_count(t, d, len);
 	th_trace_deliver(vp->node, vp->index, node, vport, d->opcode, len);
 	return 0;
 }
 
 /* The remote delivery of descriptor @d ended: its result is the chain's. */
-static int th_exec_remote_finish(struct th_eng_ctx *ctx,
-				 struct th_eng_chain *chain,
-				 const struct th_nic_desc *d,
-				 struct th_eng_tally *t)
+static int th_eng_exec_remote_finish(struct th_eng_ctx *ctx,
+				     struct th_eng_chain *chain,
+				     const struct th_nic_desc *d,
+				     struct th_eng_tally *t)
 {
 	const struct th_eng_remote_op *op = &chain->rop;
 	struct th_eng_vport *vp = chain->vp;
 	int ret = chain->remote_status;
 
 	chain->remote = TH_REMOTE_NONE;
-	th_exec_release_refs(&chain->hold);
-	return th_exec_delivered(ctx, vp, d, op->node, op->vport, op->len, t,
-				 ret);
+	th_eng_exec_release_refs(&chain->hold);
+	return th_eng_exec_delivered(ctx, vp, d, op->node, op->vport, op->len, t,
+				     ret);
 }
 
 /*
@@ -262,47 +262,47 @@ static int th_exec_remote_finish(struct th_eng_ctx *ctx,
  * the source, and for PUT and GET the target vport, which must be in the
  * chain's domain.
  */
-static int th_exec_transfer_acquire(struct th_eng_ctx *ctx,
-				    struct th_eng_chain *chain,
-				    const struct th_nic_desc *d)
+static int th_eng_exec_transfer_acquire(struct th_eng_ctx *ctx,
+					struct th_eng_chain *chain,
+					const struct th_nic_desc *d)
 {
 	const struct th_nic_desc_xfer *x = &d->xfer;
 	const struct th_nic_desc_copy *c = &d->copy;
 	struct th_eng_vport *vp = chain->vp;
-	struct th_exec_hold *h = &chain->hold;
+	struct th_eng_exec_hold *h = &chain->hold;
 	int ret;
 
 	if (d->opcode == TH_NIC_OP_COPY) {
-		th_exec_hold_ref(h, 1);
-		ret = th_mr_get(vp, c->src_key, 0, c->src_off, c->len, &h->ref[1]);
+		th_eng_exec_hold_ref(h, 1);
+		ret = th_eng_mr_get(vp, c->src_key, 0, c->src_off, c->len, &h->ref[1]);
 		if (ret)
 			return ret;
-		return th_mr_get(vp, c->dst_key, TH_NIC_ACCESS_LOCAL_WRITE,
-				 c->dst_off, c->len, &h->ref[0]);
+		return th_eng_mr_get(vp, c->dst_key, TH_NIC_ACCESS_LOCAL_WRITE,
+				     c->dst_off, c->len, &h->ref[0]);
 	}
 
-	th_exec_hold_ref(h, 1);
+	th_eng_exec_hold_ref(h, 1);
 	if (d->opcode == TH_NIC_OP_PUT)
-		ret = th_mr_get(vp, x->lkey, 0, x->loff, x->len, &h->ref[1]);
+		ret = th_eng_mr_get(vp, x->lkey, 0, x->loff, x->len, &h->ref[1]);
 	else
-		ret = th_mr_get(vp, x->lkey, TH_NIC_ACCESS_LOCAL_WRITE, x->loff,
-				x->len, &h->ref[0]);
+		ret = th_eng_mr_get(vp, x->lkey, TH_NIC_ACCESS_LOCAL_WRITE, x->loff,
+				    x->len, &h->ref[0]);
 	if (ret)
 		return ret;
-	h->peer = th_remote_get(vp, x->node, x->vport);
+	h->peer = th_eng_remote_get(vp, x->node, x->vport);
 	if (!h->peer)
 		return -ECONNREFUSED;
 	if (d->opcode == TH_NIC_OP_PUT)
-		return th_remote_mr_get(vp, h->peer, x->rkey,
-					TH_NIC_ACCESS_REMOTE_WRITE, x->roff,
-					x->len, &h->ref[0], ctx);
-	return th_remote_mr_get(vp, h->peer, x->rkey, TH_NIC_ACCESS_REMOTE_READ,
-				x->roff, x->len, &h->ref[1], ctx);
+		return th_eng_remote_mr_get(vp, h->peer, x->rkey,
+					    TH_NIC_ACCESS_REMOTE_WRITE, x->roff,
+					    x->len, &h->ref[0], ctx);
+	return th_eng_remote_mr_get(vp, h->peer, x->rkey, TH_NIC_ACCESS_REMOTE_READ,
+				    x->roff, x->len, &h->ref[1], ctx);
 }
 
 /*
  * PUTs of at most this many bytes to a vport of this fabric copy through a
- * buffer on the stack (th_exec_put_small()); a collective's small rounds
+ * buffer on the stack (th_eng_exec_put_small()); a collective's small rounds
  * are made of them.
  */
 #define TH_EXEC_BOUNCE	256
@@ -316,9 +316,9 @@ static int th_exec_transfer_acquire(struct th_eng_ctx *ctx,
  * and the engine never holds two vport locks.  The same statuses,
  * violations, tallies and trace as the general path.
  */
-static int th_exec_put_small(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			     const struct th_nic_desc *d,
-			     struct th_eng_tally *t)
+static int th_eng_exec_put_small(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+				 const struct th_nic_desc *d,
+				 struct th_eng_tally *t)
 {
 	const struct th_nic_desc_xfer *x = &d->xfer;
 	struct th_eng_vport *vp = chain->vp;
@@ -328,60 +328,60 @@ static int th_exec_put_small(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	int ret;
 
 	th_lock(&vp->lock);
-	mr = vp->dead ? NULL : th_mr_lookup_locked(vp, x->lkey);
+	mr = vp->dead ? NULL : th_eng_mr_lookup_locked(vp, x->lkey);
 	ret = vp->dead ? -ECONNREFUSED :
-	      mr ? th_mr_allows(mr, 0, x->loff, x->len) : -EACCES;
+	      mr ? th_eng_mr_allows(mr, 0, x->loff, x->len) : -EACCES;
 	if (!ret)
 		memcpy(bounce, (u8 *)mr->kaddr + x->loff, x->len);
 	th_unlock(&vp->lock);
 	if (ret)
 		return ret;
 
-	peer = th_remote_get(vp, x->node, x->vport);
+	peer = th_eng_remote_get(vp, x->node, x->vport);
 	if (!peer)
 		return -ECONNREFUSED;
 	th_lock(&peer->lock);
-	mr = peer->dead ? NULL : th_mr_lookup_rkey_locked(peer, x->rkey);
+	mr = peer->dead ? NULL : th_eng_mr_lookup_rkey_locked(peer, x->rkey);
 	ret = peer->dead ? -ECONNREFUSED :
-	      mr ? th_mr_allows(mr, TH_NIC_ACCESS_REMOTE_WRITE, x->roff,
-				x->len) : -EACCES;
+	      mr ? th_eng_mr_allows(mr, TH_NIC_ACCESS_REMOTE_WRITE, x->roff,
+				    x->len) : -EACCES;
 	if (!ret) {
 		memcpy((u8 *)mr->kaddr + x->roff, bounce, x->len);
 		/* the control packet: data first, then the counter */
 		if (d->flags & TH_NIC_DF_REMOTE_CT)
-			th_ct_update_locked(peer, x->remote_ct, TH_ENG_CT_INC, 1,
-					    0, ctx);
+			th_eng_ct_update_locked(peer, x->remote_ct, TH_ENG_CT_INC, 1,
+						0, ctx);
 	}
 	th_unlock(&peer->lock);
-	th_remote_put(vp, peer);
-	return th_exec_delivered(ctx, vp, d, x->node, x->vport, x->len, t, ret);
+	th_eng_remote_put(vp, peer);
+	return th_eng_exec_delivered(ctx, vp, d, x->node, x->vport, x->len, t, ret);
 }
 
-static int th_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			    const struct th_nic_desc *d,
-			    struct th_eng_tally *t)
+static int th_eng_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+				const struct th_nic_desc *d,
+				struct th_eng_tally *t)
 {
-	struct th_exec_hold *h = &chain->hold;
+	struct th_eng_exec_hold *h = &chain->hold;
 	u64 len = d->opcode == TH_NIC_OP_COPY ? d->copy.len : d->xfer.len;
 	int ret;
 
 	if (chain->remote == TH_REMOTE_DONE)
-		return th_exec_remote_finish(ctx, chain, d, t);
+		return th_eng_exec_remote_finish(ctx, chain, d, t);
 	if (!h->nref) {
 		/* a delivery leaves the NIC: fault injection may hold it */
-		ret = d->opcode == TH_NIC_OP_COPY ? 0 : th_fault_check(chain);
+		ret = d->opcode == TH_NIC_OP_COPY ? 0 : th_eng_fault_check(chain);
 		if (!ret && d->opcode != TH_NIC_OP_COPY &&
-		    th_remote_node(chain->vp, d->xfer.node))
-			return th_exec_remote_start(chain, d);
+		    th_eng_remote_node(chain->vp, d->xfer.node))
+			return th_eng_exec_remote_start(chain, d);
 		if (!ret && d->opcode == TH_NIC_OP_PUT && !chain->done &&
 		    len <= TH_EXEC_BOUNCE)
-			return th_exec_put_small(ctx, chain, d, t);
+			return th_eng_exec_put_small(ctx, chain, d, t);
 		if (!ret)
-			ret = th_exec_transfer_acquire(ctx, chain, d);
+			ret = th_eng_exec_transfer_acquire(ctx, chain, d);
 		if (ret)
 			return ret;
 	}
-	ret = th_exec_move(ctx, chain, d, len, t);
+	ret = th_eng_exec_move(ctx, chain, d, len, t);
 	if (ret)
 		return ret;
 	if (d->opcode != TH_NIC_OP_COPY)
@@ -394,65 +394,65 @@ static int th_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	if (d->opcode == TH_NIC_OP_PUT && (d->flags & TH_NIC_DF_REMOTE_CT)) {
 		th_lock(&h->peer->lock);
 		if (h->ref[0].mr && h->ref[0].vp == h->peer) {
-			th_mr_put_locked(&h->ref[0]);
+			th_eng_mr_put_locked(&h->ref[0]);
 			h->ref[0].mr = NULL;
 		}
-		th_ct_update_locked(h->peer, d->xfer.remote_ct, TH_ENG_CT_INC,
-				    1, 0, ctx);
+		th_eng_ct_update_locked(h->peer, d->xfer.remote_ct, TH_ENG_CT_INC,
+					1, 0, ctx);
 		th_unlock(&h->peer->lock);
 	}
-	th_exec_release_refs(h);
-	th_exec_release(chain);
+	th_eng_exec_release_refs(h);
+	th_eng_exec_release(chain);
 	return 0;
 }
 
-static int th_exec_inline(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			  const struct th_nic_desc *d, struct th_eng_tally *t)
+static int th_eng_exec_inline(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			      const struct th_nic_desc *d, struct th_eng_tally *t)
 {
 	const struct th_nic_desc_inline *w = &d->wr_inline;
 	struct th_eng_vport *vp = chain->vp;
-	struct th_exec_hold *h = &chain->hold;
+	struct th_eng_exec_hold *h = &chain->hold;
 	int ret;
 
 	if (chain->remote == TH_REMOTE_DONE)
-		return th_exec_remote_finish(ctx, chain, d, t);
-	th_exec_hold_ref(h, 0);
+		return th_eng_exec_remote_finish(ctx, chain, d, t);
+	th_eng_exec_hold_ref(h, 0);
 	if (!(d->flags & TH_NIC_DF_REMOTE)) {
-		ret = th_mr_get(vp, w->lkey, TH_NIC_ACCESS_LOCAL_WRITE, w->off,
-				w->len, &h->ref[0]);
+		ret = th_eng_mr_get(vp, w->lkey, TH_NIC_ACCESS_LOCAL_WRITE, w->off,
+				    w->len, &h->ref[0]);
 	} else {
-		ret = th_fault_check(chain);
+		ret = th_eng_fault_check(chain);
 		if (ret)
 			return ret;
-		if (th_remote_node(vp, w->node))
-			return th_exec_remote_start(chain, d);
-		h->peer = th_remote_get(vp, w->node, w->vport);
+		if (th_eng_remote_node(vp, w->node))
+			return th_eng_exec_remote_start(chain, d);
+		h->peer = th_eng_remote_get(vp, w->node, w->vport);
 		if (!h->peer)
 			return -ECONNREFUSED;
-		ret = th_remote_mr_get(vp, h->peer, w->rkey,
-				       TH_NIC_ACCESS_REMOTE_WRITE, w->off,
-				       w->len, &h->ref[0], ctx);
+		ret = th_eng_remote_mr_get(vp, h->peer, w->rkey,
+					   TH_NIC_ACCESS_REMOTE_WRITE, w->off,
+					   w->len, &h->ref[0], ctx);
 	}
 	if (ret)
 		return ret;
 	memcpy(h->ref[0].ptr, w->data, w->len);
-	th_exec_count(t, d, w->len);
+	th_eng_exec_count(t, d, w->len);
 	if (d->flags & TH_NIC_DF_REMOTE)
 		th_trace_deliver(vp->node, vp->index, w->node, w->vport,
 				 d->opcode, w->len);
-	th_exec_release_refs(h);
+	th_eng_exec_release_refs(h);
 	if (d->flags & TH_NIC_DF_REMOTE_CT)
 		th_eng_ct_update(h->peer, w->remote_ct, TH_ENG_CT_INC, 1, 0, ctx);
-	th_exec_release(chain);
+	th_eng_exec_release(chain);
 	return 0;
 }
 
 /* ref[0] the destination, ref[1 + i] source i. */
-static int th_exec_reduce_acquire(struct th_eng_chain *chain,
-				  const struct th_nic_desc_reduce *r)
+static int th_eng_exec_reduce_acquire(struct th_eng_chain *chain,
+				      const struct th_nic_desc_reduce *r)
 {
 	struct th_eng_vport *vp = chain->vp;
-	struct th_exec_hold *h = &chain->hold;
+	struct th_eng_exec_hold *h = &chain->hold;
 	u64 bytes = (u64)r->count * th_alu_dtype_size(r->dtype);
 	u32 i, lkey;
 	u64 off;
@@ -460,9 +460,9 @@ static int th_exec_reduce_acquire(struct th_eng_chain *chain,
 
 	/* every operand is the vport's own: one lock for all of them */
 	th_lock(&vp->lock);
-	th_exec_hold_ref(h, 0);
-	ret = th_mr_get_locked(vp, r->dst_key, TH_NIC_ACCESS_LOCAL_WRITE,
-			       r->dst_off, bytes, &h->ref[0]);
+	th_eng_exec_hold_ref(h, 0);
+	ret = th_eng_mr_get_locked(vp, r->dst_key, TH_NIC_ACCESS_LOCAL_WRITE,
+				   r->dst_off, bytes, &h->ref[0]);
 	for (i = 0; !ret && i < r->nsrc; i++) {
 		if (r->rflags & TH_NIC_RF_STRIDED) {
 			lkey = r->src_key[0];
@@ -475,8 +475,8 @@ static int th_exec_reduce_acquire(struct th_eng_chain *chain,
 			lkey = r->src_key[i];
 			off = r->src_off[i];
 		}
-		th_exec_hold_ref(h, 1 + i);
-		ret = th_mr_get_locked(vp, lkey, 0, off, bytes, &h->ref[1 + i]);
+		th_eng_exec_hold_ref(h, 1 + i);
+		ret = th_eng_mr_get_locked(vp, lkey, 0, off, bytes, &h->ref[1 + i]);
 	}
 	th_unlock(&vp->lock);
 	return ret;
@@ -487,11 +487,11 @@ static int th_exec_reduce_acquire(struct th_eng_chain *chain,
  * element's operands are still combined left to right in one ALU call,
  * so slicing changes no result.
  */
-static int th_exec_reduce(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			  const struct th_nic_desc *d, struct th_eng_tally *t)
+static int th_eng_exec_reduce(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			      const struct th_nic_desc *d, struct th_eng_tally *t)
 {
 	const struct th_nic_desc_reduce *r = &d->reduce;
-	struct th_exec_hold *h = &chain->hold;
+	struct th_eng_exec_hold *h = &chain->hold;
 	bool acc = r->rflags & TH_NIC_RF_ACCUMULATE;
 	u32 esize = th_alu_dtype_size(r->dtype);
 	u64 per_elem = (u64)esize * (r->nsrc + acc);
@@ -502,7 +502,7 @@ static int th_exec_reduce(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	int ret;
 
 	if (!h->nref) {
-		ret = th_exec_reduce_acquire(chain, r);
+		ret = th_eng_exec_reduce_acquire(chain, r);
 		if (ret)
 			return ret;
 	}
@@ -510,7 +510,7 @@ static int th_exec_reduce(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 		slice_elems = 1;
 	while (chain->done < r->count) {
 		if (chain->done) {
-			ret = th_exec_between_slices(ctx, chain);
+			ret = th_eng_exec_between_slices(ctx, chain);
 			if (ret)
 				return ret;
 		}
@@ -526,23 +526,23 @@ static int th_exec_reduce(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 		ctx->bytes += n * per_elem;
 		t->alu_bytes += n * per_elem;
 	}
-	th_exec_release(chain);
+	th_eng_exec_release(chain);
 	return 0;
 }
 
 /* CT_INC or CT_SET @d on the chain's own vport @vp. */
-static int th_exec_ct_locked(struct th_eng_ctx *ctx, struct th_eng_vport *vp,
-			     const struct th_nic_desc *d)
+static int th_eng_exec_ct_locked(struct th_eng_ctx *ctx, struct th_eng_vport *vp,
+				 const struct th_nic_desc *d)
 	__must_hold(&vp->lock)
 {
-	return th_ct_update_locked(vp, d->ct.ct, d->opcode == TH_NIC_OP_CT_SET ?
-				   TH_ENG_CT_SET : TH_ENG_CT_INC,
-				   d->ct.value, 0, ctx);
+	return th_eng_ct_update_locked(vp, d->ct.ct, d->opcode == TH_NIC_OP_CT_SET ?
+				       TH_ENG_CT_SET : TH_ENG_CT_INC,
+				       d->ct.value, 0, ctx);
 }
 
 /* 0 when done, -EINPROGRESS when stopped between slices, or the error. */
-static int th_exec_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			const struct th_nic_desc *d, struct th_eng_tally *t)
+static int th_eng_exec_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			    const struct th_nic_desc *d, struct th_eng_tally *t)
 {
 	struct th_eng_vport *vp = chain->vp;
 	int ret;
@@ -551,15 +551,15 @@ static int th_exec_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	case TH_NIC_OP_PUT:
 	case TH_NIC_OP_GET:
 	case TH_NIC_OP_COPY:
-		return th_exec_transfer(ctx, chain, d, t);
+		return th_eng_exec_transfer(ctx, chain, d, t);
 	case TH_NIC_OP_WRITE_INLINE:
-		return th_exec_inline(ctx, chain, d, t);
+		return th_eng_exec_inline(ctx, chain, d, t);
 	case TH_NIC_OP_REDUCE:
-		return th_exec_reduce(ctx, chain, d, t);
+		return th_eng_exec_reduce(ctx, chain, d, t);
 	case TH_NIC_OP_CT_INC:
 	case TH_NIC_OP_CT_SET:
 		th_lock(&vp->lock);
-		ret = th_exec_ct_locked(ctx, vp, d);
+		ret = th_eng_exec_ct_locked(ctx, vp, d);
 		th_unlock(&vp->lock);
 		return ret;
 	case TH_NIC_OP_NOP:
@@ -572,7 +572,7 @@ static int th_exec_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 }
 
 /* The CQ entry of descriptor @i of @chain, which succeeded. */
-static void th_exec_write_cqe_locked(struct th_eng_chain *chain, u32 i)
+static void th_eng_exec_write_cqe_locked(struct th_eng_chain *chain, u32 i)
 	__must_hold(&chain->vp->lock)
 {
 	const struct th_nic_desc *d = &chain->descs[i];
@@ -592,7 +592,7 @@ static void th_exec_write_cqe_locked(struct th_eng_chain *chain, u32 i)
 	cqe.flags = i + 1 == chain->ndesc && !chain->stride ?
 		    TH_NIC_CQE_F_FINAL : 0;
 	cqe.vport = vp->index;
-	th_cq_write_locked(vp, &cqe);
+	th_eng_cq_write_locked(vp, &cqe);
 	chain->credits--;
 	vp->cq_reserved--;
 }
@@ -602,31 +602,31 @@ static void th_exec_write_cqe_locked(struct th_eng_chain *chain, u32 i)
  * first, then its completion counter, so that whoever sees the counter
  * move finds the entry already in the CQ.
  */
-static void th_exec_desc_done_locked(struct th_eng_ctx *ctx,
-				     struct th_eng_chain *chain, u32 i)
+static void th_eng_exec_desc_done_locked(struct th_eng_ctx *ctx,
+					 struct th_eng_chain *chain, u32 i)
 	__must_hold(&chain->vp->lock)
 {
 	const struct th_nic_desc *d = &chain->descs[i];
 	struct th_eng_vport *vp = chain->vp;
 
-	if (th_desc_writes_cqe(d)) {
-		th_exec_write_cqe_locked(chain, i);
+	if (th_eng_desc_writes_cqe(d)) {
+		th_eng_exec_write_cqe_locked(chain, i);
 		vp->eng->ops->wake(vp);
 	}
 	if (d->flags & TH_NIC_DF_COMP_CT)
-		th_ct_update_locked(vp, d->comp_ct, TH_ENG_CT_INC, 1, 0, ctx);
+		th_eng_ct_update_locked(vp, d->comp_ct, TH_ENG_CT_INC, 1, 0, ctx);
 }
 
 /* The same, taking the lock only when there is something to do. */
-static void th_exec_desc_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			      u32 i)
+static void th_eng_exec_desc_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+				  u32 i)
 {
 	const struct th_nic_desc *d = &chain->descs[i];
 
-	if (!th_desc_writes_cqe(d) && !(d->flags & TH_NIC_DF_COMP_CT))
+	if (!th_eng_desc_writes_cqe(d) && !(d->flags & TH_NIC_DF_COMP_CT))
 		return;
 	th_lock(&chain->vp->lock);
-	th_exec_desc_done_locked(ctx, chain, i);
+	th_eng_exec_desc_done_locked(ctx, chain, i);
 	th_unlock(&chain->vp->lock);
 }
 
@@ -638,8 +638,8 @@ static void th_exec_desc_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain
  * are such a run, or end with one).  Not in timed mode: its charge per
  * descriptor takes the lock itself.
  */
-static bool th_exec_desc_own(const struct th_eng_ctx *ctx,
-			     const struct th_nic_desc *d)
+static bool th_eng_exec_desc_own(const struct th_eng_ctx *ctx,
+				 const struct th_nic_desc *d)
 {
 	if (ctx->eng->timing)
 		return false;
@@ -657,13 +657,13 @@ static bool th_exec_desc_own(const struct th_eng_ctx *ctx,
 
 /*
  * Run descriptors *@i, *@i + 1 ... of @chain while they are its own
- * (th_exec_desc_own()), under its vport's lock; *@i is left at the last
+ * (th_eng_exec_desc_own()), under its vport's lock; *@i is left at the last
  * one that ran.  0, -EINPROGRESS on the budget (as between any two
  * descriptors), or the error of the one that failed (at *@i).
  */
-static int th_exec_own_run_locked(struct th_eng_ctx *ctx,
-				  struct th_eng_chain *chain, u32 *i,
-				  struct th_eng_tally *t)
+static int th_eng_exec_own_run_locked(struct th_eng_ctx *ctx,
+				      struct th_eng_chain *chain, u32 *i,
+				      struct th_eng_tally *t)
 	__must_hold(&chain->vp->lock)
 {
 	struct th_eng_vport *vp = chain->vp;
@@ -673,28 +673,28 @@ static int th_exec_own_run_locked(struct th_eng_ctx *ctx,
 	for (;;) {
 		d = &chain->descs[*i];
 		if (d->opcode == TH_NIC_OP_CT_INC || d->opcode == TH_NIC_OP_CT_SET)
-			ret = th_exec_ct_locked(ctx, vp, d);
+			ret = th_eng_exec_ct_locked(ctx, vp, d);
 		else
 			ret = 0;	/* REARM: acted on once the round is over */
 		if (ret)
 			return ret;
 		chain->done = 0;
 		t->descs_run++;
-		th_exec_desc_done_locked(ctx, chain, *i);
+		th_eng_exec_desc_done_locked(ctx, chain, *i);
 		if (*i + 1 == chain->ndesc ||
-		    !th_exec_desc_own(ctx, &chain->descs[*i + 1]))
+		    !th_eng_exec_desc_own(ctx, &chain->descs[*i + 1]))
 			return 0;
 		++*i;
-		if (th_ctx_out_of_budget(ctx))
+		if (th_eng_ctx_out_of_budget(ctx))
 			return -EINPROGRESS;
-		ret = th_exec_stopped(vp);
+		ret = th_eng_exec_stopped(vp);
 		if (ret)
 			return ret;
 	}
 }
 
-void th_exec_tally_fold_locked(struct th_eng_vport *vp,
-			       const struct th_eng_tally *t)
+void th_eng_exec_tally_fold_locked(struct th_eng_vport *vp,
+				   const struct th_eng_tally *t)
 	__must_hold(&vp->lock)
 {
 	vp->stats.descs_run += t->descs_run;
@@ -705,7 +705,7 @@ void th_exec_tally_fold_locked(struct th_eng_vport *vp,
 	vp->stats.bytes_copied += t->bytes_copied;
 }
 
-bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
+bool th_eng_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 {
 	struct th_eng_vport *vp = chain->vp;
 	struct th_eng_tally t = { 0 };
@@ -715,23 +715,23 @@ bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 	if (!ret) {
 		for (; i < chain->ndesc; i++) {
 			/* the budget also holds between descriptors */
-			if (i > chain->pos && th_ctx_out_of_budget(ctx)) {
+			if (i > chain->pos && th_eng_ctx_out_of_budget(ctx)) {
 				ret = -EINPROGRESS;
 				break;
 			}
 			/* a remote delivery's end is taken first, whatever came */
 			ret = chain->remote == TH_REMOTE_DONE ? 0 :
-			      th_exec_stopped(vp);
+			      th_eng_exec_stopped(vp);
 			if (ret)
 				break;
-			if (th_exec_desc_own(ctx, &chain->descs[i])) {
+			if (th_eng_exec_desc_own(ctx, &chain->descs[i])) {
 				th_lock(&vp->lock);
-				ret = th_exec_own_run_locked(ctx, chain, &i, &t);
+				ret = th_eng_exec_own_run_locked(ctx, chain, &i, &t);
 				/* the round ends under the same lock */
 				if (!ret && i + 1 == chain->ndesc && chain->stride &&
 				    !chain->hold.nref && !chain->hold.peer) {
 					chain->remote = TH_REMOTE_NONE;
-					th_chain_next_round_locked(ctx, chain, &t);
+					th_eng_chain_next_round_locked(ctx, chain, &t);
 					return true;
 				}
 				th_unlock(&vp->lock);
@@ -742,13 +742,13 @@ bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 			/* timed mode: once per descriptor, not on a resume */
 			if (ctx->eng->timing && !chain->done && !chain->hold.nref &&
 			    !chain->tries && !chain->fault_pass)
-				th_timing_desc(ctx, chain, &chain->descs[i]);
-			ret = th_exec_desc(ctx, chain, &chain->descs[i], &t);
+				th_eng_timing_desc(ctx, chain, &chain->descs[i]);
+			ret = th_eng_exec_desc(ctx, chain, &chain->descs[i], &t);
 			if (ret)
 				break;
 			chain->done = 0;
 			t.descs_run++;
-			th_exec_desc_done(ctx, chain, i);
+			th_eng_exec_desc_done(ctx, chain, i);
 		}
 	} else {
 		i = 0;
@@ -771,17 +771,17 @@ bool th_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 		 * another thread.  Between two slices it keeps the turn.
 		 */
 		th_lock(&vp->lock);
-		th_exec_tally_fold_locked(vp, &t);
+		th_eng_exec_tally_fold_locked(vp, &t);
 		if (ret == -EAGAIN && chain->ordered)
-			th_chain_order_release_locked(ctx, chain);
+			th_eng_chain_order_release_locked(ctx, chain);
 		th_unlock(&vp->lock);
 		return false;
 	}
-	th_exec_release(chain);
+	th_eng_exec_release(chain);
 	/* the tally is folded under the lock the chain's end takes anyway */
 	if (!ret && chain->stride)
-		th_chain_next_round(ctx, chain, &t);
+		th_eng_chain_next_round(ctx, chain, &t);
 	else
-		th_chain_complete(ctx, chain, ret, i, &t);
+		th_eng_chain_complete(ctx, chain, ret, i, &t);
 	return true;
 }

@@ -43,7 +43,7 @@ void th_eng_fini(struct th_eng *eng)
 }
 
 /* splitmix64: a fine generator from any seed, zero included. */
-static u64 th_fault_next(u64 *state)
+static u64 th_eng_fault_next(u64 *state)
 {
 	u64 z = (*state += 0x9e3779b97f4a7c15ULL);
 
@@ -97,7 +97,7 @@ int th_eng_fault_get(struct th_eng *eng, u32 node, struct th_eng_fault *f)
  * -EAGAIN to park the chain for chain->park_ns (lost: sent again then;
  * delayed: goes then); -ETIMEDOUT when the last retry was lost too.
  */
-int th_fault_check(struct th_eng_chain *chain)
+int th_eng_fault_check(struct th_eng_chain *chain)
 {
 	struct th_eng_vport *vp = chain->vp;
 	struct th_eng_node *n = &vp->eng->nodes[vp->node];
@@ -116,7 +116,7 @@ int th_fault_check(struct th_eng_chain *chain)
 	th_lock(&n->lock);
 	if (n->fault.vport == TH_ENG_FAULT_ANY || n->fault.vport == vp->index) {
 		hit = true;
-		roll = th_fault_next(&n->rng) % TH_ENG_FAULT_PPM;
+		roll = th_eng_fault_next(&n->rng) % TH_ENG_FAULT_PPM;
 		drop = n->fault.drop_ppm;
 		delay = n->fault.delay_ppm;
 		delay_ns = n->fault.delay_ns;
@@ -156,7 +156,7 @@ int th_fault_check(struct th_eng_chain *chain)
 }
 
 /* @vp is destroyed: its node's totals keep what it counted. */
-void th_fault_vport_gone(struct th_eng_vport *vp)
+void th_eng_fault_vport_gone(struct th_eng_vport *vp)
 {
 	struct th_eng_node *n = &vp->eng->nodes[vp->node];
 	struct th_eng_stats st;

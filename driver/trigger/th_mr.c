@@ -7,7 +7,7 @@
  */
 #include "th_engine_int.h"
 
-static u32 th_mr_slot_mask(const struct th_eng_vport *vp)
+static u32 th_eng_mr_slot_mask(const struct th_eng_vport *vp)
 {
 	return (1U << vp->mr_key_shift) - 1;
 }
@@ -19,8 +19,8 @@ static u32 th_mr_slot_mask(const struct th_eng_vport *vp)
  * random bits, so guessing one is hopeless (each wrong guess also puts the
  * guesser's vport into the error state, th_remote.c).
  */
-static void th_mr_new_keys(struct th_eng_vport *vp, u32 slot,
-			   struct th_eng_mr *mr)
+static void th_eng_mr_new_keys(struct th_eng_vport *vp, u32 slot,
+			       struct th_eng_mr *mr)
 {
 	struct th_eng *eng = vp->eng;
 	u32 shift = vp->mr_key_shift;
@@ -59,7 +59,7 @@ int th_eng_mr_add(struct th_eng_vport *vp, u64 uaddr, u64 len, u32 access,
 		th_unlock(&vp->lock);
 		return -ENOSPC;
 	}
-	th_mr_new_keys(vp, i, mr);
+	th_eng_mr_new_keys(vp, i, mr);
 	mr->access = access;
 	mr->uaddr = uaddr;
 	mr->len = len;
@@ -75,30 +75,30 @@ int th_eng_mr_add(struct th_eng_vport *vp, u64 uaddr, u64 len, u32 access,
 }
 
 /* The slot local key @lkey names, whatever it holds; NULL if none. */
-static struct th_eng_mr *th_mr_slot_locked(struct th_eng_vport *vp, u32 lkey)
+static struct th_eng_mr *th_eng_mr_slot_locked(struct th_eng_vport *vp, u32 lkey)
 	__must_hold(&vp->lock)
 {
-	u32 slot = lkey & th_mr_slot_mask(vp);
+	u32 slot = lkey & th_eng_mr_slot_mask(vp);
 
 	if (!lkey || slot >= vp->eng->lim.max_mrs)
 		return NULL;
 	return &vp->mrs[slot];
 }
 
-struct th_eng_mr *th_mr_lookup_locked(struct th_eng_vport *vp, u32 lkey)
+struct th_eng_mr *th_eng_mr_lookup_locked(struct th_eng_vport *vp, u32 lkey)
 	__must_hold(&vp->lock)
 {
-	struct th_eng_mr *mr = th_mr_slot_locked(vp, lkey);
+	struct th_eng_mr *mr = th_eng_mr_slot_locked(vp, lkey);
 
 	if (!mr || mr->lkey != lkey || mr->dying)
 		return NULL;
 	return mr;
 }
 
-struct th_eng_mr *th_mr_lookup_rkey_locked(struct th_eng_vport *vp, u64 rkey)
+struct th_eng_mr *th_eng_mr_lookup_rkey_locked(struct th_eng_vport *vp, u64 rkey)
 	__must_hold(&vp->lock)
 {
-	u32 slot = (u32)rkey & th_mr_slot_mask(vp);
+	u32 slot = (u32)rkey & th_eng_mr_slot_mask(vp);
 	struct th_eng_mr *mr;
 
 	if (!rkey || slot >= vp->eng->lim.max_mrs)
@@ -109,14 +109,14 @@ struct th_eng_mr *th_mr_lookup_rkey_locked(struct th_eng_vport *vp, u64 rkey)
 	return mr;
 }
 
-struct th_mr_dereg_wait {
+struct th_eng_mr_dereg_wait {
 	u32 slot;
 	u32 lkey;
 };
 
-static bool th_mr_unused(struct th_eng_vport *vp, void *arg)
+static bool th_eng_mr_unused(struct th_eng_vport *vp, void *arg)
 {
-	struct th_mr_dereg_wait *w = arg;
+	struct th_eng_mr_dereg_wait *w = arg;
 	bool unused;
 
 	th_lock(&vp->lock);
@@ -126,11 +126,11 @@ static bool th_mr_unused(struct th_eng_vport *vp, void *arg)
 }
 
 /* A region whose deregistration was interrupted, for a new one to finish. */
-static struct th_eng_mr *th_mr_lookup_orphan_locked(struct th_eng_vport *vp,
-						    u32 lkey)
+static struct th_eng_mr *th_eng_mr_lookup_orphan_locked(struct th_eng_vport *vp,
+							u32 lkey)
 	__must_hold(&vp->lock)
 {
-	struct th_eng_mr *mr = th_mr_slot_locked(vp, lkey);
+	struct th_eng_mr *mr = th_eng_mr_slot_locked(vp, lkey);
 
 	return mr && mr->lkey == lkey && mr->orphan ? mr : NULL;
 }
@@ -150,19 +150,19 @@ static struct th_eng_mr *th_mr_lookup_orphan_locked(struct th_eng_vport *vp,
 int th_eng_mr_dereg(struct th_eng_vport *vp, u32 lkey)
 {
 	const struct th_eng_ops *ops = vp->eng->ops;
-	struct th_mr_dereg_wait w = { 0, lkey };
+	struct th_eng_mr_dereg_wait w = { 0, lkey };
 	struct th_eng_mr *mr;
 	void *priv;
 	int ret;
 
 	th_lock(&vp->lock);
-	mr = th_mr_lookup_locked(vp, lkey);
+	mr = th_eng_mr_lookup_locked(vp, lkey);
 	if (mr) {
 		mr->dying = true;
 		/* chains that would send from it wait in the engine again */
-		th_remote_offload_withdraw_locked(vp, mr);
+		th_eng_remote_offload_withdraw_locked(vp, mr);
 	} else {
-		mr = th_mr_lookup_orphan_locked(vp, lkey);
+		mr = th_eng_mr_lookup_orphan_locked(vp, lkey);
 	}
 	if (mr) {
 		mr->orphan = false;	/* this call finishes it */
@@ -172,7 +172,7 @@ int th_eng_mr_dereg(struct th_eng_vport *vp, u32 lkey)
 	if (!mr)
 		return -EINVAL;
 
-	ret = ops->wait(vp, th_mr_unused, &w);
+	ret = ops->wait(vp, th_eng_mr_unused, &w);
 	if (ret) {
 		th_lock(&vp->lock);
 		mr->orphan = true;
@@ -201,10 +201,10 @@ int th_eng_mr_dereg(struct th_eng_vport *vp, u32 lkey)
  * the one its slot had before?  A chain still holding such a key learns
  * nothing by it: the region went away since the key was handed out.
  */
-bool th_mr_rkey_stale_locked(struct th_eng_vport *vp, u64 rkey)
+bool th_eng_mr_rkey_stale_locked(struct th_eng_vport *vp, u64 rkey)
 	__must_hold(&vp->lock)
 {
-	u32 slot = (u32)rkey & th_mr_slot_mask(vp);
+	u32 slot = (u32)rkey & th_eng_mr_slot_mask(vp);
 	const struct th_eng_mr *mr;
 
 	if (!rkey || slot >= vp->eng->lim.max_mrs)
@@ -219,7 +219,7 @@ bool th_mr_rkey_stale_locked(struct th_eng_vport *vp, u64 rkey)
  * -EACCES when the region lacks the access, -ERANGE when the range falls
  * outside it.
  */
-int th_mr_allows(const struct th_eng_mr *mr, u32 access, u64 off, u64 len)
+int th_eng_mr_allows(const struct th_eng_mr *mr, u32 access, u64 off, u64 len)
 {
 	u64 end;
 
@@ -230,12 +230,12 @@ int th_mr_allows(const struct th_eng_mr *mr, u32 access, u64 off, u64 len)
 	return 0;
 }
 
-/* Hold [@off, @off + @len) of @mr, if th_mr_allows() it. */
-int th_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
-		      u32 access, u64 off, u64 len, struct th_eng_mr_ref *ref)
+/* Hold [@off, @off + @len) of @mr, if th_eng_mr_allows() it. */
+int th_eng_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
+			  u32 access, u64 off, u64 len, struct th_eng_mr_ref *ref)
 	__must_hold(&vp->lock)
 {
-	int ret = th_mr_allows(mr, access, off, len);
+	int ret = th_eng_mr_allows(mr, access, off, len);
 
 	if (ret)
 		return ret;
@@ -248,34 +248,34 @@ int th_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
 
 /*
  * Resolve a local range of @vp for one of its own operations, and hold it
- * until th_mr_put().  Errors are the completion statuses of ABI.md: the
+ * until th_eng_mr_put().  Errors are the completion statuses of ABI.md: the
  * vport is gone, the key is unknown (deregistered since the doorbell) or
  * lacks the access, or the range falls outside the region.
  */
-int th_mr_get_locked(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off,
-		     u64 len, struct th_eng_mr_ref *ref)
+int th_eng_mr_get_locked(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off,
+			 u64 len, struct th_eng_mr_ref *ref)
 	__must_hold(&vp->lock)
 {
 	struct th_eng_mr *mr;
 
 	if (vp->dead)
 		return -ECONNREFUSED;
-	mr = th_mr_lookup_locked(vp, lkey);
-	return mr ? th_mr_hold_locked(vp, mr, access, off, len, ref) : -EACCES;
+	mr = th_eng_mr_lookup_locked(vp, lkey);
+	return mr ? th_eng_mr_hold_locked(vp, mr, access, off, len, ref) : -EACCES;
 }
 
-int th_mr_get(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off, u64 len,
-	      struct th_eng_mr_ref *ref)
+int th_eng_mr_get(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off, u64 len,
+		  struct th_eng_mr_ref *ref)
 {
 	int ret;
 
 	th_lock(&vp->lock);
-	ret = th_mr_get_locked(vp, lkey, access, off, len, ref);
+	ret = th_eng_mr_get_locked(vp, lkey, access, off, len, ref);
 	th_unlock(&vp->lock);
 	return ret;
 }
 
-void th_mr_put_locked(struct th_eng_mr_ref *ref)
+void th_eng_mr_put_locked(struct th_eng_mr_ref *ref)
 	__must_hold(&ref->vp->lock)
 {
 	struct th_eng_vport *vp = ref->vp;
@@ -284,11 +284,11 @@ void th_mr_put_locked(struct th_eng_mr_ref *ref)
 		vp->eng->ops->wake(vp);
 }
 
-void th_mr_put(struct th_eng_mr_ref *ref)
+void th_eng_mr_put(struct th_eng_mr_ref *ref)
 {
 	struct th_eng_vport *vp = ref->vp;
 
 	th_lock(&vp->lock);
-	th_mr_put_locked(ref);
+	th_eng_mr_put_locked(ref);
 	th_unlock(&vp->lock);
 }

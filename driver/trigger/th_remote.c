@@ -22,11 +22,11 @@
 
 /*
  * Vport @vport of node @node if it is in @vp's domain, referenced (drop
- * it with th_remote_put()); NULL if it does not exist or is in another
+ * it with th_eng_remote_put()); NULL if it does not exist or is in another
  * domain, which an initiator cannot tell apart.  @vp itself counts.
  */
-struct th_eng_vport *th_remote_get(struct th_eng_vport *vp, u32 node,
-				   u32 vport)
+struct th_eng_vport *th_eng_remote_get(struct th_eng_vport *vp, u32 node,
+				       u32 vport)
 {
 	const struct th_eng_ops *ops = vp->eng->ops;
 	struct th_eng_vport *peer;
@@ -39,7 +39,7 @@ struct th_eng_vport *th_remote_get(struct th_eng_vport *vp, u32 node,
 	return peer;
 }
 
-void th_remote_put(struct th_eng_vport *vp, struct th_eng_vport *peer)
+void th_eng_remote_put(struct th_eng_vport *vp, struct th_eng_vport *peer)
 {
 	vp->eng->ops->vport_put(vp->eng->fabric, peer);
 }
@@ -49,7 +49,7 @@ void th_remote_put(struct th_eng_vport *vp, struct th_eng_vport *peer)
  * Its pending chains complete with -ENOTCONN through @ctx, and the
  * doorbell refuses it; only destroying it ends the state.
  */
-void th_remote_violation(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
+void th_eng_remote_violation(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
 {
 	bool entered = false;
 
@@ -58,7 +58,7 @@ void th_remote_violation(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
 	if (!vp->error && !vp->dead) {
 		vp->error = true;
 		entered = true;
-		th_chain_fail_pending_locked(vp, ctx, -ENOTCONN);
+		th_eng_chain_fail_pending_locked(vp, ctx, -ENOTCONN);
 		vp->eng->ops->wake(vp);
 	}
 	th_unlock(&vp->lock);
@@ -68,25 +68,25 @@ void th_remote_violation(struct th_eng_vport *vp, struct th_eng_ctx *ctx)
 
 /*
  * Resolve [@off, @off + @len) of remote key @rkey on @peer (from
- * th_remote_get()) for an operation of @vp needing @access, and hold it
- * until th_mr_put().  -ECONNREFUSED if @peer is going away; -EACCES and
+ * th_eng_remote_get()) for an operation of @vp needing @access, and hold it
+ * until th_eng_mr_put().  -ECONNREFUSED if @peer is going away; -EACCES and
  * -ERANGE are violations.
  */
-int th_remote_mr_get(struct th_eng_vport *vp, struct th_eng_vport *peer,
-		     u64 rkey, u32 access, u64 off, u64 len,
-		     struct th_eng_mr_ref *ref, struct th_eng_ctx *ctx)
+int th_eng_remote_mr_get(struct th_eng_vport *vp, struct th_eng_vport *peer,
+			 u64 rkey, u32 access, u64 off, u64 len,
+			 struct th_eng_mr_ref *ref, struct th_eng_ctx *ctx)
 {
 	int ret = th_eng_remote_hold(peer, rkey, access, off, len, ref);
 
 	if (ret == -EACCES || ret == -ERANGE)
-		th_remote_violation(vp, ctx);
+		th_eng_remote_violation(vp, ctx);
 	return ret;
 }
 
 /*
  * The target of a failure value that @vp sends on behalf of a remote
  * write of [@off, @off + @len) through @rkey on (@node, @vport), which
- * will not run: referenced (th_remote_put()), or NULL when that write
+ * will not run: referenced (th_eng_remote_put()), or NULL when that write
  * would not have been authorised (ABI.md "Security model": an access
  * that was never allowed touches no peer's counters).  The vport checked
  * is the one returned, so a vport that takes the index afterwards is
@@ -95,13 +95,13 @@ int th_remote_mr_get(struct th_eng_vport *vp, struct th_eng_vport *peer,
  * rkeys for free.  Not so a key the target did hand out and has since
  * deregistered (a job tearing down while its peers' chains are cancelled
  * or fail): it tells nothing the initiator did not know.  @ctx NULL: no
- * violation at all (th_chain_fail_counters() says when).
+ * violation at all (th_eng_chain_fail_counters() says when).
  */
-struct th_eng_vport *th_remote_fail_peer(struct th_eng_vport *vp, u32 node,
-					 u32 vport, u64 rkey, u64 off, u64 len,
-					 struct th_eng_ctx *ctx)
+struct th_eng_vport *th_eng_remote_fail_peer(struct th_eng_vport *vp, u32 node,
+					     u32 vport, u64 rkey, u64 off, u64 len,
+					     struct th_eng_ctx *ctx)
 {
-	struct th_eng_vport *peer = th_remote_get(vp, node, vport);
+	struct th_eng_vport *peer = th_eng_remote_get(vp, node, vport);
 	struct th_eng_mr *mr;
 	int ret;
 
@@ -111,23 +111,23 @@ struct th_eng_vport *th_remote_fail_peer(struct th_eng_vport *vp, u32 node,
 	if (peer->dead) {
 		ret = -ECONNREFUSED;
 	} else {
-		mr = th_mr_lookup_rkey_locked(peer, rkey);
-		ret = mr ? th_mr_allows(mr, TH_NIC_ACCESS_REMOTE_WRITE, off,
-					len) :
-		      th_mr_rkey_stale_locked(peer, rkey) ? -ECONNREFUSED :
+		mr = th_eng_mr_lookup_rkey_locked(peer, rkey);
+		ret = mr ? th_eng_mr_allows(mr, TH_NIC_ACCESS_REMOTE_WRITE, off,
+					    len) :
+		      th_eng_mr_rkey_stale_locked(peer, rkey) ? -ECONNREFUSED :
 		      -EACCES;
 	}
 	th_unlock(&peer->lock);
 	if (!ret)
 		return peer;
-	th_remote_put(vp, peer);
+	th_eng_remote_put(vp, peer);
 	if (ctx && (ret == -EACCES || ret == -ERANGE))
-		th_remote_violation(vp, ctx);
+		th_eng_remote_violation(vp, ctx);
 	return NULL;
 }
 
 /* Is @node behind the provider's network rather than in this engine? */
-bool th_remote_node(struct th_eng_vport *vp, u32 node)
+bool th_eng_remote_node(struct th_eng_vport *vp, u32 node)
 {
 	const struct th_eng_ops *ops = vp->eng->ops;
 
@@ -149,14 +149,14 @@ bool th_remote_node(struct th_eng_vport *vp, u32 node)
  * may read it when it sends: the checks the chain would meet when it runs
  * are made then (a range that fails them leaves the chain to the engine,
  * which fails it when it runs, as before).  Deregistering the region
- * withdraws the offload (th_remote_offload_withdraw_locked()), so that
+ * withdraws the offload (th_eng_remote_offload_withdraw_locked()), so that
  * the chain fails when it runs as it would have.  GET is not offered: its
  * bytes land when the answer comes, which is the engine's part anyway.
  * Neither the timed mode nor fault injection, which act on a delivery as
  * it leaves, is offered: both stay with the engine.
  */
-void th_remote_offload_arm_locked(struct th_eng_vport *vp,
-				  struct th_eng_chain *chain)
+void th_eng_remote_offload_arm_locked(struct th_eng_vport *vp,
+				      struct th_eng_chain *chain)
 	__must_hold(&vp->lock)
 {
 	const struct th_eng_ops *ops = vp->eng->ops;
@@ -175,13 +175,13 @@ void th_remote_offload_arm_locked(struct th_eng_vport *vp,
 		node = d->xfer.node;
 	else
 		return;
-	if (!th_remote_node(vp, node))
+	if (!th_eng_remote_node(vp, node))
 		return;
-	th_exec_remote_describe(chain, d);
+	th_eng_exec_remote_describe(chain, d);
 	if (d->opcode == TH_NIC_OP_PUT) {
-		mr = th_mr_lookup_locked(vp, d->xfer.lkey);
-		if (!mr || th_mr_hold_locked(vp, mr, 0, d->xfer.loff,
-					     d->xfer.len, ref))
+		mr = th_eng_mr_lookup_locked(vp, d->xfer.lkey);
+		if (!mr || th_eng_mr_hold_locked(vp, mr, 0, d->xfer.loff,
+						 d->xfer.len, ref))
 			return;
 		chain->hold.nref = 1;
 		chain->rop.local = ref->ptr;
@@ -193,14 +193,14 @@ void th_remote_offload_arm_locked(struct th_eng_vport *vp,
 		chain->offloaded = true;
 		vp->offloaded++;
 	} else if (ref->mr) {
-		th_mr_put_locked(ref);
+		th_eng_mr_put_locked(ref);
 		ref->mr = NULL;
 		chain->hold.nref = 0;
 	}
 }
 
 /* Counter @idx of @vp changed: the network sees it before any chain fires. */
-void th_remote_offload_counter_locked(struct th_eng_vport *vp, u32 idx)
+void th_eng_remote_offload_counter_locked(struct th_eng_vport *vp, u32 idx)
 	__must_hold(&vp->lock)
 {
 	if (vp->offloaded)
@@ -216,7 +216,7 @@ void th_remote_offload_counter_locked(struct th_eng_vport *vp, u32 idx)
  * Otherwise the local range the delivery would have read goes to the
  * provider, which releases it once the network let go of the message.
  */
-bool th_remote_offload_disarm_locked(struct th_eng_chain *chain, int status)
+bool th_eng_remote_offload_disarm_locked(struct th_eng_chain *chain, int status)
 	__must_hold(&chain->vp->lock)
 {
 	struct th_eng_vport *vp = chain->vp;
@@ -225,7 +225,7 @@ bool th_remote_offload_disarm_locked(struct th_eng_chain *chain, int status)
 	chain->offloaded = false;
 	vp->offloaded--;
 	if (!status) {
-		th_exec_remote_sent(chain);
+		th_eng_exec_remote_sent(chain);
 	} else if (chain->hold.ref[0].mr) {
 		hold = chain->hold.ref[0];
 		chain->hold.ref[0].mr = NULL;
@@ -241,8 +241,8 @@ bool th_remote_offload_disarm_locked(struct th_eng_chain *chain, int status)
  * (the key no longer resolves), as they would have without the offload.
  * @mr NULL: every offloaded chain of @vp goes back.
  */
-void th_remote_offload_withdraw_locked(struct th_eng_vport *vp,
-				       const struct th_eng_mr *mr)
+void th_eng_remote_offload_withdraw_locked(struct th_eng_vport *vp,
+					   const struct th_eng_mr *mr)
 	__must_hold(&vp->lock)
 {
 	struct th_eng_chain *chain;
@@ -255,7 +255,7 @@ void th_remote_offload_withdraw_locked(struct th_eng_vport *vp,
 			chain = th_eng_chain_from_node(pos);
 			if (chain->offloaded &&
 			    (!mr || chain->hold.ref[0].mr == mr))
-				th_remote_offload_disarm_locked(chain, -EAGAIN);
+				th_eng_remote_offload_disarm_locked(chain, -EAGAIN);
 		}
 	}
 }
@@ -271,7 +271,7 @@ void th_remote_offload_withdraw_locked(struct th_eng_vport *vp,
 void th_eng_offload_withdraw(struct th_eng_vport *vp)
 {
 	th_lock(&vp->lock);
-	th_remote_offload_withdraw_locked(vp, NULL);
+	th_eng_remote_offload_withdraw_locked(vp, NULL);
 	th_unlock(&vp->lock);
 }
 
@@ -317,8 +317,8 @@ int th_eng_remote_hold(struct th_eng_vport *vp, u64 rkey, u32 access, u64 off,
 	if (vp->dead) {
 		ret = -ECONNREFUSED;
 	} else {
-		mr = th_mr_lookup_rkey_locked(vp, rkey);
-		ret = mr ? th_mr_hold_locked(vp, mr, access, off, len, ref) :
+		mr = th_eng_mr_lookup_rkey_locked(vp, rkey);
+		ret = mr ? th_eng_mr_hold_locked(vp, mr, access, off, len, ref) :
 		      -EACCES;
 	}
 	th_unlock(&vp->lock);
@@ -328,6 +328,6 @@ int th_eng_remote_hold(struct th_eng_vport *vp, u64 rkey, u32 access, u64 off,
 void th_eng_remote_release(struct th_eng_mr_ref *ref)
 {
 	if (ref->mr)
-		th_mr_put(ref);
+		th_eng_mr_put(ref);
 	ref->mr = NULL;
 }

@@ -9,7 +9,7 @@
 #include "th_engine_int.h"
 
 /* A fired chain may start once its counter's latest update has happened. */
-void th_timing_fire(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
+void th_eng_timing_fire(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 {
 	u64 t = ctx->stamp;
 
@@ -20,8 +20,8 @@ void th_timing_fire(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 }
 
 /* Under @vp's lock: counter @idx was updated at @ctx->stamp. */
-void th_timing_update(struct th_eng_vport *vp, u32 idx,
-		      const struct th_eng_ctx *ctx)
+void th_eng_timing_update(struct th_eng_vport *vp, u32 idx,
+			  const struct th_eng_ctx *ctx)
 	__must_hold(&vp->lock)
 {
 	struct th_eng_timing *tm = vp->eng->timing;
@@ -35,8 +35,8 @@ void th_timing_update(struct th_eng_vport *vp, u32 idx,
 }
 
 /* @fs of work on the chain's node: after the node's earlier work. */
-static void th_timing_work(struct th_eng_timing *tm, struct th_eng_chain *chain,
-			   u64 fs)
+static void th_eng_timing_work(struct th_eng_timing *tm, struct th_eng_chain *chain,
+			       u64 fs)
 {
 	u32 node = chain->vp->node;
 
@@ -53,8 +53,8 @@ static void th_timing_work(struct th_eng_timing *tm, struct th_eng_chain *chain,
  * Before descriptor @d runs (not when it resumes after a slice): charge
  * its work, and set the time of the counter updates it makes.
  */
-void th_timing_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-		    const struct th_nic_desc *d)
+void th_eng_timing_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			const struct th_nic_desc *d)
 {
 	struct th_eng_timing *tm = ctx->eng->timing;
 	u64 len = 0, fs;
@@ -64,11 +64,11 @@ void th_timing_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 		len = (u64)d->reduce.count * th_alu_dtype_size(d->reduce.dtype) *
 		      (d->reduce.nsrc + !!(d->reduce.rflags & TH_NIC_RF_ACCUMULATE));
 		fs = tm->desc_fs + len * tm->alu_byte_fs[chain->vp->node];
-		th_timing_work(tm, chain, fs);
+		th_eng_timing_work(tm, chain, fs);
 		ctx->stamp = chain->vnow;
 		return;
 	case TH_NIC_OP_COPY:
-		th_timing_work(tm, chain, tm->desc_fs + d->copy.len * tm->byte_fs);
+		th_eng_timing_work(tm, chain, tm->desc_fs + d->copy.len * tm->byte_fs);
 		ctx->stamp = chain->vnow;
 		return;
 	case TH_NIC_OP_PUT:

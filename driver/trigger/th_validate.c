@@ -9,7 +9,7 @@
 #include "th_engine_int.h"
 #include "th_alu.h"
 
-static bool th_all_zero(const void *p, size_t n)
+static bool th_eng_all_zero(const void *p, size_t n)
 {
 	const u8 *b = p;
 	size_t i;
@@ -21,11 +21,11 @@ static bool th_all_zero(const void *p, size_t n)
 }
 
 /* A local MR named by a descriptor: it must exist and allow @access. */
-static const struct th_eng_mr *th_local_mr(struct th_eng_vport *vp, u32 lkey,
-					   u32 access)
+static const struct th_eng_mr *th_eng_local_mr(struct th_eng_vport *vp, u32 lkey,
+					       u32 access)
 	__must_hold(&vp->lock)
 {
-	const struct th_eng_mr *mr = th_mr_lookup_locked(vp, lkey);
+	const struct th_eng_mr *mr = th_eng_mr_lookup_locked(vp, lkey);
 
 	if (!mr || (mr->access & access) != access)
 		return NULL;
@@ -33,15 +33,15 @@ static const struct th_eng_mr *th_local_mr(struct th_eng_vport *vp, u32 lkey,
 }
 
 /* A local range: TH_NIC_REFUSE_LKEY, _RANGE, or none. */
-static u32 th_local_range(struct th_eng_vport *vp, u32 lkey, u32 access,
-			  u64 off, u64 len)
+static u32 th_eng_local_range(struct th_eng_vport *vp, u32 lkey, u32 access,
+			      u64 off, u64 len)
 	__must_hold(&vp->lock)
 {
-	const struct th_eng_mr *mr = th_local_mr(vp, lkey, access);
+	const struct th_eng_mr *mr = th_eng_local_mr(vp, lkey, access);
 
 	if (!mr)
 		return TH_NIC_REFUSE_LKEY;
-	return th_mr_allows(mr, 0, off, len) ? TH_NIC_REFUSE_RANGE : 0;
+	return th_eng_mr_allows(mr, 0, off, len) ? TH_NIC_REFUSE_RANGE : 0;
 }
 
 /*
@@ -49,8 +49,8 @@ static u32 th_local_range(struct th_eng_vport *vp, u32 lkey, u32 access,
  * cannot wrap; the key and the domain are checked by the target when it
  * runs.
  */
-static bool th_remote_ok(struct th_eng_vport *vp, u32 node, u32 vport,
-			 u64 off, u64 len)
+static bool th_eng_remote_ok(struct th_eng_vport *vp, u32 node, u32 vport,
+			     u64 off, u64 len)
 {
 	const struct th_eng_limits *lim = &vp->eng->lim;
 	u64 end;
@@ -60,8 +60,8 @@ static bool th_remote_ok(struct th_eng_vport *vp, u32 node, u32 vport,
 }
 
 /* TH_NIC_DF_REMOTE_CT and its counter: both or neither, and in range. */
-static u32 th_remote_ct_ok(struct th_eng_vport *vp, const struct th_nic_desc *d,
-			   u16 remote_ct, bool allowed)
+static u32 th_eng_remote_ct_ok(struct th_eng_vport *vp, const struct th_nic_desc *d,
+			       u16 remote_ct, bool allowed)
 {
 	if (d->flags & TH_NIC_DF_REMOTE_CT) {
 		if (!allowed)
@@ -74,68 +74,68 @@ static u32 th_remote_ct_ok(struct th_eng_vport *vp, const struct th_nic_desc *d,
 	return 0;
 }
 
-static u32 th_validate_xfer(struct th_eng_vport *vp, const struct th_nic_desc *d)
+static u32 th_eng_validate_xfer(struct th_eng_vport *vp, const struct th_nic_desc *d)
 	__must_hold(&vp->lock)
 {
 	const struct th_nic_desc_xfer *x = &d->xfer;
 	bool is_get = d->opcode == TH_NIC_OP_GET;
 	u32 reason;
 
-	if (x->rsvd0 || !th_all_zero(x->rsvd, sizeof(x->rsvd)))
+	if (x->rsvd0 || !th_eng_all_zero(x->rsvd, sizeof(x->rsvd)))
 		return TH_NIC_REFUSE_RESERVED;
-	reason = th_local_range(vp, x->lkey,
-				is_get ? TH_NIC_ACCESS_LOCAL_WRITE : 0,
-				x->loff, x->len);
+	reason = th_eng_local_range(vp, x->lkey,
+				    is_get ? TH_NIC_ACCESS_LOCAL_WRITE : 0,
+				    x->loff, x->len);
 	if (reason)
 		return reason;
-	if (!th_remote_ok(vp, x->node, x->vport, x->roff, x->len))
+	if (!th_eng_remote_ok(vp, x->node, x->vport, x->roff, x->len))
 		return TH_NIC_REFUSE_ADDRESS;
-	return th_remote_ct_ok(vp, d, x->remote_ct, !is_get);
+	return th_eng_remote_ct_ok(vp, d, x->remote_ct, !is_get);
 }
 
-static u32 th_validate_copy(struct th_eng_vport *vp, const struct th_nic_desc *d)
+static u32 th_eng_validate_copy(struct th_eng_vport *vp, const struct th_nic_desc *d)
 	__must_hold(&vp->lock)
 {
 	const struct th_nic_desc_copy *c = &d->copy;
 	u32 reason;
 
-	if (!th_all_zero(c->rsvd, sizeof(c->rsvd)))
+	if (!th_eng_all_zero(c->rsvd, sizeof(c->rsvd)))
 		return TH_NIC_REFUSE_RESERVED;
-	reason = th_local_range(vp, c->src_key, 0, c->src_off, c->len);
+	reason = th_eng_local_range(vp, c->src_key, 0, c->src_off, c->len);
 	if (!reason)
-		reason = th_local_range(vp, c->dst_key, TH_NIC_ACCESS_LOCAL_WRITE,
-					c->dst_off, c->len);
+		reason = th_eng_local_range(vp, c->dst_key, TH_NIC_ACCESS_LOCAL_WRITE,
+					    c->dst_off, c->len);
 	return reason;
 }
 
-static u32 th_validate_inline(struct th_eng_vport *vp,
-			      const struct th_nic_desc *d)
+static u32 th_eng_validate_inline(struct th_eng_vport *vp,
+				  const struct th_nic_desc *d)
 	__must_hold(&vp->lock)
 {
 	const struct th_nic_desc_inline *w = &d->wr_inline;
 	bool remote = d->flags & TH_NIC_DF_REMOTE;
 	u32 reason;
 
-	if (!th_all_zero(w->rsvd0, sizeof(w->rsvd0)) ||
-	    !th_all_zero(w->rsvd, sizeof(w->rsvd)))
+	if (!th_eng_all_zero(w->rsvd0, sizeof(w->rsvd0)) ||
+	    !th_eng_all_zero(w->rsvd, sizeof(w->rsvd)))
 		return TH_NIC_REFUSE_RESERVED;
 	if (!w->len || w->len > TH_NIC_INLINE_MAX ||
-	    !th_all_zero(w->data + w->len, TH_NIC_INLINE_MAX - w->len))
+	    !th_eng_all_zero(w->data + w->len, TH_NIC_INLINE_MAX - w->len))
 		return TH_NIC_REFUSE_INLINE;
 	if (remote) {
 		if (w->lkey)
 			return TH_NIC_REFUSE_ADDRESS;
-		if (!th_remote_ok(vp, w->node, w->vport, w->off, w->len))
+		if (!th_eng_remote_ok(vp, w->node, w->vport, w->off, w->len))
 			return TH_NIC_REFUSE_ADDRESS;
 	} else {
 		if (w->node || w->vport || w->rkey)
 			return TH_NIC_REFUSE_ADDRESS;
-		reason = th_local_range(vp, w->lkey, TH_NIC_ACCESS_LOCAL_WRITE,
-					w->off, w->len);
+		reason = th_eng_local_range(vp, w->lkey, TH_NIC_ACCESS_LOCAL_WRITE,
+					    w->off, w->len);
 		if (reason)
 			return reason;
 	}
-	return th_remote_ct_ok(vp, d, w->remote_ct, remote);
+	return th_eng_remote_ct_ok(vp, d, w->remote_ct, remote);
 }
 
 /*
@@ -143,16 +143,16 @@ static u32 th_validate_inline(struct th_eng_vport *vp,
  * address space, and either exactly the destination or disjoint from it
  * (a shifted overlap would make the result depend on evaluation order).
  */
-static u32 th_reduce_operand_ok(struct th_eng_vport *vp, u32 lkey, u64 off,
-				u64 bytes, u32 esize, u64 dst_addr)
+static u32 th_eng_reduce_operand_ok(struct th_eng_vport *vp, u32 lkey, u64 off,
+				    u64 bytes, u32 esize, u64 dst_addr)
 	__must_hold(&vp->lock)
 {
-	const struct th_eng_mr *mr = th_local_mr(vp, lkey, 0);
+	const struct th_eng_mr *mr = th_eng_local_mr(vp, lkey, 0);
 	u64 addr;
 
 	if (!mr)
 		return TH_NIC_REFUSE_LKEY;
-	if (th_mr_allows(mr, 0, off, bytes))
+	if (th_eng_mr_allows(mr, 0, off, bytes))
 		return TH_NIC_REFUSE_RANGE;
 	addr = mr->uaddr + off;
 	if (addr & (esize - 1))
@@ -163,8 +163,8 @@ static u32 th_reduce_operand_ok(struct th_eng_vport *vp, u32 lkey, u64 off,
 	return TH_NIC_REFUSE_OVERLAP;
 }
 
-static u32 th_validate_reduce(struct th_eng_vport *vp,
-			      const struct th_nic_desc *d)
+static u32 th_eng_validate_reduce(struct th_eng_vport *vp,
+				  const struct th_nic_desc *d)
 	__must_hold(&vp->lock)
 {
 	const struct th_nic_desc_reduce *r = &d->reduce;
@@ -195,10 +195,10 @@ static u32 th_validate_reduce(struct th_eng_vport *vp,
 
 	esize = th_alu_dtype_size(r->dtype);
 	bytes = (u64)r->count * esize;
-	dst = th_local_mr(vp, r->dst_key, TH_NIC_ACCESS_LOCAL_WRITE);
+	dst = th_eng_local_mr(vp, r->dst_key, TH_NIC_ACCESS_LOCAL_WRITE);
 	if (!dst)
 		return TH_NIC_REFUSE_LKEY;
-	if (th_mr_allows(dst, 0, r->dst_off, bytes))
+	if (th_eng_mr_allows(dst, 0, r->dst_off, bytes))
 		return TH_NIC_REFUSE_RANGE;
 	dst_addr = dst->uaddr + r->dst_off;
 	if (dst_addr & (esize - 1))
@@ -209,12 +209,12 @@ static u32 th_validate_reduce(struct th_eng_vport *vp,
 			if (check_mul_overflow((u64)i, (u64)r->src_off[1], &off) ||
 			    check_add_overflow(off, (u64)r->src_off[0], &off))
 				return TH_NIC_REFUSE_RANGE;
-			reason = th_reduce_operand_ok(vp, r->src_key[0], off,
-						      bytes, esize, dst_addr);
+			reason = th_eng_reduce_operand_ok(vp, r->src_key[0], off,
+							  bytes, esize, dst_addr);
 		} else {
-			reason = th_reduce_operand_ok(vp, r->src_key[i],
-						      r->src_off[i], bytes,
-						      esize, dst_addr);
+			reason = th_eng_reduce_operand_ok(vp, r->src_key[i],
+							  r->src_off[i], bytes,
+							  esize, dst_addr);
 		}
 		if (reason)
 			return reason;
@@ -222,18 +222,18 @@ static u32 th_validate_reduce(struct th_eng_vport *vp,
 	return 0;
 }
 
-static u32 th_validate_ct(struct th_eng_vport *vp, const struct th_nic_desc *d)
+static u32 th_eng_validate_ct(struct th_eng_vport *vp, const struct th_nic_desc *d)
 {
 	const struct th_nic_desc_ct *c = &d->ct;
 
-	if (c->rsvd0 || c->rsvd1 || !th_all_zero(c->rsvd, sizeof(c->rsvd)))
+	if (c->rsvd0 || c->rsvd1 || !th_eng_all_zero(c->rsvd, sizeof(c->rsvd)))
 		return TH_NIC_REFUSE_RESERVED;
 	return c->ct < vp->eng->lim.max_counters ? 0 : TH_NIC_REFUSE_COUNTER;
 }
 
 /* Rules every descriptor follows, whatever its opcode. */
-static u32 th_validate_common(struct th_eng_vport *vp,
-			      const struct th_nic_desc *d, u32 pos, u32 n)
+static u32 th_eng_validate_common(struct th_eng_vport *vp,
+				  const struct th_nic_desc *d, u32 pos, u32 n)
 {
 	const struct th_eng_limits *lim = &vp->eng->lim;
 	bool linked = d->flags & TH_NIC_DF_LINK;
@@ -267,38 +267,38 @@ static u32 th_validate_common(struct th_eng_vport *vp,
 	return 0;
 }
 
-static u32 th_validate_desc(struct th_eng_vport *vp, const struct th_nic_desc *d,
-			    u32 pos, u32 n)
+static u32 th_eng_validate_desc(struct th_eng_vport *vp, const struct th_nic_desc *d,
+				u32 pos, u32 n)
 	__must_hold(&vp->lock)
 {
-	u32 reason = th_validate_common(vp, d, pos, n);
+	u32 reason = th_eng_validate_common(vp, d, pos, n);
 
 	if (reason)
 		return reason;
 	switch (d->opcode) {
 	case TH_NIC_OP_NOP:
-		return th_all_zero(d->raw, sizeof(d->raw)) ?
+		return th_eng_all_zero(d->raw, sizeof(d->raw)) ?
 		       0 : TH_NIC_REFUSE_RESERVED;
 	case TH_NIC_OP_PUT:
 	case TH_NIC_OP_GET:
-		return th_validate_xfer(vp, d);
+		return th_eng_validate_xfer(vp, d);
 	case TH_NIC_OP_COPY:
-		return th_validate_copy(vp, d);
+		return th_eng_validate_copy(vp, d);
 	case TH_NIC_OP_WRITE_INLINE:
-		return th_validate_inline(vp, d);
+		return th_eng_validate_inline(vp, d);
 	case TH_NIC_OP_REDUCE:
-		return th_validate_reduce(vp, d);
+		return th_eng_validate_reduce(vp, d);
 	case TH_NIC_OP_CT_INC:
 	case TH_NIC_OP_CT_SET:
-		return th_validate_ct(vp, d);
+		return th_eng_validate_ct(vp, d);
 	case TH_NIC_OP_NOTIFY:
-		return th_all_zero(d->notify.rsvd, sizeof(d->notify.rsvd)) ?
+		return th_eng_all_zero(d->notify.rsvd, sizeof(d->notify.rsvd)) ?
 		       0 : TH_NIC_REFUSE_RESERVED;
 	case TH_NIC_OP_REARM:
 		/* it ends a round: nothing after it in the chain */
 		if (pos + 1 != n || !d->rearm.stride)
 			return TH_NIC_REFUSE_REARM;
-		return th_all_zero(d->rearm.rsvd, sizeof(d->rearm.rsvd)) ?
+		return th_eng_all_zero(d->rearm.rsvd, sizeof(d->rearm.rsvd)) ?
 		       0 : TH_NIC_REFUSE_RESERVED;
 	}
 	return TH_NIC_REFUSE_OPCODE;
@@ -319,7 +319,7 @@ u32 th_eng_chain_validate(struct th_eng_vport *vp,
 		return TH_NIC_REFUSE_CHAIN;
 	th_lock(&vp->lock);
 	for (i = 0; i < n; i++) {
-		reason = th_validate_desc(vp, &descs[i], i, n);
+		reason = th_eng_validate_desc(vp, &descs[i], i, n);
 		if (reason) {
 			*bad = i;
 			break;
