@@ -6,11 +6,6 @@
  */
 #include "th_engine_int.h"
 
-bool th_eng_desc_writes_cqe(const struct th_nic_desc *d)
-{
-	return (d->flags & TH_NIC_DF_SIGNAL) || d->opcode == TH_NIC_OP_NOTIFY;
-}
-
 /* Insert behind every chain with a threshold <= ours: ties keep posting order. */
 static void th_eng_chain_arm_locked(struct th_eng_vport *vp,
 				    struct th_eng_chain *chain)
@@ -245,7 +240,7 @@ static u32 th_eng_chain_post(struct th_eng_vport *vp, struct th_eng_chain *chain
 	chain->threshold = descs[0].threshold;
 	chain->cookie = descs[0].cookie;
 	chain->trig_ct = descs[0].trig_ct;
-	if (descs[n - 1].opcode == TH_NIC_OP_REARM)
+	if (th_eng_opdef(descs[n - 1].opcode)->flags & TH_ENG_OPF_ENDS_ROUND)
 		chain->stride = descs[n - 1].rearm.stride;
 	for (i = 0; i < n; i++)
 		if (th_eng_desc_writes_cqe(&descs[i]))
@@ -506,31 +501,21 @@ static struct th_eng_vport *th_eng_fail_target(struct th_eng_vport *vp,
 					       const struct th_nic_desc *d, u16 *ct,
 					       struct th_eng_ctx *ctx)
 {
-	u32 node, vport;
-	u64 rkey, off, len;
+	struct th_eng_remote_op op;
 
-	if (d->opcode == TH_NIC_OP_PUT) {
-		node = d->xfer.node;
-		vport = d->xfer.vport;
-		rkey = d->xfer.rkey;
-		off = d->xfer.roff;
-		len = d->xfer.len;
-		*ct = d->xfer.remote_ct;
-	} else {
-		node = d->wr_inline.node;
-		vport = d->wr_inline.vport;
-		rkey = d->wr_inline.rkey;
-		off = d->wr_inline.off;
-		len = d->wr_inline.len;
-		*ct = d->wr_inline.remote_ct;
-	}
-	if (th_eng_remote_node(vp, node)) {
+	/* TH_NIC_DF_REMOTE_CT was accepted only with a target to raise */
+	if (!th_eng_desc_target(d, &op) || op.remote_ct < 0)
+		return NULL;
+	*ct = op.remote_ct;
+	if (th_eng_remote_node(vp, op.node)) {
 		/* the target checks the access itself */
-		vp->eng->ops->remote_fail_ct(vp->eng->fabric, vp->domain, node,
-					     vport, *ct, rkey, off, len);
+		vp->eng->ops->remote_fail_ct(vp->eng->fabric, vp->domain, op.node,
+					     op.vport, *ct, op.rkey, op.roff,
+					     op.len);
 		return NULL;
 	}
-	return th_eng_remote_fail_peer(vp, node, vport, rkey, off, len, ctx);
+	return th_eng_remote_fail_peer(vp, op.node, op.vport, op.rkey, op.roff,
+				       op.len, ctx);
 }
 
 /*
@@ -555,7 +540,8 @@ static void th_eng_chain_fail_counters(struct th_eng_ctx *ctx,
 
 		if (d->flags & TH_NIC_DF_COMP_CT)
 			th_eng_ct_update(vp, d->comp_ct, TH_ENG_CT_FAIL, 1, 0, ctx);
-		if (d->opcode == TH_NIC_OP_CT_INC || d->opcode == TH_NIC_OP_CT_SET)
+		if (th_eng_opdef(d->opcode)->flags &
+		    (TH_ENG_OPF_CT_INC | TH_ENG_OPF_CT_SET))
 			th_eng_ct_update(vp, d->ct.ct, TH_ENG_CT_FAIL, 1, 0, ctx);
 		if (!(d->flags & TH_NIC_DF_REMOTE_CT))
 			continue;

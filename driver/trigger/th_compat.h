@@ -20,6 +20,7 @@
 #include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/overflow.h>
+#include <linux/build_bug.h>
 #include <asm/barrier.h>
 
 /* Taken from execution contexts: never sleeps. */
@@ -104,6 +105,7 @@ void th_trace_fault(u32 node, u32 vport, u64 id, u8 kind, u32 tries);
 void th_trace_park(u32 node, u32 vport, u64 id, u64 cookie, u32 rounds);
 #else /* userspace */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -197,6 +199,11 @@ struct th_atomic_u {
 #define __must_hold(x)
 #define __acquires(x)
 #define __releases(x)
+#endif
+
+/* a parameter a table's signature needs and this function does not */
+#ifndef __always_unused
+#define __always_unused	__attribute__((__unused__))
 #endif
 
 /* No trace events in userspace (the module's are in driver/th_trace.h). */

@@ -134,6 +134,8 @@ struct th_eng_user {
 /**
  * struct th_eng_remote_op - a delivery to a node elsewhere (ops->remote_post)
  * @opcode: TH_NIC_OP_PUT, TH_NIC_OP_GET or TH_NIC_OP_WRITE_INLINE
+ * @fetch: the target's bytes come back to @local (GET); else @local's
+ *	go there
  * @node: the target node
  * @vport: the target vport
  * @rkey: the target's remote key
@@ -157,6 +159,7 @@ struct th_eng_user {
  */
 struct th_eng_remote_op {
 	u8 opcode;
+	bool fetch;
 	u32 node;
 	u32 vport;
 	u64 rkey;
@@ -688,6 +691,10 @@ void th_eng_offload_withdraw(struct th_eng_vport *vp);
 int th_eng_remote_hold(struct th_eng_vport *vp, u64 rkey, u32 access, u64 off,
 		       u64 len, struct th_eng_mr_ref *ref);
 void th_eng_remote_release(struct th_eng_mr_ref *ref);
+
+/* th_opcode.c: where a (validated) descriptor delivers, if elsewhere */
+bool th_eng_desc_target(const struct th_nic_desc *d,
+			struct th_eng_remote_op *op);
 
 /* th_mr.c: the MR key tables */
 int th_eng_mr_add(struct th_eng_vport *vp, u64 uaddr, u64 len, u32 access,

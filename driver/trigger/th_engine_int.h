@@ -7,6 +7,8 @@
 #define TH_ENGINE_INT_H
 
 #include "th_engine.h"
+#include "th_alu.h"
+#include "th_opcode.h"
 
 /*
  * What the descriptor in progress holds between two slices: its MR
@@ -175,8 +177,136 @@ struct th_eng_tally {
 void th_eng_exec_tally_fold_locked(struct th_eng_vport *vp,
 				   const struct th_eng_tally *t);
 
+/**
+ * struct th_eng_opdef - what an opcode is: one row of th_opcode.h
+ * @name: as thctl and the traces spell it
+ * @operand: enum th_eng_operand: the member of the descriptor's union
+ * @charge: enum th_eng_charge: what the timed model charges
+ * @flags: TH_ENG_OPF_*: what it reads, writes and raises
+ * @check: its rules at the doorbell, after those every descriptor
+ *	follows: TH_NIC_REFUSE_NONE or the reason (under @vp's lock)
+ * @run: run it (from where it stopped): 0 when done, -EINPROGRESS when
+ *	stopped between slices, -EAGAIN when handed to the network, or the
+ *	error it failed with
+ */
+struct th_eng_opdef {
+	const char *name;
+	u8 operand;
+	u8 charge;
+	u16 flags;
+	u32 (*check)(struct th_eng_vport *vp, const struct th_nic_desc *d,
+		     u32 pos, u32 n);
+	int (*run)(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+		   const struct th_nic_desc *d, struct th_eng_tally *t);
+};
+
+/* th_opcode.c */
+extern const struct th_eng_opdef th_eng_opdefs[TH_NIC_OP_MAX];
+
+/* The row of @opcode, which the doorbell checked is below TH_NIC_OP_MAX. */
+static inline const struct th_eng_opdef *th_eng_opdef(u8 opcode)
+{
+	return &th_eng_opdefs[opcode];
+}
+
+/* Does @d write or read memory of another vport (or another node)? */
+static inline bool th_eng_desc_remote(const struct th_nic_desc *d)
+{
+	u32 f = th_eng_opdef(d->opcode)->flags;
+
+	if (f & (TH_ENG_OPF_READS_REMOTE | TH_ENG_OPF_WRITES_REMOTE))
+		return true;
+	return (f & TH_ENG_OPF_REMOTE_FLAG) && (d->flags & TH_NIC_DF_REMOTE);
+}
+
+/*
+ * The access @d needs on the range of its own vport it touches:
+ * LOCAL_WRITE if it writes it, 0 if it only reads it.  A descriptor
+ * whose TH_NIC_DF_REMOTE sent its write elsewhere needs none.
+ */
+static inline u32 th_eng_desc_local_access(const struct th_nic_desc *d)
+{
+	u32 f = th_eng_opdef(d->opcode)->flags;
+
+	if (!(f & TH_ENG_OPF_WRITES_LOCAL))
+		return 0;
+	if ((f & TH_ENG_OPF_REMOTE_FLAG) && (d->flags & TH_NIC_DF_REMOTE))
+		return 0;
+	return TH_NIC_ACCESS_LOCAL_WRITE;
+}
+
+/* The access @d needs on its target's range (remote key), or 0. */
+static inline u32 th_eng_desc_remote_access(const struct th_nic_desc *d)
+{
+	u32 f = th_eng_opdef(d->opcode)->flags;
+
+	if (f & TH_ENG_OPF_READS_REMOTE)
+		return TH_NIC_ACCESS_REMOTE_READ;
+	if ((f & TH_ENG_OPF_WRITES_REMOTE) ||
+	    ((f & TH_ENG_OPF_REMOTE_FLAG) && (d->flags & TH_NIC_DF_REMOTE)))
+		return TH_NIC_ACCESS_REMOTE_WRITE;
+	return 0;
+}
+
+/*
+ * The bytes @d moves: a transfer's or an inline write's length, a
+ * reduction's destination, 0 for the rest.
+ */
+static inline u64 th_eng_desc_len(const struct th_nic_desc *d)
+{
+	switch (th_eng_opdef(d->opcode)->operand) {
+	case TH_ENG_OPND_XFER:
+		return d->xfer.len;
+	case TH_ENG_OPND_COPY:
+		return d->copy.len;
+	case TH_ENG_OPND_INLINE:
+		return d->wr_inline.len;
+	case TH_ENG_OPND_REDUCE:
+		return (u64)d->reduce.count *
+		       th_alu_dtype_size(d->reduce.dtype);
+	default:
+		return 0;
+	}
+}
+
+/* Does @d write a CQ entry when it succeeds? */
+static inline bool th_eng_desc_writes_cqe(const struct th_nic_desc *d)
+{
+	return (d->flags & TH_NIC_DF_SIGNAL) ||
+	       (th_eng_opdef(d->opcode)->flags & TH_ENG_OPF_CQE);
+}
+
+/* th_validate.c: the checks of the rows */
+u32 th_eng_check_none(struct th_eng_vport *vp, const struct th_nic_desc *d,
+		      u32 pos, u32 n);
+u32 th_eng_check_xfer(struct th_eng_vport *vp, const struct th_nic_desc *d,
+		      u32 pos, u32 n);
+u32 th_eng_check_copy(struct th_eng_vport *vp, const struct th_nic_desc *d,
+		      u32 pos, u32 n);
+u32 th_eng_check_inline(struct th_eng_vport *vp, const struct th_nic_desc *d,
+			u32 pos, u32 n);
+u32 th_eng_check_reduce(struct th_eng_vport *vp, const struct th_nic_desc *d,
+			u32 pos, u32 n);
+u32 th_eng_check_ct(struct th_eng_vport *vp, const struct th_nic_desc *d,
+		    u32 pos, u32 n);
+u32 th_eng_check_notify(struct th_eng_vport *vp, const struct th_nic_desc *d,
+			u32 pos, u32 n);
+u32 th_eng_check_rearm(struct th_eng_vport *vp, const struct th_nic_desc *d,
+		       u32 pos, u32 n);
+
+/* th_exec.c: the runs of the rows */
+int th_eng_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			 const struct th_nic_desc *d, struct th_eng_tally *t);
+int th_eng_exec_inline(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+		       const struct th_nic_desc *d, struct th_eng_tally *t);
+int th_eng_exec_reduce(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+		       const struct th_nic_desc *d, struct th_eng_tally *t);
+int th_eng_exec_ct(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+		   const struct th_nic_desc *d, struct th_eng_tally *t);
+int th_eng_exec_nothing(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			const struct th_nic_desc *d, struct th_eng_tally *t);
+
 /* th_chain.c */
-bool th_eng_desc_writes_cqe(const struct th_nic_desc *d);
 void th_eng_chain_pool_drain(struct th_eng_vport *vp);
 void th_eng_chain_complete(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 			   int status, u32 at, const struct th_eng_tally *t);

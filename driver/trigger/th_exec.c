@@ -11,15 +11,16 @@
 #include "th_engine_int.h"
 #include "th_alu.h"
 
-/* Where a descriptor's bytes count: PUT (and remote inline), GET, copy. */
+/* Where a descriptor's bytes count: written there, read from there, or copied here. */
 static void th_eng_exec_count(struct th_eng_tally *t, const struct th_nic_desc *d,
 			      u64 n)
 {
+	u32 access = th_eng_desc_remote_access(d);
+
 	t->bytes_moved += n;
-	if (d->opcode == TH_NIC_OP_PUT ||
-	    (d->opcode == TH_NIC_OP_WRITE_INLINE && (d->flags & TH_NIC_DF_REMOTE)))
+	if (access == TH_NIC_ACCESS_REMOTE_WRITE)
 		t->bytes_put += n;
-	else if (d->opcode == TH_NIC_OP_GET)
+	else if (access == TH_NIC_ACCESS_REMOTE_READ)
 		t->bytes_got += n;
 	else
 		t->bytes_copied += n;
@@ -144,36 +145,21 @@ static int th_eng_exec_move(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	return 0;
 }
 
-/* Describe in chain->rop the delivery descriptor @d makes, but its local bytes. */
+/*
+ * Describe in chain->rop the delivery descriptor @d makes; its local
+ * bytes only when they are the descriptor's own (an inline write's), the
+ * caller sets those of a region.
+ */
 void th_eng_exec_remote_describe(struct th_eng_chain *chain,
 				 const struct th_nic_desc *d)
 {
-	const struct th_nic_desc_xfer *x = &d->xfer;
-	const struct th_nic_desc_inline *w = &d->wr_inline;
 	struct th_eng_remote_op *op = &chain->rop;
 
 	memset(op, 0, sizeof(*op));
-	op->opcode = d->opcode;
+	th_eng_desc_target(d, op);
 	op->domain = chain->vp->domain;
-	op->remote_ct = -1;
-	if (d->opcode == TH_NIC_OP_WRITE_INLINE) {
-		op->node = w->node;
-		op->vport = w->vport;
-		op->rkey = w->rkey;
-		op->roff = w->off;
-		op->len = w->len;
-		op->local = (u8 *)w->data;	/* the engine's copy of the chain */
-		if (d->flags & TH_NIC_DF_REMOTE_CT)
-			op->remote_ct = w->remote_ct;
-	} else {
-		op->node = x->node;
-		op->vport = x->vport;
-		op->rkey = x->rkey;
-		op->roff = x->roff;
-		op->len = x->len;
-		if (d->opcode == TH_NIC_OP_PUT && (d->flags & TH_NIC_DF_REMOTE_CT))
-			op->remote_ct = x->remote_ct;
-	}
+	if (th_eng_opdef(d->opcode)->operand == TH_ENG_OPND_INLINE)
+		op->local = (u8 *)d->wr_inline.data;	/* the engine's copy */
 }
 
 /*
@@ -191,10 +177,9 @@ static int th_eng_exec_remote_start(struct th_eng_chain *chain,
 
 	th_eng_exec_remote_describe(chain, d);
 	th_eng_exec_hold_ref(&chain->hold, 0);
-	if (d->opcode != TH_NIC_OP_WRITE_INLINE) {
-		ret = th_eng_mr_get(chain->vp, x->lkey, d->opcode == TH_NIC_OP_GET ?
-				    TH_NIC_ACCESS_LOCAL_WRITE : 0, x->loff, x->len,
-				    ref);
+	if (th_eng_opdef(d->opcode)->operand == TH_ENG_OPND_XFER) {
+		ret = th_eng_mr_get(chain->vp, x->lkey, th_eng_desc_local_access(d),
+				    x->loff, x->len, ref);
 		if (ret)
 			return ret;
 		chain->rop.local = ref->ptr;
@@ -215,7 +200,7 @@ void th_eng_exec_remote_sent(struct th_eng_chain *chain)
 	const struct th_nic_desc *d = &chain->descs[chain->pos];
 
 	th_eng_exec_remote_describe(chain, d);
-	if (d->opcode == TH_NIC_OP_PUT) {
+	if (th_eng_opdef(d->opcode)->operand == TH_ENG_OPND_XFER) {
 		chain->rop.local = chain->hold.ref[0].ptr;
 		chain->rop.local_priv = chain->hold.ref[0].mr->priv;
 	}
@@ -272,7 +257,9 @@ static int th_eng_exec_transfer_acquire(struct th_eng_ctx *ctx,
 	struct th_eng_exec_hold *h = &chain->hold;
 	int ret;
 
-	if (d->opcode == TH_NIC_OP_COPY) {
+	bool fetch = th_eng_opdef(d->opcode)->flags & TH_ENG_OPF_READS_REMOTE;
+
+	if (th_eng_opdef(d->opcode)->operand == TH_ENG_OPND_COPY) {
 		th_eng_exec_hold_ref(h, 1);
 		ret = th_eng_mr_get(vp, c->src_key, 0, c->src_off, c->len, &h->ref[1]);
 		if (ret)
@@ -281,23 +268,18 @@ static int th_eng_exec_transfer_acquire(struct th_eng_ctx *ctx,
 				     c->dst_off, c->len, &h->ref[0]);
 	}
 
+	/* the destination is ref[0]: here for a GET, there for a PUT */
 	th_eng_exec_hold_ref(h, 1);
-	if (d->opcode == TH_NIC_OP_PUT)
-		ret = th_eng_mr_get(vp, x->lkey, 0, x->loff, x->len, &h->ref[1]);
-	else
-		ret = th_eng_mr_get(vp, x->lkey, TH_NIC_ACCESS_LOCAL_WRITE, x->loff,
-				    x->len, &h->ref[0]);
+	ret = th_eng_mr_get(vp, x->lkey, th_eng_desc_local_access(d), x->loff,
+			    x->len, &h->ref[fetch ? 0 : 1]);
 	if (ret)
 		return ret;
 	h->peer = th_eng_remote_get(vp, x->node, x->vport);
 	if (!h->peer)
 		return -ECONNREFUSED;
-	if (d->opcode == TH_NIC_OP_PUT)
-		return th_eng_remote_mr_get(vp, h->peer, x->rkey,
-					    TH_NIC_ACCESS_REMOTE_WRITE, x->roff,
-					    x->len, &h->ref[0], ctx);
-	return th_eng_remote_mr_get(vp, h->peer, x->rkey, TH_NIC_ACCESS_REMOTE_READ,
-				    x->roff, x->len, &h->ref[1], ctx);
+	return th_eng_remote_mr_get(vp, h->peer, x->rkey,
+				    th_eng_desc_remote_access(d), x->roff,
+				    x->len, &h->ref[fetch ? 1 : 0], ctx);
 }
 
 /*
@@ -357,24 +339,24 @@ static int th_eng_exec_put_small(struct th_eng_ctx *ctx, struct th_eng_chain *ch
 	return th_eng_exec_delivered(ctx, vp, d, x->node, x->vport, x->len, t, ret);
 }
 
-static int th_eng_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-				const struct th_nic_desc *d,
-				struct th_eng_tally *t)
+/* PUT, GET and COPY: a range's bytes to another range, in slices. */
+int th_eng_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+			 const struct th_nic_desc *d, struct th_eng_tally *t)
 {
 	struct th_eng_exec_hold *h = &chain->hold;
-	u64 len = d->opcode == TH_NIC_OP_COPY ? d->copy.len : d->xfer.len;
+	bool remote = th_eng_desc_remote(d);
+	u64 len = th_eng_desc_len(d);
 	int ret;
 
 	if (chain->remote == TH_REMOTE_DONE)
 		return th_eng_exec_remote_finish(ctx, chain, d, t);
 	if (!h->nref) {
 		/* a delivery leaves the NIC: fault injection may hold it */
-		ret = d->opcode == TH_NIC_OP_COPY ? 0 : th_eng_fault_check(chain);
-		if (!ret && d->opcode != TH_NIC_OP_COPY &&
-		    th_eng_remote_node(chain->vp, d->xfer.node))
+		ret = remote ? th_eng_fault_check(chain) : 0;
+		if (!ret && remote && th_eng_remote_node(chain->vp, d->xfer.node))
 			return th_eng_exec_remote_start(chain, d);
-		if (!ret && d->opcode == TH_NIC_OP_PUT && !chain->done &&
-		    len <= TH_EXEC_BOUNCE)
+		if (!ret && !chain->done && len <= TH_EXEC_BOUNCE &&
+		    th_eng_desc_remote_access(d) == TH_NIC_ACCESS_REMOTE_WRITE)
 			return th_eng_exec_put_small(ctx, chain, d, t);
 		if (!ret)
 			ret = th_eng_exec_transfer_acquire(ctx, chain, d);
@@ -384,14 +366,15 @@ static int th_eng_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *cha
 	ret = th_eng_exec_move(ctx, chain, d, len, t);
 	if (ret)
 		return ret;
-	if (d->opcode != TH_NIC_OP_COPY)
+	if (remote)
 		th_trace_deliver(chain->vp->node, chain->vp->index, d->xfer.node,
 				 d->xfer.vport, d->opcode, len);
 	/*
 	 * The control packet: data first, then the counter, under the one
-	 * lock of the target that also drops the hold on its range.
+	 * lock of the target that also drops the hold on its range (only a
+	 * write there carries the flag: th_eng_check_xfer()).
 	 */
-	if (d->opcode == TH_NIC_OP_PUT && (d->flags & TH_NIC_DF_REMOTE_CT)) {
+	if (d->flags & TH_NIC_DF_REMOTE_CT) {
 		th_lock(&h->peer->lock);
 		if (h->ref[0].mr && h->ref[0].vp == h->peer) {
 			th_eng_mr_put_locked(&h->ref[0]);
@@ -406,8 +389,9 @@ static int th_eng_exec_transfer(struct th_eng_ctx *ctx, struct th_eng_chain *cha
 	return 0;
 }
 
-static int th_eng_exec_inline(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			      const struct th_nic_desc *d, struct th_eng_tally *t)
+/* WRITE_INLINE: the descriptor's bytes, here or at its target. */
+int th_eng_exec_inline(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+		       const struct th_nic_desc *d, struct th_eng_tally *t)
 {
 	const struct th_nic_desc_inline *w = &d->wr_inline;
 	struct th_eng_vport *vp = chain->vp;
@@ -487,8 +471,9 @@ static int th_eng_exec_reduce_acquire(struct th_eng_chain *chain,
  * element's operands are still combined left to right in one ALU call,
  * so slicing changes no result.
  */
-static int th_eng_exec_reduce(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			      const struct th_nic_desc *d, struct th_eng_tally *t)
+/* REDUCE: the ALU over the operands into the destination, in slices. */
+int th_eng_exec_reduce(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+		       const struct th_nic_desc *d, struct th_eng_tally *t)
 {
 	const struct th_nic_desc_reduce *r = &d->reduce;
 	struct th_eng_exec_hold *h = &chain->hold;
@@ -535,40 +520,37 @@ static int th_eng_exec_ct_locked(struct th_eng_ctx *ctx, struct th_eng_vport *vp
 				 const struct th_nic_desc *d)
 	__must_hold(&vp->lock)
 {
-	return th_eng_ct_update_locked(vp, d->ct.ct, d->opcode == TH_NIC_OP_CT_SET ?
-				       TH_ENG_CT_SET : TH_ENG_CT_INC,
+	bool set = th_eng_opdef(d->opcode)->flags & TH_ENG_OPF_CT_SET;
+
+	return th_eng_ct_update_locked(vp, d->ct.ct,
+				       set ? TH_ENG_CT_SET : TH_ENG_CT_INC,
 				       d->ct.value, 0, ctx);
 }
 
-/* 0 when done, -EINPROGRESS when stopped between slices, or the error. */
-static int th_eng_exec_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
-			    const struct th_nic_desc *d, struct th_eng_tally *t)
+/* CT_INC and CT_SET, on their own when not in a run of them. */
+int th_eng_exec_ct(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
+		   const struct th_nic_desc *d,
+		   struct th_eng_tally *t __always_unused)
 {
 	struct th_eng_vport *vp = chain->vp;
 	int ret;
 
-	switch (d->opcode) {
-	case TH_NIC_OP_PUT:
-	case TH_NIC_OP_GET:
-	case TH_NIC_OP_COPY:
-		return th_eng_exec_transfer(ctx, chain, d, t);
-	case TH_NIC_OP_WRITE_INLINE:
-		return th_eng_exec_inline(ctx, chain, d, t);
-	case TH_NIC_OP_REDUCE:
-		return th_eng_exec_reduce(ctx, chain, d, t);
-	case TH_NIC_OP_CT_INC:
-	case TH_NIC_OP_CT_SET:
-		th_lock(&vp->lock);
-		ret = th_eng_exec_ct_locked(ctx, vp, d);
-		th_unlock(&vp->lock);
-		return ret;
-	case TH_NIC_OP_NOP:
-	case TH_NIC_OP_NOTIFY:
-	case TH_NIC_OP_REARM:	/* acted on once the round is over */
-		return 0;
-	}
-	/* validated at the doorbell: unreachable */
-	return -EINVAL;
+	th_lock(&vp->lock);
+	ret = th_eng_exec_ct_locked(ctx, vp, d);
+	th_unlock(&vp->lock);
+	return ret;
+}
+
+/*
+ * NOP, NOTIFY and REARM do nothing when they run: their CQ entry and
+ * counter are every descriptor's, REARM acts once the round is over.
+ */
+int th_eng_exec_nothing(struct th_eng_ctx *ctx __always_unused,
+			struct th_eng_chain *chain __always_unused,
+			const struct th_nic_desc *d __always_unused,
+			struct th_eng_tally *t __always_unused)
+{
+	return 0;
 }
 
 /* The CQ entry of descriptor @i of @chain, which succeeded. */
@@ -581,7 +563,7 @@ static void th_eng_exec_write_cqe_locked(struct th_eng_chain *chain, u32 i)
 
 	memset(&cqe, 0, sizeof(cqe));
 	cqe.cookie = chain->cookie;
-	if (d->opcode == TH_NIC_OP_NOTIFY)
+	if (th_eng_opdef(d->opcode)->operand == TH_ENG_OPND_NOTIFY)
 		cqe.imm = d->notify.imm;
 	cqe.desc_index = i;
 	cqe.opcode = d->opcode;
@@ -643,16 +625,7 @@ static bool th_eng_exec_desc_own(const struct th_eng_ctx *ctx,
 {
 	if (ctx->eng->timing)
 		return false;
-	switch (d->opcode) {
-	case TH_NIC_OP_CT_INC:
-	case TH_NIC_OP_CT_SET:
-	case TH_NIC_OP_NOP:
-	case TH_NIC_OP_NOTIFY:
-	case TH_NIC_OP_REARM:
-		return true;
-	default:
-		return false;
-	}
+	return !(th_eng_opdef(d->opcode)->flags & TH_ENG_OPF_MEMORY);
 }
 
 /*
@@ -672,10 +645,11 @@ static int th_eng_exec_own_run_locked(struct th_eng_ctx *ctx,
 
 	for (;;) {
 		d = &chain->descs[*i];
-		if (d->opcode == TH_NIC_OP_CT_INC || d->opcode == TH_NIC_OP_CT_SET)
+		if (th_eng_opdef(d->opcode)->flags &
+		    (TH_ENG_OPF_CT_INC | TH_ENG_OPF_CT_SET))
 			ret = th_eng_exec_ct_locked(ctx, vp, d);
 		else
-			ret = 0;	/* REARM: acted on once the round is over */
+			ret = 0;	/* th_eng_exec_nothing() */
 		if (ret)
 			return ret;
 		chain->done = 0;
@@ -709,6 +683,7 @@ bool th_eng_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 {
 	struct th_eng_vport *vp = chain->vp;
 	struct th_eng_tally t = { 0 };
+	const struct th_nic_desc *d;
 	int ret = chain->status;
 	u32 i = chain->pos;
 
@@ -743,7 +718,8 @@ bool th_eng_exec_chain(struct th_eng_ctx *ctx, struct th_eng_chain *chain)
 			if (ctx->eng->timing && !chain->done && !chain->hold.nref &&
 			    !chain->tries && !chain->fault_pass)
 				th_eng_timing_desc(ctx, chain, &chain->descs[i]);
-			ret = th_eng_exec_desc(ctx, chain, &chain->descs[i], &t);
+			d = &chain->descs[i];
+			ret = th_eng_opdef(d->opcode)->run(ctx, chain, d, &t);
 			if (ret)
 				break;
 			chain->done = 0;

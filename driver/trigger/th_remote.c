@@ -163,22 +163,17 @@ void th_eng_remote_offload_arm_locked(struct th_eng_vport *vp,
 	const struct th_nic_desc *d = &chain->descs[0];
 	struct th_eng_mr_ref *ref = &chain->hold.ref[0];
 	struct th_eng_mr *mr;
-	u32 node;
 
 	if (!ops->offload_arm || vp->eng->timing || vp->ct_time ||
 	    th_read_once(vp->eng->nodes[vp->node].faulty))
 		return;
-	if (d->opcode == TH_NIC_OP_WRITE_INLINE &&
-	    (d->flags & TH_NIC_DF_REMOTE))
-		node = d->wr_inline.node;
-	else if (d->opcode == TH_NIC_OP_PUT)
-		node = d->xfer.node;
-	else
-		return;
-	if (!th_eng_remote_node(vp, node))
+	/* a write there, which needs no answer to send: PUT, remote inline */
+	if (th_eng_desc_remote_access(d) != TH_NIC_ACCESS_REMOTE_WRITE ||
+	    !th_eng_desc_target(d, &chain->rop) ||
+	    !th_eng_remote_node(vp, chain->rop.node))
 		return;
 	th_eng_exec_remote_describe(chain, d);
-	if (d->opcode == TH_NIC_OP_PUT) {
+	if (th_eng_opdef(d->opcode)->flags & TH_ENG_OPF_READS_LOCAL) {
 		mr = th_eng_mr_lookup_locked(vp, d->xfer.lkey);
 		if (!mr || th_eng_mr_hold_locked(vp, mr, 0, d->xfer.loff,
 						 d->xfer.len, ref))

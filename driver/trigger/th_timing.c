@@ -57,28 +57,25 @@ void th_eng_timing_desc(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 			const struct th_nic_desc *d)
 {
 	struct th_eng_timing *tm = ctx->eng->timing;
-	u64 len = 0, fs;
+	u64 len, fs;
 
-	switch (d->opcode) {
-	case TH_NIC_OP_REDUCE:
+	switch (th_eng_opdef(d->opcode)->charge) {
+	case TH_ENG_CHARGE_ALU:
 		len = (u64)d->reduce.count * th_alu_dtype_size(d->reduce.dtype) *
 		      (d->reduce.nsrc + !!(d->reduce.rflags & TH_NIC_RF_ACCUMULATE));
 		fs = tm->desc_fs + len * tm->alu_byte_fs[chain->vp->node];
 		th_eng_timing_work(tm, chain, fs);
 		ctx->stamp = chain->vnow;
 		return;
-	case TH_NIC_OP_COPY:
-		th_eng_timing_work(tm, chain, tm->desc_fs + d->copy.len * tm->byte_fs);
+	case TH_ENG_CHARGE_COPY:
+		fs = tm->desc_fs + th_eng_desc_len(d) * tm->byte_fs;
+		th_eng_timing_work(tm, chain, fs);
 		ctx->stamp = chain->vnow;
 		return;
-	case TH_NIC_OP_PUT:
-	case TH_NIC_OP_GET:
-	case TH_NIC_OP_WRITE_INLINE:
-		len = d->opcode == TH_NIC_OP_WRITE_INLINE ? d->wr_inline.len :
-		      d->xfer.len;
+	case TH_ENG_CHARGE_WIRE:
 		/* issued now, arriving after its flight: the NIC is not held */
 		ctx->stamp = chain->vnow + tm->desc_fs + tm->latency_fs +
-			     len * tm->byte_fs;
+			     th_eng_desc_len(d) * tm->byte_fs;
 		return;
 	default:
 		ctx->stamp = chain->vnow;

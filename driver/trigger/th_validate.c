@@ -59,12 +59,16 @@ static bool th_eng_remote_ok(struct th_eng_vport *vp, u32 node, u32 vport,
 	       len <= lim->max_mr_size && !check_add_overflow(off, len, &end);
 }
 
-/* TH_NIC_DF_REMOTE_CT and its counter: both or neither, and in range. */
+/*
+ * TH_NIC_DF_REMOTE_CT and its counter: both or neither, and in range; the
+ * flag only on a descriptor that writes at a target (a GET, or an inline
+ * write that stays here, raises nothing there).
+ */
 static u32 th_eng_remote_ct_ok(struct th_eng_vport *vp, const struct th_nic_desc *d,
-			       u16 remote_ct, bool allowed)
+			       u16 remote_ct)
 {
 	if (d->flags & TH_NIC_DF_REMOTE_CT) {
-		if (!allowed)
+		if (th_eng_desc_remote_access(d) != TH_NIC_ACCESS_REMOTE_WRITE)
 			return TH_NIC_REFUSE_FLAGS;
 		if (remote_ct >= vp->eng->lim.max_counters)
 			return TH_NIC_REFUSE_COUNTER;
@@ -74,26 +78,28 @@ static u32 th_eng_remote_ct_ok(struct th_eng_vport *vp, const struct th_nic_desc
 	return 0;
 }
 
-static u32 th_eng_validate_xfer(struct th_eng_vport *vp, const struct th_nic_desc *d)
+/* PUT and GET: a local range, a remote target and its counter. */
+u32 th_eng_check_xfer(struct th_eng_vport *vp, const struct th_nic_desc *d,
+		      u32 pos __always_unused, u32 n __always_unused)
 	__must_hold(&vp->lock)
 {
 	const struct th_nic_desc_xfer *x = &d->xfer;
-	bool is_get = d->opcode == TH_NIC_OP_GET;
 	u32 reason;
 
 	if (x->rsvd0 || !th_eng_all_zero(x->rsvd, sizeof(x->rsvd)))
 		return TH_NIC_REFUSE_RESERVED;
-	reason = th_eng_local_range(vp, x->lkey,
-				    is_get ? TH_NIC_ACCESS_LOCAL_WRITE : 0,
+	reason = th_eng_local_range(vp, x->lkey, th_eng_desc_local_access(d),
 				    x->loff, x->len);
 	if (reason)
 		return reason;
 	if (!th_eng_remote_ok(vp, x->node, x->vport, x->roff, x->len))
 		return TH_NIC_REFUSE_ADDRESS;
-	return th_eng_remote_ct_ok(vp, d, x->remote_ct, !is_get);
+	return th_eng_remote_ct_ok(vp, d, x->remote_ct);
 }
 
-static u32 th_eng_validate_copy(struct th_eng_vport *vp, const struct th_nic_desc *d)
+/* COPY: two local ranges, the destination writable. */
+u32 th_eng_check_copy(struct th_eng_vport *vp, const struct th_nic_desc *d,
+		      u32 pos __always_unused, u32 n __always_unused)
 	__must_hold(&vp->lock)
 {
 	const struct th_nic_desc_copy *c = &d->copy;
@@ -108,8 +114,9 @@ static u32 th_eng_validate_copy(struct th_eng_vport *vp, const struct th_nic_des
 	return reason;
 }
 
-static u32 th_eng_validate_inline(struct th_eng_vport *vp,
-				  const struct th_nic_desc *d)
+/* WRITE_INLINE: its bytes, and a local range or a remote target. */
+u32 th_eng_check_inline(struct th_eng_vport *vp, const struct th_nic_desc *d,
+			u32 pos __always_unused, u32 n __always_unused)
 	__must_hold(&vp->lock)
 {
 	const struct th_nic_desc_inline *w = &d->wr_inline;
@@ -135,7 +142,7 @@ static u32 th_eng_validate_inline(struct th_eng_vport *vp,
 		if (reason)
 			return reason;
 	}
-	return th_eng_remote_ct_ok(vp, d, w->remote_ct, remote);
+	return th_eng_remote_ct_ok(vp, d, w->remote_ct);
 }
 
 /*
@@ -163,8 +170,9 @@ static u32 th_eng_reduce_operand_ok(struct th_eng_vport *vp, u32 lkey, u64 off,
 	return TH_NIC_REFUSE_OVERLAP;
 }
 
-static u32 th_eng_validate_reduce(struct th_eng_vport *vp,
-				  const struct th_nic_desc *d)
+/* REDUCE: its ALU operation, its operands and its destination. */
+u32 th_eng_check_reduce(struct th_eng_vport *vp, const struct th_nic_desc *d,
+			u32 pos __always_unused, u32 n __always_unused)
 	__must_hold(&vp->lock)
 {
 	const struct th_nic_desc_reduce *r = &d->reduce;
@@ -222,7 +230,9 @@ static u32 th_eng_validate_reduce(struct th_eng_vport *vp,
 	return 0;
 }
 
-static u32 th_eng_validate_ct(struct th_eng_vport *vp, const struct th_nic_desc *d)
+/* CT_INC and CT_SET: a counter of the chain's vport. */
+u32 th_eng_check_ct(struct th_eng_vport *vp, const struct th_nic_desc *d,
+		    u32 pos __always_unused, u32 n __always_unused)
 {
 	const struct th_nic_desc_ct *c = &d->ct;
 
@@ -231,15 +241,43 @@ static u32 th_eng_validate_ct(struct th_eng_vport *vp, const struct th_nic_desc 
 	return c->ct < vp->eng->lim.max_counters ? 0 : TH_NIC_REFUSE_COUNTER;
 }
 
+/* NOP: no operand at all. */
+u32 th_eng_check_none(struct th_eng_vport *vp __always_unused, const struct th_nic_desc *d,
+		      u32 pos __always_unused, u32 n __always_unused)
+{
+	return th_eng_all_zero(d->raw, sizeof(d->raw)) ?
+	       0 : TH_NIC_REFUSE_RESERVED;
+}
+
+/* NOTIFY: its immediate, nothing else. */
+u32 th_eng_check_notify(struct th_eng_vport *vp __always_unused, const struct th_nic_desc *d,
+			u32 pos __always_unused, u32 n __always_unused)
+{
+	return th_eng_all_zero(d->notify.rsvd, sizeof(d->notify.rsvd)) ?
+	       0 : TH_NIC_REFUSE_RESERVED;
+}
+
+/* REARM: it ends a round, so nothing follows it, and its stride moves. */
+u32 th_eng_check_rearm(struct th_eng_vport *vp __always_unused, const struct th_nic_desc *d,
+		       u32 pos, u32 n)
+{
+	if (pos + 1 != n || !d->rearm.stride)
+		return TH_NIC_REFUSE_REARM;
+	return th_eng_all_zero(d->rearm.rsvd, sizeof(d->rearm.rsvd)) ?
+	       0 : TH_NIC_REFUSE_RESERVED;
+}
+
 /* Rules every descriptor follows, whatever its opcode. */
 static u32 th_eng_validate_common(struct th_eng_vport *vp,
 				  const struct th_nic_desc *d, u32 pos, u32 n)
 {
 	const struct th_eng_limits *lim = &vp->eng->lim;
 	bool linked = d->flags & TH_NIC_DF_LINK;
+	const struct th_eng_opdef *def;
 
 	if (d->opcode >= TH_NIC_OP_MAX)
 		return TH_NIC_REFUSE_OPCODE;
+	def = th_eng_opdef(d->opcode);
 	if (d->rsvd0)
 		return TH_NIC_REFUSE_RESERVED;
 	if (d->flags & ~(u32)TH_NIC_DF_ALL)
@@ -259,10 +297,9 @@ static u32 th_eng_validate_common(struct th_eng_vport *vp,
 	} else if (d->comp_ct) {
 		return TH_NIC_REFUSE_COUNTER;
 	}
-	if ((d->flags & TH_NIC_DF_REMOTE) && d->opcode != TH_NIC_OP_WRITE_INLINE)
+	if ((d->flags & TH_NIC_DF_REMOTE) && !(def->flags & TH_ENG_OPF_REMOTE_FLAG))
 		return TH_NIC_REFUSE_FLAGS;
-	if ((d->flags & TH_NIC_DF_REMOTE_CT) && d->opcode != TH_NIC_OP_PUT &&
-	    d->opcode != TH_NIC_OP_WRITE_INLINE)
+	if ((d->flags & TH_NIC_DF_REMOTE_CT) && !(def->flags & TH_ENG_OPF_REMOTE_CT))
 		return TH_NIC_REFUSE_FLAGS;
 	return 0;
 }
@@ -275,33 +312,7 @@ static u32 th_eng_validate_desc(struct th_eng_vport *vp, const struct th_nic_des
 
 	if (reason)
 		return reason;
-	switch (d->opcode) {
-	case TH_NIC_OP_NOP:
-		return th_eng_all_zero(d->raw, sizeof(d->raw)) ?
-		       0 : TH_NIC_REFUSE_RESERVED;
-	case TH_NIC_OP_PUT:
-	case TH_NIC_OP_GET:
-		return th_eng_validate_xfer(vp, d);
-	case TH_NIC_OP_COPY:
-		return th_eng_validate_copy(vp, d);
-	case TH_NIC_OP_WRITE_INLINE:
-		return th_eng_validate_inline(vp, d);
-	case TH_NIC_OP_REDUCE:
-		return th_eng_validate_reduce(vp, d);
-	case TH_NIC_OP_CT_INC:
-	case TH_NIC_OP_CT_SET:
-		return th_eng_validate_ct(vp, d);
-	case TH_NIC_OP_NOTIFY:
-		return th_eng_all_zero(d->notify.rsvd, sizeof(d->notify.rsvd)) ?
-		       0 : TH_NIC_REFUSE_RESERVED;
-	case TH_NIC_OP_REARM:
-		/* it ends a round: nothing after it in the chain */
-		if (pos + 1 != n || !d->rearm.stride)
-			return TH_NIC_REFUSE_REARM;
-		return th_eng_all_zero(d->rearm.rsvd, sizeof(d->rearm.rsvd)) ?
-		       0 : TH_NIC_REFUSE_RESERVED;
-	}
-	return TH_NIC_REFUSE_OPCODE;
+	return th_eng_opdef(d->opcode)->check(vp, d, pos, n);
 }
 
 /*

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "chainfile.h"
+#include "th_opcode.h"
 
 #define CF_LINE_MAX	1024
 #define CF_MAX_TOKENS	32
@@ -988,16 +989,20 @@ static int cf_op_simple(struct cf_parser *p, struct cf_desc *d)
 	return cf_common_flags(p, d);
 }
 
-static const struct {
-	const char *name;
-	unsigned int opcode;
-} cf_ops[] = {
-	{ "put", TH_NIC_OP_PUT }, { "get", TH_NIC_OP_GET },
-	{ "copy", TH_NIC_OP_COPY }, { "write", TH_NIC_OP_WRITE_INLINE },
-	{ "reduce", TH_NIC_OP_REDUCE }, { "ct_inc", TH_NIC_OP_CT_INC },
-	{ "ct_set", TH_NIC_OP_CT_SET }, { "notify", TH_NIC_OP_NOTIFY },
-	{ "nop", TH_NIC_OP_NOP },
-};
+/*
+ * The operation a statement names, as the NIC's opcode table spells it,
+ * or -1.  REARM is the one a chain file cannot write: a chain file's
+ * chains run once.
+ */
+static int cf_opcode_by_name(const char *w)
+{
+	unsigned int op;
+
+	for (op = 0; op < TH_NIC_OP_MAX; op++)
+		if (op != TH_NIC_OP_REARM && !strcmp(w, th_eng_opcode_name(op)))
+			return (int)op;
+	return -1;
+}
 
 static int cf_stmt_op(struct cf_parser *p, unsigned int opcode)
 {
@@ -1259,15 +1264,16 @@ static int cf_end_chain(struct cf_parser *p)
 static int cf_statement(struct cf_parser *p)
 {
 	const char *w = p->tok[0].key;
-	unsigned int i, line = p->line;
+	unsigned int line = p->line;
+	int op;
 
 	if (p->tok[0].val)
 		return cf_err(p, p->tok[0].col,
 			      "expected a statement (buffer, mr, chain, start, expect, print or an operation), got '%s=...'",
 			      w);
-	for (i = 0; i < sizeof(cf_ops) / sizeof(cf_ops[0]); i++)
-		if (!strcmp(w, cf_ops[i].name))
-			return cf_stmt_op(p, cf_ops[i].opcode);
+	op = cf_opcode_by_name(w);
+	if (op >= 0)
+		return cf_stmt_op(p, op);
 	/* any other statement ends the chain being built */
 	if (cf_end_chain(p))
 		return -1;

@@ -16,6 +16,7 @@
 
 #include "json.h"
 #include "thctl.h"
+#include "th_opcode.h"
 #include <thverbs/verbs.h>
 
 #define DEMO_MAX_NODES	1024
@@ -59,16 +60,9 @@ static double demo_value(unsigned int r, unsigned int round, unsigned int i)
 
 static const char *demo_op(uint8_t opcode)
 {
-	static const char *const name[] = {
-		[TH_NIC_OP_NOP] = "nop", [TH_NIC_OP_PUT] = "put",
-		[TH_NIC_OP_GET] = "get", [TH_NIC_OP_COPY] = "copy",
-		[TH_NIC_OP_WRITE_INLINE] = "write", [TH_NIC_OP_REDUCE] = "reduce",
-		[TH_NIC_OP_CT_INC] = "ct_inc", [TH_NIC_OP_CT_SET] = "ct_set",
-		[TH_NIC_OP_NOTIFY] = "notify", [TH_NIC_OP_REARM] = "rearm",
-	};
+	const char *name = th_eng_opcode_name(opcode);
 
-	return opcode < sizeof(name) / sizeof(name[0]) && name[opcode] ?
-	       name[opcode] : "?";
+	return name ? name : "?";
 }
 
 /* The counter map's name for counter @ct, e.g. "U(0)" for 8. */

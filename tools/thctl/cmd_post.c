@@ -15,6 +15,7 @@
 #include "json.h"
 #include "thctl.h"
 #include "chainfile.h"
+#include "th_opcode.h"
 
 struct post_run {
 	const char *path;
@@ -152,12 +153,9 @@ static void post_print_counters(const struct post_run *r,
 
 static const char *post_opname(unsigned int op)
 {
-	static const char *const names[] = {
-		"nop", "put", "get", "copy", "write", "reduce", "ct_inc",
-		"ct_set", "notify",
-	};
+	const char *name = th_eng_opcode_name(op);
 
-	return op < sizeof(names) / sizeof(names[0]) ? names[op] : "?";
+	return name ? name : "?";
 }
 
 /* The chain of @node with @cookie, for messages; NULL if not unique. */

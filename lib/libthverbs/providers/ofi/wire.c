@@ -106,7 +106,7 @@ static bool th_ofi_answer_fits_locked(struct th_ofi *o, int slot, u8 type,
 				      u32 from)
 {
 	const struct th_ofi_op *op = &o->ops[slot];
-	bool get = op->rop.opcode == TH_NIC_OP_GET;
+	bool get = op->rop.fetch;
 
 	if (op->peer != from)
 		return false;
@@ -204,7 +204,7 @@ void th_ofi_remote_post(void *arg, struct th_eng_chain *chain,
 	u64 id;
 	int slot, ret = 0;
 
-	if (op->opcode == TH_NIC_OP_GET)
+	if (op->fetch)
 		type = eager ? TH_OFI_MSG_GET : TH_OFI_MSG_RESOLVE;
 	else
 		type = eager ? TH_OFI_MSG_PUT : TH_OFI_MSG_RESOLVE;
@@ -231,7 +231,7 @@ void th_ofi_remote_post(void *arg, struct th_eng_chain *chain,
 
 	if (!ret) {
 		th_ofi_hdr_init(o, &h, type, op, id);
-		if (type == TH_OFI_MSG_RESOLVE && op->opcode == TH_NIC_OP_GET)
+		if (type == TH_OFI_MSG_RESOLVE && op->fetch)
 			h.flags |= TH_OFI_F_READ;
 		ret = th_ofi_send(o, op->node, &h, op->local,
 				  type == TH_OFI_MSG_PUT ? op->len : 0, id);
@@ -323,23 +323,8 @@ void th_ofi_chain_posted(void *arg, struct th_eng_vport *ev,
 	for (i = 0; i < n; i++) {
 		const struct th_nic_desc *d = &descs[i];
 
-		if (!(d->flags & TH_NIC_DF_REMOTE_CT))
+		if (!th_eng_desc_target(d, &op) || op.remote_ct < 0)
 			continue;
-		if (d->opcode == TH_NIC_OP_PUT) {
-			op.node = d->xfer.node;
-			op.vport = d->xfer.vport;
-			op.rkey = d->xfer.rkey;
-			op.roff = d->xfer.roff;
-			op.len = d->xfer.len;
-			op.remote_ct = d->xfer.remote_ct;
-		} else {
-			op.node = d->wr_inline.node;
-			op.vport = d->wr_inline.vport;
-			op.rkey = d->wr_inline.rkey;
-			op.roff = d->wr_inline.off;
-			op.len = d->wr_inline.len;
-			op.remote_ct = d->wr_inline.remote_ct;
-		}
 		if (op.node == o->rank || op.node >= o->size)
 			continue;
 		memcpy(w.domain, th_ofi_token(ev->domain), sizeof(w.domain));
@@ -820,7 +805,7 @@ static void th_ofi_resolved(struct th_ofi *o, const struct th_ofi_hdr *h)
 		th_ofi_op_end(o, h->id, h->status, 0, 0, NULL, 0);
 		return;
 	}
-	ret = th_ofi_rma(o, h->src, rop.opcode != TH_NIC_OP_GET, rop.local,
+	ret = th_ofi_rma(o, h->src, !rop.fetch, rop.local,
 			 rop.local_priv, rop.len, h->raddr, h->fikey, h->hold,
 			 h->id);
 	if (ret)
