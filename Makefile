@@ -16,7 +16,8 @@
 #   make hostcheck  host tests only (sanitizers on; CHECK_JOBS at a time)
 #   make lint       checkpatch --strict and sparse over the kernel-side code
 #   make refcheck   every :doc:, include and file reference of the pages,
-#                   README, man pages and comments resolves (check's)
+#                   README, man pages and comments resolves, and every
+#                   file's first line names it (check's)
 #   make docs       Documentation/ rendered to HTML in build/docs
 #   make fuzz       libFuzzer targets, FUZZ_SECONDS (60) each, under ASan/UBSan
 #   make vmtest     boot Debian's kernel in QEMU and run the selftests there

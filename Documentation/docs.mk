@@ -113,14 +113,15 @@ $(DOCS_DIR)/%.html: $(DOCS_DIR)/src/%.rst
 # make refcheck (a part of make check): every :doc:, toctree, include and
 # kernel-doc target, every tree path in a page's literals and every .md or
 # .rst name in the pages, README.md, the man pages and the code's comments
-# resolves (scripts/check-refs.py).  A TAP line per dead reference, so that
-# the summary names each one.
+# resolves, and every source file's first line names that file
+# (scripts/check-refs.py).  A TAP line per dead reference, so that the
+# summary names each one.
 .PHONY: refcheck
 refcheck:
 	@mkdir -p $(LOGS)
 	@out=$$(python3 $(TOP)/scripts/check-refs.py $(TOP)); rc=$$?; \
 	{ if [ $$rc = 0 ]; then \
-		echo "ok 1 every reference in Documentation/, README.md, the man pages and the comments resolves"; \
+		echo "ok 1 every reference in Documentation/, README.md, the man pages and the comments resolves; every file names itself"; \
 	  elif [ -z "$$out" ]; then \
 		echo "not ok 1 scripts/check-refs.py failed (exit status $$rc)"; \
 	  else \

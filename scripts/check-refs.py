@@ -33,12 +33,21 @@ A literal path also resolves when it names a path of the tree from one of
 its directories (a table of lib/libthverbs/'s files may say
 ``include/thverbs/sched.h``).
 
+The signs: every .c, .h, .sh, .py and .mk file, Makefile and Kbuild opens
+with a line "NAME - what it holds" (after the SPDX line and a shebang); NAME
+must be the file's own name, or its path's tail (thverbs/verbs.h).  A file
+whose sign names another file is reported as FILE:LINE: NAME, one without
+a sign as FILE:1: (no "NAME - " line at the top).  The files are git's when
+ROOT is a git work tree (so that build products are not read), else every
+file under ROOT.
+
 Names that the project's tools write (GENERATED below) are outputs, not
 references, and a few paths name other trees (OUTSIDE).  build/ and .git/
 are never read.
 """
 import os
 import re
+import subprocess
 import sys
 
 # Files the tools write, named in the documentation as what a run leaves
@@ -70,6 +79,12 @@ PATH_RE = re.compile(r"^(?:%s)(?:/[\w.+-]+)*/?$" % "|".join(TREE_DIRS))
 # name of the tree; the tree's own capitalised names are listed.
 PLACEHOLDER_RE = re.compile(r"(?:^|/)[A-Z][A-Z0-9_]*(?:/|$|\.)")
 TREE_CAPS = {"Documentation", "LICENSES"}
+
+
+SIGN_RE = re.compile(r'^\s*(?:/\*+|//|#|\*|""")?\s*([\w./+-]+) - ')
+SIGN_EXTS = (".c", ".h", ".sh", ".py", ".mk")
+SIGN_NAMES = ("Makefile", "Kbuild")
+SIGN_LINES = 8		# the sign is within the first lines
 
 
 class Tree:
@@ -258,6 +273,38 @@ class Checker:
 			if text:
 				self.names_in(rel, n, " ".join(text))
 
+	def signs(self):
+		"""Each source file's first line names the file itself."""
+		try:
+			out = subprocess.run(["git", "-C", self.root, "ls-files", "-z"],
+					     capture_output=True, text=True, check=True,
+					     timeout=60).stdout
+			top = subprocess.run(["git", "-C", self.root, "rev-parse",
+					      "--show-toplevel"], capture_output=True,
+					     text=True, check=True, timeout=60).stdout.strip()
+			if os.path.realpath(top) != os.path.realpath(self.root):
+				raise ValueError("not the top of the work tree")
+			files = [f for f in out.split("\0") if f]
+		except (OSError, ValueError, subprocess.SubprocessError):
+			files = [p for p in self.tree.paths
+				 if os.path.isfile(os.path.join(self.root, p))]
+		for rel in sorted(files):
+			base = os.path.basename(rel)
+			if not (base.endswith(SIGN_EXTS) or base in SIGN_NAMES):
+				continue
+			if not os.path.isfile(os.path.join(self.root, rel)):
+				continue	# deleted, not yet committed
+			name = None
+			for n, line in enumerate(self.read(rel)[:SIGN_LINES], 1):
+				m = SIGN_RE.match(line)
+				if m:
+					name = m.group(1)
+					break
+			if name is None:
+				self.report(rel, 1, '(no "NAME - " line at the top)')
+			elif name != base and not rel.endswith("/" + name):
+				self.report(rel, n, name)
+
 	def run(self):
 		def files(top, exts):
 			out = []
@@ -283,6 +330,7 @@ class Checker:
 				self.c_comments(f)
 		for f in files(".", (".sh", ".py", ".mk", "Makefile", "Kbuild")):
 			self.hash_comments(f)
+		self.signs()
 		return self.dead
 
 

@@ -2,7 +2,7 @@
 /*
  * bench_allreduce.c - 'thbench allreduce': Allreduce latency of the offload
  * (th_coll) against the host-driven baselines on the same NIC (the p2p
- * k-nomial tree and MPICH-style recursive doubling, th_hostcoll.h) and
+ * k-nomial tree and MPICH-style recursive doubling, thverbs/hostcoll.h) and
  * against MPICH's own MPI_Allreduce, side by side
  * (Documentation/collectives.rst, "Reading the Allreduce benchmark").  One
  * process drives every rank; ranks beyond the provider's nodes share nodes

@@ -5,7 +5,9 @@
 # each kind of reference it knows (:doc:, a toctree entry, include,
 # literalinclude, kernel-doc, a literal file and directory path, a .md or
 # .rst name in a page, README.md, a man page, a C comment of either kind
-# and a shell comment) one that resolves and one that does not.  The dead
+# and a shell comment) one that resolves and one that does not; and the
+# signs: a source file whose first line names it, one whose first line
+# names another file, one with no such line.  The dead
 # ones, and only they, must be printed as FILE:LINE: TARGET, with exit
 # status 1; the same tree with the dead ones removed must pass with exit
 # status 0 and print nothing.  TAP on stdout.
@@ -27,8 +29,10 @@ run() { timeout 60 python3 "$check" "$@"; }
 t=$work/tree
 mkdir -p "$t"/Documentation/man/man3 "$t"/lib/coll "$t"/include/uapi \
 	"$t"/scripts "$t"/driver
-echo '/* the uapi */' > "$t"/include/uapi/abi.h
+echo '/* abi.h - the uapi */' > "$t"/include/uapi/abi.h
 echo '/* tree.c - trees */' > "$t"/lib/coll/tree.c
+printf '// SPDX-License-Identifier: MIT\n/*\n * graph.c - graphs\n */\n' > "$t"/lib/coll/plan.c
+printf '/* plans, with no name */\n' > "$t"/lib/coll/plan.h
 echo 'snippet' > "$t"/Documentation/snippet.txt
 echo '# notes' > "$t"/lib/NOTES.md
 printf 'Other\n=====\n' > "$t"/Documentation/other.rst
@@ -92,7 +96,9 @@ README.md:3: DESIGN.md
 Documentation/man/man3/th_x.3:2: Documentation/lost.rst
 lib/coll/coll.c:2: COLLECTIVES.md
 lib/coll/coll.c:3: Documentation/old.rst
-scripts/tool.sh:1: Documentation/tracing.rst"
+scripts/tool.sh:1: Documentation/tracing.rst
+lib/coll/plan.c:3: graph.c
+lib/coll/plan.h:1: (no \"NAME - \" line at the top)"
 
 out=$(run "$t" 2>&1); st=$?
 if [ "$st" = 1 ]; then ok "a tree with dead references: exit status 1"
@@ -113,6 +119,8 @@ sed -i 's/ and Documentation\/lost.rst//' "$t"/Documentation/man/man3/th_x.3
 sed -i -e 's/ and$/)/' -e 's/^ \* COLLECTIVES.md) \*\// *\//' \
 	-e 's/, not Documentation\/old.rst//' "$t"/lib/coll/coll.c
 sed -i 's/ and Documentation\/tracing.rst//' "$t"/scripts/tool.sh
+sed -i 's/graph\.c/plan.c/' "$t"/lib/coll/plan.c
+echo '/* plan.h - plans */' > "$t"/lib/coll/plan.h
 out=$(run "$t" 2>&1); st=$?
 if [ "$st" = 0 ] && [ -z "$out" ]; then
 	ok "the tree without them: exit status 0, nothing printed"
