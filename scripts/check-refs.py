@@ -13,6 +13,7 @@ What is read, and what counts as a reference:
   Documentation/*.rst
     :doc:`name` and :doc:`text <name>`  -> Documentation/name.rst
     a toctree's entries                 -> Documentation/ENTRY.rst
+    and every page but index.rst must be some toctree's entry
     .. include::, .. literalinclude::,
     .. image::, .. figure:: PATH        -> PATH from the page's directory
     .. kernel-doc:: PATH                -> PATH from ROOT (the kernel's
@@ -22,6 +23,8 @@ What is read, and what counts as a reference:
     and holds no placeholder (*, <, $, {, NAME in capitals, ...);
     a trailing "/" asks for a directory, a ":LINE" or ":func()" after
     the name is dropped                 -> that path from ROOT
+    ``DIR/NAME.c`` (.h, .sh, .py, .mk, .rst) from a directory of the
+    tree, not a system header          -> the tail of a path of the tree
   Documentation/*.rst, README.md, Documentation/man/man*/*.[1-9], the
   comments of the .c and .h files under lib/ driver/ tools/ selftests/
   include/, and the # comments of every .sh, .py, .mk, Makefile and Kbuild
@@ -75,6 +78,12 @@ LITERAL_MD_RE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 DIRECTIVE_RE = re.compile(
     r"^\s*\.\.\s+(include|literalinclude|image|figure|kernel-doc)::\s*(\S+)")
 PATH_RE = re.compile(r"^(?:%s)(?:/[\w.+-]+)*/?$" % "|".join(TREE_DIRS))
+# A path from a directory of the tree (``coll/plan.c``,
+# ``thverbs/verbs.h``) names a source file: it must be the tail of one.
+# The system's headers (``linux/types.h``) are not the tree's.
+REL_PATH_RE = re.compile(r"^[\w.+-]+(?:/[\w.+-]+)+\.(?:c|h|sh|py|mk|rst)$")
+SYSTEM_DIRS = ("linux/", "sys/", "asm/", "asm-generic/", "rdma/",
+	       "trace/", "net/", "netinet/", "arpa/")
 # A capitalised word inside a path is a placeholder (NAME, DIR, N), not a
 # name of the tree; the tree's own capitalised names are listed.
 PLACEHOLDER_RE = re.compile(r"(?:^|/)[A-Z][A-Z0-9_]*(?:/|$|\.)")
@@ -117,7 +126,8 @@ def literal_path(text):
 	t = text.strip()
 	# path:LINE, path:function(), "path (what)": the path is the first part
 	t = re.split(r"[:\s]", t, maxsplit=1)[0]
-	if not PATH_RE.match(t):
+	if not PATH_RE.match(t) and not (REL_PATH_RE.match(t) and
+					 not t.startswith(SYSTEM_DIRS)):
 		return None
 	parts = [p for p in t.split("/") if p]
 	for p in parts:
@@ -135,6 +145,8 @@ class Checker:
 		self.tree = Tree(root)
 		self.root = root
 		self.dead = []
+		self.pages = set()	# the pages read
+		self.in_toc = set()	# the pages a toctree lists
 
 	def report(self, rel, lineno, target):
 		d = "%s:%d: %s" % (rel, lineno, target)
@@ -184,13 +196,16 @@ class Checker:
 	def rst(self, rel):
 		here = os.path.dirname(rel)
 		toc = False
+		self.pages.add(rel)
 		for n, line in enumerate(self.read(rel), 1):
 			if toc:
 				if line.strip() == "" or line.lstrip().startswith(":"):
 					continue
 				if line[:1] in (" ", "\t"):
 					entry = line.strip()
-					if not self.tree.exists(os.path.join(here, entry + ".rst")):
+					page = os.path.normpath(os.path.join(here, entry + ".rst"))
+					self.in_toc.add(page)
+					if not self.tree.exists(page):
 						self.report(rel, n, entry)
 					continue
 				toc = False
@@ -320,6 +335,10 @@ class Checker:
 			for f in sorted(os.listdir(docs)):
 				if f.endswith(".rst"):
 					self.rst(os.path.join("Documentation", f))
+			# every page is reachable from the index
+			for page in sorted(self.pages - self.in_toc):
+				if page != os.path.join("Documentation", "index.rst"):
+					self.report(page, 1, "(in no toctree)")
 		if os.path.exists(os.path.join(self.root, "README.md")):
 			self.markdown("README.md")
 		for f in files(os.path.join("Documentation", "man"),

@@ -3,14 +3,14 @@
 #
 # test_check_refs.sh - scripts/check-refs.py on a tiny tree made here: for
 # each kind of reference it knows (:doc:, a toctree entry, include,
-# literalinclude, kernel-doc, a literal file and directory path, a .md or
-# .rst name in a page, README.md, a man page, a C comment of either kind
-# and a shell comment) one that resolves and one that does not; and the
-# signs: a source file whose first line names it, one whose first line
-# names another file, one with no such line.  The dead
-# ones, and only they, must be printed as FILE:LINE: TARGET, with exit
-# status 1; the same tree with the dead ones removed must pass with exit
-# status 0 and print nothing.  TAP on stdout.
+# literalinclude, kernel-doc, a literal file and directory path from the
+# top and from a directory, a .md or .rst name in a page, README.md, a man
+# page, a C comment of either kind and a shell comment) one that resolves
+# and one that does not; a page in a toctree and one in none; a source
+# file whose first line names it, one whose first line names another file,
+# one with no such line.  The dead ones, and only they, must be printed as
+# FILE:LINE: TARGET, with exit status 1; the same tree with the dead ones
+# removed must pass with exit status 0 and print nothing.  TAP on stdout.
 #
 # The project's own tree is make refcheck's (Documentation/docs.mk).
 #
@@ -36,6 +36,7 @@ printf '/* plans, with no name */\n' > "$t"/lib/coll/plan.h
 echo 'snippet' > "$t"/Documentation/snippet.txt
 echo '# notes' > "$t"/lib/NOTES.md
 printf 'Other\n=====\n' > "$t"/Documentation/other.rst
+printf 'Orphan\n======\n' > "$t"/Documentation/orphan.rst
 
 cat > "$t"/Documentation/index.rst <<'RST'
 Index
@@ -59,6 +60,7 @@ Dead: :doc:`missing-page`.
 
 ``lib/coll/tree.c`` and ``lib/coll/`` and ``lib/coll/tree.c:12``;
 ``lib/coll/graph.c`` and ``lib/nodir/``; ``coll/tree.c`` from lib/.
+``coll/gone.c`` is not, ``linux/types.h`` is the system's.
 Placeholders are no paths: ``lib/NAME.c``, ``driver/*.c``, ``lib/...``.
 The notes are in NOTES.md, not in GONE.md; results.md is an output.
 RST
@@ -90,7 +92,9 @@ Documentation/index.rst:16: nosnippet.c
 Documentation/index.rst:18: include/uapi/noabi.h
 Documentation/index.rst:21: lib/coll/graph.c
 Documentation/index.rst:21: lib/nodir/
-Documentation/index.rst:23: GONE.md
+Documentation/index.rst:22: coll/gone.c
+Documentation/index.rst:24: GONE.md
+Documentation/orphan.rst:1: (in no toctree)
 README.md:2: Documentation/none.rst
 README.md:3: DESIGN.md
 Documentation/man/man3/th_x.3:2: Documentation/lost.rst
@@ -113,8 +117,10 @@ fi
 # the same tree with every dead reference removed passes
 sed -i -e '/^Dead:/d' -e '/^   gone$/d' -e '/nosuch\|nosnippet\|noabi/d' \
 	-e 's/``lib\/coll\/graph.c`` and ``lib\/nodir\/``; //' \
+	-e 's/``coll\/gone.c`` is not, //' \
 	-e 's/, not in GONE.md//' "$t"/Documentation/index.rst
 sed -i -e 's/ and `Documentation\/none.rst`//' -e 's/ and DESIGN.md//' "$t"/README.md
+rm "$t"/Documentation/orphan.rst
 sed -i 's/ and Documentation\/lost.rst//' "$t"/Documentation/man/man3/th_x.3
 sed -i -e 's/ and$/)/' -e 's/^ \* COLLECTIVES.md) \*\// *\//' \
 	-e 's/, not Documentation\/old.rst//' "$t"/lib/coll/coll.c
