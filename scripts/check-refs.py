@@ -301,8 +301,12 @@ class Checker:
 				raise ValueError("not the top of the work tree")
 			files = [f for f in out.split("\0") if f]
 		except (OSError, ValueError, subprocess.SubprocessError):
+			# not git's: leave out what a module build writes
+			# into the source tree (th_nic.mod.c, .*.cmd)
 			files = [p for p in self.tree.paths
-				 if os.path.isfile(os.path.join(self.root, p))]
+				 if os.path.isfile(os.path.join(self.root, p))
+				 and not p.endswith(".mod.c")
+				 and not os.path.basename(p).startswith(".")]
 		for rel in sorted(files):
 			base = os.path.basename(rel)
 			if not (base.endswith(SIGN_EXTS) or base in SIGN_NAMES):
