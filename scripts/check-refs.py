@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR MIT
-"""check-refs.py - every reference the documentation makes to a page or a
-file of the tree resolves.  Prints each one that does not as
-"FILE:LINE: TARGET" (FILE relative to ROOT) and exits 1; exits 0 when
-every reference resolves.
+"""check-refs.py - the signs of the tree stay true: every reference the
+documentation and the comments make to a page or a file of the tree
+resolves, every page is in a toctree, and every source file's first line
+names that file.  Prints each one that does not hold as "FILE:LINE:
+TARGET" (FILE relative to ROOT) and exits 1; exits 0 when all hold, 2 when
+ROOT is not a directory.
 
 Usage: scripts/check-refs.py [ROOT]      (ROOT defaults to the tree this
                                          script is in)
@@ -67,8 +69,8 @@ OUTSIDE = ("tools/testing/selftests", "scripts/kernel-doc",
 
 # The top-level directories whose paths a literal may name.
 TREE_DIRS = ("Documentation", "driver", "lib", "tools", "selftests",
-             "scripts", "include", "fuzz", "examples", "debian", "udev",
-             "LICENSES")
+	     "scripts", "include", "fuzz", "examples", "debian", "udev",
+	     "LICENSES")
 SKIP_DIRS = {"build", ".git"}
 
 NAME_RE = re.compile(r"(?<![\w./$-])((?:\.\./)*[\w./-]*[\w-]\.(?:md|rst))\b")
@@ -76,7 +78,7 @@ DOC_RE = re.compile(r":doc:`([^`]+)`")
 LITERAL_RST_RE = re.compile(r"``([^`]+)``")
 LITERAL_MD_RE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 DIRECTIVE_RE = re.compile(
-    r"^\s*\.\.\s+(include|literalinclude|image|figure|kernel-doc)::\s*(\S+)")
+	r"^\s*\.\.\s+(include|literalinclude|image|figure|kernel-doc)::\s*(\S+)")
 PATH_RE = re.compile(r"^(?:%s)(?:/[\w.+-]+)*/?$" % "|".join(TREE_DIRS))
 # A path from a directory of the tree (``coll/plan.c``,
 # ``thverbs/verbs.h``) names a source file: it must be the tail of one.
