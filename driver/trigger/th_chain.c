@@ -496,11 +496,11 @@ void th_chain_fail_pending_locked(struct th_eng_vport *vp,
 /*
  * The remote counter descriptor @d would have raised, if its access to the
  * target was authorised: same domain, and a remote key granting the write
- * over the whole range (Documentation/security.rst, "Failure values":
- * failure values reach a peer only for an authorised access; a refused key
- * costs a violation).  Returns the target it checked, referenced, or NULL;
- * a target on a remote node gets the failure value through the provider,
- * and NULL is returned.  @ctx NULL: a refused key costs nothing.
+ * over the whole range (security.rst, "Failure values": failure values reach a
+ * peer only for an authorised access; a refused key costs a violation).
+ * Returns the target it checked, referenced, or NULL; a target on a
+ * remote node gets the failure value through the provider, and NULL is
+ * returned.  @ctx NULL: a refused key costs nothing.
  */
 static struct th_eng_vport *th_fail_target(struct th_eng_vport *vp,
 					   const struct th_nic_desc *d, u16 *ct,

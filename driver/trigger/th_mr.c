@@ -248,10 +248,9 @@ int th_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
 
 /*
  * Resolve a local range of @vp for one of its own operations, and hold it
- * until th_mr_put().  Errors are the run-time statuses of
- * Documentation/uapi.rst: the vport is gone, the key is unknown
- * (deregistered since the doorbell) or lacks the access, or the range falls
- * outside the region.
+ * until th_mr_put().  Errors are the run-time statuses of uapi.rst: the
+ * vport is gone, the key is unknown (deregistered since the doorbell) or
+ * lacks the access, or the range falls outside the region.
  */
 int th_mr_get_locked(struct th_eng_vport *vp, u32 lkey, u32 access, u64 off,
 		     u64 len, struct th_eng_mr_ref *ref)
