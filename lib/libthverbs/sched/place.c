@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * place.c - the multi-job placer (Documentation/placement.rst;
- * thverbs/place.h): every job becomes part of one DAG whose costs come from
- * the fabric cost model, the DAG is scheduled, and each job's finish, its
+ * thverbs/place.h): every job becomes part of one DAG whose costs come from the
+ * fabric cost model, the DAG is scheduled, and each job's finish, its
  * slowdown against running alone and the unfairness are predicted; the
- * baselines place each job on its own k-nomial tree, together or one after
- * another.
+ * baselines place each job on its own k-nomial tree, together or one
+ * after another.
  *
  * A collective of n members (rank v on node members[v]) on its tree:
  *   C.v  rank v's contribution, pinned to its node (a copy out of send)

@@ -3,17 +3,17 @@
  * wire.c - deliveries between the processes of an ofi job, both ends.
  *
  * The initiator (th_ofi_remote_post(), from the engine) records the
- * delivery in a slot and sends it: up to TH_OFI_EAGER bytes inside a PUT or
- * GET message, more by asking the target to RESOLVE the key first and then
- * writing or reading by RMA.  The target answers only after its engine
- * applied the delivery (the data in place, the counter advanced, chains it
- * fired run), and the initiator then resumes the chain with
+ * delivery in a slot and sends it: up to TH_OFI_EAGER bytes inside a PUT
+ * or GET message, more by asking the target to RESOLVE the key first and
+ * then writing or reading by RMA.  The target answers only after its
+ * engine applied the delivery (the data in place, the counter advanced,
+ * chains it fired run), and the initiator then resumes the chain with
  * th_eng_remote_done(): a chain's descriptors take effect in order across
  * processes as they do inside one.  The target checks what the module
- * checks (Documentation/security.rst, "Domains"): another domain's vport
- * looks absent (-ECONNREFUSED), and a key that is wrong or a range outside
- * it is the initiator's violation (-EACCES, -ERANGE), which puts the
- * initiator's vport into the error state through the engine.
+ * checks (security.rst, "Domains"): another domain's vport looks absent
+ * (-ECONNREFUSED), and a key that is wrong or a range outside it is the
+ * initiator's violation (-EACCES, -ERANGE), which puts the initiator's
+ * vport into the error state through the engine.
  *
  * One message per delivery where one will do: the target's engine often
  * answers a PUT with a message of its own to the initiator at once (a
