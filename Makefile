@@ -15,6 +15,10 @@
 #                   soft-RoCE (under an hour on 2 cores, debug kernel built)
 #   make hostcheck  host tests only (sanitizers on; CHECK_JOBS at a time)
 #   make lint       checkpatch --strict and sparse over the kernel-side code
+#   make refcheck   every :doc:, include and file reference of the pages,
+#                   README, man pages and comments resolves, and every
+#                   file's first line names it (check's)
+#   make docs       Documentation/ rendered to HTML in build/docs
 #   make fuzz       libFuzzer targets, FUZZ_SECONDS (60) each, under ASan/UBSan
 #   make vmtest     boot Debian's kernel in QEMU and run the selftests there
 #   make vmtest-quick  the same without benchmarks, with shorter storms and
@@ -66,7 +70,7 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 TESTCPPFLAGS := -isystem $(KSFT) -I$(TOP)/selftests/host/lib -I$(TOP)/selftests/common
 
 .DEFAULT_GOAL := all
-.PHONY: all run check check-full hostcheck lint vmtest bench docs clean deps ksrc tests help
+.PHONY: all run check check-full hostcheck lint refcheck vmtest bench docs clean deps ksrc tests help
 
 # Fragments append to these.
 ALL_TARGETS	:=
@@ -139,12 +143,12 @@ hostcheck: ksrc $(HOST_TESTS)
 # of check at its full length (the whole VM run and FUZZ_SECONDS of
 # fuzzing include check's quick run and smoke budget), and the slow ones.
 CHECK_BUILD	:= all tests fuzz-build vm-payload
-CHECK_PARTS	:= hostcheck thctl-check apicheck installcheck lint fuzz-smoke \
-		   vmtest-quick
-CHECK_TAPS	:= host-thctl api man install lint fuzz vm
-CHECK_FULL_PARTS := hostcheck thctl-check apicheck installcheck pkgcheck lint \
-		   fuzz vmtest vmtest-debug vmtest-rxe
-CHECK_FULL_TAPS	:= host-thctl api man install pkg lint fuzz vm vm-debug vm-rxe
+CHECK_PARTS	:= hostcheck thctl-check apicheck refcheck installcheck lint \
+		   fuzz-smoke vmtest-quick
+CHECK_TAPS	:= host-thctl api man refs install lint fuzz vm
+CHECK_FULL_PARTS := hostcheck thctl-check apicheck refcheck installcheck pkgcheck \
+		   lint fuzz vmtest vmtest-debug vmtest-rxe
+CHECK_FULL_TAPS	:= host-thctl api man refs install pkg lint fuzz vm vm-debug vm-rxe
 
 # $(call run-check,PARTS,TAPS)
 define run-check

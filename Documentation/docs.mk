@@ -1,6 +1,7 @@
 # docs.mk - `make docs`: every Documentation/*.rst, plus the kernel-doc
 # reference of the uapi header, rendered to HTML in $(B)/docs with plain
-# docutils (Debian's python3-docutils), failing on any warning.
+# docutils (Debian's python3-docutils), failing on any warning; and
+# `make refcheck`, make check's check that every reference resolves (below).
 #
 # The .rst sources are written for a kernel-style Sphinx build.  Docutils
 # does not know Sphinx's directives and roles, so each page is rendered from
@@ -108,3 +109,32 @@ $(DOCS_DIR)/%.html: $(DOCS_DIR)/src/%.rst
 	@echo "  RST2HTML $@"
 	@$(RST2HTML) $(RST2HTML_FLAGS) $< $@.tmp && mv $@.tmp $@ || \
 		{ rm -f $@.tmp; exit 1; }
+
+# make refcheck (a part of make check): every :doc:, toctree, include and
+# kernel-doc target, every tree path in a page's literals and every .md or
+# .rst name in the pages, README.md, the man pages and the code's comments
+# resolves, and every source file's first line names that file
+# (scripts/check-refs.py).  A TAP line per dead reference, so that the
+# summary names each one.
+.PHONY: refcheck
+refcheck:
+	@mkdir -p $(LOGS)
+	@out=$$(python3 $(TOP)/scripts/check-refs.py $(TOP)); rc=$$?; \
+	{ if [ $$rc = 0 ]; then \
+		echo "ok 1 every reference in Documentation/, README.md, the man pages and the comments resolves; every file names itself"; \
+	  elif [ -z "$$out" ]; then \
+		echo "not ok 1 scripts/check-refs.py failed (exit status $$rc)"; \
+	  else \
+		echo "$$out" | awk '{ print "not ok " NR " dead reference: " $$0 }'; \
+	  fi; } > $(LOGS)/refs.tap; \
+	cat $(LOGS)/refs.tap; exit $$rc
+
+# Its host test: the checker over a tiny tree with one good and one dead
+# reference of each kind (selftests/host/docs/test_check_refs.sh).
+REFS_TEST	:= $(BIN)/host/docs/test_check_refs
+HOST_TESTS	+= $(REFS_TEST)
+
+$(REFS_TEST): $(TOP)/selftests/host/docs/test_check_refs.sh $(TOP)/scripts/check-refs.py
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash %s %s\n' $< $(TOP)/scripts/check-refs.py > $@
+	chmod +x $@

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * th_nic.h - th_nic.ko's private structures: the fabric, its nodes, users
+ * th_drv.h - th_nic.ko's private structures: the fabric, its nodes, users
  * and domains, an open node file, a vport, a mappable region and a pinned
  * memory region.
  */

@@ -491,7 +491,7 @@ void th_eng_chain_fail_pending_locked(struct th_eng_vport *vp,
 /*
  * The remote counter descriptor @d would have raised, if its access to the
  * target was authorised: same domain, and a remote key granting the write
- * over the whole range (ABI.md "Security model": failure values reach a
+ * over the whole range (security.rst, "Failure values": failure values reach a
  * peer only for an authorised access; a refused key costs a violation).
  * Returns the target it checked, referenced, or NULL; a target on a
  * remote node gets the failure value through the provider, and NULL is

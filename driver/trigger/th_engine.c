@@ -17,7 +17,7 @@ static bool th_eng_is_pow2(u32 v)
 	return v && !(v & (v - 1));
 }
 
-/* The ABI's default limits (ABI.md "Limits"), for both providers. */
+/* The default limits, for both providers (Documentation/uapi.rst, "Limits"). */
 void th_eng_limits_default(struct th_eng_limits *lim)
 {
 	lim->nodes = TH_ENG_DEF_NODES;

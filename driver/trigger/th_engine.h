@@ -58,7 +58,7 @@ struct th_eng_limits {
 	u32 rearm_rounds;
 };
 
-/* ABI defaults (ABI.md "Limits"). */
+/* ABI defaults (Documentation/uapi.rst, "Limits"). */
 #define TH_ENG_DEF_NODES	16
 #define TH_ENG_DEF_VPORTS	64
 #define TH_ENG_DEF_COUNTERS	256

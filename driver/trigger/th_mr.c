@@ -248,7 +248,7 @@ int th_eng_mr_hold_locked(struct th_eng_vport *vp, struct th_eng_mr *mr,
 
 /*
  * Resolve a local range of @vp for one of its own operations, and hold it
- * until th_eng_mr_put().  Errors are the completion statuses of ABI.md: the
+ * until th_eng_mr_put().  Errors are the run-time statuses of uapi.rst: the
  * vport is gone, the key is unknown (deregistered since the doorbell) or
  * lacks the access, or the range falls outside the region.
  */

@@ -2,8 +2,8 @@
 /*
  * th_remote.c - the fabric as an initiator sees it: finding a target vport
  * of the same domain, resolving a remote key on it, and the error state a
- * remote access violation puts the initiator into (ABI.md "Security
- * model").
+ * remote access violation puts the initiator into (security.rst, "Keys
+ * and the error state").
  *
  * From outside a domain every target looks absent: a vport of another
  * domain, a missing vport and a missing key behind either all complete
@@ -87,7 +87,7 @@ int th_eng_remote_mr_get(struct th_eng_vport *vp, struct th_eng_vport *peer,
  * The target of a failure value that @vp sends on behalf of a remote
  * write of [@off, @off + @len) through @rkey on (@node, @vport), which
  * will not run: referenced (th_eng_remote_put()), or NULL when that write
- * would not have been authorised (ABI.md "Security model": an access
+ * would not have been authorised (security.rst, "Failure values": an access
  * that was never allowed touches no peer's counters).  The vport checked
  * is the one returned, so a vport that takes the index afterwards is
  * never reached.  A key or range the target refuses is a violation, as

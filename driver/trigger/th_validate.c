@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * th_validate.c - the one place a descriptor chain is checked against
- * ABI.md "Errors and bad input", for every provider.  Each rule answers
+ * uapi.rst, "At the doorbell", for every provider.  Each rule answers
  * with the reason the doorbell reports (enum th_nic_refusal; all of them
  * -EINVAL); what can only be known when a chain runs (remote keys, domains,
  * regions deregistered since) is checked in th_exec.c and th_remote.c.

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * badinput_rows.h - the table of bad (and valid edge-case) descriptor
- * chains, one row per rule of ABI.md "Errors and bad input".  The same rows
- * run against the engine on the host (selftests/host/test_validate.c) and
- * against th_nic.ko in the VM (selftests/th_nic/badinput_test.c).
+ * chains, one row per rule of Documentation/uapi.rst, "At the doorbell".
+ * The same rows run against the engine on the host
+ * (selftests/host/test_validate.c) and against th_nic.ko in the VM
+ * (selftests/th_nic/badinput_test.c).
  *
  * This header holds the builders; badinput_table.h lists the rows, for
  * the includer to expand with its own REFUSE(name, builder, bad_desc) and

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * test_validate.c - every bad-input rule of ABI.md, as rows that the
- * engine's doorbell must refuse with -EINVAL, naming the slot, installing
- * nothing; valid edge cases must be accepted.  The rows are shared with
- * the module's kselftest (selftests/common/badinput_table.h).
+ * test_validate.c - every bad-input rule of Documentation/uapi.rst, as rows
+ * that the engine's doorbell must refuse with -EINVAL, naming the slot,
+ * installing nothing; valid edge cases must be accepted.  The rows are
+ * shared with the module's kselftest (selftests/common/badinput_table.h).
  */
 #include <string.h>
 

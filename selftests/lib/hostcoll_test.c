@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * hostcoll_test.c - the host-driven Allreduce baselines (th_hostcoll.h) through the
- * public API, one process driving every rank: the p2p tree's results are
- * bit-identical to th_coll's offload on the same vports, tree and inputs;
- * recursive doubling agrees wherever the order of evaluation cannot matter
- * (integers, exact floats); over N, radix, root, op, dtype and size.
- * The one-process-per-rank model (th_hostcoll_create) runs as one thread per
- * rank, exchanging addresses through a barrier-based allgather.
+ * hostcoll_test.c - the host-driven Allreduce baselines
+ * (thverbs/hostcoll.h) through the public API, one process driving every
+ * rank: the p2p tree's results are bit-identical to th_coll's offload on
+ * the same vports, tree and inputs; recursive doubling agrees wherever the
+ * order of evaluation cannot matter (integers, exact floats); over N,
+ * radix, root, op, dtype and size.  The one-process-per-rank model
+ * (th_hostcoll_create) runs as one thread per rank, exchanging addresses
+ * through a barrier-based allgather.
  */
 #include <errno.h>
 #include <pthread.h>

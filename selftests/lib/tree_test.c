@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * tree_test.c - the k-nomial tree builder: the examples of COLLECTIVES.md,
- * and the properties every tree must have for N up to 300, radix 2 to 9
- * and several roots.
+ * tree_test.c - the k-nomial tree builder: the examples of
+ * Documentation/collectives.rst, and the properties every tree must have
+ * for N up to 300, radix 2 to 9 and several roots.
  */
 #include <errno.h>
 #include <string.h>
@@ -17,7 +17,7 @@ struct tree_example {
 	unsigned int kids[8];
 };
 
-/* COLLECTIVES.md, N = 16, root 0. */
+/* Documentation/collectives.rst, "k-nomial trees": N = 16, root 0. */
 static const struct tree_example examples[] = {
 	{ 2, 0, 4, { 1, 2, 4, 8 } },
 	{ 2, 2, 1, { 3 } },

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * allreduce_test.c - a 16-node float64 sum allreduce over a 4-nomial tree
- * (root 0; COLLECTIVES.md), built by hand out of raw chains, one process
- * per node.  After the hosts' starts no host code runs until the
- * completions.  The result must be bit-identical on all 16 to the same
+ * (root 0; Documentation/collectives.rst), built by hand out of raw chains,
+ * one process per node.  After the hosts' starts no host code runs until
+ * the completions.  The result must be bit-identical on all 16 to the same
  * tree order evaluated here; the elapsed time is printed, never asserted.
  */
 #include <pthread.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * badinput_test.c - bad input refused by the module: one row per
- * descriptor rule of ABI.md (doorbell -EINVAL naming the slot and the
+ * badinput_test.c - bad input refused by the module: one row per descriptor
+ * rule of Documentation/uapi.rst (doorbell -EINVAL naming the slot and the
  * descriptor, the SQ head left on it, nothing installed or written), valid
  * edge cases accepted, every range rule at its edge (exact fit, one past,
  * wrapping); VPORT_CREATE's ring sizes at their limits; malformed ioctl

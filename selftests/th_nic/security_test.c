@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * security_test.c - isolation on a world-accessible NIC (ABI.md "Security
- * model"), exercised by unprivileged processes: the test starts as root
- * only to become two different users (THN_UID_A, THN_UID_B) in its
- * children, which do all the NIC work.
+ * security_test.c - isolation on a world-accessible NIC
+ * (Documentation/security.rst), exercised by unprivileged processes: the
+ * test starts as root only to become two different users (THN_UID_A,
+ * THN_UID_B) in its children, which do all the NIC work.
  *
  *  - inside one user's domain, a remote key is usable only with the access
  *    it was registered with; any key or range violation fails the

@@ -35,7 +35,7 @@
 
 #include "th_desc.h"
 
-/* ABI defaults (ABI.md "Limits"), as the module is loaded by run.sh. */
+/* The limits as run.sh loads th_nic.ko (Documentation/uapi.rst, "Limits"). */
 #define THN_NODES		16
 #define THN_DEF_VPORTS		64
 #define THN_DEF_COUNTERS	256

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * bench_allreduce.c - 'thbench allreduce': Allreduce latency of the
- * offload (th_coll) against the host-driven baselines on the same NIC (the
- * p2p k-nomial tree and MPICH-style recursive doubling, th_hostcoll.h) and
- * against MPICH's own MPI_Allreduce, side by side (COLLECTIVES.md,
- * "Benchmark protocol").  One process drives every rank; ranks beyond the
- * provider's nodes share nodes through extra vports.  Or a thread per
- * rank; or a process per rank over the ofi provider, which is a thrun job
- * of 'thbench allreduce-mp --machine' whose rank 0 lines are read here.
+ * bench_allreduce.c - 'thbench allreduce': Allreduce latency of the offload
+ * (th_coll) against the host-driven baselines on the same NIC (the p2p
+ * k-nomial tree and MPICH-style recursive doubling, thverbs/hostcoll.h) and
+ * against MPICH's own MPI_Allreduce, side by side
+ * (Documentation/collectives.rst, "Reading the Allreduce benchmark").  One
+ * process drives every rank; ranks beyond the provider's nodes share nodes
+ * through extra vports.  Or a thread per rank; or a process per rank over
+ * the ofi provider, which is a thrun job of 'thbench allreduce-mp
+ * --machine' whose rank 0 lines are read here.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * coll.c - offloaded Allreduce, Reduce and Broadcast over k-nomial trees,
- * compiled into a plan of re-arming chains (COLLECTIVES.md, plan.h).  A
- * handle is persistent: created once (ranks, memory, exchange, the plan
- * posted), then each round is only the hosts' start increments.
+ * compiled into a plan of re-arming chains (Documentation/collectives.rst,
+ * plan.h).  A handle is persistent: created once (ranks, memory, exchange,
+ * the plan posted), then each round is only the hosts' start increments.
  *
  * Counters of a rank's vport (counters.h):
  *   S     the host's start (one per round)

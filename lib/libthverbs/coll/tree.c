@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * tree.c - k-nomial trees (COLLECTIVES.md): for rank r of N with root R and
- * radix k, v = (r - R) mod N; the parent clears v's lowest non-zero base-k
- * digit; the children are v + j * k^i for every k^i below that digit
- * (every i when v = 0) and j = 1 .. k-1, kept while < N, in that order.
+ * tree.c - k-nomial trees (Documentation/collectives.rst): for rank r of N
+ * with root R and radix k, v = (r - R) mod N; the parent clears v's lowest
+ * non-zero base-k digit; the children are v + j * k^i for every k^i below
+ * that digit (every i when v = 0) and j = 1 .. k-1, kept while < N, in that
+ * order.
  */
 #include <errno.h>
 

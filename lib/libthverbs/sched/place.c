@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * place.c - the multi-job placer (SCHEDULING.md, "Placing offload jobs";
+ * place.c - the multi-job placer (Documentation/placement.rst;
  * thverbs/place.h): every job becomes part of one DAG whose costs come from the
  * fabric cost model, the DAG is scheduled, and each job's finish, its
  * slowdown against running alone and the unfairness are predicted; the

@@ -387,9 +387,9 @@ static unsigned int th_heap_pop(unsigned int *h, unsigned int *n,
 }
 
 /*
- * The tie rule of SCHEDULING.md: the next task is the first one in the
- * list whose parents are all placed.  Equivalently, the ready task with
- * the smallest list position.
+ * The tie rule (Documentation/scheduler.rst, "The model as implemented"):
+ * the next task is the first one in the list whose parents are all placed.
+ * Equivalently, the ready task with the smallest list position.
  */
 int th_sched_ready_order(const struct th_dag *dag, const unsigned int *list,
 			 unsigned int *out)

@@ -597,16 +597,17 @@ static int expect_cqe(struct rank_env *e, const char *what, int want)
 }
 
 /*
- * Chains that begin with a delivery to the other rank, waiting on a
- * counter (test_ofi runs this on the sockets provider with FI_TRIGGER,
- * where they wait in libfabric, and without).  A (WRITE_INLINE) and P
- * (PUT) go when their counter gets there, and not before.  B, cancelled,
- * C, whose counter fails, and Q, whose source region is deregistered,
- * never reach the target, even once their counters pass the threshold;
- * each one's failure travels on to the counter it names there, as ABI.md
- * says (Q fails with -EACCES when it runs, as on the module).  D, posted
- * last, goes at once and marks the end of what rank 1 may receive.  E is
- * still pending when the vport is destroyed at exit, which drops it too.
+ * Chains that begin with a delivery to the other rank, waiting on a counter
+ * (test_ofi runs this on the sockets provider with FI_TRIGGER, where they
+ * wait in libfabric, and without).  A (WRITE_INLINE) and P (PUT) go when
+ * their counter gets there, and not before.  B, cancelled, C, whose counter
+ * fails, and Q, whose source region is deregistered, never reach the
+ * target, even once their counters pass the threshold; each one's failure
+ * travels on to the counter it names there (Documentation/uapi.rst,
+ * "Failure propagation"; Q fails with -EACCES when it runs, as on the
+ * module).  D, posted last, goes at once and marks the end of what rank 1
+ * may receive.  E is still pending when the vport is destroyed at exit,
+ * which drops it too.
  */
 static int case_triggered(struct rank_env *e)
 {

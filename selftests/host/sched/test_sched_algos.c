@@ -62,8 +62,8 @@ struct hand_case {
 };
 
 /*
- * Worked by hand from SCHEDULING.md (s1 = p0, s2 = p1; ties go to the
- * lower processor).  See Documentation/scheduler.rst for the steps.
+ * The Fig. 3 example, worked by hand (s1 = p0, s2 = p1; ties go to the
+ * lower processor): Documentation/scheduler.rst has the steps.
  */
 static const struct hand_case hand_cases[] = {
 	{

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * test_sched_model.c - known answers of SCHEDULING.md (w̄, BL, L, CCR, hf,
- * the HAGD criterion, the Algorithm 1 walk-through), metrics, cost
- * assignment and the generators.
+ * test_sched_model.c - known answers of Documentation/scheduler.rst (w̄,
+ * BL, L, CCR, hf, the HAGD criterion, the Algorithm 1 walk-through),
+ * metrics, cost assignment and the generators.
  */
 #include <errno.h>
 #include <math.h>

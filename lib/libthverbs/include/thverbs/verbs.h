@@ -355,7 +355,7 @@ struct th_fault {
 int th_fault_set(struct th_context *ctx, const struct th_fault *f);
 int th_fault_get(struct th_context *ctx, struct th_fault *f);
 
-/* ---- k-nomial trees (COLLECTIVES.md) ------------------------------------ */
+/* ---- k-nomial trees (Documentation/collectives.rst) --------------------- */
 
 /* The parent of @rank, or -ENOENT for the root (-EINVAL on bad input). */
 int th_tree_parent(unsigned int n, unsigned int root, unsigned int k,
@@ -370,7 +370,7 @@ int th_tree_children(unsigned int n, unsigned int root, unsigned int k,
 /* The tree's depth (edges on its longest path); at most ceil(log_k n). */
 int th_tree_depth(unsigned int n, unsigned int k);
 
-/* ---- offloaded collectives (COLLECTIVES.md) ----------------------------- */
+/* ---- offloaded collectives (Documentation/collectives.rst) -------------- */
 
 enum th_coll_kind {
 	TH_COLL_ALLREDUCE,	/* every rank's recv = op over all send */

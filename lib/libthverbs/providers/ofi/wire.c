@@ -10,7 +10,7 @@
  * chains it fired run), and the initiator then resumes the chain with
  * th_eng_remote_done(): a chain's descriptors take effect in order across
  * processes as they do inside one.  The target checks what the module
- * checks (ABI.md "Security model"): another domain's vport looks absent
+ * checks (security.rst, "Domains"): another domain's vport looks absent
  * (-ECONNREFUSED), and a key that is wrong or a range outside it is the
  * initiator's violation (-EACCES, -ERANGE), which puts the initiator's
  * vport into the error state through the engine.
