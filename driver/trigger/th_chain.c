@@ -18,7 +18,7 @@ static void th_eng_chain_arm_locked(struct th_eng_vport *vp,
 	       th_eng_chain_from_node(pos)->threshold > chain->threshold)
 		pos = pos->prev;
 	th_list_insert_after(pos, &chain->node);
-	th_eng_remote_offload_arm_locked(vp, chain);
+	th_eng_offload_arm_locked(vp, chain);
 }
 
 /*

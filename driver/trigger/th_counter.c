@@ -56,7 +56,7 @@ int th_eng_ct_update_locked(struct th_eng_vport *vp, u32 idx, enum th_eng_ct_op 
 	}
 	if (vp->ct_time)
 		th_eng_timing_update(vp, idx, ctx);
-	th_eng_remote_offload_counter_locked(vp, idx);
+	th_eng_offload_counter_locked(vp, idx);
 	th_eng_ct_fire_locked(vp, idx, ctx);
 	vp->eng->ops->wake(vp);
 	return 0;

@@ -471,7 +471,7 @@ void th_eng_ctx_fire_locked(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 	if (!status && chain->stride && th_eng_rearm_park_locked(chain))
 		return;
 	/* an offloaded delivery that went: the provider's until it ends */
-	if (chain->offloaded && th_eng_remote_offload_disarm_locked(chain, status))
+	if (chain->offloaded && th_eng_offload_disarm_locked(chain, status))
 		return;
 	/* to @ctx now, or behind the running chain of its counter */
 	th_eng_chain_order_fire_locked(ctx, chain);

@@ -687,10 +687,12 @@ int th_eng_ct_read(struct th_eng_vport *vp, u32 idx, u64 *success,
 /* th_remote.c: deliveries between nodes a network joins (ops->node_remote) */
 void th_eng_remote_done(struct th_eng_ctx *ctx, struct th_eng_chain *chain,
 			int status);
-void th_eng_offload_withdraw(struct th_eng_vport *vp);
 int th_eng_remote_hold(struct th_eng_vport *vp, u64 rkey, u32 access, u64 off,
 		       u64 len, struct th_eng_mr_ref *ref);
 void th_eng_remote_release(struct th_eng_mr_ref *ref);
+
+/* th_offload.c: chains whose first delivery waits in the network */
+void th_eng_offload_withdraw(struct th_eng_vport *vp);
 
 /* th_opcode.c: where a (validated) descriptor delivers, if elsewhere */
 bool th_eng_desc_target(const struct th_nic_desc *d,

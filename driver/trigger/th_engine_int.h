@@ -345,12 +345,14 @@ bool th_eng_mr_rkey_stale_locked(struct th_eng_vport *vp, u64 rkey);
 struct th_eng_vport *th_eng_remote_fail_peer(struct th_eng_vport *vp, u32 node,
 					     u32 vport, u64 rkey, u64 off, u64 len,
 					     struct th_eng_ctx *ctx);
-void th_eng_remote_offload_arm_locked(struct th_eng_vport *vp,
-				      struct th_eng_chain *chain);
-void th_eng_remote_offload_counter_locked(struct th_eng_vport *vp, u32 idx);
-bool th_eng_remote_offload_disarm_locked(struct th_eng_chain *chain, int status);
-void th_eng_remote_offload_withdraw_locked(struct th_eng_vport *vp,
-					   const struct th_eng_mr *mr);
+
+/* th_offload.c */
+void th_eng_offload_arm_locked(struct th_eng_vport *vp,
+			       struct th_eng_chain *chain);
+void th_eng_offload_counter_locked(struct th_eng_vport *vp, u32 idx);
+bool th_eng_offload_disarm_locked(struct th_eng_chain *chain, int status);
+void th_eng_offload_withdraw_locked(struct th_eng_vport *vp,
+				    const struct th_eng_mr *mr);
 
 /* th_mr.c */
 struct th_eng_mr *th_eng_mr_lookup_locked(struct th_eng_vport *vp, u32 lkey);

@@ -160,7 +160,7 @@ int th_eng_mr_dereg(struct th_eng_vport *vp, u32 lkey)
 	if (mr) {
 		mr->dying = true;
 		/* chains that would send from it wait in the engine again */
-		th_eng_remote_offload_withdraw_locked(vp, mr);
+		th_eng_offload_withdraw_locked(vp, mr);
 	} else {
 		mr = th_eng_mr_lookup_orphan_locked(vp, lkey);
 	}
