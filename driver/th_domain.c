@@ -17,7 +17,7 @@
 
 static atomic64_t th_domain_ids = ATOMIC64_INIT(0);
 
-/* A new domain's label (struct th_domain.id). */
+/* A new domain's label (struct th_nic_domain.id). */
 u64 th_domain_next_id(void)
 {
 	return atomic64_inc_return(&th_domain_ids);
@@ -25,10 +25,10 @@ u64 th_domain_next_id(void)
 
 static void th_domain_release_ref(struct kref *ref)
 {
-	kfree(container_of(ref, struct th_domain, ref));
+	kfree(container_of(ref, struct th_nic_domain, ref));
 }
 
-void th_domain_put(struct th_domain *dom)
+void th_domain_put(struct th_nic_domain *dom)
 {
 	kref_put(&dom->ref, th_domain_release_ref);
 }
@@ -53,7 +53,7 @@ static const struct file_operations th_domain_fops = {
  */
 struct file *th_domain_create(struct th_nic_domain_create *req)
 {
-	struct th_domain *dom;
+	struct th_nic_domain *dom;
 	struct file *file;
 	int fd, ret;
 
@@ -96,9 +96,9 @@ void th_domain_publish(struct th_nic_domain_create *req, struct file *file,
  * The domain held by descriptor @fd, referenced: -EBADF if @fd is not an
  * open descriptor, -EINVAL if it holds no domain.
  */
-struct th_domain *th_domain_from_fd(int fd)
+struct th_nic_domain *th_domain_from_fd(int fd)
 {
-	struct th_domain *dom;
+	struct th_nic_domain *dom;
 	struct fd f = fdget(fd);
 
 	if (!fd_file(f))

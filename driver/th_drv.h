@@ -88,7 +88,7 @@ struct th_node {
 };
 
 /**
- * struct th_domain - a set of vports that may reach each other
+ * struct th_nic_domain - a set of vports that may reach each other
  * @ref: one per holder: the domain file, each vport in it
  * @id: a label management shows (netlink), unique while the module is
  *	loaded; never a way in: joining takes the domain's descriptor
@@ -96,7 +96,7 @@ struct th_node {
  * Its address is the identity the engine compares.  A user's default
  * domain is embedded in struct th_user instead.
  */
-struct th_domain {
+struct th_nic_domain {
 	struct kref ref;
 	u64 id;
 };
@@ -119,7 +119,7 @@ struct th_user {
 	kuid_t uid;
 	unsigned int refs;
 	struct th_eng_user acct;
-	struct th_domain domain;
+	struct th_nic_domain domain;
 	/* protects waiting, turns, sched_state and sched_link; never sleeps */
 	spinlock_t sched_lock;
 	struct list_head waiting;
@@ -196,7 +196,7 @@ struct th_nic_vport {
 	struct th_file *owner;
 	struct list_head file_link;
 	struct th_user *user;
-	struct th_domain *domain;
+	struct th_nic_domain *domain;
 	refcount_t refs;
 	wait_queue_head_t wq;
 	/* protects deferred; taken from execution contexts, never sleeps */

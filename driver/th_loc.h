@@ -31,8 +31,8 @@ void th_dev_unregister(struct th_fabric *fab);
 struct file *th_domain_create(struct th_nic_domain_create *req);
 void th_domain_publish(struct th_nic_domain_create *req, struct file *file,
 		       bool answered);
-struct th_domain *th_domain_from_fd(int fd);
-void th_domain_put(struct th_domain *dom);
+struct th_nic_domain *th_domain_from_fd(int fd);
+void th_domain_put(struct th_nic_domain *dom);
 u64 th_domain_next_id(void);
 
 /* th_netlink.c */
