@@ -85,6 +85,7 @@ include driver/module.mk
 include selftests/th_nic/selftests.mk
 include selftests/lib/lib-tests.mk
 include selftests/host/boot/boot-tests.mk
+include selftests/host/circles/circles-tests.mk
 include selftests/host/ofi/ofi-tests.mk
 include selftests/host/mpi/mpi-tests.mk
 include scripts/vm/vm.mk
