@@ -17,6 +17,7 @@ FUZZ_JOBS	?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_DIR	:= $(B)/fuzz
 FUZZ_FLAGS	:= -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer -pthread $(TH_CPPFLAGS) \
+		   $(TH_WHITEBOX_CPPFLAGS) \
 		   -I$(TOP)/selftests/host/lib -I$(TOP)/selftests/common \
 		   -I$(TOP)/tools/thctl -w
 FUZZ_PARSERS	:= chainfile thdag stg jobs model

@@ -10,8 +10,8 @@ IPF_SAN_OBJS	:= $(IPF_SRCS:%.c=$(S)/%.o)
 # The ofi provider, when libfabric's headers are here (Debian: libfabric-dev);
 # OFI=0 builds without it.  Only the shared library and the sanitized host
 # tests have it: the static archive is what the VM's programs link, and
-# the VM has no libfabric.  The rest of the library reaches it through weak
-# symbols (th_ofi_provider, th_ofi_boot).
+# the VM has no libfabric.  The rest of the library reaches it through its
+# entry in the registration list (verbs/providers.c), a weak symbol.
 OFI		?= $(shell pkg-config --exists libfabric 2>/dev/null && echo 1 || echo 0)
 ifeq ($(OFI),1)
 OFI_SRCS	:= $(sort $(wildcard lib/libthverbs/providers/ofi/*.c))
@@ -24,8 +24,33 @@ VERBS_SRCS	:= $(sort $(wildcard lib/libthverbs/verbs/*.c \
 		     lib/libthverbs/coll/*.c lib/libthverbs/boot/*.c))
 VERBS_OBJS	:= $(VERBS_SRCS:%.c=$(O)/%.o)
 VERBS_SAN_OBJS	:= $(VERBS_SRCS:%.c=$(S)/%.o)
-TH_CPPFLAGS	+= -I$(TOP)/lib/libthverbs/providers/inproc -I$(TOP)/lib/libthverbs/verbs \
-		   -I$(TOP)/lib/libthverbs/boot
+
+# Each folder compiles with the include paths it is allowed, so that a file
+# that includes another folder's private header fails to build: the public
+# headers (include/) and the engine's for all (the Makefile's TH_CPPFLAGS);
+# the core's private header (verbs/thverbs_priv.h) for the core, the
+# collectives, the bootstrap and the providers; a provider's header for its
+# own folder only.  The ofi provider is an in-process node with a network
+# (its own, inproc's and the bootstrap's private headers); tests are
+# white-box (TH_WHITEBOX_CPPFLAGS).  A folder's own header needs no -I
+# ("x.h" is looked for beside the file first).
+LTV		:= $(TOP)/lib/libthverbs
+TH_FOLDER_CPPFLAGS_verbs		:= -I$(LTV)/verbs
+TH_FOLDER_CPPFLAGS_coll			:= -I$(LTV)/verbs
+TH_FOLDER_CPPFLAGS_boot			:= -I$(LTV)/verbs
+TH_FOLDER_CPPFLAGS_sched		:=
+TH_FOLDER_CPPFLAGS_providers/kernel	:= -I$(LTV)/verbs
+TH_FOLDER_CPPFLAGS_providers/inproc	:= -I$(LTV)/verbs
+TH_FOLDER_CPPFLAGS_providers/ofi	:= -I$(LTV)/verbs -I$(LTV)/providers/inproc \
+					   -I$(LTV)/boot
+LTV_FOLDERS	:= verbs coll boot sched providers/kernel providers/inproc providers/ofi
+$(foreach d,$(LTV_FOLDERS),$(eval \
+  $(O)/lib/libthverbs/$(d)/%.o $(S)/lib/libthverbs/$(d)/%.o: \
+	TH_CPPFLAGS += $(TH_FOLDER_CPPFLAGS_$(d))))
+TH_WHITEBOX_CPPFLAGS := -I$(LTV)/verbs -I$(LTV)/providers/inproc -I$(LTV)/boot
+$(O)/selftests/%.o $(S)/selftests/%.o: TH_CPPFLAGS += $(TH_WHITEBOX_CPPFLAGS)
+# thrun speaks the bootstrap's protocol (boot/boot_proto.h) to the ranks
+$(O)/tools/thrun/%.o: TH_CPPFLAGS += -I$(LTV)/boot
 
 # The shared library's file carries the release (libthverbs.so.1.0.0); its
 # SONAME only the ABI's major (libthverbs.so.1), bumped when an exported

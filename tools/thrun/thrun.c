@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -34,10 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/th_nic.h>
-
 #include <thverbs/boot.h>
-#include "boot/boot_proto.h"
+#include <thverbs/verbs.h>
+#include "boot_proto.h"
 
 #define THRUN_DEFAULT_GRACE_S	2.0
 /* A rank that drops its connection without BYE must exit within this. */
@@ -1070,16 +1068,33 @@ static bool job_uses_kernel(void)
  */
 static int domain_open(void)
 {
-	struct th_nic_domain_create c = { .size = sizeof(c) };
-	int fd = open("/dev/th_nic0", O_RDWR | O_CLOEXEC), ret = 0;
+	struct th_context *ctx = NULL;
+	struct th_domain *d = NULL;
+	struct th_device **devs;
+	int n = 0, ret = 0;
 
-	if (fd < 0)
+	/* the node thrun names when it says why not */
+	if (access("/dev/th_nic0", F_OK))
 		return -errno;
-	if (ioctl(fd, TH_NIC_IOCTL_DOMAIN_CREATE, &c))
+	devs = th_device_list_get("kernel", &n);
+	if (!devs)
+		return -errno;
+	ctx = n ? th_device_open(devs[0]) : NULL;
+	if (!ctx)
+		ret = n ? -errno : -ENODEV;
+	d = ctx ? th_domain_alloc(ctx) : NULL;
+	if (ctx && !d)
 		ret = -errno;
-	close(fd);
-	if (!ret)
-		job.domain_fd = c.fd;
+	/* thrun's own descriptor: the domain lives while one is open */
+	if (d) {
+		job.domain_fd = fcntl(th_domain_fd(d), F_DUPFD_CLOEXEC, 0);
+		if (job.domain_fd < 0)
+			ret = -errno;
+		th_domain_dealloc(d);
+	}
+	if (ctx)
+		th_device_close(ctx);
+	th_device_list_free(devs);
 	return ret;
 }
 

@@ -465,11 +465,13 @@ static int th_boot_connect(struct th_boot *b, const char *path,
  */
 static int th_boot_provider_join(struct th_boot *b, const char *prov)
 {
-	if (!prov || strcmp(prov, "ofi"))
-		return 0;
-	if (!th_ofi_boot)
-		return -EPROTONOSUPPORT;	/* built without libfabric */
-	return th_ofi_boot(b);
+	const struct th_provider_reg *reg = th_provider_find(prov);
+
+	if (!reg || (reg->ops && !reg->ops->join))
+		return 0;	/* "auto", or a provider with no network */
+	if (!reg->ops)
+		return -EPROTONOSUPPORT;	/* not in this build */
+	return reg->ops->join(b);
 }
 
 /*

@@ -32,8 +32,8 @@
 
 #include "kselftest_harness.h"
 #include <thverbs/boot.h>
-#include "boot/boot_priv.h"
-#include "boot/boot_proto.h"
+#include "boot_priv.h"
+#include "boot_proto.h"
 
 #ifndef TH_THRUN
 #error "TH_THRUN: the path of thrun, from boot-tests.mk"
