@@ -35,8 +35,8 @@
 #include "group.h"
 #include "th_alu.h"
 #include <thverbs/hostcoll.h>
+#include <thverbs/coll.h>
 #include "thverbs_priv.h"
-#include "timed.h"
 
 #define TH_HOSTCOLL_PASS		(TH_NIC_MAX_OPERANDS - 1)
 

@@ -3,7 +3,8 @@
  * providers.c - the registration list: every provider this library knows,
  * the one place that names their ops tables.  The core picks a provider by
  * name (TH_PROVIDER, th_device_list_get()), a job's join and the timed
- * mode by what its ops offer, never by naming one.
+ * mode (th_provider_timing(), th_timed_cpu()) by what its ops offer,
+ * never by naming one.
  */
 #include <stddef.h>
 #include <string.h>
@@ -44,4 +45,12 @@ const struct th_provider_ops *th_provider_timing(void)
 		if (th_providers[i].ops && th_providers[i].ops->timing_set)
 			return th_providers[i].ops;
 	return NULL;
+}
+
+void th_timed_cpu(uint64_t bytes)
+{
+	const struct th_provider_ops *ops = th_provider_timing();
+
+	if (ops)
+		ops->timing_cpu(bytes);
 }

@@ -123,6 +123,11 @@ extern const unsigned int th_nproviders;
 const struct th_provider_reg *th_provider_find(const char *name);
 /* the first provider built in that has a timed mode, or NULL */
 const struct th_provider_ops *th_provider_timing(void);
+/*
+ * The calling thread reduced @bytes of operands on its CPU: the timed
+ * mode charges its host clock (nothing in real time).
+ */
+void th_timed_cpu(uint64_t bytes);
 
 struct th_device {
 	const struct th_provider_ops *ops;

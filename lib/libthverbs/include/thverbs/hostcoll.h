@@ -12,6 +12,7 @@
 #define TH_HOSTCOLL_H
 
 #include <thverbs/verbs.h>
+#include <thverbs/coll.h>
 #include <thverbs/api.h>
 
 TH_API_BEGIN

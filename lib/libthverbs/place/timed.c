@@ -3,8 +3,8 @@
  * timed.c - the placer's side of a provider's timed mode (the in-process
  * provider's; th_place_timed()): the cost model checked and converted to
  * femtoseconds for the provider's timing ops, and the calling thread's
- * host clock read back, moved forward, or charged for a reduction on its
- * CPU.
+ * host clock read back or moved forward.  The host-driven code charges
+ * its CPU reductions with th_timed_cpu() (verbs/providers.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -12,7 +12,6 @@
 
 #include "thverbs_priv.h"
 #include <thverbs/place.h>
-#include "timed.h"
 
 /* Femtoseconds, rounded to the nearest. */
 static uint64_t th_timed_fs(double seconds)
@@ -67,12 +66,4 @@ int th_place_timed_advance(double seconds)
 	if (!(seconds >= 0) || isinf(seconds))
 		return -EINVAL;
 	return ops ? ops->timing_advance(th_timed_fs(seconds)) : -ENOENT;
-}
-
-void th_timed_cpu(uint64_t bytes)
-{
-	const struct th_provider_ops *ops = th_provider_timing();
-
-	if (ops)
-		ops->timing_cpu(bytes);
 }
