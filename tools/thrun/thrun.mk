@@ -1,6 +1,6 @@
-# thrun.mk - the job launcher (tools/thrun): starts N ranks and serves the
-# bootstrap rendezvous of lib/libthverbs/boot; links libthverbs for the
-# kernel provider's job domain.
+# thrun.mk - the job launcher (tools/thrun, a file per stage): starts N
+# ranks and serves the bootstrap rendezvous of lib/libthverbs/boot; links
+# libthverbs for the kernel provider's job domain.
 THRUN_SRCS	:= $(sort $(wildcard tools/thrun/*.c))
 THRUN_OBJS	:= $(THRUN_SRCS:%.c=$(O)/%.o)
 
