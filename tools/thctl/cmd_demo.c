@@ -17,6 +17,7 @@
 #include "json.h"
 #include "thctl.h"
 #include <thverbs/verbs.h>
+#include <thverbs/coll.h>
 
 #define DEMO_MAX_NODES	1024
 #define DEMO_ROUNDS	3

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * p2p.c - host-driven Allreduce baselines (th_hostcoll.h): the k-nomial tree of
- * th_coll and MPICH's recursive doubling, with the host waiting on
- * counters, reducing on the CPU and posting a one-descriptor PUT per
- * message at the moment it is sent.
+ * hostcoll.c - host-driven Allreduce baselines (thverbs/hostcoll.h): the
+ * k-nomial tree of th_coll and MPICH's recursive doubling, with the host
+ * waiting on counters, reducing on the CPU and posting a one-descriptor
+ * PUT per message at the moment it is sent.
  *
  * Counters of a rank's vport (never reset after create: round k waits for
  * k times the per-round increments, so a fast peer's next round cannot be

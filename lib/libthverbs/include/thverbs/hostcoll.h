@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * th_hostcoll.h - host-driven Allreduce baselines on the th_nic NIC: the hosts
- * wait, reduce on the CPU and post one-descriptor PUTs themselves, where
- * th_coll compiles the same work into triggered chains (COLLECTIVES.md,
- * "Host-driven baselines").
+ * thverbs/hostcoll.h - host-driven Allreduce baselines on the th_nic NIC:
+ * the hosts wait, reduce on the CPU and post one-descriptor PUTs
+ * themselves, where th_coll compiles the same work into triggered chains
+ * (COLLECTIVES.md, "Host-driven baselines").
  *
  * Conventions as in thverbs/verbs.h: 0 or a negative errno; constructors return
  * NULL and set errno.
