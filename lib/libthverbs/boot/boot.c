@@ -475,6 +475,29 @@ static int th_boot_provider_join(struct th_boot *b, const char *prov)
 }
 
 /*
+ * A provider th_boot_init_allgather() may join: one with a network to
+ * join (ofi), or one this build lacks (its call then fails with
+ * EPROTONOSUPPORT, as th_boot_init()'s does).
+ */
+static bool th_boot_provider_joinable(const char *prov)
+{
+	const struct th_provider_reg *reg = th_provider_find(prov);
+
+	return reg && (!reg->ops || reg->ops->join);
+}
+
+/* "auto" off one host: the first registered provider with a network. */
+static int th_boot_network_join(struct th_boot *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < th_nproviders; i++)
+		if (th_providers[i].ops && th_providers[i].ops->join)
+			return th_providers[i].ops->join(b);
+	return -EPROTONOSUPPORT;	/* built without one (libfabric) */
+}
+
+/*
  * th_boot_init_allgather()'s join: the job's network (ofi), or a domain
  * of the job's own on this host's th_nic.ko (kernel; share.c), which
  * thrun would otherwise have handed over; auto takes the second when
@@ -498,7 +521,7 @@ static int th_boot_allgather_join(struct th_boot *b, const char *prov)
 	if (ret != 1)
 		return ret;
 	/* auto, and not all on one host with the module */
-	return th_boot_provider_join(b, "ofi");
+	return th_boot_network_join(b);
 }
 
 struct th_boot *th_boot_init(void)
@@ -573,9 +596,10 @@ struct th_boot *th_boot_init_allgather(int rank, int size,
 	int ret;
 
 	if (size < 1 || size > TH_BOOT_MAX_RANKS || rank < 0 || rank >= size ||
-	    !allgather || (provider && *provider && strcmp(provider, "ofi") &&
+	    !allgather || (provider && *provider &&
 			   strcmp(provider, "kernel") &&
-			   strcmp(provider, "auto"))) {
+			   strcmp(provider, "auto") &&
+			   !th_boot_provider_joinable(provider))) {
 		errno = EINVAL;
 		return NULL;
 	}
