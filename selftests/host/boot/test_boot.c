@@ -1283,6 +1283,11 @@ TEST(init_allgather_refuses_bad_arguments)
 	EXPECT_EQ(NULL, th_boot_init_allgather(0, 2, fake_allgather, &g,
 					       "verbs"));
 	EXPECT_EQ(EINVAL, errno);
+	/* a provider of the library's with no network to join */
+	errno = 0;
+	EXPECT_EQ(NULL, th_boot_init_allgather(0, 2, fake_allgather, &g,
+					       "inproc"));
+	EXPECT_EQ(EINVAL, errno);
 	/* a refusal touches nothing: no round was taken */
 	EXPECT_EQ(0, g.calls);
 }
