@@ -18,7 +18,8 @@ n=0 fail=0
 # the compile command of one object of FOLDER, its output and source cut
 flags_of() {
 	local f=$1 src obj line
-	src=$(cd "$top" && ls lib/libthverbs/$f/*.c | head -n 1)
+	for src in "$top"/lib/libthverbs/"$f"/*.c; do break; done
+	src=${src#"$top"/}
 	obj=$top/build/obj/${src%.c}.o
 	line=$(make -s -C "$top" -n -B "$obj" 2>/dev/null | grep -F -- " -o $obj ")
 	[ -n "$line" ] || { echo "# no build command for $obj" >&2; return 1; }
