@@ -18,8 +18,10 @@ $(S)/selftests/host/sched/%.o: TH_CPPFLAGS += -I$(TOP)/lib/libthverbs/sched \
 
 # test_place runs the placer (lib/libthverbs/place/), which is part of the
 # library's generic objects (VERBS_SAN_OBJS: it builds k-nomial trees and
-# runs placements through the verbs)
+# runs placements through the verbs).  libthverbs.mk, read after this
+# file, defines those: expanded when the rule is used ($$).
+.SECONDEXPANSION:
 $(SCHED_TESTS): $(BIN)/host/sched/%: $(S)/selftests/host/sched/%.o $(SCHED_SAN_OBJS) \
-		$(VERBS_SAN_OBJS) $(IPF_SAN_OBJS) $(ENGINE_SAN_OBJS)
+		$$(VERBS_SAN_OBJS) $$(IPF_SAN_OBJS) $(ENGINE_SAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS)
