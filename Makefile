@@ -55,7 +55,7 @@ CC	?= gcc
 # the builder meant to change.
 CFLAGS	?= -O2 -g
 TH_CPPFLAGS := -I$(TOP)/include/uapi -I$(TOP)/driver/trigger \
-	    -I$(TOP)/lib/libthverbs/include -I$(TOP)/lib/libthverbs \
+	    -I$(TOP)/lib/libthverbs/include \
 	    -D_GNU_SOURCE -DTH_VERSION='"$(VERSION)"'
 # WERROR= keeps the warnings but not the failure (a newer compiler's new
 # warning should not break a distribution build); CI keeps -Werror.
@@ -89,6 +89,7 @@ include driver/module.mk
 include selftests/th_nic/selftests.mk
 include selftests/lib/lib-tests.mk
 include selftests/host/boot/boot-tests.mk
+include selftests/host/layering/layering-tests.mk
 include selftests/host/ofi/ofi-tests.mk
 include selftests/host/mpi/mpi-tests.mk
 include scripts/vm/vm.mk

@@ -17,6 +17,7 @@ FUZZ_JOBS	?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_DIR	:= $(B)/fuzz
 FUZZ_FLAGS	:= -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer -pthread $(TH_CPPFLAGS) \
+		   $(TH_WHITEBOX_CPPFLAGS) \
 		   -I$(TOP)/selftests/host/lib -I$(TOP)/selftests/common \
 		   -I$(TOP)/tools/thctl -w
 FUZZ_PARSERS	:= chainfile thdag stg jobs model
@@ -25,7 +26,8 @@ FUZZ_BINS	:= $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%_fuzz)
 
 # what each target links: the engine and the in-process fabric, or a parser
 FUZZ_ENGINE_SRCS := $(ENGINE_SRCS) $(IPF_SRCS) selftests/host/lib/th_test.c
-FUZZ_PARSE_SRCS	:= $(SCHED_SRCS) lib/libthverbs/coll/tree.c tools/thctl/chainfile.c
+FUZZ_PARSE_SRCS	:= $(SCHED_SRCS) $(addprefix lib/libthverbs/place/,place.c jobs.c model.c) \
+		   lib/libthverbs/coll/tree.c tools/thctl/chainfile.c
 FUZZ_ENGINE_OBJS := $(FUZZ_ENGINE_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_PARSE_OBJS	:= $(FUZZ_PARSE_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 

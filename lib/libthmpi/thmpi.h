@@ -14,6 +14,7 @@
 #include <mpi.h>
 #include <thverbs/boot.h>
 #include <thverbs/verbs.h>
+#include <thverbs/coll.h>
 
 /* THMPI_CACHE's largest value: collectives per communicator. */
 #define THMPI_CACHE_MAX	256

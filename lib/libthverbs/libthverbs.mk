@@ -1,17 +1,18 @@
-# libthverbs.mk - the userspace library: the verbs API (verbs/), its two
+# libthverbs.mk - the userspace library: the verbs API (verbs/), its
 # providers (providers/kernel/, providers/inproc/: the in-process fabric and
-# its provider), collectives (coll/), the bootstrap (boot/), the scheduler
-# (sched/, see sched.mk) and the trigger engine, as a shared library whose
-# exports are exactly the functions libthverbs.map names, and a static
-# archive for static programs (the VM's tools).
+# its provider, providers/ofi/), collectives (coll/), the bootstrap (boot/),
+# the scheduler (sched/, see sched.mk), the placer (place/) and the trigger
+# engine, as a shared library whose exports are exactly the functions
+# libthverbs.map names, and a static archive for static programs (the VM's
+# tools).
 IPF_SRCS	:= $(sort $(wildcard lib/libthverbs/providers/inproc/*.c))
 IPF_OBJS	:= $(IPF_SRCS:%.c=$(O)/%.o)
 IPF_SAN_OBJS	:= $(IPF_SRCS:%.c=$(S)/%.o)
 # The ofi provider, when libfabric's headers are here (Debian: libfabric-dev);
 # OFI=0 builds without it.  Only the shared library and the sanitized host
 # tests have it: the static archive is what the VM's programs link, and
-# the VM has no libfabric.  The rest of the library reaches it through weak
-# symbols (th_ofi_provider, th_ofi_boot).
+# the VM has no libfabric.  The rest of the library reaches it through its
+# entry in the registration list (verbs/providers.c), a weak symbol.
 OFI		?= $(shell pkg-config --exists libfabric 2>/dev/null && echo 1 || echo 0)
 ifeq ($(OFI),1)
 OFI_SRCS	:= $(sort $(wildcard lib/libthverbs/providers/ofi/*.c))
@@ -19,13 +20,51 @@ OFI_LIBS	:= $(shell pkg-config --libs libfabric)
 endif
 OFI_OBJS	:= $(OFI_SRCS:%.c=$(O)/%.o)
 OFI_SAN_OBJS	:= $(OFI_SRCS:%.c=$(S)/%.o)
+# The placer (place/): its jobs, its cost model, placement, and running a
+# placement on the NIC; it uses the scheduler (sched/) and the collectives'
+# plan object (coll/).
+PLACE_SRCS	:= $(sort $(wildcard lib/libthverbs/place/*.c))
+PLACE_SAN_OBJS	:= $(PLACE_SRCS:%.c=$(S)/%.o)
 VERBS_SRCS	:= $(sort $(wildcard lib/libthverbs/verbs/*.c \
 		     lib/libthverbs/providers/kernel/*.c \
-		     lib/libthverbs/coll/*.c lib/libthverbs/boot/*.c))
+		     lib/libthverbs/coll/*.c lib/libthverbs/boot/*.c) $(PLACE_SRCS))
 VERBS_OBJS	:= $(VERBS_SRCS:%.c=$(O)/%.o)
 VERBS_SAN_OBJS	:= $(VERBS_SRCS:%.c=$(S)/%.o)
-TH_CPPFLAGS	+= -I$(TOP)/lib/libthverbs/providers/inproc -I$(TOP)/lib/libthverbs/verbs \
-		   -I$(TOP)/lib/libthverbs/boot
+
+# Each folder compiles with the include paths it is allowed, so that a file
+# that includes another folder's private header fails to build: the public
+# headers (include/) and the engine's for all (the Makefile's TH_CPPFLAGS);
+# the core's private header (verbs/thverbs_priv.h) for the core, the
+# collectives, the bootstrap and the providers; a provider's header for its
+# own folder only.  The ofi provider is an in-process node with a network
+# (its own, inproc's and the bootstrap's private headers); the placer
+# reads its files with the scheduler's lexer (sched/parse.h) and runs a
+# placement through the collectives' plan (coll/plan.h, group.h); tests are
+# white-box (TH_WHITEBOX_CPPFLAGS).  A folder's own header needs no -I
+# ("x.h" is looked for beside the file first).
+LTV		:= $(TOP)/lib/libthverbs
+TH_FOLDER_CPPFLAGS_verbs		:= -I$(LTV)/verbs
+TH_FOLDER_CPPFLAGS_coll			:= -I$(LTV)/verbs
+TH_FOLDER_CPPFLAGS_boot			:= -I$(LTV)/verbs
+TH_FOLDER_CPPFLAGS_sched		:=
+TH_FOLDER_CPPFLAGS_place		:= -I$(LTV)/verbs -I$(LTV)/sched -I$(LTV)/coll
+TH_FOLDER_CPPFLAGS_providers/kernel	:= -I$(LTV)/verbs
+TH_FOLDER_CPPFLAGS_providers/inproc	:= -I$(LTV)/verbs
+TH_FOLDER_CPPFLAGS_providers/ofi	:= -I$(LTV)/verbs -I$(LTV)/providers/inproc \
+					   -I$(LTV)/boot
+LTV_FOLDERS	:= verbs coll boot sched place providers/kernel providers/inproc \
+		   providers/ofi
+# and every file includes the public headers it uses (THVERBS_VERBS_ONLY:
+# thverbs/verbs.h without the collectives and the bootstrap it brings in
+# for programs written before they had headers of their own)
+$(foreach d,$(LTV_FOLDERS),$(eval \
+  $(O)/lib/libthverbs/$(d)/%.o $(S)/lib/libthverbs/$(d)/%.o: \
+	TH_CPPFLAGS += -DTHVERBS_VERBS_ONLY $(TH_FOLDER_CPPFLAGS_$(d))))
+TH_WHITEBOX_CPPFLAGS := -I$(LTV)/verbs -I$(LTV)/providers/inproc -I$(LTV)/boot \
+			-I$(LTV)/sched
+$(O)/selftests/%.o $(S)/selftests/%.o: TH_CPPFLAGS += $(TH_WHITEBOX_CPPFLAGS)
+# thrun speaks the bootstrap's protocol (boot/boot_proto.h) to the ranks
+$(O)/tools/thrun/%.o: TH_CPPFLAGS += -I$(LTV)/boot
 
 # The shared library's file carries the release (libthverbs.so.1.0.0); its
 # SONAME only the ABI's major (libthverbs.so.1), bumped when an exported

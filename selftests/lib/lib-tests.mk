@@ -55,9 +55,10 @@ $(VM_THCTL_TESTS)/.copied: selftests/host/thctl/test_thctl.sh \
 VM_THRUN	:= $(B)/vm/payload/bin/thrun
 VM_COLL_RANK	:= $(B)/vm/payload/bin/coll_rank
 vm-payload: $(VM_THRUN) $(VM_COLL_RANK)
-$(VM_THRUN): $(BIN)/thrun
+$(VM_THRUN): $(BIN)/thrun $(LIBTHVERBS_A)
 	@mkdir -p $(dir $@)
-	$(CC) -static -O2 -g $(TH_CPPFLAGS) -pthread -o $@ $(TOP)/tools/thrun/thrun.c $(TH_LDLIBS)
+	$(CC) -static -O2 -g $(TH_CPPFLAGS) -I$(TOP)/lib/libthverbs/boot -pthread -o $@ \
+		$(addprefix $(TOP)/,$(THRUN_SRCS)) $(LIBTHVERBS_A) $(TH_LDLIBS)
 $(VM_COLL_RANK): $(TOP)/selftests/lib/coll_rank.c $(LIBTHVERBS_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(TH_CPPFLAGS) $(VM_TEST_CFLAGS) -o $@ $< $(LIBTHVERBS_A) -lm

@@ -29,6 +29,7 @@
 #include <thverbs/hostcoll.h>
 #include "thbench.h"
 #include <thverbs/verbs.h>
+#include <thverbs/coll.h>
 
 #define AR_MAX_LIST	32
 #define AR_MAX_RANKS	1024

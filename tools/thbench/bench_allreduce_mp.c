@@ -28,6 +28,7 @@
 
 #include "thbench.h"
 #include <thverbs/verbs.h>
+#include <thverbs/coll.h>
 #include <thverbs/hostcoll.h>
 
 #define MP_MAX_LIST	32	/* as many as thbench allreduce takes */

@@ -17,6 +17,7 @@
 #include "nl.h"
 #include "thbench.h"
 #include <thverbs/verbs.h>
+#include <thverbs/coll.h>
 
 #define FB_MAX_RATES	8
 #define FB_TIMEOUT_NS	10000000000ULL

@@ -22,6 +22,7 @@
 #include <thverbs/place.h>
 #include "thbench.h"
 #include <thverbs/verbs.h>
+#include <thverbs/coll.h>
 
 #define PL_MAX_LIST	16
 #define PL_NVAR		(TH_SCHED_NR_ALGS + 2)	/* + trees, sequential */

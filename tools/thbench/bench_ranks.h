@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include <thverbs/verbs.h>
+#include <thverbs/coll.h>
 
 #define BR_TIMEOUT_NS	30000000000ULL
 #define BR_MPI_TIMEOUT_S 180

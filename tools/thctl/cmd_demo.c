@@ -18,6 +18,7 @@
 #include "thctl.h"
 #include "th_opcode.h"
 #include <thverbs/verbs.h>
+#include <thverbs/coll.h>
 
 #define DEMO_MAX_NODES	1024
 #define DEMO_ROUNDS	3

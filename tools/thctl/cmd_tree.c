@@ -8,6 +8,7 @@
 #include "json.h"
 #include "thctl.h"
 #include <thverbs/verbs.h>
+#include <thverbs/coll.h>
 
 static void tree_usage(FILE *f)
 {

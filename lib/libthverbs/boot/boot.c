@@ -465,11 +465,36 @@ static int th_boot_connect(struct th_boot *b, const char *path,
  */
 static int th_boot_provider_join(struct th_boot *b, const char *prov)
 {
-	if (!prov || strcmp(prov, "ofi"))
-		return 0;
-	if (!th_ofi_boot)
-		return -EPROTONOSUPPORT;	/* built without libfabric */
-	return th_ofi_boot(b);
+	const struct th_provider_reg *reg = th_provider_find(prov);
+
+	if (!reg || (reg->ops && !reg->ops->join))
+		return 0;	/* "auto", or a provider with no network */
+	if (!reg->ops)
+		return -EPROTONOSUPPORT;	/* not in this build */
+	return reg->ops->join(b);
+}
+
+/*
+ * A provider th_boot_init_allgather() may join: one with a network to
+ * join (ofi), or one this build lacks (its call then fails with
+ * EPROTONOSUPPORT, as th_boot_init()'s does).
+ */
+static bool th_boot_provider_joinable(const char *prov)
+{
+	const struct th_provider_reg *reg = th_provider_find(prov);
+
+	return reg && (!reg->ops || reg->ops->join);
+}
+
+/* "auto" off one host: the first registered provider with a network. */
+static int th_boot_network_join(struct th_boot *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < th_nproviders; i++)
+		if (th_providers[i].ops && th_providers[i].ops->join)
+			return th_providers[i].ops->join(b);
+	return -EPROTONOSUPPORT;	/* built without one (libfabric) */
 }
 
 /*
@@ -496,7 +521,7 @@ static int th_boot_allgather_join(struct th_boot *b, const char *prov)
 	if (ret != 1)
 		return ret;
 	/* auto, and not all on one host with the module */
-	return th_boot_provider_join(b, "ofi");
+	return th_boot_network_join(b);
 }
 
 struct th_boot *th_boot_init(void)
@@ -571,9 +596,10 @@ struct th_boot *th_boot_init_allgather(int rank, int size,
 	int ret;
 
 	if (size < 1 || size > TH_BOOT_MAX_RANKS || rank < 0 || rank >= size ||
-	    !allgather || (provider && *provider && strcmp(provider, "ofi") &&
+	    !allgather || (provider && *provider &&
 			   strcmp(provider, "kernel") &&
-			   strcmp(provider, "auto"))) {
+			   strcmp(provider, "auto") &&
+			   !th_boot_provider_joinable(provider))) {
 		errno = EINVAL;
 		return NULL;
 	}

@@ -99,10 +99,5 @@ void th_boot_pmi_fini(struct th_boot *b);
 /* th_boot_allgather() among the threads of @b's team. */
 int th_boot_team_allgather(struct th_boot *b, const void *mine, void *all,
 			   size_t len);
-/*
- * providers/ofi/provider.c: join the job's network (TH_PROVIDER=ofi);
- * weak: absent from builds without libfabric
- */
-int th_ofi_boot(struct th_boot *b) __attribute__((weak));
 
 #endif /* TH_BOOT_PRIV_H */

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <thverbs/coll.h>
 #include "counters.h"
 #include "group.h"
 #include "plan.h"

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 
+#include <thverbs/coll.h>
 #include "counters.h"
 #include "thverbs_priv.h"
 

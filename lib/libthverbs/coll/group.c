@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <thverbs/coll.h>
 #include "group.h"
 #include "thverbs_priv.h"
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <thverbs/verbs.h>
+#include <thverbs/coll.h>
 
 /* What a rank publishes so that others can address it. */
 struct th_group_peer {

@@ -2,8 +2,8 @@
 /*
  * hostcoll.c - host-driven Allreduce baselines (thverbs/hostcoll.h): the
  * k-nomial tree of th_coll and MPICH's recursive doubling, with the host
- * waiting on counters, reducing on the CPU and posting a one-descriptor PUT
- * per message at the moment it is sent.
+ * waiting on counters, reducing on the CPU and posting a one-descriptor
+ * PUT per message at the moment it is sent.
  *
  * Counters of a rank's vport (never reset after create: round k waits for
  * k times the per-round increments, so a fast peer's next round cannot be
@@ -35,8 +35,8 @@
 #include "group.h"
 #include "th_alu.h"
 #include <thverbs/hostcoll.h>
+#include <thverbs/coll.h>
 #include "thverbs_priv.h"
-#include "timed.h"
 
 #define TH_HOSTCOLL_PASS		(TH_NIC_MAX_OPERANDS - 1)
 

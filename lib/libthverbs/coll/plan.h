@@ -14,6 +14,7 @@
 
 #include "group.h"
 #include <thverbs/verbs.h>
+#include <thverbs/coll.h>
 
 struct th_plan_step {
 	unsigned int local;	/* index into the group's local ranks */

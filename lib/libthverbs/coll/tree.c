@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 
+#include <thverbs/coll.h>
 #include "thverbs_priv.h"
 
 static int th_tree_check(unsigned int n, unsigned int root, unsigned int k,

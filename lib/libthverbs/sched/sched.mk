@@ -16,8 +16,12 @@ $(S)/selftests/host/sched/%.o: TH_CPPFLAGS += -I$(TOP)/lib/libthverbs/sched \
 	-DTH_SHARED_DEFAULT='"$(TH_SHARED)"' \
 	-DTH_SCHED_TESTDATA='"$(TOP)/selftests/host/sched/data"'
 
-# the placer builds k-nomial trees (lib/libthverbs/coll/tree.c)
+# test_place runs the placer (lib/libthverbs/place/), which is part of the
+# library's generic objects (VERBS_SAN_OBJS: it builds k-nomial trees and
+# runs placements through the verbs).  libthverbs.mk, read after this
+# file, defines those: expanded when the rule is used ($$).
+.SECONDEXPANSION:
 $(SCHED_TESTS): $(BIN)/host/sched/%: $(S)/selftests/host/sched/%.o $(SCHED_SAN_OBJS) \
-		$(S)/lib/libthverbs/coll/tree.o
+		$$(VERBS_SAN_OBJS) $$(IPF_SAN_OBJS) $(ENGINE_SAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS)

@@ -12,16 +12,38 @@
 
 #include "thverbs_priv.h"
 
-#define TH_PROVIDER_ACCEPTED \
-	"kernel, inproc, ofi or auto (auto, or unset: kernel when /dev/th_nic0 exists, else inproc)"
-#define TH_PROVIDER_ACCEPTED_NO_OFI \
-	"kernel, inproc or auto (auto, or unset: kernel when /dev/th_nic0 exists, else inproc; this build has no ofi: it was built without libfabric)"
+/*
+ * What TH_PROVIDER accepts, from the registration list: "kernel, inproc,
+ * ofi or auto (...)", and why a provider this build lacks is not there.
+ */
+static void th_provider_accepted(char *buf, size_t len)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < th_nproviders; i++)
+		if (th_providers[i].ops)
+			n += snprintf(buf + n, n < len ? len - n : 0, "%s, ",
+				      th_providers[i].name);
+	if (n >= 2 && n < len)
+		n -= 2;		/* the last ", " */
+	n += snprintf(buf + n, n < len ? len - n : 0,
+		      " or auto (auto, or unset: kernel when /dev/th_nic0 exists, else inproc");
+	for (i = 0; i < th_nproviders; i++)
+		if (!th_providers[i].ops)
+			n += snprintf(buf + n, n < len ? len - n : 0,
+				      "; this build has no %s: %s",
+				      th_providers[i].name, th_providers[i].why);
+	snprintf(buf + n, n < len ? len - n : 0, ")");
+}
 
 /* NULL for an unknown name; one taken from TH_PROVIDER is named on stderr. */
 static const struct th_provider_ops *th_provider_by_name(const char *name)
 {
+	const struct th_provider_reg *reg;
 	static bool said;
 	bool from_env = false;
+	char accepted[256];
 
 	if (!name || !*name || !strcmp(name, "auto")) {
 		name = getenv("TH_PROVIDER");
@@ -29,17 +51,14 @@ static const struct th_provider_ops *th_provider_by_name(const char *name)
 		if (!name || !*name || !strcmp(name, "auto"))
 			name = access("/dev/th_nic0", F_OK) ? "inproc" : "kernel";
 	}
-	if (!strcmp(name, "kernel"))
-		return &th_kernel_provider;
-	if (!strcmp(name, "inproc"))
-		return &th_inproc_provider;
-	if (!strcmp(name, "ofi") && &th_ofi_provider)
-		return &th_ofi_provider;
+	reg = th_provider_find(name);
+	if (reg && reg->ops)
+		return reg->ops;
 	/* an argument is the caller's to report; the environment is ours */
-	if (from_env)
-		th_env_complain(&said, "TH_PROVIDER", name,
-				&th_ofi_provider ? TH_PROVIDER_ACCEPTED :
-				TH_PROVIDER_ACCEPTED_NO_OFI);
+	if (from_env) {
+		th_provider_accepted(accepted, sizeof(accepted));
+		th_env_complain(&said, "TH_PROVIDER", name, accepted);
+	}
 	return NULL;
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * thverbs_priv.h - libthverbs internals: the objects behind the opaque
- * handles, and the provider ops table that the kernel and in-process
- * providers implement.  Everything ring-related is common: both providers
+ * handles, and the provider ops table that every provider implements
+ * (providers/<name>/, each registered in providers.c).  Everything ring-related is common: both providers
  * expose the ABI's ring and counter layout.
  */
 #ifndef THVERBS_PRIV_H
@@ -19,6 +19,38 @@
 /* The builder's capacity; the NIC refuses chains beyond its max_chain. */
 #define TH_CHAIN_CAP	256
 
+/**
+ * struct th_timing - the costs of a provider's timed mode, in femtoseconds
+ * @alu_fs: per node, per operand byte a NIC reduces
+ * @nodes: entries of @alu_fs: at least the fabric's nodes
+ * @desc_fs: NIC work per REDUCE pass or COPY
+ * @latency_fs: a PUT's flight
+ * @byte_fs: per byte a PUT or a COPY moves
+ * @wake_fs: a host that waited for a counter runs this long after its
+ *	update
+ * @post_fs: host software per command (a doorbell, a counter update)
+ * @cpu_byte_fs: per operand byte a host reduces on its CPU
+ *
+ * th_place_timed() converts the placer's model to these.
+ */
+struct th_timing {
+	const uint64_t *alu_fs;
+	unsigned int nodes;
+	uint64_t desc_fs;
+	uint64_t latency_fs;
+	uint64_t byte_fs;
+	uint64_t wake_fs;
+	uint64_t post_fs;
+	uint64_t cpu_byte_fs;
+};
+
+struct th_boot;
+
+/*
+ * struct th_provider_ops - what a provider does for the library; the core
+ * reaches a provider only through these, and finds one through the
+ * registration list (th_provider_find(), providers.c).
+ */
 struct th_provider_ops {
 	const char *name;
 	/* number of nodes, or a negative errno */
@@ -57,17 +89,45 @@ struct th_provider_ops {
 	int (*node_stats)(struct th_context *ctx, struct th_stats *st);
 	int (*fault_set)(struct th_context *ctx, const struct th_fault *f);
 	int (*fault_get)(struct th_context *ctx, struct th_fault *f);
+	/*
+	 * A job's rank joins the provider's network in th_boot_init(): a
+	 * collective round on @b before any of the program's; NULL: the
+	 * provider needs none.
+	 */
+	int (*join)(struct th_boot *b);
+	/*
+	 * The timed mode's virtual clock, process-wide (th_place_timed());
+	 * NULL: the provider has none.  timing_set(NULL) ends it; times and
+	 * the calling thread's host clock in femtoseconds.
+	 */
+	int (*timing_set)(const struct th_timing *t);
+	int (*timing_now)(uint64_t *host);
+	int (*timing_advance)(uint64_t to);
+	void (*timing_cpu)(uint64_t bytes);
 };
 
-
-extern const struct th_provider_ops th_kernel_provider;
-extern const struct th_provider_ops th_inproc_provider;
 /*
- * Only in builds with libfabric (the shared library, when its headers were
- * there): weak, so that a build without it (the static archive the VM's
- * programs link) has none.
+ * struct th_provider_reg - an entry of the registration list: a provider
+ * this library knows, @ops NULL when this build lacks it (@why says why).
  */
-extern const struct th_provider_ops th_ofi_provider __attribute__((weak));
+struct th_provider_reg {
+	const char *name;
+	const struct th_provider_ops *ops;
+	const char *why;
+};
+
+/* providers.c: the registration list, in the order TH_PROVIDER names them */
+extern const struct th_provider_reg th_providers[];
+extern const unsigned int th_nproviders;
+/* the entry named @name, or NULL */
+const struct th_provider_reg *th_provider_find(const char *name);
+/* the first provider built in that has a timed mode, or NULL */
+const struct th_provider_ops *th_provider_timing(void);
+/*
+ * The calling thread reduced @bytes of operands on its CPU: the timed
+ * mode charges its host clock (nothing in real time).
+ */
+void th_timed_cpu(uint64_t bytes);
 
 struct th_device {
 	const struct th_provider_ops *ops;

@@ -32,8 +32,8 @@
 
 #include "kselftest_harness.h"
 #include <thverbs/boot.h>
-#include "boot/boot_priv.h"
-#include "boot/boot_proto.h"
+#include "boot_priv.h"
+#include "boot_proto.h"
 
 #ifndef TH_THRUN
 #error "TH_THRUN: the path of thrun, from boot-tests.mk"
@@ -1282,6 +1282,11 @@ TEST(init_allgather_refuses_bad_arguments)
 	errno = 0;
 	EXPECT_EQ(NULL, th_boot_init_allgather(0, 2, fake_allgather, &g,
 					       "verbs"));
+	EXPECT_EQ(EINVAL, errno);
+	/* a provider of the library's with no network to join */
+	errno = 0;
+	EXPECT_EQ(NULL, th_boot_init_allgather(0, 2, fake_allgather, &g,
+					       "inproc"));
 	EXPECT_EQ(EINVAL, errno);
 	/* a refusal touches nothing: no round was taken */
 	EXPECT_EQ(0, g.calls);

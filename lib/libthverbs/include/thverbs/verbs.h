@@ -2,7 +2,11 @@
 /*
  * thverbs/verbs.h - libthverbs: the verbs-style API of the th_nic triggered-
  * operation NIC, over the kernel module (/dev/th_nic*) or the in-process
- * provider that runs the same engine inside the calling process.
+ * provider that runs the same engine inside the calling process: devices,
+ * domains, vports and memory, chains, counters, statistics and errors.
+ * The collectives are thverbs/coll.h's, the bootstrap thverbs/boot.h's,
+ * the scheduler and placer thverbs/sched.h's and thverbs/place.h's;
+ * thverbs/thverbs.h includes them all.
  *
  * Conventions: every call returns 0 (or a count) on success and a negative
  * errno on failure; constructors return NULL and set errno.  Objects are
@@ -18,7 +22,6 @@
 
 #include <linux/th_nic.h>
 
-#include <thverbs/boot.h>
 #include <thverbs/api.h>
 
 TH_API_BEGIN
@@ -355,141 +358,6 @@ struct th_fault {
 int th_fault_set(struct th_context *ctx, const struct th_fault *f);
 int th_fault_get(struct th_context *ctx, struct th_fault *f);
 
-/* ---- k-nomial trees (Documentation/collectives.rst) --------------------- */
-
-/* The parent of @rank, or -ENOENT for the root (-EINVAL on bad input). */
-int th_tree_parent(unsigned int n, unsigned int root, unsigned int k,
-		   unsigned int rank);
-/*
- * The children of @rank, in tree order, into @children (up to @max of
- * them); returns how many there are (which may exceed @max).
- */
-int th_tree_children(unsigned int n, unsigned int root, unsigned int k,
-		     unsigned int rank, unsigned int *children,
-		     unsigned int max);
-/* The tree's depth (edges on its longest path); at most ceil(log_k n). */
-int th_tree_depth(unsigned int n, unsigned int k);
-
-/* ---- offloaded collectives (Documentation/collectives.rst) -------------- */
-
-enum th_coll_kind {
-	TH_COLL_ALLREDUCE,	/* every rank's recv = op over all send */
-	TH_COLL_REDUCE,		/* the root's recv = op over all send */
-	TH_COLL_BCAST,		/* every rank's recv = the root's send */
-};
-
-/**
- * struct th_coll_attr - what a collective handle computes
- * @kind: enum th_coll_kind
- * @op: TH_NIC_ALU_* (ignored by BCAST)
- * @dtype: TH_NIC_DT_*
- * @count: elements per rank
- * @root: root rank of the tree
- * @radix: k of the k-nomial tree, >= 2; 0 picks 4
- * @segment: elements per pipelined segment; 0 picks a default
- * @comp_mask: which optional fields after it are set: 0 in this version
- *	(as th_vport_attr's; an unknown bit fails with EOPNOTSUPP)
- */
-struct th_coll_attr {
-	enum th_coll_kind kind;
-	unsigned int op;
-	unsigned int dtype;
-	uint32_t count;
-	unsigned int root;
-	unsigned int radix;
-	uint32_t segment;
-	uint32_t comp_mask;
-};
-
-struct th_coll;
-
-/* Exchange @len bytes per rank (e.g. th_boot_allgather()). */
-typedef int (*th_coll_allgather_fn)(void *arg, const void *mine, void *all,
-				    size_t len);
-
-/*
- * Creating a handle compiles the collective into a plan: every chain of
- * every rank, posted once as a re-arming chain (TH_NIC_OP_REARM), so that
- * a round costs each host one counter increment and nothing else.
- *
- * One process drives all @n ranks: rank r runs on @vps[r] with buffers
- * @send[r] and @recv[r] (count elements each; unused ones may be NULL).
- * A vport serves one handle at a time; its counters 0 ... 207 are the
- * handle's (th_coll_counter_map()).
- */
-struct th_coll *th_coll_create_local(struct th_vport *const *vps,
-				     unsigned int n,
-				     const struct th_coll_attr *attr,
-				     void *const *send, void *const *recv);
-/*
- * One process (or thread) per rank: addresses are exchanged through
- * @allgather, which must also act as a barrier (th_boot_allgather() does).
- * Collective: if any rank fails, all fail.
- */
-struct th_coll *th_coll_create(struct th_vport *vp, unsigned int rank,
-			       unsigned int size, th_coll_allgather_fn allgather,
-			       void *arg, const struct th_coll_attr *attr,
-			       void *send, void *recv);
-/*
- * Start a round on every rank this process drives: one increment of its
- * start counter each, which tells the NIC the send buffers are ready.  The
- * plan's chains are already waiting; with one process driving every rank,
- * the whole collective has run when this returns.
- */
-int th_coll_start(struct th_coll *coll);
-/* Wait for the round's completion on every local rank. */
-int th_coll_wait(struct th_coll *coll, uint64_t timeout_ns);
-/*
- * Cancel the plan and free.  With one process per rank it is collective
- * once a round has started: every rank calls it (it meets the others
- * through the allgather hook), so that no rank's cancellation reaches a
- * peer still finishing the last round.
- */
-void th_coll_destroy(struct th_coll *coll);
-
-/**
- * struct th_coll_step - one chain of a handle's plan
- * @rank: the rank whose vport runs it
- * @ct: its trigger counter
- * @threshold: the counter value it waits for in round 1
- * @stride: added to the threshold each round (its REARM); 0: runs once
- * @ndesc: descriptors, the final REARM included
- * @descs: the descriptors, as posted (valid while the handle lives)
- * @what: what the chain does, in words
- */
-struct th_coll_step {
-	unsigned int rank;
-	uint16_t ct;
-	uint64_t threshold;
-	uint64_t stride;
-	unsigned int ndesc;
-	const struct th_nic_desc *descs;
-	const char *what;
-};
-
-/* Step @i of @coll's plan (local ranks in order); -ENOENT past the last. */
-int th_coll_plan_step(const struct th_coll *coll, unsigned int i,
-		      struct th_coll_step *step);
-
-/**
- * struct th_coll_counter - counters a collective handle uses on its vports
- * @first: the first counter
- * @count: how many (one per segment, step ...)
- * @name: short name (S, F, U(s) ...)
- * @user: which handles use it: "offload", "p2p-tree", "recdbl"
- * @meaning: what it counts
- */
-struct th_coll_counter {
-	uint16_t first;
-	uint16_t count;
-	const char *name;
-	const char *user;
-	const char *meaning;
-};
-
-/* Entry @i of the one map of counters the handles use; -ENOENT past it. */
-int th_coll_counter_map(unsigned int i, struct th_coll_counter *out);
-
 /* ---- errors ----------------------------------------------------------- */
 
 /*
@@ -500,5 +368,17 @@ int th_coll_counter_map(unsigned int i, struct th_coll_counter *out);
 const char *th_strerror(int err);
 
 TH_API_END
+
+/*
+ * This header declared the collectives and k-nomial trees (now
+ * thverbs/coll.h) and brought in the bootstrap (thverbs/boot.h) before
+ * they had headers of their own; programs written then still build.  New
+ * code includes the headers it uses, or thverbs/thverbs.h for all of them;
+ * THVERBS_VERBS_ONLY leaves the two out (the library's own core builds so).
+ */
+#ifndef THVERBS_VERBS_ONLY
+#include <thverbs/coll.h>
+#include <thverbs/boot.h>
+#endif
 
 #endif /* THVERBS_H */

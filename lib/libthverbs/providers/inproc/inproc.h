@@ -219,31 +219,6 @@ int th_ip_ct_wait(struct th_vport *vp, struct th_nic_ct_wait *w);
 int th_ip_cancel(struct th_vport *vp, struct th_nic_cancel *c);
 int th_ip_vport_fd(const struct th_vport *vp);
 
-/**
- * struct th_ip_timing - the costs of the timed mode, in femtoseconds
- * @alu_fs: per node, per operand byte a NIC reduces
- * @nodes: entries of @alu_fs: at least the fabric's nodes
- * @desc_fs: NIC work per REDUCE pass or COPY
- * @latency_fs: a PUT's flight
- * @byte_fs: per byte a PUT or a COPY moves
- * @wake_fs: a host that waited for a counter runs this long after its
- *	update
- * @post_fs: host software per command (a doorbell, a counter update)
- * @cpu_byte_fs: per operand byte a host reduces on its CPU
- *
- * th_place_timed() converts the placer's model to these.
- */
-struct th_ip_timing {
-	const u64 *alu_fs;
-	unsigned int nodes;
-	u64 desc_fs;
-	u64 latency_fs;
-	u64 byte_fs;
-	u64 wake_fs;
-	u64 post_fs;
-	u64 cpu_byte_fs;
-};
-
 /* stats.c: statistics and fault injection for the library calls */
 struct th_vport;
 struct th_context;
@@ -254,11 +229,15 @@ int th_ip_node_stats(struct th_context *ctx, struct th_stats *st);
 int th_ip_fault_set(struct th_context *ctx, const struct th_fault *f);
 int th_ip_fault_get(struct th_context *ctx, struct th_fault *f);
 
-/* timed.c: the virtual clock, and one host clock per thread */
-int th_ip_timing_set(const struct th_ip_timing *t);
-int th_ip_timing_now(u64 *host);
-int th_ip_timing_advance(u64 to);
-void th_ip_timing_cpu(u64 bytes);
+/*
+ * timed.c: the virtual clock, and one host clock per thread (the
+ * provider's timing ops; struct th_timing is thverbs_priv.h's)
+ */
+struct th_timing;
+int th_ip_timing_set(const struct th_timing *t);
+int th_ip_timing_now(uint64_t *host);
+int th_ip_timing_advance(uint64_t to);
+void th_ip_timing_cpu(uint64_t bytes);
 void th_ip_timing_command(struct th_ipf *f);
 void th_ip_timing_saw(struct th_ipf_vport *vp, u32 ct);
 

@@ -215,4 +215,8 @@ const struct th_provider_ops th_inproc_provider = {
 	.node_stats	= th_ip_node_stats,
 	.fault_set	= th_ip_fault_set,
 	.fault_get	= th_ip_fault_get,
+	.timing_set	= th_ip_timing_set,
+	.timing_now	= th_ip_timing_now,
+	.timing_advance	= th_ip_timing_advance,
+	.timing_cpu	= th_ip_timing_cpu,
 };

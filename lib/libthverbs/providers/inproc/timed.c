@@ -49,7 +49,7 @@ static void th_ip_timing_free(struct th_eng_timing *tm)
 	free(tm);
 }
 
-static struct th_eng_timing *th_ip_timing_alloc(const struct th_ip_timing *t,
+static struct th_eng_timing *th_ip_timing_alloc(const struct th_timing *t,
 						unsigned int nodes)
 {
 	struct th_eng_timing *tm = calloc(1, sizeof(*tm));
@@ -78,7 +78,7 @@ static struct th_eng_timing *th_ip_timing_alloc(const struct th_ip_timing *t,
  * again), before any vport exists (-EBUSY).  Every thread's host clock
  * starts again at 0.
  */
-int th_ip_timing_set(const struct th_ip_timing *t)
+int th_ip_timing_set(const struct th_timing *t)
 {
 	struct th_eng_timing *tm = NULL, *old;
 	struct th_ipf *f;
@@ -126,7 +126,7 @@ static struct th_ipf *th_ip_timed_fabric(void)
 }
 
 /* The calling thread's host clock in femtoseconds; -ENOENT in real time. */
-int th_ip_timing_now(u64 *host)
+int th_ip_timing_now(uint64_t *host)
 {
 	if (!th_ip_timed_fabric())
 		return -ENOENT;
@@ -135,7 +135,7 @@ int th_ip_timing_now(u64 *host)
 }
 
 /* Move the calling thread's host clock to @to, if it is earlier. */
-int th_ip_timing_advance(u64 to)
+int th_ip_timing_advance(uint64_t to)
 {
 	u64 *clock;
 
@@ -148,7 +148,7 @@ int th_ip_timing_advance(u64 to)
 }
 
 /* The calling thread reduced @bytes of operands on its CPU. */
-void th_ip_timing_cpu(u64 bytes)
+void th_ip_timing_cpu(uint64_t bytes)
 {
 	struct th_ipf *f = th_ip_timed_fabric();
 

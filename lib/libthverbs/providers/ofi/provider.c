@@ -2,9 +2,10 @@
 /*
  * provider.c - the ofi provider: one node per process of a thrun job (node
  * r is rank r's), reached by the others over libfabric.  The job's ranks
- * join it in th_boot_init(), which calls th_ofi_boot(): one bootstrap
- * round exchanges the endpoints' names and rank 0's token for the job's
- * domain, the one every rank's vports share by default.  Ranks that share
+ * join it in th_boot_init(), which calls the provider's join op
+ * (th_ofi_boot()): one bootstrap round exchanges the endpoints' names and
+ * rank 0's token for the job's domain, the one every rank's vports share
+ * by default.  Ranks that share
  * a host talk over shm, the others over tcp;ofi_rxm: a rank with peers of
  * both kinds has both endpoints, its two rails (net.c).  The node itself
  * is an in-process fabric node, so everything but deliveries to other
@@ -394,7 +395,7 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
  * -ENODEV when libfabric has no such provider here, -EPROTO when the
  * ranks disagree on the provider or the wire.
  */
-int th_ofi_boot(struct th_boot *b)
+static int th_ofi_boot(struct th_boot *b)
 {
 	enum th_ofi_trigger_mode trigger;
 	pthread_condattr_t ca;
@@ -605,4 +606,5 @@ const struct th_provider_ops th_ofi_provider = {
 	.node_stats	= th_ip_node_stats,
 	.fault_set	= th_ip_fault_set,
 	.fault_get	= th_ip_fault_get,
+	.join		= th_ofi_boot,
 };

@@ -29,7 +29,7 @@
 #include <time.h>
 
 #include "group.h"
-#include "../sched/place_priv.h"
+#include "place_priv.h"
 #include "plan.h"
 #include "thverbs_priv.h"
 

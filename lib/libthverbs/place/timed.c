@@ -1,34 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * timed.c - the placer's side of the in-process provider's timed mode
- * (th_place_timed()): the cost model checked and converted to the
- * engine's femtoseconds, and the calling thread's host clock read back,
- * moved forward, or charged for a reduction on its CPU.
+ * timed.c - the placer's side of a provider's timed mode (the in-process
+ * provider's; th_place_timed()): the cost model checked and converted to
+ * femtoseconds for the provider's timing ops, and the calling thread's
+ * host clock read back or moved forward.  The host-driven code charges
+ * its CPU reductions with th_timed_cpu() (verbs/providers.c).
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
-#include "inproc.h"
 #include "thverbs_priv.h"
 #include <thverbs/place.h>
-#include "timed.h"
 
 /* Femtoseconds, rounded to the nearest. */
-static u64 th_timed_fs(double seconds)
+static uint64_t th_timed_fs(double seconds)
 {
-	return (u64)(seconds * 1e15 + 0.5);
+	return (uint64_t)(seconds * 1e15 + 0.5);
 }
 
 int th_place_timed(const struct th_place_model *m)
 {
-	struct th_ip_timing t = { 0 };
-	u64 *alu;
+	const struct th_provider_ops *ops = th_provider_timing();
+	struct th_timing t = { 0 };
+	uint64_t *alu;
 	unsigned int i;
 	int ret;
 
+	if (!ops)
+		return -EOPNOTSUPP;	/* no provider with a virtual clock */
 	if (!m)
-		return th_ip_timing_set(NULL);
+		return ops->timing_set(NULL);
 	if (th_place_model_check(m))
 		return -EINVAL;
 	alu = malloc(m->nodes * sizeof(*alu));
@@ -44,26 +46,24 @@ int th_place_timed(const struct th_place_model *m)
 	t.wake_fs = th_timed_fs(m->wake);
 	t.post_fs = th_timed_fs(m->post);
 	t.cpu_byte_fs = m->cpu > 0 ? th_timed_fs(1 / m->cpu) : 0;
-	ret = th_ip_timing_set(&t);
+	ret = ops->timing_set(&t);
 	free(alu);
 	return ret;
 }
 
 double th_place_timed_now(void)
 {
-	u64 host;
+	const struct th_provider_ops *ops = th_provider_timing();
+	uint64_t host;
 
-	return th_ip_timing_now(&host) ? -1 : host * 1e-15;
+	return !ops || ops->timing_now(&host) ? -1 : host * 1e-15;
 }
 
 int th_place_timed_advance(double seconds)
 {
+	const struct th_provider_ops *ops = th_provider_timing();
+
 	if (!(seconds >= 0) || isinf(seconds))
 		return -EINVAL;
-	return th_ip_timing_advance(th_timed_fs(seconds));
-}
-
-void th_timed_cpu(uint64_t bytes)
-{
-	th_ip_timing_cpu(bytes);
+	return ops ? ops->timing_advance(th_timed_fs(seconds)) : -ENOENT;
 }

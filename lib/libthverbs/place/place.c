@@ -26,6 +26,7 @@
 
 #include "place_priv.h"
 #include <thverbs/verbs.h>
+#include <thverbs/coll.h>
 
 /* Tasks of one job in the merged DAG: [first, first + n). */
 struct th_place_build {

@@ -1,0 +1,2 @@
+/* beta.h - beta/'s own header */
+extern int beta_count;
