@@ -5,10 +5,14 @@
  * thread, which serves the vports with deferred work in turn.
  */
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "inproc.h"
 #include "th_abi_check.h"
@@ -86,6 +90,69 @@ bool th_ipf_waitq_wait(struct th_ipf_waitq *wq, bool (*done)(void *arg),
 	}
 	__atomic_sub_fetch(&wq->waiters, 1, __ATOMIC_SEQ_CST);
 	return reached;
+}
+
+/*
+ * Futex words of sleepers whose condition the engine met while this
+ * thread held a vport lock, woken once it holds none (th_ipf_wake_end()):
+ * a thread that wakes sixteen ranks at the end of a broadcast finishes
+ * its work before the first of them can take its CPU or contend for the
+ * locks it still holds.  Outside th_ipf_wake_begin() .. _end() a word is
+ * woken at once.  A word's owner may have left (a timeout) before its
+ * deferred wake-up: a spurious FUTEX_WAKE of a stack address, which every
+ * futex sleeper tolerates.
+ */
+#define TH_IPF_WAKE_BATCH	64
+
+static __thread struct {
+	u32 depth;
+	u32 n;
+	u32 *word[TH_IPF_WAKE_BATCH];
+} th_ipf_wakes;
+
+static void th_ipf_futex_wake(u32 *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void th_ipf_wake_word(u32 *word)
+{
+	if (th_ipf_wakes.depth && th_ipf_wakes.n < TH_IPF_WAKE_BATCH)
+		th_ipf_wakes.word[th_ipf_wakes.n++] = word;
+	else
+		th_ipf_futex_wake(word);
+}
+
+void th_ipf_wake_begin(void)
+{
+	th_ipf_wakes.depth++;
+}
+
+void th_ipf_wake_end(void)
+{
+	u32 i;
+
+	if (--th_ipf_wakes.depth)
+		return;
+	for (i = 0; i < th_ipf_wakes.n; i++)
+		th_ipf_futex_wake(th_ipf_wakes.word[i]);
+	th_ipf_wakes.n = 0;
+}
+
+/*
+ * Sleep while *@word is @val, until the absolute CLOCK_REALTIME @deadline
+ * (NULL: none): 0 when woken or the word moved, -ETIMEDOUT, or -EINTR.
+ */
+int th_ipf_word_wait(u32 *word, u32 val, const struct timespec *deadline)
+{
+	long ret;
+
+	ret = syscall(SYS_futex, word,
+		      FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME, val,
+		      deadline, NULL, FUTEX_BITSET_MATCH_ANY);
+	if (ret && (errno == ETIMEDOUT || errno == EINTR))
+		return -errno;
+	return 0;
 }
 
 bool th_ipf_wait(struct th_ipf *f, bool (*done)(void *arg), void *arg,
@@ -344,7 +411,9 @@ static void *th_ipf_progress(void *arg)
 		th_eng_ctx_init(&ctx, &f->eng);
 		th_list_splice_tail(&ctx.ready, &vp->deferred);
 		pthread_mutex_unlock(&f->progress_lock);
+		th_ipf_wake_begin();
 		th_eng_ctx_run(&ctx);	/* past the budget, defers to us again */
+		th_ipf_wake_end();
 		pthread_mutex_lock(&f->progress_lock);
 	}
 	pthread_mutex_unlock(&f->progress_lock);

@@ -139,8 +139,9 @@ struct th_ipf_domain {
  * @cfg: ring sizes and layouts
  * @refs: references from the fabric table and from running operations
  * @ct_waiters: threads sleeping in CT_WAIT on this vport (struct
- *	th_ipf_ct_waiter), each woken only once its own condition holds:
- *	ranks as threads are not woken by every counter that moves
+ *	th_ipf_ct_waiter), each woken only once its own condition holds
+ *	(ranks as threads are not woken by every counter that moves), and
+ *	taken off the list by its waker
  * @nct_waiters: their number, read without the lock by the waker
  * @ct_lock: protects @ct_waiters; taken after the vport lock
  * @deferred: chains the engine handed over past a context's budget
@@ -181,6 +182,10 @@ bool th_ipf_waitq_wait(struct th_ipf_waitq *wq, bool (*done)(void *arg),
 		       void *arg, const struct timespec *deadline);
 bool th_ipf_wait(struct th_ipf *f, bool (*done)(void *arg), void *arg,
 		 const struct timespec *deadline);
+void th_ipf_wake_word(u32 *word);
+void th_ipf_wake_begin(void);
+void th_ipf_wake_end(void);
+int th_ipf_word_wait(u32 *word, u32 val, const struct timespec *deadline);
 
 /* vport.c */
 int th_ipf_vport_create(struct th_ipf *f, u32 node, struct th_ipf_domain *d,

@@ -158,17 +158,32 @@ int th_ip_mr_dereg(struct th_vport *vp, struct th_nic_mr_dereg *req)
 }
 
 /* A host's command costs it the timed mode's software overhead first. */
+/*
+ * The doorbell and the host's counter updates run what they fire in this
+ * thread; the sleepers that work satisfies wake once it is done and this
+ * thread holds no lock (th_ipf_wake_begin()).
+ */
 int th_ip_doorbell(struct th_vport *vp, struct th_nic_doorbell *db)
 {
+	int ret;
+
 	th_ip_timing_command(th_ip_vport(vp)->fabric);
-	return th_eng_cmd_doorbell(&th_ip_vport(vp)->ev, db);
+	th_ipf_wake_begin();
+	ret = th_eng_cmd_doorbell(&th_ip_vport(vp)->ev, db);
+	th_ipf_wake_end();
+	return ret;
 }
 
 int th_ip_ct_update(struct th_vport *vp, bool set,
 			   struct th_nic_ct_update *u)
 {
+	int ret;
+
 	th_ip_timing_command(th_ip_vport(vp)->fabric);
-	return th_eng_cmd_ct_update(&th_ip_vport(vp)->ev, set, u);
+	th_ipf_wake_begin();
+	ret = th_eng_cmd_ct_update(&th_ip_vport(vp)->ev, set, u);
+	th_ipf_wake_end();
+	return ret;
 }
 
 int th_ip_ct_wait(struct th_vport *vp, struct th_nic_ct_wait *w)

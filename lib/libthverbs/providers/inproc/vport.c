@@ -133,35 +133,44 @@ int th_ipf_mr_reg(struct th_ipf_vport *vp, struct th_nic_mr_reg *req)
 	return 0;
 }
 
-/* A thread in CT_WAIT, on its vport's list while it sleeps. */
+/*
+ * A thread in CT_WAIT, on its vport's list while it sleeps.  @woken is the
+ * futex word it sleeps on: its waker takes it off the list and sets it
+ * under ct_lock, so a waiter it names never needs that lock again to
+ * leave; the wake-up itself may come later (th_ipf_wake_word()).
+ */
 struct th_ipf_ct_waiter {
 	struct th_list link;
 	const struct th_nic_ct_wait *req;
-	pthread_cond_t cond;
+	u32 woken;
 };
 
 /*
  * The engine changed @vp under its lock, which is held: wake the CT_WAIT
  * sleepers whose condition now holds, and no others.  A sleeper checks its
- * condition under ct_lock before sleeping and the waker checks it under
- * ct_lock after the change, so a sleeper on the list misses no wake-up.
- * The unlocked count needs no fence here: a sleeper counts itself, then
- * takes and drops @vp's engine lock before it looks (th_ipf_ct_sleep()),
- * so either its look follows this critical section and sees the change,
- * or its count precedes this look at the count.
+ * condition under ct_lock before it goes on the list and the waker checks
+ * it under ct_lock after the change, so a sleeper on the list misses no
+ * wake-up.  The unlocked count needs no fence here: a sleeper counts
+ * itself, then takes and drops @vp's engine lock before it looks
+ * (th_ipf_ct_sleep()), so either its look follows this critical section
+ * and sees the change, or its count precedes this look at the count.
  */
 void th_ipf_ct_wake_locked(struct th_ipf_vport *vp)
 {
 	struct th_ipf_ct_waiter *w;
-	struct th_list *pos;
+	struct th_list *pos, *next;
 
 	if (!__atomic_load_n(&vp->nct_waiters, __ATOMIC_RELAXED))
 		return;
 	pthread_mutex_lock(&vp->ct_lock);
-	for (pos = vp->ct_waiters.next; pos != &vp->ct_waiters; pos = pos->next) {
+	for (pos = vp->ct_waiters.next; pos != &vp->ct_waiters; pos = next) {
+		next = pos->next;
 		w = th_container_of(pos, struct th_ipf_ct_waiter, link);
-		if (th_eng_cmd_ct_reached(&vp->ev, w->req))
-			pthread_cond_signal(&w->cond);
+		if (!th_eng_cmd_ct_reached(&vp->ev, w->req))
+			continue;
+		th_list_del(&w->link);
+		__atomic_store_n(&w->woken, 1, __ATOMIC_RELEASE);
+		th_ipf_wake_word(&w->woken);
 	}
 	pthread_mutex_unlock(&vp->ct_lock);
 }
@@ -172,21 +181,29 @@ static void th_ipf_ct_sleep(struct th_ipf_vport *vp,
 			    const struct timespec *deadline)
 {
 	struct th_ipf_ct_waiter w = { .req = req };
-	int ret = 0;
+	bool listed = false;
 
-	pthread_cond_init(&w.cond, NULL);
 	__atomic_add_fetch(&vp->nct_waiters, 1, __ATOMIC_SEQ_CST);
 	/* the handshake with th_ipf_ct_wake_locked(), before the first look */
 	th_lock(&vp->ev.lock);
 	th_unlock(&vp->ev.lock);
 	pthread_mutex_lock(&vp->ct_lock);
-	th_list_add_tail(&vp->ct_waiters, &w.link);
-	while (!ret && !th_eng_cmd_ct_reached(&vp->ev, req))
-		ret = pthread_cond_timedwait(&w.cond, &vp->ct_lock, deadline);
-	th_list_del(&w.link);
+	if (!th_eng_cmd_ct_reached(&vp->ev, req)) {
+		th_list_add_tail(&vp->ct_waiters, &w.link);
+		listed = true;
+	}
 	pthread_mutex_unlock(&vp->ct_lock);
+	while (listed && !__atomic_load_n(&w.woken, __ATOMIC_ACQUIRE))
+		if (th_ipf_word_wait(&w.woken, 0, deadline) == -ETIMEDOUT)
+			break;
+	if (listed && !__atomic_load_n(&w.woken, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&vp->ct_lock);
+		/* the waker takes it off the list when it sets @woken */
+		if (!w.woken)
+			th_list_del(&w.link);
+		pthread_mutex_unlock(&vp->ct_lock);
+	}
 	__atomic_sub_fetch(&vp->nct_waiters, 1, __ATOMIC_SEQ_CST);
-	pthread_cond_destroy(&w.cond);
 }
 
 int th_ipf_ct_wait(struct th_ipf_vport *vp, struct th_nic_ct_wait *req)
