@@ -235,7 +235,7 @@ int th_ip_fault_set(struct th_context *ctx, const struct th_fault *f);
 int th_ip_fault_get(struct th_context *ctx, struct th_fault *f);
 
 /*
- * timed.c: the virtual clock, and one host clock per thread (the
+ * clock.c: the virtual clock, and one host clock per thread (the
  * provider's timing ops; struct th_timing is thverbs_priv.h's)
  */
 struct th_timing;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * timed.c - the in-process provider's timed mode: the engine's virtual
+ * clock.c - the in-process provider's timed mode: the engine's virtual
  * clock (struct th_eng_timing) installed on the fabric, and one host clock
  * per thread, so that ranks as threads each keep their own time.  A
  * host's command happens at its clock after the software overhead of
