@@ -30,6 +30,7 @@ void th_eng_offload_arm_locked(struct th_eng_vport *vp,
 	const struct th_eng_ops *ops = vp->eng->ops;
 	const struct th_nic_desc *d = &chain->descs[0];
 	struct th_eng_mr_ref *ref = &chain->hold.ref[0];
+	struct th_eng_remote_op target;
 	struct th_eng_mr *mr;
 
 	if (!ops->offload_arm || vp->eng->timing || vp->ct_time ||
@@ -37,8 +38,8 @@ void th_eng_offload_arm_locked(struct th_eng_vport *vp,
 		return;
 	/* a write there, which needs no answer to send: PUT, remote inline */
 	if (th_eng_desc_remote_access(d) != TH_NIC_ACCESS_REMOTE_WRITE ||
-	    !th_eng_desc_target(d, &chain->rop) ||
-	    !th_eng_remote_node(vp, chain->rop.node))
+	    !th_eng_desc_target(d, &target) ||
+	    !th_eng_remote_node(vp, target.node))
 		return;
 	th_eng_exec_remote_describe(chain, d);
 	if (th_eng_opdef(d->opcode)->flags & TH_ENG_OPF_READS_LOCAL) {
