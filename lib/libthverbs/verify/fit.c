@@ -38,8 +38,8 @@ static bool tv_fit_counter(struct tv_model *m, const struct tv_fit_limits *l,
 
 	if (l->nodes && node >= l->nodes) {
 		snprintf(why, sizeof(why),
-			 "descriptor %u names %s on node %u, but the fabric has %u nodes",
-			 i, what, node, l->nodes);
+			 "descriptor %u reaches node %u (its %s), but the fabric has %u nodes",
+			 i, node, what, l->nodes);
 		tv_fit_refuse(m, ci, i, NULL, why);
 		return false;
 	}

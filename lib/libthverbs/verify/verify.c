@@ -146,28 +146,30 @@ static void tv_never_fires(struct tv_model *m, uint32_t ci,
 
 	tv_why_counter(m, c->trig, cs, sizeof(cs));
 	if (opt[c->trig] < c->threshold) {
-		f = tv_finding(m, TH_VERIFY_UNREACHABLE, ci, 0, &c->trig);
+		char names[96] = "";
+		size_t at_name = 0;
+
+		f = tv_finding(m, TH_VERIFY_UNREACHABLE, ci, TV_NONE, &c->trig);
 		if (!f)
 			return;
-		for (j = 0; j < m->set->nchains; j++)
-			if (!m->chains[j].refused && tv_chain_raises(m, j, c->trig)) {
-				tv_path_add(m, f, j, c->trig);
-				raisers++;
-			}
+		/* no path: what raises it is named, none of it is enough */
+		for (j = 0; j < m->set->nchains; j++) {
+			if (m->chains[j].refused || !tv_chain_raises(m, j, c->trig))
+				continue;
+			if (at_name < sizeof(names))
+				at_name += snprintf(names + at_name,
+						    sizeof(names) - at_name,
+						    "%s%s", raisers ? ", " : "",
+						    tv_chain_name(m, j, nm, sizeof(nm)));
+			raisers++;
+		}
 		snprintf(f->why, sizeof(f->why),
-			 "waits for %s >= %llu, which can reach at most %llu: the host adds %llu%s%llu and %u chain(s) raise it",
+			 "waits for %s >= %llu, which can reach at most %llu: the host adds %llu%s and %u chain(s) raise it%s%s",
 			 cs, (unsigned long long)c->threshold,
 			 (unsigned long long)opt[c->trig],
 			 (unsigned long long)h->inc,
-			 h->set ? " after setting it to at most " : "",
-			 h->set ? (unsigned long long)h->set_max : 0ULL,
-			 raisers);
-		if (!h->set)	/* no "after setting" clause: drop the 0 */
-			snprintf(f->why, sizeof(f->why),
-				 "waits for %s >= %llu, which can reach at most %llu: the host adds %llu and %u chain(s) raise it",
-				 cs, (unsigned long long)c->threshold,
-				 (unsigned long long)opt[c->trig],
-				 (unsigned long long)h->inc, raisers);
+			 h->set ? " (after setting it)" : "", raisers,
+			 raisers ? ": " : "", names);
 		return;
 	}
 	len = tv_find_cycle(m, ci, idle, cyc);
@@ -177,7 +179,7 @@ static void tv_never_fires(struct tv_model *m, uint32_t ci,
 				return;	/* reported from its first chain */
 		for (j = 0; j < len; j++)
 			in_cycle[cyc[j]] = true;
-		f = tv_finding(m, TH_VERIFY_CYCLE, ci, 0, &c->trig);
+		f = tv_finding(m, TH_VERIFY_CYCLE, ci, TV_NONE, &c->trig);
 		if (!f)
 			return;
 		tv_path_cycle(m, f, cyc, len);
@@ -188,7 +190,7 @@ static void tv_never_fires(struct tv_model *m, uint32_t ci,
 		return;
 	}
 	/* blocked upstream: walk back through chains that never fire */
-	f = tv_finding(m, TH_VERIFY_UNREACHABLE, ci, 0, &c->trig);
+	f = tv_finding(m, TH_VERIFY_UNREACHABLE, ci, TV_NONE, &c->trig);
 	if (!f)
 		return;
 	at = ci;
@@ -332,7 +334,7 @@ static int tv_verify(struct tv_model *m)
 			continue;
 		}
 		if (!c->threshold) {
-			f = tv_finding(m, TH_VERIFY_WARN_IMMEDIATE, ci, 0, &c->trig);
+			f = tv_finding(m, TH_VERIFY_WARN_IMMEDIATE, ci, TV_NONE, &c->trig);
 			if (f)
 				snprintf(f->why, sizeof(f->why),
 					 "threshold 0: it fires as soon as it is posted");
