@@ -55,7 +55,7 @@ struct vrow {
 	const char *name;
 	struct ch chains[4];
 	struct act acts[3];
-	uint32_t max_chain, cq, max_counters;	/* 0: defaults */
+	uint32_t max_chain, sq, cq, max_counters;	/* 0: defaults */
 	/* the finding wanted; NO_CLASS: no error (warnings allowed) */
 	enum th_verify_class cls;
 	uint32_t chain;
@@ -182,6 +182,18 @@ static const struct vrow rows[] = {
 	    .effs = { { E_NOTIFY }, { E_SIG }, { E_PUT, .node = 1, .ct = 255 } }) },
 	  { A(.node = 0, .ct = 0, .value = 1) }, .cq = 8, .cls = NO_CLASS },
 
+	{ "more_descriptors_than_sq_slots", {
+	  C(.node = 0, .trig = 0, .threshold = 1, .pad = 9,
+	    .effs = { { E_NOTIFY } }) },
+	  { A(.node = 0, .ct = 0, .value = 1) }, .sq = 8,
+	  .cls = TH_VERIFY_FIT, .chain = 0, .any_counter = true },
+	{ "a_refused_chain_never_raises_its_waiters_counter", {
+	  C(.node = 0, .trig = 0, .threshold = 1, .pad = 16,
+	    .effs = { { E_COMP, .ct = 1 } }),
+	  C(.node = 0, .trig = 1, .threshold = 1, .effs = { { E_NOTIFY } }) },
+	  { A(.node = 0, .ct = 0, .value = 1) },
+	  .cls = TH_VERIFY_UNREACHABLE, .chain = 1, .node = 0, .ct = 1 },
+
 	/* d. SELF-REARM */
 	{ "rearm_raises_its_own_counter", {
 	  C(.node = 0, .trig = 0, .threshold = 1, .stride = 1,
@@ -215,6 +227,16 @@ static const struct vrow rows[] = {
 	  C(.node = 1, .trig = 0, .threshold = 1, .stride = 1,
 	    .effs = { { E_NOTIFY } }) },
 	  { A(.node = 0, .ct = 0, .value = 3) }, .cls = NO_CLASS },
+
+	{ "rearm_sets_its_counter_ahead_for_49_rounds", {
+	  C(.node = 0, .trig = 0, .threshold = 1, .stride = 1,
+	    .effs = { { E_SET, .ct = 0, .value = 50 } }) },
+	  { A(.node = 0, .ct = 0, .value = 1) },
+	  .cls = TH_VERIFY_SELF_REARM, .chain = 0, .node = 0, .ct = 0 },
+	{ "clean_negative_increment_feeds_nothing", {
+	  C(.node = 0, .trig = 0, .threshold = 1, .stride = 1,
+	    .effs = { { E_INC, .ct = 0, .value = (uint64_t)-5 } }) },
+	  { A(.node = 0, .ct = 0, .value = 1) }, .cls = NO_CLASS },
 
 	/* e. warnings */
 	{ "fires_when_posted", {
@@ -316,6 +338,8 @@ static int run_row(const struct vrow *r, struct th_verify_finding *f)
 		q.max_chain = r->max_chain;
 	if (r->cq)
 		set.cq_entries = r->cq;
+	if (r->sq)
+		set.sq_entries = r->sq;
 	if (r->max_counters)
 		q.max_counters = r->max_counters;
 	for (i = 0; i < 4 && r->chains[i].used; i++) {
@@ -352,7 +376,7 @@ FIXTURE_VARIANT(vrows) {
 ROW(0); ROW(1); ROW(2); ROW(3); ROW(4); ROW(5); ROW(6); ROW(7); ROW(8);
 ROW(9); ROW(10); ROW(11); ROW(12); ROW(13); ROW(14); ROW(15); ROW(16);
 ROW(17); ROW(18); ROW(19); ROW(20); ROW(21); ROW(22); ROW(23); ROW(24);
-ROW(25); ROW(26);
+ROW(25); ROW(26); ROW(27); ROW(28); ROW(29); ROW(30);
 
 TEST_F(vrows, finds_the_class_chain_and_counter)
 {
@@ -399,7 +423,7 @@ TEST_F(vrows, finds_the_class_chain_and_counter)
 
 TEST(the_table_has_a_row_per_variant)
 {
-	ASSERT_EQ(27, sizeof(rows) / sizeof(rows[0]));
+	ASSERT_EQ(31, sizeof(rows) / sizeof(rows[0]));
 }
 
 TEST(a_chain_in_a_cycle_makes_one_finding_and_its_waiters_another)

@@ -226,7 +226,8 @@ static void tv_never_fires(struct tv_model *m, uint32_t ci,
 /*
  * A re-arming chain @ci that fires: triggered once with no host action,
  * do its own effects (directly or through the chains they trigger) bring
- * every next round?
+ * its next round?  The fixed point says how many rounds they bring: more
+ * than the one triggered is a finding, without bound the worst of them.
  */
 static int tv_self_rearm(struct tv_model *m, uint32_t ci, uint64_t *reach,
 			 uint64_t *rounds, bool *member, uint32_t *cyc)
@@ -234,12 +235,12 @@ static int tv_self_rearm(struct tv_model *m, uint32_t ci, uint64_t *reach,
 	const struct tv_chain *c = &m->chains[ci];
 	struct tv_start s = { .host = false, .seed = ci };
 	struct th_verify_finding *f;
+	char cs[48], many[48];
 	uint32_t j, len;
-	char cs[48];
 	int ret;
 
 	ret = tv_reach(m, &s, reach, rounds);
-	if (ret || rounds[ci] != TV_UNBOUNDED)
+	if (ret || rounds[ci] < 2)
 		return ret;
 	for (j = 0; j < m->set->nchains; j++)
 		member[j] = rounds[j] > 0;
@@ -250,10 +251,16 @@ static int tv_self_rearm(struct tv_model *m, uint32_t ci, uint64_t *reach,
 		return 0;
 	tv_path_cycle(m, f, cyc, len);
 	tv_why_counter(m, c->trig, cs, sizeof(cs));
+	if (rounds[ci] == TV_UNBOUNDED)
+		snprintf(many, sizeof(many), "every next round");
+	else
+		snprintf(many, sizeof(many), "%llu more round(s)",
+			 (unsigned long long)(rounds[ci] - 1));
 	snprintf(f->why, sizeof(f->why),
-		 "re-arms by %llu on %s, and once triggered its own effects%s bring every next round with no host action: it fires without end",
+		 "re-arms by %llu on %s, and once triggered its own effects%s bring %s with no host action%s",
 		 (unsigned long long)c->stride, cs,
-		 len > 1 ? " (through the chains they trigger)" : "");
+		 len > 1 ? " (through the chains they trigger)" : "", many,
+		 rounds[ci] == TV_UNBOUNDED ? ": it fires without end" : "");
 	return 0;
 }
 

@@ -93,7 +93,8 @@ struct th_verify_set {
  * @TH_VERIFY_FIT: the chain exceeds a limit the NIC enforces at posting
  *	(length, CQ entries, SQ slots, a counter or node out of range)
  * @TH_VERIFY_SELF_REARM: a re-arming chain whose own effects satisfy its
- *	next round with no host action: it fires without end
+ *	next round with no host action: one trigger fires it more than once,
+ *	without end when its effects pay every stride
  * @TH_VERIFY_WARN_IMMEDIATE: a warning: the threshold is met when the
  *	chain is posted, so it fires at once
  * @TH_VERIFY_WARN_WRITERS: a warning: a counter is set (CT_SET or
