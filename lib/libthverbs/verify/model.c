@@ -195,8 +195,74 @@ int tv_model_build(struct tv_model *m, const struct th_verify_set *set)
 	return tv_host_build(m);
 }
 
+/*
+ * The chains each chain can trigger, as lists: once per pair, whatever
+ * the number of its descriptors that raise the counter.  Searching for
+ * cycles then costs the graph's edges, not chains times chains.
+ */
+int tv_model_graph(struct tv_model *m)
+{
+	uint32_t n = m->set->nchains, a, b, e, k, edges = 0;
+	uint32_t *wait_first = calloc(m->nctrs + 2, sizeof(*wait_first));
+	uint32_t *waiters = calloc(n + 1, sizeof(*waiters));
+	uint32_t *seen = calloc(n + 1, sizeof(*seen));
+	int ret = -ENOMEM;
+
+	m->succ_first = calloc(n + 2, sizeof(*m->succ_first));
+	if (!wait_first || !waiters || !seen || !m->succ_first)
+		goto out;
+	/* the chains waiting on each counter, grouped by counter */
+	for (b = 0; b < n; b++)
+		wait_first[m->chains[b].trig + 2]++;
+	for (k = 2; k < m->nctrs + 2; k++)
+		wait_first[k] += wait_first[k - 1];
+	for (b = 0; b < n; b++)
+		waiters[wait_first[m->chains[b].trig + 1]++] = b;
+	/* two passes: count the edges, then fill them in */
+	for (int pass = 0; pass < 2; pass++) {
+		for (b = 0; b < n; b++)
+			seen[b] = UINT32_MAX;
+		edges = 0;
+		for (a = 0; a < n; a++) {
+			const struct tv_chain *c = &m->chains[a];
+
+			if (pass)
+				m->succ_first[a] = edges;
+			for (e = c->first_eff; e < c->first_eff + c->neff; e++) {
+				const struct tv_effect *ef = &m->effs[e];
+
+				if (ef->set ? !ef->set_value : !ef->inc)
+					continue;
+				for (k = wait_first[ef->ctr]; k < wait_first[ef->ctr + 1]; k++) {
+					b = waiters[k];
+					if (seen[b] == a)
+						continue;
+					seen[b] = a;
+					if (pass)
+						m->succ[edges] = b;
+					edges++;
+				}
+			}
+		}
+		if (!pass) {
+			m->succ = calloc(edges + 1, sizeof(*m->succ));
+			if (!m->succ)
+				goto out;
+		}
+	}
+	m->succ_first[n] = edges;
+	ret = 0;
+out:
+	free(wait_first);
+	free(waiters);
+	free(seen);
+	return ret;
+}
+
 void tv_model_free(struct tv_model *m)
 {
+	free(m->succ_first);
+	free(m->succ);
 	free(m->ctrs);
 	free(m->host);
 	free(m->chains);

@@ -74,7 +74,7 @@ static void tv_path_add(const struct tv_model *m, struct th_verify_finding *f,
 static uint32_t tv_find_cycle(const struct tv_model *m, uint32_t x,
 			      const bool *member, uint32_t *cyc)
 {
-	uint32_t n = m->set->nchains, head = 0, tail = 0, a, b, k, len;
+	uint32_t n = m->set->nchains, head = 0, tail = 0, a, b, k, e, len;
 	uint32_t *parent = malloc(n * sizeof(*parent));
 	uint32_t *queue = malloc(n * sizeof(*queue));
 
@@ -90,18 +90,17 @@ static uint32_t tv_find_cycle(const struct tv_model *m, uint32_t x,
 	len = 0;
 	while (head < tail && !len) {
 		a = queue[head++];
-		if (tv_chain_raises(m, a, m->chains[x].trig)) {
-			/* x ... a, then back to x: walk the parents */
-			for (k = a, len = 1; k != x; k = parent[k])
-				len++;
-			for (k = a, b = len; b > 0; k = parent[k])
-				cyc[--b] = k;
-			break;
-		}
-		for (b = 0; b < n; b++) {
+		for (e = m->succ_first[a]; e < m->succ_first[a + 1]; e++) {
+			b = m->succ[e];
+			if (b == x) {
+				/* x ... a, then back to x: walk the parents */
+				for (k = a, len = 1; k != x; k = parent[k])
+					len++;
+				for (k = a, b = len; b > 0; k = parent[k])
+					cyc[--b] = k;
+				break;
+			}
 			if (!member[b] || parent[b] != TV_NONE)
-				continue;
-			if (!tv_chain_raises(m, a, m->chains[b].trig))
 				continue;
 			parent[b] = a;
 			queue[tail++] = b;
@@ -172,6 +171,9 @@ static void tv_never_fires(struct tv_model *m, uint32_t ci,
 			 raisers ? ": " : "", names);
 		return;
 	}
+	/* reported with the cycle's first chain */
+	if (in_cycle[ci])
+		return;
 	len = tv_find_cycle(m, ci, idle, cyc);
 	if (len) {
 		for (j = 0; j < len; j++)
@@ -378,8 +380,10 @@ int th_verify(const struct th_verify_set *set, struct th_verify_finding *out,
 	ret = tv_model_build(&m, set);
 	if (!ret) {
 		tv_fit(&m);
-		ret = tv_verify(&m);
+		ret = tv_model_graph(&m);
 	}
+	if (!ret)
+		ret = tv_verify(&m);
 	tv_model_free(&m);
 	return ret ? ret : (int)m.nfound;
 }

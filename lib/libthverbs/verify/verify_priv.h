@@ -67,6 +67,12 @@ struct tv_model {
 	struct tv_chain *chains;	/* per chain of the set */
 	uint32_t neffs, eff_cap;
 	struct tv_effect *effs;
+	/*
+	 * The dependency graph: succ[succ_first[a] .. succ_first[a + 1]) are
+	 * the chains whose trigger counter chain @a raises (tv_model_graph())
+	 */
+	uint32_t *succ_first;
+	uint32_t *succ;
 	/* findings */
 	struct th_verify_finding *out;
 	unsigned int max;
@@ -96,6 +102,7 @@ const char *tv_chain_name(const struct tv_model *m, uint32_t chain,
 void tv_counter_str(const struct th_verify_counter *c, char *buf,
 		    unsigned int len);
 bool tv_chain_raises(const struct tv_model *m, uint32_t chain, uint32_t ctr);
+int tv_model_graph(struct tv_model *m);
 
 /* reach.c */
 int tv_reach(const struct tv_model *m, const struct tv_start *start,
