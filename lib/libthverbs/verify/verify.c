@@ -127,6 +127,46 @@ static void tv_why_counter(const struct tv_model *m, uint32_t ctr, char *buf,
 	tv_counter_str(&m->ctrs[ctr], buf, len);
 }
 
+/* The chains (posted) that raise @ctr, named into @names; how many. */
+static uint32_t tv_raisers(const struct tv_model *m, uint32_t ctr,
+			   char *names, size_t size)
+{
+	uint32_t j, raisers = 0;
+	size_t at = 0;
+	char nm[24];
+
+	names[0] = '\0';
+	for (j = 0; j < m->set->nchains; j++) {
+		if (m->chains[j].refused || !tv_chain_raises(m, j, ctr))
+			continue;
+		if (at < size)
+			at += snprintf(names + at, size - at, "%s%s",
+				       raisers ? ", " : ": ",
+				       tv_chain_name(m, j, nm, sizeof(nm)));
+		raisers++;
+	}
+	return raisers;
+}
+
+/*
+ * @f: @ci's counter reaches at most @max (from the host's @h and @raisers
+ * chains, named in @names): below its threshold.
+ */
+static void tv_why_short(const struct tv_model *m, struct th_verify_finding *f,
+			 uint32_t ci, uint64_t max, const char *cs)
+{
+	const struct tv_chain *c = &m->chains[ci];
+	const struct tv_host *h = &m->host[c->trig];
+	char names[96];
+	uint32_t raisers = tv_raisers(m, c->trig, names, sizeof(names));
+
+	snprintf(f->why, sizeof(f->why),
+		 "waits for %s >= %llu, which can reach at most %llu: the host adds %llu%s and %u chain(s) raise it%s",
+		 cs, (unsigned long long)c->threshold, (unsigned long long)max,
+		 (unsigned long long)h->inc, h->set ? " (after setting it)" : "",
+		 raisers, names);
+}
+
 /*
  * Chain @ci never fires: nothing can raise its counter enough
  * (UNREACHABLE), or it waits on chains that wait on it (CYCLE), or on
@@ -138,57 +178,43 @@ static void tv_never_fires(struct tv_model *m, uint32_t ci,
 			   const bool *idle, bool *in_cycle, uint32_t *cyc)
 {
 	const struct tv_chain *c = &m->chains[ci];
-	const struct tv_host *h = &m->host[c->trig];
 	struct th_verify_finding *f;
 	char cs[48], nm[24];
-	uint32_t j, len, at, raisers = 0;
+	uint32_t j, len, at;
 
 	tv_why_counter(m, c->trig, cs, sizeof(cs));
 	if (opt[c->trig] < c->threshold) {
-		char names[96] = "";
-		size_t at_name = 0;
-
 		f = tv_finding(m, TH_VERIFY_UNREACHABLE, ci, TV_NONE, &c->trig);
-		if (!f)
-			return;
 		/* no path: what raises it is named, none of it is enough */
-		for (j = 0; j < m->set->nchains; j++) {
-			if (m->chains[j].refused || !tv_chain_raises(m, j, c->trig))
-				continue;
-			if (at_name < sizeof(names))
-				at_name += snprintf(names + at_name,
-						    sizeof(names) - at_name,
-						    "%s%s", raisers ? ", " : "",
-						    tv_chain_name(m, j, nm, sizeof(nm)));
-			raisers++;
-		}
-		snprintf(f->why, sizeof(f->why),
-			 "waits for %s >= %llu, which can reach at most %llu: the host adds %llu%s and %u chain(s) raise it%s%s",
-			 cs, (unsigned long long)c->threshold,
-			 (unsigned long long)opt[c->trig],
-			 (unsigned long long)h->inc,
-			 h->set ? " (after setting it)" : "", raisers,
-			 raisers ? ": " : "", names);
+		if (f)
+			tv_why_short(m, f, ci, opt[c->trig], cs);
 		return;
 	}
 	/* reported with the cycle's first chain */
 	if (in_cycle[ci])
 		return;
 	len = tv_find_cycle(m, ci, idle, cyc);
+	/* a cycle through a reported one: @ci waits on that one */
+	for (j = 0; j < len; j++)
+		if (in_cycle[cyc[j]])
+			len = 0;
 	if (len) {
-		for (j = 0; j < len; j++)
-			if (in_cycle[cyc[j]])
-				return;	/* reported from its first chain */
 		for (j = 0; j < len; j++)
 			in_cycle[cyc[j]] = true;
 		f = tv_finding(m, TH_VERIFY_CYCLE, ci, TV_NONE, &c->trig);
 		if (!f)
 			return;
 		tv_path_cycle(m, f, cyc, len);
-		snprintf(f->why, sizeof(f->why),
-			 "waits for %s >= %llu, which gets there only if %u chain(s) that wait on this one fire first; the host and the other chains bring it to %llu",
-			 cs, (unsigned long long)c->threshold, len - 1 ? len - 1 : 1,
-			 (unsigned long long)reach[c->trig]);
+		if (len == 1)
+			snprintf(f->why, sizeof(f->why),
+				 "waits for %s >= %llu, which gets there only once it has fired itself; the host and the other chains bring it to %llu",
+				 cs, (unsigned long long)c->threshold,
+				 (unsigned long long)reach[c->trig]);
+		else
+			snprintf(f->why, sizeof(f->why),
+				 "waits for %s >= %llu, which gets there only if %u chain(s) that wait on this one fire first; the host and the other chains bring it to %llu",
+				 cs, (unsigned long long)c->threshold, len - 1,
+				 (unsigned long long)reach[c->trig]);
 		return;
 	}
 	/* blocked upstream: walk back through chains that never fire */
@@ -214,6 +240,14 @@ static void tv_never_fires(struct tv_model *m, uint32_t ci,
 		cyc[len] = from;
 		at = from;
 	}
+	/*
+	 * None: the chains that raise it fire, but only as many rounds as
+	 * their own counters allow
+	 */
+	if (!len) {
+		tv_why_short(m, f, ci, reach[c->trig], cs);
+		return;
+	}
 	/* the path runs from the first blocked chain down to @ci */
 	for (j = len; j > 0; j--)
 		tv_path_add(m, f, cyc[j - 1],
@@ -222,7 +256,7 @@ static void tv_never_fires(struct tv_model *m, uint32_t ci,
 		 "waits for %s >= %llu, which can reach at most %llu: the chains that would raise it further never fire (%s first)",
 		 cs, (unsigned long long)c->threshold,
 		 (unsigned long long)reach[c->trig],
-		 len ? tv_chain_name(m, cyc[len - 1], nm, sizeof(nm)) : "?");
+		 tv_chain_name(m, cyc[len - 1], nm, sizeof(nm)));
 }
 
 /*
