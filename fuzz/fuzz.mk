@@ -1,7 +1,7 @@
 # fuzz.mk - coverage-guided fuzzing with libFuzzer (Debian's clang), under
 # AddressSanitizer and UndefinedBehaviorSanitizer: the engine
-# (fuzz/engine_fuzz.c) and the text parsers (fuzz/parse_fuzz.c, one build
-# per parser).  `make fuzz` runs each target for FUZZ_SECONDS (60), FUZZ_JOBS
+# (fuzz/engine_fuzz.c), the text parsers (fuzz/parse_fuzz.c, one build
+# per parser) and the chain verifier (fuzz/verify_fuzz.c).  `make fuzz` runs each target for FUZZ_SECONDS (60), FUZZ_JOBS
 # (the number of CPUs) at once, from its
 # committed seed corpus (fuzz/corpus/TARGET), first over every regression
 # input (fuzz/regress/TARGET), and prints TAP with executions, their rate
@@ -21,7 +21,7 @@ FUZZ_FLAGS	:= -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -I$(TOP)/selftests/host/lib -I$(TOP)/selftests/common \
 		   -I$(TOP)/tools/thctl -w
 FUZZ_PARSERS	:= chainfile thdag stg jobs model
-FUZZ_TARGETS	:= engine $(FUZZ_PARSERS)
+FUZZ_TARGETS	:= engine $(FUZZ_PARSERS) verify
 FUZZ_BINS	:= $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%_fuzz)
 
 # what each target links: the engine and the in-process fabric, or a parser
@@ -29,6 +29,7 @@ FUZZ_ENGINE_SRCS := $(ENGINE_SRCS) $(IPF_SRCS) selftests/host/lib/th_test.c
 FUZZ_PARSE_SRCS	:= $(SCHED_SRCS) $(addprefix lib/libthverbs/place/,place.c jobs.c model.c) \
 		   lib/libthverbs/coll/tree.c tools/thctl/chainfile.c
 FUZZ_ENGINE_OBJS := $(FUZZ_ENGINE_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
+FUZZ_VERIFY_OBJS := $(VERIFY_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_PARSE_OBJS	:= $(FUZZ_PARSE_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 
 $(FUZZ_DIR)/obj/%.o: $(TOP)/%.c
@@ -36,6 +37,9 @@ $(FUZZ_DIR)/obj/%.o: $(TOP)/%.c
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_DIR)/engine_fuzz: $(TOP)/fuzz/engine_fuzz.c $(FUZZ_ENGINE_OBJS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ -lm
+
+$(FUZZ_DIR)/verify_fuzz: $(TOP)/fuzz/verify_fuzz.c $(FUZZ_VERIFY_OBJS) $(FUZZ_ENGINE_OBJS)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ -lm
 
 fuzz_parser_id = $(if $(filter chainfile,$(1)),1,$(if $(filter thdag,$(1)),2,$(if \

@@ -20,6 +20,10 @@ OFI_LIBS	:= $(shell pkg-config --libs libfabric)
 endif
 OFI_OBJS	:= $(OFI_SRCS:%.c=$(O)/%.o)
 OFI_SAN_OBJS	:= $(OFI_SRCS:%.c=$(S)/%.o)
+# The verifier (verify/): pure logic over descriptors and the engine's
+# opcode table (Documentation/verify.rst).
+VERIFY_SRCS	:= $(sort $(wildcard lib/libthverbs/verify/*.c))
+VERIFY_SAN_OBJS	:= $(VERIFY_SRCS:%.c=$(S)/%.o)
 # The placer (place/): its jobs, its cost model, placement, and running a
 # placement on the NIC; it uses the scheduler (sched/) and the collectives'
 # plan object (coll/).
@@ -27,7 +31,8 @@ PLACE_SRCS	:= $(sort $(wildcard lib/libthverbs/place/*.c))
 PLACE_SAN_OBJS	:= $(PLACE_SRCS:%.c=$(S)/%.o)
 VERBS_SRCS	:= $(sort $(wildcard lib/libthverbs/verbs/*.c \
 		     lib/libthverbs/providers/kernel/*.c \
-		     lib/libthverbs/coll/*.c lib/libthverbs/boot/*.c) $(PLACE_SRCS))
+		     lib/libthverbs/coll/*.c lib/libthverbs/boot/*.c \
+		     lib/libthverbs/verify/*.c) $(PLACE_SRCS))
 VERBS_OBJS	:= $(VERBS_SRCS:%.c=$(O)/%.o)
 VERBS_SAN_OBJS	:= $(VERBS_SRCS:%.c=$(S)/%.o)
 
@@ -48,12 +53,13 @@ TH_FOLDER_CPPFLAGS_coll			:= -I$(LTV)/verbs
 TH_FOLDER_CPPFLAGS_boot			:= -I$(LTV)/verbs
 TH_FOLDER_CPPFLAGS_sched		:=
 TH_FOLDER_CPPFLAGS_place		:= -I$(LTV)/verbs -I$(LTV)/sched -I$(LTV)/coll
+TH_FOLDER_CPPFLAGS_verify		:=
 TH_FOLDER_CPPFLAGS_providers/kernel	:= -I$(LTV)/verbs
 TH_FOLDER_CPPFLAGS_providers/inproc	:= -I$(LTV)/verbs
 TH_FOLDER_CPPFLAGS_providers/ofi	:= -I$(LTV)/verbs -I$(LTV)/providers/inproc \
 					   -I$(LTV)/boot
-LTV_FOLDERS	:= verbs coll boot sched place providers/kernel providers/inproc \
-		   providers/ofi
+LTV_FOLDERS	:= verbs coll boot sched place verify providers/kernel \
+		   providers/inproc providers/ofi
 # and every file includes the public headers it uses (THVERBS_VERBS_ONLY:
 # thverbs/verbs.h without the collectives and the bootstrap it brings in
 # for programs written before they had headers of their own)

@@ -12,3 +12,6 @@ $(HOST_ENGINE_TESTS): $(BIN)/host/%: $(S)/selftests/host/%.o $(HOST_LIB_OBJS) \
 		$(IPF_SAN_OBJS) $(ENGINE_SAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS)
+
+# the chain verifier's test links the verifier's objects too
+$(BIN)/host/test_verify: $(VERIFY_SAN_OBJS)

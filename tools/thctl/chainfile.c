@@ -990,16 +990,32 @@ static int cf_op_simple(struct cf_parser *p, struct cf_desc *d)
 }
 
 /*
- * The operation a statement names, as the NIC's opcode table spells it,
- * or -1.  REARM is the one a chain file cannot write: a chain file's
- * chains run once.
+ * rearm stride=S: the chain's last operation; once a round got there the
+ * chain waits on its counter again, its threshold raised by S (>= 1, as
+ * the NIC requires).
  */
+static int cf_op_rearm(struct cf_parser *p, struct cf_desc *d)
+{
+	struct cf_tok *st;
+
+	if (cf_check_keys(p, 1, "rearm", "stride= comp= signal"))
+		return -1;
+	st = cf_need(p, "stride", "stride=S");
+	if (!st || cf_tok_u64(p, st, &d->value, "a stride"))
+		return -1;
+	if (!d->value)
+		return cf_err(p, st->vcol,
+			      "expected a stride of at least 1: the NIC refuses 0");
+	return cf_common_flags(p, d);
+}
+
+/* The operation a statement names, as the NIC's opcode table spells it, or -1. */
 static int cf_opcode_by_name(const char *w)
 {
 	unsigned int op;
 
 	for (op = 0; op < TH_NIC_OP_MAX; op++)
-		if (op != TH_NIC_OP_REARM && !strcmp(w, th_eng_opcode_name(op)))
+		if (!strcmp(w, th_eng_opcode_name(op)))
 			return (int)op;
 	return -1;
 }
@@ -1021,6 +1037,10 @@ static int cf_stmt_op(struct cf_parser *p, unsigned int opcode)
 		return cf_err(p, p->tok[0].col,
 			      "chain '%s' is too long: the NIC takes at most %u operations per chain",
 			      c->name, max);
+	if (c->ndesc && c->desc[c->ndesc - 1].opcode == TH_NIC_OP_REARM)
+		return cf_err(p, p->tok[0].col,
+			      "'%s' after 'rearm': rearm ends chain '%s'",
+			      p->tok[0].key, c->name);
 	d = &c->desc[c->ndesc];
 	memset(d, 0, sizeof(*d));
 	d->line = p->line;
@@ -1048,6 +1068,10 @@ static int cf_stmt_op(struct cf_parser *p, unsigned int opcode)
 	case TH_NIC_OP_CT_INC:
 	case TH_NIC_OP_CT_SET:
 		if (cf_op_ct(p, d))
+			return -1;
+		break;
+	case TH_NIC_OP_REARM:
+		if (cf_op_rearm(p, d))
 			return -1;
 		break;
 	default:
@@ -1257,7 +1281,7 @@ static int cf_end_chain(struct cf_parser *p)
 		return 0;
 	p->line = c->line;
 	return cf_err(p, 1,
-		      "chain '%s' has no operations: expected operation lines (put, get, copy, write, reduce, ct_inc, ct_set, notify, nop) after it",
+		      "chain '%s' has no operations: expected operation lines (put, get, copy, write, reduce, ct_inc, ct_set, notify, nop, rearm) after it",
 		      c->name);
 }
 

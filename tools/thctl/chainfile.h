@@ -92,7 +92,9 @@ struct cf_desc {
 	uint32_t count;
 	bool accumulate, strided;
 	uint64_t stride;	/* strided: sources at src_off[0] + i * stride */
-	/* CT_INC, CT_SET: counter and value; NOTIFY: value is imm */
+	/* CT_INC, CT_SET: counter and value; NOTIFY: value is imm;
+	 * REARM: value is the stride
+	 */
 	uint16_t ct;
 	uint64_t value;
 };

@@ -412,6 +412,9 @@ static int post_build_desc(struct post_run *r, const struct cf_desc *d)
 	case TH_NIC_OP_NOTIFY:
 		ret = th_chain_notify(c, d->value, fl);
 		break;
+	case TH_NIC_OP_REARM:
+		ret = th_chain_rearm(c, d->value, fl);
+		break;
 	default:
 		ret = th_chain_nop(c, fl);
 		break;

@@ -24,6 +24,7 @@ static const struct thctl_cmd thctl_cmds[] = {
 	{ "fault", thctl_fault_main, "th_nic.ko: fault injection: show, set, clear" },
 	{ "monitor", thctl_monitor_main, "th_nic.ko: vports created, destroyed, in error; faults" },
 	{ "post", thctl_post_main, "run a chain file: set up, post, trigger, wait, print" },
+	{ "verify", thctl_verify_main, "prove a chain file's chains will fire, finish and fit" },
 };
 
 static void thctl_usage(FILE *f)

@@ -48,5 +48,7 @@ int thctl_fault_main(int argc, char **argv);
 int thctl_monitor_main(int argc, char **argv);
 /* cmd_post.c */
 int thctl_post_main(int argc, char **argv);
+/* cmd_verify.c */
+int thctl_verify_main(int argc, char **argv);
 
 #endif /* THCTL_H */

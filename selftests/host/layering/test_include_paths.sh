@@ -72,7 +72,7 @@ compat() {
 }
 
 echo "TAP version 13"
-echo "1..24"
+echo "1..27"
 check coll thverbs_priv.h yes
 check coll inproc.h no
 check coll providers/inproc/inproc.h no
@@ -89,6 +89,9 @@ check place inproc.h no
 check place plan.h yes
 check sched thverbs_priv.h no
 check sched inproc.h no
+check verify thverbs_priv.h no
+check verify inproc.h no
+check verify plan.h no
 check providers/kernel thverbs_priv.h yes
 check providers/kernel inproc.h no
 check providers/inproc ofi.h no

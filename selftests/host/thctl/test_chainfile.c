@@ -55,7 +55,7 @@ BAD(unknown_statement,
     1, 1, "unknown statement 'frobnicate': expected buffer, mr, chain, start, expect, print, or an operation inside a chain");
 BAD(chain_without_ops,
     CHAIN,
-    5, 1, "chain 'c' has no operations: expected operation lines (put, get, copy, write, reduce, ct_inc, ct_set, notify, nop) after it");
+    5, 1, "chain 'c' has no operations: expected operation lines (put, get, copy, write, reduce, ct_inc, ct_set, notify, nop, rearm) after it");
 BAD(op_outside_chain,
     PRELUDE "put src=ka dst=kb len=8\n",
     5, 1, "'put' outside a chain: expected a 'chain NAME node=N' line before it");

@@ -84,7 +84,7 @@ if [ "$MODE" = digest ]; then
 fi
 
 # ---- help and the command table ---------------------------------------------
-for cmd in devices info post stat vports counters fault monitor; do
+for cmd in devices info post verify stat vports counters fault monitor; do
 	run "$cmd" --help
 	if [ "$rc" -eq 0 ] && grep -q "^usage: thctl $cmd" "$TMP/out" &&
 	   grep -q "Exit status" "$TMP/out"; then

@@ -1,7 +1,8 @@
 # thctl-tests.mk - host tests of thctl: the chain file parser (a kselftest
 # binary, sanitized, appended to HOST_TESTS) and test_thctl.sh, which runs
 # build/bin/thctl on the example files and the bad-input cases and prints
-# TAP (run by the thctl-check target below).
+# TAP, and test_verify.sh, 'thctl verify' on the corpus of broken chain
+# files in verify/ (both run by the thctl-check target below).
 THCTL_TEST_SRCS	:= $(sort $(wildcard selftests/host/thctl/test_*.c))
 THCTL_TESTS	:= $(patsubst selftests/host/thctl/%.c,$(BIN)/host/thctl/%,$(THCTL_TEST_SRCS))
 HOST_TESTS	+= $(THCTL_TESTS)
@@ -21,4 +22,8 @@ thctl-check: $(BIN)/thctl
 	@mkdir -p $(LOGS)
 	@THCTL=$(BIN)/thctl TH_PROVIDER=$${TH_PROVIDER:-inproc} \
 		$(TOP)/selftests/host/thctl/test_thctl.sh > $(LOGS)/host-thctl.tap 2>&1; \
-		rc=$$?; grep -E '^(ok|not ok) |^# (PASSED|FAILED)' $(LOGS)/host-thctl.tap; exit $$rc
+		rc=$$?; grep -E '^(ok|not ok) |^# (PASSED|FAILED)' $(LOGS)/host-thctl.tap; \
+	THCTL=$(BIN)/thctl TH_PROVIDER=$${TH_PROVIDER:-inproc} \
+		$(TOP)/selftests/host/thctl/test_verify.sh > $(LOGS)/host-thctl-verify.tap 2>&1; \
+		vrc=$$?; grep -E '^(ok|not ok) ' $(LOGS)/host-thctl-verify.tap; \
+		[ $$rc -eq 0 ] && [ $$vrc -eq 0 ]

@@ -14,5 +14,6 @@
 #include <thverbs/boot.h>
 #include <thverbs/sched.h>
 #include <thverbs/place.h>
+#include <thverbs/verify.h>
 
 #endif /* THVERBS_THVERBS_H */

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * reach.c - the fixed point at the heart of the verifier: how far each
+ * counter's success value can ever get, and how many rounds each chain
+ * can fire.  A counter reaches at most the largest value anything sets
+ * it to plus every increment that can reach it: the host's, and each
+ * chain's per round times the rounds it can fire.  A chain fires no
+ * round while its counter cannot reach its threshold, one if it does not
+ * re-arm, and (reach - threshold) / stride + 1 if it does.  Both grow
+ * together from nothing; a re-arming chain still growing after every
+ * chain had its turn feeds itself, and is taken as firing without bound
+ * (widening), so the iteration ends.  The result is an upper bound: what
+ * it says cannot be reached cannot be (Documentation/verify.rst).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verify_priv.h"
+
+uint64_t tv_sat_add(uint64_t a, uint64_t b)
+{
+	return a > TV_UNBOUNDED - b ? TV_UNBOUNDED : a + b;
+}
+
+uint64_t tv_sat_mul(uint64_t a, uint64_t b)
+{
+	if (!a || !b)
+		return 0;
+	return a > TV_UNBOUNDED / b ? TV_UNBOUNDED : a * b;
+}
+
+/* The rounds @c can fire when its trigger counter reaches at most @r. */
+static uint64_t tv_rounds_of(const struct tv_chain *c, uint64_t r,
+			     bool optimistic)
+{
+	if (c->refused)
+		return 0;
+	if (optimistic)
+		return c->rearm ? TV_UNBOUNDED : 1;
+	if (r < c->threshold)
+		return 0;
+	if (!c->rearm)
+		return 1;
+	if (r == TV_UNBOUNDED || !c->stride)
+		return TV_UNBOUNDED;
+	return tv_sat_add((r - c->threshold) / c->stride, 1);
+}
+
+/* Each counter's reach when the chains fire @rounds rounds. */
+static void tv_reach_of(const struct tv_model *m, const struct tv_start *s,
+			const uint64_t *rounds, uint64_t *reach, uint64_t *setmax)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < m->nctrs; i++) {
+		reach[i] = s->host ? m->host[i].inc : 0;
+		setmax[i] = s->host && m->host[i].set ? m->host[i].set_max : 0;
+	}
+	/* a seeded chain was triggered: its counter got to its threshold */
+	if (s->seed != TV_NONE) {
+		const struct tv_chain *c = &m->chains[s->seed];
+
+		if (c->threshold > setmax[c->trig])
+			setmax[c->trig] = c->threshold;
+	}
+	for (i = 0; i < m->set->nchains; i++) {
+		const struct tv_chain *c = &m->chains[i];
+
+		if (!rounds[i])
+			continue;
+		for (j = c->first_eff; j < c->first_eff + c->neff; j++) {
+			const struct tv_effect *e = &m->effs[j];
+
+			if (e->set) {
+				if (e->set_value > setmax[e->ctr])
+					setmax[e->ctr] = e->set_value;
+			} else {
+				reach[e->ctr] = tv_sat_add(reach[e->ctr],
+					tv_sat_mul(rounds[i], e->inc));
+			}
+		}
+	}
+	for (i = 0; i < m->nctrs; i++)
+		reach[i] = tv_sat_add(reach[i], setmax[i]);
+}
+
+/*
+ * The fixed point from @s: @reach per counter, @rounds per chain
+ * (TV_UNBOUNDED: no bound).  0 or -ENOMEM.
+ */
+int tv_reach(const struct tv_model *m, const struct tv_start *s,
+	     uint64_t *reach, uint64_t *rounds)
+{
+	uint32_t n = m->set->nchains, i, it, widen;
+	uint64_t *setmax = calloc(m->nctrs + 1, sizeof(*setmax));
+	bool *grew = calloc(n + 1, sizeof(*grew));
+	bool changed = true;
+
+	if (!setmax || !grew) {
+		free(setmax);
+		free(grew);
+		return -ENOMEM;
+	}
+	memset(rounds, 0, n * sizeof(*rounds));
+	/* each widening bounds one more chain for good: at most n of them */
+	for (widen = 0; widen <= n && changed; widen++) {
+		/* a dependency path is at most n chains long */
+		for (it = 0; it < n + 2; it++) {
+			tv_reach_of(m, s, rounds, reach, setmax);
+			changed = false;
+			for (i = 0; i < n; i++) {
+				uint64_t r = tv_rounds_of(&m->chains[i],
+							  reach[m->chains[i].trig],
+							  s->optimistic);
+
+				grew[i] = r != rounds[i];
+				if (grew[i]) {
+					rounds[i] = r;
+					changed = true;
+				}
+			}
+			if (!changed)
+				break;
+		}
+		/* still growing: a re-arming chain that feeds itself */
+		for (i = 0; changed && i < n; i++)
+			if (grew[i] && m->chains[i].rearm)
+				rounds[i] = TV_UNBOUNDED;
+	}
+	tv_reach_of(m, s, rounds, reach, setmax);
+	free(setmax);
+	free(grew);
+	return 0;
+}
