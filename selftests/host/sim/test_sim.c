@@ -290,6 +290,8 @@ TEST(gap_and_overhead_serialise)
 	 * waits for the CPU, and holds it o + 999G more.
 	 */
 	EXPECT_EQ((uint64_t)(O_ + L_ + 2 * (O_ + 999 * G_)), res.finish_ns[1]);
+	/* 2 sends, 2 messages, 2 receives: the waits are not counted */
+	EXPECT_EQ(6u, res.events);
 	th_sim_result_fini(&res);
 	th_sim_goal_destroy(g);
 }
@@ -475,6 +477,11 @@ static const struct bad_case bad[] = {
 	{ "num_ranks 2\nrank 0 {\nl1: calc 5 @\n}\n", "t.goal:3: unexpected character '@'", -EINVAL },
 	{ "num_ranks 2\nhello\n", "t.goal:2: 'hello': num_ranks or a rank block expected", -EINVAL },
 	{ "// nothing\n", "no num_ranks", -EINVAL },
+	{ "num_ranks 99999999999999999999999\n", "t.goal:1: a number too large for 64 bits", -EINVAL },
+	{ "num_ranks 2\n\x01\n", "t.goal:2: unexpected byte 0x01", -EINVAL },
+	{ "num_ranks 2\nrank 0 {\nl1: calc 5\nl1 requires 3\n}\n", "t.goal:4: a label expected, found '3'", -EINVAL },
+	{ "num_ranks 2\nrank 0 {\n7: calc 5\n}\n", "t.goal:3: '7': an operation, a dependency or '}' expected", -EINVAL },
+	{ "num_ranks 2\nrank 0 {\nl1 requires l2 l3\n}\n", "t.goal:3: 'l3' after the dependency: one statement a line", -EINVAL },
 	{ "num_ranks 1\nrank 0 {\nl1: calc 1\nl2: calc 1\nl3: calc 1\n"
 	  "l1 requires l3\nl2 requires l1\nl3 irequires l2\n}\n",
 	  "t.goal:3: rank 0: the requires and irequires of this operation form a cycle", -ELOOP },
@@ -519,6 +526,13 @@ TEST(run_refusals)
 		"rank 1 {\nl1: recv 8b from 0 tag 0\nl2: send 8b to 0 tag 0\nl2 requires l1\n}\n",
 		&res, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "was never matched")) TH_LOG("%s", err);
+
+	/* what requires a receive never matched never starts */
+	ASSERT_EQ(-EDEADLK, sim_text(
+		"num_ranks 2\nrank 0 {\nl1: calc 5\nl1 requires l2\nl2: recv 8b from 1 tag 0\n}\n"
+		"rank 1 {\n}\n", &res, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "rank 0: the operation at line 3 never started: what it requires never completed"))
+		TH_LOG("%s", err);
 
 	/* a rendezvous send its peer never receives */
 	th_sim_params_default(&p);

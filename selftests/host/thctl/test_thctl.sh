@@ -393,6 +393,12 @@ expect_refusal "sim: an unknown pattern, exit 2" 2 \
 	"^thctl sim: unknown pattern 'gather': reduce, bcast or allreduce$" sim --pattern gather --ranks 4
 expect_refusal "sim: neither a file nor a pattern, exit 2" 2 \
 	"^thctl sim: give a GOAL file or --pattern" sim -q
+truncate -s 1100M "$TMP/huge.goal"
+expect_refusal "sim: a GOAL file above 1 GiB is refused unread, exit 1" 1 \
+	"huge.goal: 1153433600 bytes: larger than the 1 GiB a GOAL file may be$" sim "$TMP/huge.goal"
+rm -f "$TMP/huge.goal"
+expect_refusal "sim: --ranks above 2^24, exit 2" 2 \
+	"^thctl sim: --ranks: expected a number up to 16777216, got '16777217'$" sim --pattern reduce --ranks 16777217
 expect_refusal "sim: a missing file, exit 1" 1 \
 	"^thctl sim: $TMP/none.goal: No such file or directory$" sim "$TMP/none.goal"
 # what is wrong, in one line, rather than the usage text (issue K)

@@ -38,7 +38,7 @@ struct th_sim_result {
 	unsigned int ranks;
 	uint64_t *finish_ns;		/* [ranks] */
 	uint64_t max_ns;
-	uint64_t events;
+	uint64_t events;		/* operations and messages handled */
 };
 
 void th_sim_params_default(struct th_sim_params *p);
