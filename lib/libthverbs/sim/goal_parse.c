@@ -68,10 +68,10 @@ struct parser {
 	uint32_t *rank_line;		/* [nranks]: where its block opened */
 };
 
-static int perr(struct parser *ps, uint32_t line, const char *fmt, ...)
+static int goal_err(struct parser *ps, uint32_t line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static int perr(struct parser *ps, uint32_t line, const char *fmt, ...)
+static int goal_err(struct parser *ps, uint32_t line, const char *fmt, ...)
 {
 	char why[256];
 	va_list ap;
@@ -83,18 +83,18 @@ static int perr(struct parser *ps, uint32_t line, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static bool is_word0(char c)
+static bool goal_word_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-static bool is_digit(char c)
+static bool goal_digit(char c)
 {
 	return c >= '0' && c <= '9';
 }
 
 /* the next token into ps->t; comments are skipped, a newline in one kept */
-static int next(struct parser *ps)
+static int goal_next_token(struct parser *ps)
 {
 	struct tok *t = &ps->t;
 
@@ -122,7 +122,7 @@ static int next(struct parser *ps)
 				ps->p++;
 			}
 			if (ps->p >= ps->end)
-				return perr(ps, start, "a /* comment is never closed");
+				return goal_err(ps, start, "a /* comment is never closed");
 			ps->p += 2;
 			if (nl) {
 				/* the comment ended a line: so does this token */
@@ -161,19 +161,19 @@ static int next(struct parser *ps)
 	}
 	if (*ps->p == '-') {
 		if (ps->end - ps->p >= 2 && ps->p[1] == '1' &&
-		    (ps->end - ps->p == 2 || !is_digit(ps->p[2]))) {
+		    (ps->end - ps->p == 2 || !goal_digit(ps->p[2]))) {
 			t->kind = TOK_NEG1;
 			ps->p += 2;
 			return 0;
 		}
-		return perr(ps, ps->line, "a negative number other than -1 (the wildcard)");
+		return goal_err(ps, ps->line, "a negative number other than -1 (the wildcard)");
 	}
-	if (is_digit(*ps->p)) {
+	if (goal_digit(*ps->p)) {
 		uint64_t v = 0;
 
-		while (ps->p < ps->end && is_digit(*ps->p)) {
+		while (ps->p < ps->end && goal_digit(*ps->p)) {
 			if (v > (UINT64_MAX - 9) / 10)
-				return perr(ps, ps->line, "a number too large for 64 bits");
+				return goal_err(ps, ps->line, "a number too large for 64 bits");
 			v = v * 10 + (uint64_t)(*ps->p - '0');
 			ps->p++;
 		}
@@ -182,27 +182,27 @@ static int next(struct parser *ps)
 		t->len = (size_t)(ps->p - t->s);
 		return 0;
 	}
-	if (is_word0(*ps->p)) {
-		while (ps->p < ps->end && (is_word0(*ps->p) || is_digit(*ps->p)))
+	if (goal_word_char(*ps->p)) {
+		while (ps->p < ps->end && (goal_word_char(*ps->p) || goal_digit(*ps->p)))
 			ps->p++;
 		t->kind = TOK_WORD;
 		t->len = (size_t)(ps->p - t->s);
 		return 0;
 	}
 	if ((unsigned char)*ps->p >= 0x20 && (unsigned char)*ps->p < 0x7f)
-		return perr(ps, ps->line, "unexpected character '%c'", *ps->p);
-	return perr(ps, ps->line, "unexpected byte 0x%02x",
+		return goal_err(ps, ps->line, "unexpected character '%c'", *ps->p);
+	return goal_err(ps, ps->line, "unexpected byte 0x%02x",
 		    (unsigned char)*ps->p);
 }
 
-static bool is_word(const struct tok *t, const char *w)
+static bool goal_is_word(const struct tok *t, const char *w)
 {
 	return t->kind == TOK_WORD && t->len == strlen(w) &&
 	       !memcmp(t->s, w, t->len);
 }
 
 /* what the current token is, for messages */
-static const char *tok_what(const struct tok *t, char *buf, size_t len)
+static const char *goal_tok_what(const struct tok *t, char *buf, size_t len)
 {
 	switch (t->kind) {
 	case TOK_EOF:
@@ -218,25 +218,25 @@ static const char *tok_what(const struct tok *t, char *buf, size_t len)
 	}
 }
 
-static int expect_end(struct parser *ps, const char *after)
+static int goal_expect_end(struct parser *ps, const char *after)
 {
 	char b[48];
-	int ret = next(ps);
+	int ret = goal_next_token(ps);
 
 	if (ret)
 		return ret;
 	if (ps->t.kind != TOK_NL && ps->t.kind != TOK_EOF)
-		return perr(ps, ps->t.line, "%s after %s: one statement a line",
-			    tok_what(&ps->t, b, sizeof(b)), after);
+		return goal_err(ps, ps->t.line, "%s after %s: one statement a line",
+			    goal_tok_what(&ps->t, b, sizeof(b)), after);
 	return 0;
 }
 
 /* the next token must be a number no larger than @max (or -1 if @any) */
-static int want_num(struct parser *ps, const char *what, uint64_t max,
+static int goal_want_num(struct parser *ps, const char *what, uint64_t max,
 		    bool any, uint64_t *out)
 {
 	char b[48];
-	int ret = next(ps);
+	int ret = goal_next_token(ps);
 
 	if (ret)
 		return ret;
@@ -245,18 +245,18 @@ static int want_num(struct parser *ps, const char *what, uint64_t max,
 		return 0;
 	}
 	if (ps->t.kind == TOK_NEG1)
-		return perr(ps, ps->t.line, "%s cannot be -1 (the wildcard is for a receive's peer and tag)", what);
+		return goal_err(ps, ps->t.line, "%s cannot be -1 (the wildcard is for a receive's peer and tag)", what);
 	if (ps->t.kind != TOK_NUM)
-		return perr(ps, ps->t.line, "%s expected, found %s", what,
-			    tok_what(&ps->t, b, sizeof(b)));
+		return goal_err(ps, ps->t.line, "%s expected, found %s", what,
+			    goal_tok_what(&ps->t, b, sizeof(b)));
 	if (ps->t.num > max)
-		return perr(ps, ps->t.line, "%s %" PRIu64 " is above the limit %" PRIu64,
+		return goal_err(ps, ps->t.line, "%s %" PRIu64 " is above the limit %" PRIu64,
 			    what, ps->t.num, max);
 	*out = ps->t.num;
 	return 0;
 }
 
-static uint32_t label_hash(const char *s, size_t len)
+static uint32_t goal_label_hash(const char *s, size_t len)
 {
 	uint32_t h = 2166136261u;	/* FNV-1a */
 
@@ -270,13 +270,13 @@ static uint32_t label_hash(const char *s, size_t len)
  * (the order labels were first named in), made when new.  The table holds
  * number + 1 by hash, open-addressed and at most half full.
  */
-static int label_slot(struct parser *ps, uint32_t *slot)
+static int goal_label(struct parser *ps, uint32_t *slot)
 {
 	const struct tok *t = &ps->t;
 	uint32_t h, i, k;
 
 	if (t->len > SIM_MAX_LABEL)
-		return perr(ps, t->line, "a label longer than %u bytes",
+		return goal_err(ps, t->line, "a label longer than %u bytes",
 			    SIM_MAX_LABEL);
 	if ((ps->nlabels + 1) * 2 > ps->table_cap) {
 		uint32_t ncap = ps->table_cap ? ps->table_cap * 2 : 256;
@@ -288,11 +288,11 @@ static int label_slot(struct parser *ps, uint32_t *slot)
 			free(nt);
 			if (nl)
 				ps->labels = nl;
-			return perr(ps, t->line, "too many labels in one rank");
+			return goal_err(ps, t->line, "too many labels in one rank");
 		}
 		ps->labels = nl;
 		for (k = 0; k < ps->nlabels; k++) {
-			i = label_hash(nl[k].s, nl[k].len) & (ncap - 1);
+			i = goal_label_hash(nl[k].s, nl[k].len) & (ncap - 1);
 			while (nt[i])
 				i = (i + 1) & (ncap - 1);
 			nt[i] = k + 1;
@@ -302,7 +302,7 @@ static int label_slot(struct parser *ps, uint32_t *slot)
 		ps->table = nt;
 		ps->table_cap = ncap;
 	}
-	h = label_hash(t->s, t->len);
+	h = goal_label_hash(t->s, t->len);
 	for (i = h & (ps->table_cap - 1); ps->table[i];
 	     i = (i + 1) & (ps->table_cap - 1)) {
 		const struct label *l = &ps->labels[ps->table[i] - 1];
@@ -321,7 +321,7 @@ static int label_slot(struct parser *ps, uint32_t *slot)
 }
 
 /* after "send", "recv" or "calc": the rest of the operation */
-static int parse_op(struct parser *ps, enum sim_kind kind, int64_t label)
+static int goal_parse_op(struct parser *ps, enum sim_kind kind, int64_t label)
 {
 	struct sim_op op = { .rank = (uint32_t)ps->rank, .line = ps->t.line,
 			     .kind = kind, .tag = 0 };
@@ -332,58 +332,58 @@ static int parse_op(struct parser *ps, enum sim_kind kind, int64_t label)
 	int ret;
 
 	if (kind == SIM_CALC) {
-		ret = want_num(ps, "a calc time (ns)", SIM_MAX_SIZE - 1, false, &v);
+		ret = goal_want_num(ps, "a calc time (ns)", SIM_MAX_SIZE - 1, false, &v);
 		if (ret)
 			return ret;
 		op.arg = v;
 	} else {
-		ret = want_num(ps, "a size in bytes", SIM_MAX_SIZE - 1, false, &v);
+		ret = goal_want_num(ps, "a size in bytes", SIM_MAX_SIZE - 1, false, &v);
 		if (ret)
 			return ret;
 		op.arg = v;
-		ret = next(ps);
+		ret = goal_next_token(ps);
 		if (ret)
 			return ret;
-		if (!is_word(&ps->t, "b"))
-			return perr(ps, ps->t.line, "'b' expected after the size, found %s",
-				    tok_what(&ps->t, b, sizeof(b)));
-		ret = next(ps);
+		if (!goal_is_word(&ps->t, "b"))
+			return goal_err(ps, ps->t.line, "'b' expected after the size, found %s",
+				    goal_tok_what(&ps->t, b, sizeof(b)));
+		ret = goal_next_token(ps);
 		if (ret)
 			return ret;
-		if (!is_word(&ps->t, kind == SIM_SEND ? "to" : "from"))
-			return perr(ps, ps->t.line, "'%s' expected, found %s",
+		if (!goal_is_word(&ps->t, kind == SIM_SEND ? "to" : "from"))
+			return goal_err(ps, ps->t.line, "'%s' expected, found %s",
 				    kind == SIM_SEND ? "to" : "from",
-				    tok_what(&ps->t, b, sizeof(b)));
-		ret = want_num(ps, "a peer rank", UINT32_MAX - 1,
+				    goal_tok_what(&ps->t, b, sizeof(b)));
+		ret = goal_want_num(ps, "a peer rank", UINT32_MAX - 1,
 			       kind == SIM_RECV, &v);
 		if (ret)
 			return ret;
 		if (v != SIM_ANY && v >= ps->g->nranks)
-			return perr(ps, ps->t.line, "peer %" PRIu64 " is not a rank: num_ranks is %u",
+			return goal_err(ps, ps->t.line, "peer %" PRIu64 " is not a rank: num_ranks is %u",
 				    v, ps->g->nranks);
 		op.peer = (uint32_t)v;
 	}
 	for (;;) {
-		ret = next(ps);
+		ret = goal_next_token(ps);
 		if (ret)
 			return ret;
 		if (ps->t.kind == TOK_NL || ps->t.kind == TOK_EOF)
 			break;
-		if (is_word(&ps->t, "tag") && kind != SIM_CALC && !seen_tag) {
-			ret = want_num(ps, "a tag", SIM_MAX_TAG, kind == SIM_RECV, &v);
+		if (goal_is_word(&ps->t, "tag") && kind != SIM_CALC && !seen_tag) {
+			ret = goal_want_num(ps, "a tag", SIM_MAX_TAG, kind == SIM_RECV, &v);
 			op.tag = (uint32_t)v;
 			seen_tag = true;
-		} else if (is_word(&ps->t, "cpu") && !seen_cpu) {
-			ret = want_num(ps, "a cpu number", SIM_MAX_UNITS - 1, false, &v);
+		} else if (goal_is_word(&ps->t, "cpu") && !seen_cpu) {
+			ret = goal_want_num(ps, "a cpu number", SIM_MAX_UNITS - 1, false, &v);
 			op.cpu = (uint8_t)v;
 			seen_cpu = true;
-		} else if (is_word(&ps->t, "nic") && !seen_nic) {
-			ret = want_num(ps, "a nic number", SIM_MAX_UNITS - 1, false, &v);
+		} else if (goal_is_word(&ps->t, "nic") && !seen_nic) {
+			ret = goal_want_num(ps, "a nic number", SIM_MAX_UNITS - 1, false, &v);
 			op.nic = (uint8_t)v;
 			seen_nic = true;
 		} else {
-			return perr(ps, ps->t.line, "%s: expected %s, or the end of the line",
-				    tok_what(&ps->t, b, sizeof(b)),
+			return goal_err(ps, ps->t.line, "%s: expected %s, or the end of the line",
+				    goal_tok_what(&ps->t, b, sizeof(b)),
 				    kind == SIM_CALC ? "cpu or nic" : "tag, cpu or nic");
 		}
 		if (ret)
@@ -391,14 +391,14 @@ static int parse_op(struct parser *ps, enum sim_kind kind, int64_t label)
 	}
 	idx = sim_goal_add_op(ps->g, &op);
 	if (idx < 0)
-		return perr(ps, op.line, "more than %u operations: refused", SIM_MAX_OPS);
+		return goal_err(ps, op.line, "more than %u operations: refused", SIM_MAX_OPS);
 	if (label >= 0)
 		ps->labels[label].op = idx;
 	return 0;
 }
 
 /* at '}': the block's dependencies, now that all its labels are known */
-static int close_block(struct parser *ps)
+static int goal_close_block(struct parser *ps)
 {
 	uint32_t k;
 	int ret;
@@ -411,16 +411,16 @@ static int close_block(struct parser *ps)
 		if (w->op < 0 || x->op < 0) {
 			const struct label *u = w->op < 0 ? w : x;
 
-			return perr(ps, d->line, "label '%.*s' names no operation of rank %" PRId64,
+			return goal_err(ps, d->line, "label '%.*s' names no operation of rank %" PRId64,
 				    (int)u->len, u->s, ps->rank);
 		}
 		if (w->op == x->op)
-			return perr(ps, d->line, "'%.*s' requires itself: it could never start",
+			return goal_err(ps, d->line, "'%.*s' requires itself: it could never start",
 				    (int)w->len, w->s);
 		ret = sim_goal_add_dep(ps->g, (uint32_t)w->op, (uint32_t)x->op,
 				       d->istart);
 		if (ret)
-			return perr(ps, d->line, "more than %u dependencies: refused",
+			return goal_err(ps, d->line, "more than %u dependencies: refused",
 				    SIM_MAX_DEPS);
 	}
 	for (k = 0; k < ps->nlabels; k++)
@@ -432,52 +432,52 @@ static int close_block(struct parser *ps)
 }
 
 /* a statement inside a block that starts with the word in ps->t */
-static int parse_block_stmt(struct parser *ps)
+static int goal_parse_block_stmt(struct parser *ps)
 {
 	uint32_t slot, slot2, line = ps->t.line;
 	char b[48];
 	bool istart;
 	int ret;
 
-	if (is_word(&ps->t, "send"))
-		return parse_op(ps, SIM_SEND, -1);
-	if (is_word(&ps->t, "recv"))
-		return parse_op(ps, SIM_RECV, -1);
-	if (is_word(&ps->t, "calc"))
-		return parse_op(ps, SIM_CALC, -1);
-	ret = label_slot(ps, &slot);
+	if (goal_is_word(&ps->t, "send"))
+		return goal_parse_op(ps, SIM_SEND, -1);
+	if (goal_is_word(&ps->t, "recv"))
+		return goal_parse_op(ps, SIM_RECV, -1);
+	if (goal_is_word(&ps->t, "calc"))
+		return goal_parse_op(ps, SIM_CALC, -1);
+	ret = goal_label(ps, &slot);
 	if (ret)
 		return ret;
-	ret = next(ps);
+	ret = goal_next_token(ps);
 	if (ret)
 		return ret;
 	if (ps->t.kind == TOK_COLON) {
 		if (ps->labels[slot].op >= 0)
-			return perr(ps, line, "label '%.*s' is already defined in this rank",
+			return goal_err(ps, line, "label '%.*s' is already defined in this rank",
 				    (int)ps->labels[slot].len, ps->labels[slot].s);
-		ret = next(ps);
+		ret = goal_next_token(ps);
 		if (ret)
 			return ret;
-		if (is_word(&ps->t, "send"))
-			return parse_op(ps, SIM_SEND, slot);
-		if (is_word(&ps->t, "recv"))
-			return parse_op(ps, SIM_RECV, slot);
-		if (is_word(&ps->t, "calc"))
-			return parse_op(ps, SIM_CALC, slot);
-		return perr(ps, ps->t.line, "send, recv or calc expected, found %s",
-			    tok_what(&ps->t, b, sizeof(b)));
+		if (goal_is_word(&ps->t, "send"))
+			return goal_parse_op(ps, SIM_SEND, slot);
+		if (goal_is_word(&ps->t, "recv"))
+			return goal_parse_op(ps, SIM_RECV, slot);
+		if (goal_is_word(&ps->t, "calc"))
+			return goal_parse_op(ps, SIM_CALC, slot);
+		return goal_err(ps, ps->t.line, "send, recv or calc expected, found %s",
+			    goal_tok_what(&ps->t, b, sizeof(b)));
 	}
-	if (!is_word(&ps->t, "requires") && !is_word(&ps->t, "irequires"))
-		return perr(ps, ps->t.line, "':', requires or irequires expected after a label, found %s",
-			    tok_what(&ps->t, b, sizeof(b)));
+	if (!goal_is_word(&ps->t, "requires") && !goal_is_word(&ps->t, "irequires"))
+		return goal_err(ps, ps->t.line, "':', requires or irequires expected after a label, found %s",
+			    goal_tok_what(&ps->t, b, sizeof(b)));
 	istart = ps->t.s[0] == 'i';
-	ret = next(ps);
+	ret = goal_next_token(ps);
 	if (ret)
 		return ret;
 	if (ps->t.kind != TOK_WORD)
-		return perr(ps, ps->t.line, "a label expected, found %s",
-			    tok_what(&ps->t, b, sizeof(b)));
-	ret = label_slot(ps, &slot2);
+		return goal_err(ps, ps->t.line, "a label expected, found %s",
+			    goal_tok_what(&ps->t, b, sizeof(b)));
+	ret = goal_label(ps, &slot2);
 	if (ret)
 		return ret;
 	if (ps->ndeps == ps->cap_deps) {
@@ -485,27 +485,27 @@ static int parse_block_stmt(struct parser *ps)
 		struct dep *nd;
 
 		if (ncap > SIM_MAX_DEPS)
-			return perr(ps, line, "more than %u dependencies in one rank: refused",
+			return goal_err(ps, line, "more than %u dependencies in one rank: refused",
 				    SIM_MAX_DEPS);
 		nd = realloc(ps->deps, (size_t)ncap * sizeof(*nd));
 		if (!nd)
-			return perr(ps, line, "out of memory");
+			return goal_err(ps, line, "out of memory");
 		ps->deps = nd;
 		ps->cap_deps = ncap;
 	}
 	ps->deps[ps->ndeps++] = (struct dep){ .waiter = slot, .waited = slot2,
 					      .line = line, .istart = istart };
-	return expect_end(ps, "the dependency");
+	return goal_expect_end(ps, "the dependency");
 }
 
-static int parse_all(struct parser *ps)
+static int goal_parse_all(struct parser *ps)
 {
 	char b[48];
 	uint64_t v;
 	int ret;
 
 	for (;;) {
-		ret = next(ps);
+		ret = goal_next_token(ps);
 		if (ret)
 			return ret;
 		if (ps->t.kind == TOK_NL)
@@ -514,71 +514,71 @@ static int parse_all(struct parser *ps)
 			break;
 		if (ps->rank >= 0) {
 			if (ps->t.kind == TOK_RBRACE) {
-				ret = close_block(ps);
+				ret = goal_close_block(ps);
 				if (!ret)
-					ret = expect_end(ps, "'}'");
+					ret = goal_expect_end(ps, "'}'");
 			} else if (ps->t.kind == TOK_WORD) {
-				ret = parse_block_stmt(ps);
+				ret = goal_parse_block_stmt(ps);
 			} else {
-				ret = perr(ps, ps->t.line, "%s: an operation, a dependency or '}' expected",
-					   tok_what(&ps->t, b, sizeof(b)));
+				ret = goal_err(ps, ps->t.line, "%s: an operation, a dependency or '}' expected",
+					   goal_tok_what(&ps->t, b, sizeof(b)));
 			}
 			if (ret)
 				return ret;
 			continue;
 		}
-		if (is_word(&ps->t, "num_ranks")) {
+		if (goal_is_word(&ps->t, "num_ranks")) {
 			uint32_t line = ps->t.line;
 
 			if (ps->g)
-				return perr(ps, line, "num_ranks given twice");
-			ret = want_num(ps, "a rank count", SIM_MAX_RANKS, false, &v);
+				return goal_err(ps, line, "num_ranks given twice");
+			ret = goal_want_num(ps, "a rank count", SIM_MAX_RANKS, false, &v);
 			if (ret)
 				return ret;
 			if (!v)
-				return perr(ps, line, "num_ranks 0: a schedule has ranks");
+				return goal_err(ps, line, "num_ranks 0: a schedule has ranks");
 			ps->g = sim_goal_new((unsigned int)v);
 			ps->rank_seen = calloc(v, 1);
 			ps->rank_line = calloc(v, sizeof(*ps->rank_line));
 			if (!ps->g || !ps->rank_seen || !ps->rank_line)
-				return perr(ps, line, "out of memory for %" PRIu64 " ranks", v);
-			ret = expect_end(ps, "num_ranks");
-		} else if (is_word(&ps->t, "rank")) {
+				return goal_err(ps, line, "out of memory for %" PRIu64 " ranks", v);
+			ret = goal_expect_end(ps, "num_ranks");
+		} else if (goal_is_word(&ps->t, "rank")) {
 			uint32_t line = ps->t.line;
 
 			if (!ps->g)
-				return perr(ps, line, "a rank block before num_ranks");
-			ret = want_num(ps, "a rank number", UINT32_MAX, false, &v);
+				return goal_err(ps, line, "a rank block before num_ranks");
+			ret = goal_want_num(ps, "a rank number", UINT32_MAX, false, &v);
 			if (ret)
 				return ret;
 			if (v >= ps->g->nranks)
-				return perr(ps, line, "rank %" PRIu64 " is not a rank: num_ranks is %u",
+				return goal_err(ps, line, "rank %" PRIu64 " is not a rank: num_ranks is %u",
 					    v, ps->g->nranks);
 			if (ps->rank_seen[v])
-				return perr(ps, line, "rank %" PRIu64 " has a block already (line %" PRIu32 ")",
+				return goal_err(ps, line, "rank %" PRIu64 " has a block already (line %" PRIu32 ")",
 					    v, ps->rank_line[v]);
 			ps->rank_seen[v] = 1;
 			ps->rank_line[v] = line;
-			ret = next(ps);
+			ret = goal_next_token(ps);
 			if (ret)
 				return ret;
 			if (ps->t.kind != TOK_LBRACE)
-				return perr(ps, ps->t.line, "'{' expected after rank %" PRIu64 ", found %s",
-					    v, tok_what(&ps->t, b, sizeof(b)));
+				return goal_err(ps, ps->t.line, "'{' expected after rank %" PRIu64 ", found %s",
+					    v, goal_tok_what(&ps->t, b, sizeof(b)));
 			ps->rank = (int64_t)v;
-			ret = expect_end(ps, "'{'");
+			ret = goal_expect_end(ps, "'{'");
 		} else {
-			ret = perr(ps, ps->t.line, "%s: num_ranks or a rank block expected",
-				   tok_what(&ps->t, b, sizeof(b)));
+			ret = goal_err(ps, ps->t.line, "%s: num_ranks or a rank block expected",
+				   goal_tok_what(&ps->t, b, sizeof(b)));
 		}
 		if (ret)
 			return ret;
 	}
 	if (ps->rank >= 0)
-		return perr(ps, ps->line, "rank %" PRId64 "'s block (line %" PRIu32 ") is not closed",
+		return goal_err(ps, ps->line, "rank %" PRId64 "'s block (line %" PRIu32 ") is not closed",
 			    ps->rank, ps->rank_line[ps->rank]);
 	if (!ps->g)
-		return perr(ps, ps->line, "no num_ranks: not a GOAL schedule");
+		return goal_err(ps, ps->line, "no num_ranks: not a GOAL schedule");
 	return 0;
 }
 
@@ -594,7 +594,7 @@ int th_sim_goal_parse(const char *text, size_t len, const char *name,
 	if (!goal || (!text && len))
 		return -EINVAL;
 	*goal = NULL;
-	ret = parse_all(&ps);
+	ret = goal_parse_all(&ps);
 	if (!ret)
 		ret = sim_goal_finalize(ps.g, ps.name, err, errlen);
 	free(ps.labels);

@@ -10,7 +10,7 @@
 
 #include "sim_priv.h"
 
-static bool ev_before(const struct sim_event *a, const struct sim_event *b)
+static bool sim_event_before(const struct sim_event *a, const struct sim_event *b)
 {
 	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
@@ -35,7 +35,7 @@ int sim_heap_push(struct sim_heap *h, uint64_t time, uint32_t op,
 	for (i = h->n++; i > 0; ) {
 		size_t parent = (i - 1) / 2;
 
-		if (!ev_before(&ev, &h->ev[parent]))
+		if (!sim_event_before(&ev, &h->ev[parent]))
 			break;
 		h->ev[i] = h->ev[parent];
 		i = parent;
@@ -59,9 +59,9 @@ bool sim_heap_pop(struct sim_heap *h, struct sim_event *out)
 
 		if (c >= h->n)
 			break;
-		if (c + 1 < h->n && ev_before(&h->ev[c + 1], &h->ev[c]))
+		if (c + 1 < h->n && sim_event_before(&h->ev[c + 1], &h->ev[c]))
 			c++;
-		if (!ev_before(&h->ev[c], &last))
+		if (!sim_event_before(&h->ev[c], &last))
 			break;
 		h->ev[i] = h->ev[c];
 		i = c;

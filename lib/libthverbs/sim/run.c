@@ -46,7 +46,7 @@ static int sim_retry(struct sim_run *s, uint64_t time, uint32_t op,
 	return sim_heap_push(&s->heap, time, op, what);
 }
 
-static uint64_t tadd(struct sim_run *s, uint64_t a, uint64_t b)
+static uint64_t sim_tadd(struct sim_run *s, uint64_t a, uint64_t b)
 {
 	uint64_t r;
 
@@ -58,7 +58,7 @@ static uint64_t tadd(struct sim_run *s, uint64_t a, uint64_t b)
 }
 
 /* (bytes - 1) * per_byte: LogGP charges the first byte in L, o or g */
-static uint64_t tbytes(struct sim_run *s, uint64_t bytes, uint64_t per_byte)
+static uint64_t sim_tbytes(struct sim_run *s, uint64_t bytes, uint64_t per_byte)
 {
 	uint64_t r;
 
@@ -69,17 +69,17 @@ static uint64_t tbytes(struct sim_run *s, uint64_t bytes, uint64_t per_byte)
 	return r;
 }
 
-static uint64_t max64(uint64_t a, uint64_t b)
+static uint64_t sim_max(uint64_t a, uint64_t b)
 {
 	return a > b ? a : b;
 }
 
-static uint64_t *cpu_of(struct sim_run *s, uint32_t rank, uint8_t cpu)
+static uint64_t *sim_cpu(struct sim_run *s, uint32_t rank, uint8_t cpu)
 {
 	return &s->o_free[(size_t)rank * s->g->ncpus + cpu];
 }
 
-static size_t nic_of(struct sim_run *s, uint32_t rank, uint8_t nic)
+static size_t sim_nic(struct sim_run *s, uint32_t rank, uint8_t nic)
 {
 	return (size_t)rank * s->g->nnics + nic;
 }
@@ -112,7 +112,7 @@ static void sim_done(struct sim_run *s, uint32_t op)
 	sim_release(s, op, 0);
 }
 
-static void q_append(uint32_t *head, uint32_t *tail, uint32_t *link,
+static void sim_queue_append(uint32_t *head, uint32_t *tail, uint32_t *link,
 		     uint32_t rank, uint32_t op)
 {
 	link[op] = NIL;
@@ -129,7 +129,7 @@ static void q_append(uint32_t *head, uint32_t *tail, uint32_t *link,
  * tag may be wildcards) and (@src, @tag) is a message's; else the queue
  * holds messages (by send op) and (@src, @tag) is a receive's.
  */
-static uint32_t q_match(struct sim_run *s, uint32_t *head, uint32_t *tail,
+static uint32_t sim_queue_take(struct sim_run *s, uint32_t *head, uint32_t *tail,
 			uint32_t rank, uint32_t src, uint32_t tag, bool recvs)
 {
 	const struct sim_op *ops = s->g->ops;
@@ -172,11 +172,11 @@ static uint32_t q_match(struct sim_run *s, uint32_t *head, uint32_t *tail,
 static void sim_rendezvous_done(struct sim_run *s, uint32_t send, uint64_t now)
 {
 	const struct sim_op *op = &s->g->ops[send];
-	uint64_t *cpu = cpu_of(s, op->rank, op->cpu);
-	size_t nic = nic_of(s, op->rank, op->nic);
+	uint64_t *cpu = sim_cpu(s, op->rank, op->cpu);
+	size_t nic = sim_nic(s, op->rank, op->nic);
 
-	*cpu = max64(*cpu, now);
-	s->gs_free[nic] = max64(s->gs_free[nic], now);
+	*cpu = sim_max(*cpu, now);
+	s->gs_free[nic] = sim_max(s->gs_free[nic], now);
 	sim_done(s, send);
 }
 
@@ -197,17 +197,17 @@ static int sim_event(struct sim_run *s, const struct sim_event *ev)
 		 */
 		uint32_t dst = op->peer;
 
-		cpu = cpu_of(s, dst, op->cpu);
-		nic = nic_of(s, dst, op->nic);
-		avail = max64(*cpu, s->gr_free[nic]);
+		cpu = sim_cpu(s, dst, op->cpu);
+		nic = sim_nic(s, dst, op->nic);
+		avail = sim_max(*cpu, s->gr_free[nic]);
 		if (avail > t)
 			return sim_retry(s, avail, ev->op, EV_MSG);
-		*cpu = tadd(s, tadd(s, t, p->o),
-			    max64(tbytes(s, op->arg, p->O), tbytes(s, op->arg, p->G)));
-		s->gr_free[nic] = tadd(s, tadd(s, t, p->g), tbytes(s, op->arg, p->G));
-		m = q_match(s, s->rq_head, s->rq_tail, dst, op->rank, op->tag, true);
+		*cpu = sim_tadd(s, sim_tadd(s, t, p->o),
+			    sim_max(sim_tbytes(s, op->arg, p->O), sim_tbytes(s, op->arg, p->G)));
+		s->gr_free[nic] = sim_tadd(s, sim_tadd(s, t, p->g), sim_tbytes(s, op->arg, p->G));
+		m = sim_queue_take(s, s->rq_head, s->rq_tail, dst, op->rank, op->tag, true);
 		if (m == NIL) {
-			q_append(s->uq_head, s->uq_tail, s->link, dst, ev->op);
+			sim_queue_append(s->uq_head, s->uq_tail, s->link, dst, ev->op);
 			return 0;
 		}
 		if (op->arg > p->S)
@@ -216,26 +216,26 @@ static int sim_event(struct sim_run *s, const struct sim_event *ev)
 		return 0;
 	}
 
-	cpu = cpu_of(s, op->rank, op->cpu);
-	nic = nic_of(s, op->rank, op->nic);
+	cpu = sim_cpu(s, op->rank, op->cpu);
+	nic = sim_nic(s, op->rank, op->nic);
 	switch (op->kind) {
 	case SIM_CALC:
 		if (*cpu > t)
 			return sim_retry(s, *cpu, ev->op, EV_OP);
-		*cpu = tadd(s, t, op->arg);
+		*cpu = sim_tadd(s, t, op->arg);
 		sim_started(s, ev->op);
 		sim_done(s, ev->op);
 		return 0;
 	case SIM_SEND:
-		avail = max64(*cpu, s->gs_free[nic]);
+		avail = sim_max(*cpu, s->gs_free[nic]);
 		if (avail > t)
 			return sim_retry(s, avail, ev->op, EV_OP);
 		/* o (and (n-1)O) on the CPU, g and (n-1)G on the NIC */
-		*cpu = tadd(s, tadd(s, t, p->o), tbytes(s, op->arg, p->O));
-		s->gs_free[nic] = tadd(s, tadd(s, t, p->g), tbytes(s, op->arg, p->G));
+		*cpu = sim_tadd(s, sim_tadd(s, t, p->o), sim_tbytes(s, op->arg, p->O));
+		s->gs_free[nic] = sim_tadd(s, sim_tadd(s, t, p->g), sim_tbytes(s, op->arg, p->G));
 		sim_started(s, ev->op);
 		/* the first byte arrives after o and L; G is paid at the receiver */
-		if (sim_heap_push(&s->heap, tadd(s, tadd(s, t, p->o), p->L),
+		if (sim_heap_push(&s->heap, sim_tadd(s, sim_tadd(s, t, p->o), p->L),
 				  ev->op, EV_MSG))
 			return -ENOMEM;
 		if (op->arg <= p->S)
@@ -244,10 +244,10 @@ static int sim_event(struct sim_run *s, const struct sim_event *ev)
 	default:
 		/* posting a receive costs nothing: o is paid when data lands */
 		sim_started(s, ev->op);
-		m = q_match(s, s->uq_head, s->uq_tail, op->rank, op->peer, op->tag,
+		m = sim_queue_take(s, s->uq_head, s->uq_tail, op->rank, op->peer, op->tag,
 			    false);
 		if (m == NIL) {
-			q_append(s->rq_head, s->rq_tail, s->link, op->rank, ev->op);
+			sim_queue_append(s->rq_head, s->rq_tail, s->link, op->rank, ev->op);
 			return 0;
 		}
 		if (s->g->ops[m].arg > p->S)
@@ -258,7 +258,7 @@ static int sim_event(struct sim_run *s, const struct sim_event *ev)
 }
 
 /* the ready ops in LogGOPSim's order: by rank, sends, receives, calcs */
-static int ready_cmp(const void *a, const void *b, void *arg)
+static int sim_ready_cmp(const void *a, const void *b, void *arg)
 {
 	const struct sim_op *ops = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -279,15 +279,15 @@ static int sim_queue_ready(struct sim_run *s, uint64_t now)
 	uint32_t i;
 
 	if (s->nready > 1)
-		qsort_r(s->ready, s->nready, sizeof(*s->ready), ready_cmp,
+		qsort_r(s->ready, s->nready, sizeof(*s->ready), sim_ready_cmp,
 			s->g->ops);
 	for (i = 0; i < s->nready; i++) {
 		const struct sim_op *op = &s->g->ops[s->ready[i]];
-		uint64_t t = *cpu_of(s, op->rank, op->cpu);
+		uint64_t t = *sim_cpu(s, op->rank, op->cpu);
 
 		if (op->kind == SIM_SEND)
-			t = max64(t, s->gs_free[nic_of(s, op->rank, op->nic)]);
-		if (sim_heap_push(&s->heap, max64(t, now), s->ready[i], EV_OP))
+			t = sim_max(t, s->gs_free[sim_nic(s, op->rank, op->nic)]);
+		if (sim_heap_push(&s->heap, sim_max(t, now), s->ready[i], EV_OP))
 			return -ENOMEM;
 	}
 	s->nready = 0;
@@ -295,7 +295,7 @@ static int sim_queue_ready(struct sim_run *s, uint64_t now)
 }
 
 /* "name:line" or "operation #i" of an op, for messages */
-static void op_where(const struct th_sim_goal *g, uint32_t i, char *buf,
+static void sim_op_where(const struct th_sim_goal *g, uint32_t i, char *buf,
 		     size_t len)
 {
 	if (g->ops[i].line)
@@ -316,7 +316,7 @@ static int sim_explain(struct sim_run *s, char *err, size_t errlen)
 		if (s->uq_head[r] != NIL) {
 			const struct sim_op *op = &g->ops[s->uq_head[r]];
 
-			op_where(g, s->uq_head[r], where, sizeof(where));
+			sim_op_where(g, s->uq_head[r], where, sizeof(where));
 			sim_err(err, errlen,
 				"rank %" PRIu32 ": a message of rank %" PRIu32 " (%s, tag %" PRIu32 ") arrived and no receive took it",
 				r, op->rank, where, op->tag);
@@ -327,7 +327,7 @@ static int sim_explain(struct sim_run *s, char *err, size_t errlen)
 
 		if (s->flags[i] & OPF_DONE)
 			continue;
-		op_where(g, i, where, sizeof(where));
+		sim_op_where(g, i, where, sizeof(where));
 		/* (a send left undone is a rendezvous whose message no
 		 * receive took: the unexpected queue above names it) */
 		if (s->flags[i] & OPF_STARTED)
@@ -343,7 +343,7 @@ static int sim_explain(struct sim_run *s, char *err, size_t errlen)
 	return 0;
 }
 
-static bool params_ok(const struct th_sim_params *p, char *err, size_t errlen)
+static bool sim_params_ok(const struct th_sim_params *p, char *err, size_t errlen)
 {
 	if (p->L >= SIM_MAX_PARAM || p->o >= SIM_MAX_PARAM ||
 	    p->g >= SIM_MAX_PARAM || p->S >= SIM_MAX_SIZE ||
@@ -367,7 +367,7 @@ int th_sim_run(const struct th_sim_goal *g, const struct th_sim_params *params,
 	if (!g || !params || !res || !g->finalized)
 		return -EINVAL;
 	memset(res, 0, sizeof(*res));
-	if (!params_ok(params, err, errlen))
+	if (!sim_params_ok(params, err, errlen))
 		return -EINVAL;
 	nr = g->nranks;
 	ncpu = nr * g->ncpus;
@@ -426,9 +426,9 @@ int th_sim_run(const struct th_sim_goal *g, const struct th_sim_params *params,
 		uint64_t f = 0;
 
 		for (c = 0; c < g->ncpus; c++)
-			f = max64(f, *cpu_of(&s, r, (uint8_t)c));
+			f = sim_max(f, *sim_cpu(&s, r, (uint8_t)c));
 		res->finish_ns[r] = f;
-		res->max_ns = max64(res->max_ns, f);
+		res->max_ns = sim_max(res->max_ns, f);
 	}
 	goto out;
 nomem:
