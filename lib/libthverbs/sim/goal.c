@@ -109,17 +109,18 @@ int sim_goal_add_dep(struct th_sim_goal *g, uint32_t waiter, uint32_t waited,
 
 /*
  * Kahn's walk over the edges: an op is reached once every edge into it is;
- * ops left unreached lie on a cycle or behind one.  Returns one of them
- * that is on a cycle (walking back along unreached edges must loop), or
- * UINT32_MAX when there is none.
+ * ops left unreached lie on a cycle or behind one.  Each of those has an
+ * unreached op before it, so walking back from one along such edges must
+ * come round to an op already seen: that one is on a cycle, and returned.
+ * UINT32_MAX when there is no cycle.
  */
 static uint32_t sim_find_cycle(const struct th_sim_goal *g)
 {
 	uint32_t *left, *stack, nstack = 0, i, e, reached = 0;
 	uint32_t found = UINT32_MAX;
 
-	left = malloc((size_t)g->nops * sizeof(*left));
-	stack = malloc((size_t)g->nops * sizeof(*stack));
+	left = malloc(((size_t)g->nops + 1) * sizeof(*left));
+	stack = malloc(((size_t)g->nops + 1) * sizeof(*stack));
 	if (!left || !stack)
 		goto out;
 	for (i = 0; i < g->nops; i++) {
@@ -140,12 +141,19 @@ static uint32_t sim_find_cycle(const struct th_sim_goal *g)
 	}
 	if (reached == g->nops)
 		goto out;
-	/* the first unreached op, by index: the message names its line */
+	/* stack[] now holds, for each unreached op, an unreached op before it */
 	for (i = 0; i < g->nops; i++)
-		if (left[i]) {
-			found = i;
-			break;
-		}
+		for (e = g->out_first[i]; left[i] && e < g->out_first[i + 1]; e++)
+			if (left[g->out[e] >> 1])
+				stack[g->out[e] >> 1] = i;
+	for (i = 0; i < g->nops && !left[i]; i++)
+		;
+	/* left[] marks the ops seen on the walk back: UINT32_MAX */
+	while (left[i] != UINT32_MAX) {
+		left[i] = UINT32_MAX;
+		i = stack[i];
+	}
+	found = i;
 out:
 	free(left);
 	free(stack);

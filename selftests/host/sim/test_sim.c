@@ -485,6 +485,10 @@ static const struct bad_case bad[] = {
 	{ "num_ranks 1\nrank 0 {\nl1: calc 1\nl2: calc 1\nl3: calc 1\n"
 	  "l1 requires l3\nl2 requires l1\nl3 irequires l2\n}\n",
 	  "t.goal:3: rank 0: the requires and irequires of this operation form a cycle", -ELOOP },
+	/* l1 waits behind the cycle l2 -> l3 -> l2: the cycle is named */
+	{ "num_ranks 1\nrank 0 {\nl1: calc 1\nl2: calc 1\nl3: calc 1\n"
+	  "l1 requires l2\nl2 requires l3\nl3 requires l2\n}\n",
+	  "t.goal:4: rank 0: the requires and irequires of this operation form a cycle", -ELOOP },
 	{ "num_ranks 1\nrank 0 {\nlabel_of_more_than_sixty_four_bytes_is_refused_by_the_reader_xxxxxxxxxx: calc 1\n}\n",
 	  "t.goal:3: a label longer than 64 bytes", -EINVAL },
 };
