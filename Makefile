@@ -83,6 +83,7 @@ include lib/libthverbs/libthverbs.mk
 include lib/libthmpi/libthmpi.mk
 include selftests/host/host.mk
 include selftests/host/thctl/thctl-tests.mk
+include selftests/host/sim/sim-tests.mk
 include tools/tools.mk
 include fuzz/fuzz.mk
 include driver/module.mk

@@ -29,10 +29,14 @@ VERIFY_SAN_OBJS	:= $(VERIFY_SRCS:%.c=$(S)/%.o)
 # plan object (coll/).
 PLACE_SRCS	:= $(sort $(wildcard lib/libthverbs/place/*.c))
 PLACE_SAN_OBJS	:= $(PLACE_SRCS:%.c=$(S)/%.o)
+# The LogGP(S) simulator of GOAL schedules (sim/): pure logic, no verbs;
+# its host tests link it alone (selftests/host/sim/sim-tests.mk).
+SIM_SRCS	:= $(sort $(wildcard lib/libthverbs/sim/*.c))
+SIM_SAN_OBJS	:= $(SIM_SRCS:%.c=$(S)/%.o)
 VERBS_SRCS	:= $(sort $(wildcard lib/libthverbs/verbs/*.c \
 		     lib/libthverbs/providers/kernel/*.c \
 		     lib/libthverbs/coll/*.c lib/libthverbs/boot/*.c \
-		     lib/libthverbs/verify/*.c) $(PLACE_SRCS))
+		     lib/libthverbs/verify/*.c) $(PLACE_SRCS) $(SIM_SRCS))
 VERBS_OBJS	:= $(VERBS_SRCS:%.c=$(O)/%.o)
 VERBS_SAN_OBJS	:= $(VERBS_SRCS:%.c=$(S)/%.o)
 
@@ -44,9 +48,10 @@ VERBS_SAN_OBJS	:= $(VERBS_SRCS:%.c=$(S)/%.o)
 # own folder only.  The ofi provider is an in-process node with a network
 # (its own, inproc's and the bootstrap's private headers); the placer
 # reads its files with the scheduler's lexer (sched/parse.h) and runs a
-# placement through the collectives' plan (coll/plan.h, group.h); tests are
-# white-box (TH_WHITEBOX_CPPFLAGS).  A folder's own header needs no -I
-# ("x.h" is looked for beside the file first).
+# placement through the collectives' plan (coll/plan.h, group.h); the
+# simulator (sim/) needs only its own header; tests are white-box
+# (TH_WHITEBOX_CPPFLAGS).  A folder's own header needs no -I ("x.h" is
+# looked for beside the file first).
 LTV		:= $(TOP)/lib/libthverbs
 TH_FOLDER_CPPFLAGS_verbs		:= -I$(LTV)/verbs
 TH_FOLDER_CPPFLAGS_coll			:= -I$(LTV)/verbs
@@ -54,11 +59,12 @@ TH_FOLDER_CPPFLAGS_boot			:= -I$(LTV)/verbs
 TH_FOLDER_CPPFLAGS_sched		:=
 TH_FOLDER_CPPFLAGS_place		:= -I$(LTV)/verbs -I$(LTV)/sched -I$(LTV)/coll
 TH_FOLDER_CPPFLAGS_verify		:=
+TH_FOLDER_CPPFLAGS_sim			:=
 TH_FOLDER_CPPFLAGS_providers/kernel	:= -I$(LTV)/verbs
 TH_FOLDER_CPPFLAGS_providers/inproc	:= -I$(LTV)/verbs
 TH_FOLDER_CPPFLAGS_providers/ofi	:= -I$(LTV)/verbs -I$(LTV)/providers/inproc \
 					   -I$(LTV)/boot
-LTV_FOLDERS	:= verbs coll boot sched place verify providers/kernel \
+LTV_FOLDERS	:= verbs coll boot sched place verify sim providers/kernel \
 		   providers/inproc providers/ofi
 # and every file includes the public headers it uses (THVERBS_VERBS_ONLY:
 # thverbs/verbs.h without the collectives and the bootstrap it brings in

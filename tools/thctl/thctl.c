@@ -15,6 +15,7 @@ static const struct thctl_cmd thctl_cmds[] = {
 	{ "demo",  thctl_demo_main,  "an offloaded reduction on the in-process NIC model, narrated" },
 	{ "place", thctl_place_main, "place offload jobs on the NIC nodes (HAGD and others) and predict" },
 	{ "sched", thctl_sched_main, "schedule a task graph (HEFT, PETS, HCPFD, HAGD)" },
+	{ "sim",   thctl_sim_main,   "simulate a GOAL schedule under LogGP(S), as LogGOPSim does" },
 	{ "tree",  thctl_tree_main,  "print the k-nomial tree of N ranks" },
 	{ "devices", thctl_devices_main, "list the nodes of a provider" },
 	{ "info", thctl_info_main, "a node's ABI version, limits and features" },

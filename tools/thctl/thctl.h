@@ -36,6 +36,8 @@ void thctl_capture_end(struct thctl_capture *c, struct tj *j);
 int thctl_demo_main(int argc, char **argv);
 int thctl_place_main(int argc, char **argv);
 int thctl_sched_main(int argc, char **argv);
+/* cmd_sim.c: the LogGP(S) simulator of GOAL schedules */
+int thctl_sim_main(int argc, char **argv);
 int thctl_tree_main(int argc, char **argv);
 /* cmd_devices.c */
 int thctl_devices_main(int argc, char **argv);

@@ -340,6 +340,67 @@ if [ "$rc" -eq 0 ] && json_ok tree "assert d['n'] == 7 and d['ranks'][0]['parent
 else
 	not_ok "tree -j -p: the ranks with parents and children" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
 fi
+# sim: LogGOPSim's known answers through the command, -j, --export-goal
+SIMDATA=$TOP/selftests/host/sim/data
+run sim "$SIMDATA/readme_reduce_8.goal"
+if [ "$rc" -eq 0 ] && grep -qx "rank 0: 34914 ns" "$TMP/out" &&
+   grep -qx "rank 1: 24776 ns" "$TMP/out" && grep -qx "rank 7: 1500 ns" "$TMP/out" &&
+   grep -q "^max: 34914 ns (rank 0); 8 ranks, 21 events" "$TMP/out"; then
+	ok "sim: LogGOPSim's README binomial reduce, 34914 ns"
+else
+	not_ok "sim: LogGOPSim's README binomial reduce, 34914 ns" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+run sim -j "$SIMDATA/dissemination_16.goal"
+if [ "$rc" -eq 0 ] && json_ok sim "assert d['ranks'] == 16 and d['finish_ns'] == [22000] * 16 and d['max_ns'] == 22000 and d['events'] == 192 and d['wall_s'] >= 0"; then
+	ok "sim -j: the 16-rank dissemination barrier, 22000 ns everywhere"
+else
+	not_ok "sim -j: the 16-rank dissemination barrier, 22000 ns everywhere" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+run sim -j --pattern allreduce --ranks 64 --bytes 8 --loggp 2500,1500,1000,6,0,65535
+if [ "$rc" -eq 0 ] && json_ok sim "assert d['ranks'] == 64 and d['max_ns'] == 2 * 6 * (2 * 1500 + 2500 + 7 * 6)"; then
+	ok "sim --pattern allreduce: 2 log2 P (2o + L + 7G) at P = 64"
+else
+	not_ok "sim --pattern allreduce: 2 log2 P (2o + L + 7G) at P = 64" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+run sim --pattern reduce --ranks 8 --bytes 1024 --export-goal "$TMP/r8.goal" -q
+rc1=$rc
+grep -q "^max: 34914 ns" "$TMP/out" && max1=1 || max1=0
+run sim -q "$TMP/r8.goal"
+if [ "$rc1" -eq 0 ] && [ "$max1" -eq 1 ] &&
+   diff <(grep -v '^//' "$SIMDATA/readme_reduce_8.goal") "$TMP/r8.goal" > /dev/null &&
+   [ "$rc" -eq 0 ] && grep -q "^max: 34914 ns" "$TMP/out"; then
+	ok "sim --export-goal: the generated schedule as GOAL text, read back the same"
+else
+	not_ok "sim --export-goal: the generated schedule as GOAL text, read back the same" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+run sim --pattern bcast --ranks 3 --export-goal -
+if [ "$rc" -eq 0 ] && [ "$(head -n 1 "$TMP/out")" = "num_ranks 3" ] && ! grep -q "^max:" "$TMP/out"; then
+	ok "sim --export-goal -: GOAL text alone on standard output"
+else
+	not_ok "sim --export-goal -: GOAL text alone on standard output" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+printf 'num_ranks 2\nrank 0 {\nl1: send 8b to 7 tag 0\n}\n' > "$TMP/bad.goal"
+expect_refusal "sim: a peer outside the ranks, file:line, exit 2" 2 \
+	"^thctl sim: .*/bad.goal:3: peer 7 is not a rank: num_ranks is 2$" sim "$TMP/bad.goal"
+printf 'num_ranks 2\nrank 1 {\nl1: recv 8b from 0 tag 0\n}\n' > "$TMP/dead.goal"
+expect_refusal "sim: a receive never matched, exit 1" 1 \
+	"^thctl sim: rank 1: the operation at line 3, a receive, was never matched by a send$" sim "$TMP/dead.goal"
+expect_refusal "sim: --loggp with 5 values, exit 2" 2 \
+	"^thctl sim: --loggp: expected L,o,g,G or L,o,g,G,O,S" sim --loggp 1,2,3,4,5 --pattern reduce --ranks 4
+expect_refusal "sim: G out of range, exit 2" 2 \
+	"^thctl sim: LogGP parameters out of range" sim --loggp 1,2,3,2000000 --pattern reduce --ranks 4
+expect_refusal "sim: an unknown pattern, exit 2" 2 \
+	"^thctl sim: unknown pattern 'gather': reduce, bcast or allreduce$" sim --pattern gather --ranks 4
+expect_refusal "sim: neither a file nor a pattern, exit 2" 2 \
+	"^thctl sim: give a GOAL file or --pattern" sim -q
+truncate -s 1100M "$TMP/huge.goal"
+expect_refusal "sim: a GOAL file above 1 GiB is refused unread, exit 1" 1 \
+	"huge.goal: 1153433600 bytes: larger than the 1 GiB a GOAL file may be$" sim "$TMP/huge.goal"
+rm -f "$TMP/huge.goal"
+expect_refusal "sim: --ranks above 2^24, exit 2" 2 \
+	"^thctl sim: --ranks: expected a number up to 16777216, got '16777217'$" sim --pattern reduce --ranks 16777217
+expect_refusal "sim: a missing file, exit 1" 1 \
+	"^thctl sim: $TMP/none.goal: No such file or directory$" sim "$TMP/none.goal"
 # what is wrong, in one line, rather than the usage text (issue K)
 expect_refusal "tree: a radix of 1 says K must be at least 2, exit 2" 2 \
 	"^thctl tree: K: the radix must be from 2 to [0-9]+, got '1'$" tree 16 1

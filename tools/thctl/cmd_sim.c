@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* cmd_sim.c - 'thctl sim': simulate a GOAL schedule (a file or a generated k-nomial pattern) under LogGP(S). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <thverbs/sim.h>
+#include "json.h"
+#include "thctl.h"
+
+/* a GOAL file larger than this is refused before it is read */
+#define SIM_MAX_FILE	(1ull << 30)
+
+static void sim_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: thctl sim [OPTIONS] FILE.goal\n"
+		"       thctl sim [OPTIONS] --pattern allreduce|reduce|bcast --ranks N\n"
+		"                 [--radix K] [--bytes B]\n"
+		"\n"
+		"Simulates a GOAL schedule under the LogGP(S) model as LogGOPSim does\n"
+		"and prints each rank's finish time (ns) and the maximum.\n"
+		"\n"
+		"  --loggp L,o,g,G[,O,S]  the model's parameters in ns (G and O per byte;\n"
+		"                      S: messages above S bytes use a rendezvous);\n"
+		"                      default 2500,1500,1000,6,0,65535 (LogGOPSim's)\n"
+		"  --pattern P         generate a k-nomial allreduce (reduce then\n"
+		"                      broadcast), reduce or bcast rooted at rank 0\n"
+		"  --ranks N           its ranks (1 to 16777216)\n"
+		"  --radix K           its tree's radix (default 2: schedgen's binomial)\n"
+		"  --bytes B           each message's size (default 8)\n"
+		"  --export-goal FILE  write the schedule as GOAL text to FILE (- for\n"
+		"                      standard output: then nothing else is printed\n"
+		"                      and nothing simulated)\n"
+		"  -q, --quiet         print only the maximum, not every rank\n"
+		"  -j, --json          one JSON document: {\"ranks\", \"finish_ns\": [...],\n"
+		"                      \"max_ns\", \"events\", \"wall_s\"}\n"
+		"  -p, --pretty        indent the JSON\n"
+		"\n"
+		"Exit status: 0 simulated, 1 the simulation failed (a receive never\n"
+		"matched, a cycle of waits, time past 2^64 ns), 2 usage error or a\n"
+		"malformed GOAL file (file:line: why).\n");
+}
+
+/* "a,b,c,d[,e,f]" into @p */
+static int sim_parse_loggp(const char *s, struct th_sim_params *p)
+{
+	uint64_t v[6];
+	const char *c = s;
+	unsigned int n = 0;
+	char *end;
+
+	while (n < 6) {
+		if (*c < '0' || *c > '9')
+			return -1;
+		errno = 0;
+		v[n++] = strtoull(c, &end, 10);
+		if (errno)
+			return -1;
+		if (!*end)
+			break;
+		if (*end != ',')
+			return -1;
+		c = end + 1;
+	}
+	if ((n != 4 && n != 6) || *end)
+		return -1;
+	p->L = v[0];
+	p->o = v[1];
+	p->g = v[2];
+	p->G = v[3];
+	if (n == 6) {
+		p->O = v[4];
+		p->S = v[5];
+	}
+	return 0;
+}
+
+static int sim_num(const char *opt, const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	if (*s < '0' || *s > '9' || ((*v = strtoull(s, &end, 10)), errno) ||
+	    *end || *v > max) {
+		fprintf(stderr, "thctl sim: %s: expected a number up to %" PRIu64 ", got '%s'\n",
+			opt, max, s);
+		return -1;
+	}
+	return 0;
+}
+
+/* the whole of @path, NUL-terminated; NULL with the reason said */
+static char *sim_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	long size;
+
+	if (!f) {
+		fprintf(stderr, "thctl sim: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		fprintf(stderr, "thctl sim: %s: cannot tell its size: %s\n", path,
+			strerror(errno));
+		goto out;
+	}
+	if ((unsigned long long)size > SIM_MAX_FILE) {
+		fprintf(stderr, "thctl sim: %s: %ld bytes: larger than the 1 GiB a GOAL file may be\n",
+			path, size);
+		goto out;
+	}
+	buf = malloc((size_t)size + 1);
+	if (!buf) {
+		fprintf(stderr, "thctl sim: %s: out of memory\n", path);
+		goto out;
+	}
+	if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
+		fprintf(stderr, "thctl sim: %s: read failed\n", path);
+		free(buf);
+		buf = NULL;
+		goto out;
+	}
+	buf[size] = '\0';
+	*len = (size_t)size;
+out:
+	fclose(f);
+	return buf;
+}
+
+static int sim_export(const struct th_sim_goal *g, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	int ret;
+
+	if (!f) {
+		fprintf(stderr, "thctl sim: --export-goal %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	ret = th_sim_goal_write(g, f);
+	if (f != stdout ? fclose(f) : fflush(f))
+		ret = -EIO;
+	if (ret) {
+		fprintf(stderr, "thctl sim: --export-goal %s: write failed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+static void sim_print(const struct th_sim_result *res, double wall, bool quiet,
+		      bool json, bool pretty)
+{
+	unsigned int r, argmax = 0;
+	struct tj t;
+
+	for (r = 0; r < res->ranks; r++)
+		if (res->finish_ns[r] == res->max_ns) {
+			argmax = r;
+			break;
+		}
+	if (json) {
+		tj_init(&t, stdout, pretty);
+		tj_obj_begin(&t);
+		tj_kv_u64(&t, "ranks", res->ranks);
+		tj_key(&t, "finish_ns");
+		tj_arr_begin(&t);
+		for (r = 0; r < res->ranks; r++)
+			tj_u64(&t, res->finish_ns[r]);
+		tj_arr_end(&t);
+		tj_kv_u64(&t, "max_ns", res->max_ns);
+		tj_kv_u64(&t, "events", res->events);
+		tj_key(&t, "wall_s");
+		tj_double(&t, wall);
+		tj_obj_end(&t);
+		tj_finish(&t);
+		return;
+	}
+	if (!quiet)
+		for (r = 0; r < res->ranks; r++)
+			printf("rank %u: %" PRIu64 " ns\n", r, res->finish_ns[r]);
+	printf("max: %" PRIu64 " ns (rank %u); %u ranks, %" PRIu64 " events, %.3f s\n",
+	       res->max_ns, argmax, res->ranks, res->events, wall);
+}
+
+int thctl_sim_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "loggp", required_argument, NULL, 'l' },
+		{ "pattern", required_argument, NULL, 'P' },
+		{ "ranks", required_argument, NULL, 'n' },
+		{ "radix", required_argument, NULL, 'k' },
+		{ "bytes", required_argument, NULL, 'b' },
+		{ "export-goal", required_argument, NULL, 'e' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *pattern = NULL, *export = NULL, *path = NULL;
+	uint64_t ranks = 0, radix = 2, bytes = 8;
+	bool quiet = false, json = false, pretty = false, have_ranks = false;
+	struct th_sim_goal *g = NULL;
+	struct th_sim_result res;
+	struct th_sim_params p;
+	struct timespec t0, t1;
+	char err[512] = "";
+	int c, ret;
+
+	th_sim_params_default(&p);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qjph", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			if (sim_parse_loggp(optarg, &p)) {
+				fprintf(stderr, "thctl sim: --loggp: expected L,o,g,G or L,o,g,G,O,S (whole ns), got '%s'\n",
+					optarg);
+				return THCTL_EXIT_USAGE;
+			}
+			break;
+		case 'P':
+			pattern = optarg;
+			break;
+		case 'n':
+			if (sim_num("--ranks", optarg, 1u << 24, &ranks))
+				return THCTL_EXIT_USAGE;
+			have_ranks = true;
+			break;
+		case 'k':
+			if (sim_num("--radix", optarg, UINT32_MAX, &radix))
+				return THCTL_EXIT_USAGE;
+			break;
+		case 'b':
+			if (sim_num("--bytes", optarg, UINT64_MAX, &bytes))
+				return THCTL_EXIT_USAGE;
+			break;
+		case 'e':
+			export = optarg;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'p':
+			pretty = true;
+			break;
+		case 'h':
+			sim_usage(stdout);
+			return THCTL_EXIT_OK;
+		default:
+			sim_usage(stderr);
+			return THCTL_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc || (!path == !pattern)) {
+		fprintf(stderr, "thctl sim: %s (--help for usage)\n",
+			!path ? "give a GOAL file or --pattern" :
+			pattern ? "a GOAL file or --pattern, not both" :
+				  "one GOAL file at a time");
+		return THCTL_EXIT_USAGE;
+	}
+	if (pattern && !have_ranks) {
+		fprintf(stderr, "thctl sim: --pattern needs --ranks N\n");
+		return THCTL_EXIT_USAGE;
+	}
+	if (path && (have_ranks || radix != 2 || bytes != 8)) {
+		fprintf(stderr, "thctl sim: --ranks, --radix and --bytes go with --pattern, not a file\n");
+		return THCTL_EXIT_USAGE;
+	}
+
+	if (path) {
+		size_t len;
+		char *text = sim_read_file(path, &len);
+
+		if (!text)
+			return THCTL_EXIT_FAIL;
+		ret = th_sim_goal_parse(text, len, path, &g, err, sizeof(err));
+		free(text);
+	} else {
+		ret = th_sim_goal_gen(pattern, (unsigned int)ranks,
+				      radix > UINT32_MAX ? 0 : (unsigned int)radix,
+				      bytes, &g, err, sizeof(err));
+	}
+	if (ret) {
+		fprintf(stderr, "thctl sim: %s\n", err[0] ? err : strerror(-ret));
+		return ret == -ENOMEM ? THCTL_EXIT_FAIL : THCTL_EXIT_USAGE;
+	}
+	if (export) {
+		if (sim_export(g, export)) {
+			th_sim_goal_destroy(g);
+			return THCTL_EXIT_FAIL;
+		}
+		if (!strcmp(export, "-")) {
+			th_sim_goal_destroy(g);
+			return THCTL_EXIT_OK;
+		}
+	}
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = th_sim_run(g, &p, &res, err, sizeof(err));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	th_sim_goal_destroy(g);
+	if (ret) {
+		fprintf(stderr, "thctl sim: %s\n", err[0] ? err : strerror(-ret));
+		return ret == -EINVAL ? THCTL_EXIT_USAGE : THCTL_EXIT_FAIL;
+	}
+	sim_print(&res, (double)(t1.tv_sec - t0.tv_sec) +
+			(double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+		  quiet, json, pretty);
+	th_sim_result_fini(&res);
+	return THCTL_EXIT_OK;
+}
