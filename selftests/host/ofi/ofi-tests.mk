@@ -56,12 +56,15 @@ $(OFI_NETNS_TEST): $(TOP)/selftests/host/ofi/test_netns.sh $(BIN)/thrun \
 # is $(LOGS)/vm-rxe.tap, its console $(LOGS)/rxe/vm-console.log.
 VM_RXE_DIR	:= $(B)/vm-rxe
 .PHONY: vmtest-rxe
-vmtest-rxe: module $(BIN)/thrun $(OFI_RANK) $(COLL_RANK_HOST)
+# thrun is the VM's static one: the host's links libthverbs.so, which the
+# payload does not carry, and thrun needs no ofi of its own (the ranks
+# have it).
+vmtest-rxe: module $(VM_THRUN) $(OFI_RANK) $(COLL_RANK_HOST)
 	@mkdir -p $(LOGS)/rxe; \
 	fail() { echo "not ok 1 rxe: $$1" > $(LOGS)/vm-rxe.tap; exit 1; }; \
 	kver=$$($(TOP)/scripts/kdir.sh --version) || fail "no kernel to boot"; \
 	$(TOP)/scripts/vm/rxe-payload.sh $(VM_RXE_DIR)/payload $$kver \
-		$(BIN)/thrun $(OFI_RANK) $(COLL_RANK_HOST) || \
+		$(VM_THRUN) $(OFI_RANK) $(COLL_RANK_HOST) || \
 		fail "its payload could not be assembled"; \
 	TOP='$(TOP)' B='$(B)' LOGS='$(LOGS)/rxe' VM_DIR='$(VM_RXE_DIR)' \
 	VM_MODULE='$(TOP)/th_nic.ko' VM_PAYLOAD='$(VM_RXE_DIR)/payload' \
