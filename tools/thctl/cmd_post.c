@@ -37,7 +37,8 @@ static void post_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: thctl post [--provider kernel|inproc|auto] [-q] [--print-digest]\n"
-		"                  [--no-precheck] [-v] [--stats] [-j [-p]] FILE\n\n"
+		"                  [--no-precheck] [--verify] [-v] [--stats] [-j [-p]]\n"
+		"                  FILE\n\n"
 		"Set up what FILE describes (buffers, MRs, chains on several nodes, one\n"
 		"vport per node), post every chain, then run the host actions in file\n"
 		"order: start (increment or set a counter), expect (wait for a counter),\n"
@@ -58,6 +59,9 @@ static void post_usage(FILE *f)
 		"                   bit-identical buffers\n"
 		"  --no-precheck    leave offsets and lengths to the NIC (shows its\n"
 		"                   refusal at the doorbell)\n"
+		"  --verify         first prove that every chain will fire, finish and\n"
+		"                   fit (thctl verify): with a finding nothing is set\n"
+		"                   up and thctl post exits 1\n"
 		"  -v, --verbose    say what is set up, posted and torn down (stderr)\n"
 		"  --stats          at the end, the in-process fabric's statistics of\n"
 		"                   the nodes used (th_nic.ko's: thctl stat)\n"
@@ -577,7 +581,7 @@ int thctl_post_main(int argc, char **argv)
 {
 	const char *provider = NULL, *path = NULL;
 	bool quiet = false, digest = false, stats = false, json = false;
-	bool pretty = false;
+	bool pretty = false, verify = false;
 	struct thctl_capture cap;
 	struct tj j;
 	unsigned int flags = 0;
@@ -603,6 +607,8 @@ int thctl_post_main(int argc, char **argv)
 			digest = true;
 		} else if (!strcmp(argv[i], "--no-precheck")) {
 			flags |= CF_NO_RANGE_CHECK;
+		} else if (!strcmp(argv[i], "--verify")) {
+			verify = true;
 		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			run.verbose = true;
 		} else if (!strcmp(argv[i], "--stats")) {
@@ -666,6 +672,14 @@ int thctl_post_main(int argc, char **argv)
 			fprintf(stderr, "thctl post: %s: %s\n", path, diag.msg);
 		th_device_list_free(run.devs);
 		return THCTL_EXIT_USAGE;
+	}
+	q.node_count = lim.nodes;
+	if (verify && thctl_verify_loaded(path, cf, &q) != THCTL_EXIT_OK) {
+		fprintf(stderr, "thctl post: %s does not verify: nothing posted\n",
+			path);
+		cf_free(cf);
+		th_device_list_free(run.devs);
+		return THCTL_EXIT_FAIL;
 	}
 	run.cf = cf;
 	run.used = calloc(run.ndevs, sizeof(*run.used));

@@ -310,6 +310,20 @@ out:
 	return ret;
 }
 
+/*
+ * thctl post --verify: @cf, which post loaded, verified against @q (post's
+ * node 0, its node count already the fabric's) before anything is set
+ * up; the findings printed as thctl verify prints them.  THCTL_EXIT_OK
+ * when it may be posted.
+ */
+int thctl_verify_loaded(const char *path, const struct chainfile *cf,
+			const struct th_nic_query *q)
+{
+	struct th_verify_set set = { .limits = q };
+
+	return verify_file(path, cf, &set, false, false);
+}
+
 int thctl_verify_main(int argc, char **argv)
 {
 	const char *provider = NULL, *path = NULL;

@@ -52,5 +52,9 @@ int thctl_monitor_main(int argc, char **argv);
 int thctl_post_main(int argc, char **argv);
 /* cmd_verify.c */
 int thctl_verify_main(int argc, char **argv);
+struct chainfile;
+struct th_nic_query;
+int thctl_verify_loaded(const char *path, const struct chainfile *cf,
+			const struct th_nic_query *q);
 
 #endif /* THCTL_H */

@@ -90,6 +90,25 @@ else
 		"$(cat "$TMP/out" "$TMP/err")"
 fi
 
+# ---- thctl post --verify: a finding stops the post, a clean file runs -------
+run post --verify "$VDIR/unreachable_host_short.chain"
+if [ "$rc" -eq 1 ] && grep -q "does not verify: nothing posted" "$TMP/err" &&
+   grep -qE ": unreachable: chain go counter n0.v0.ct0: " "$TMP/out" &&
+   ! grep -q "completion" "$TMP/out"; then
+	ok "post --verify unreachable_host_short.chain: the finding, nothing posted, exit 1"
+else
+	not_ok "post --verify unreachable_host_short.chain: the finding, nothing posted, exit 1" \
+		"exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+run post --verify "$VDIR/clean_rearm.chain"
+if [ "$rc" -eq 0 ] && grep -q "0 finding(s)" "$TMP/out" &&
+   grep -q "ct1 success 3 failure 0" "$TMP/out"; then
+	ok "post --verify clean_rearm.chain: verified, then posted and run"
+else
+	not_ok "post --verify clean_rearm.chain: verified, then posted and run" \
+		"exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+
 # ---- malformed files and bad arguments: exit 2, one line -----------------
 bad() {
 	local name=$1 re=$2 text=$3
