@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <thverbs/api.h>
+#include <thverbs/verify.h>
 
 TH_API_BEGIN
 
@@ -75,6 +76,41 @@ int th_sim_run(const struct th_sim_goal *goal,
 	       char *err, size_t errlen);
 
 void th_sim_result_fini(struct th_sim_result *res);
+
+/*
+ * What a NIC's own work costs when it runs a chain (th_sim_chains()),
+ * beside LogGP's wire: @desc_ns to start a descriptor that does work
+ * (sends, copies, reduces), and picoseconds per byte copied (@copy_ps)
+ * and per operand byte the ALU reads (@alu_ps).  th_sim_nic_default():
+ * 100 ns, 100 ps (10 GB/s), 250 ps (4 GB/s).
+ */
+struct th_sim_nic {
+	uint64_t desc_ns;
+	uint64_t copy_ps;
+	uint64_t alu_ps;
+};
+
+void th_sim_nic_default(struct th_sim_nic *nic);
+
+/*
+ * Runs the chains of @set (the set th_verify() takes: chains as posted,
+ * the host's counter updates) in event-ordered virtual time, model-only:
+ * counters, thresholds and costs, no payload.  Chains fire by the
+ * engine's rules and each descriptor is charged from the engine's opcode
+ * table: sends pay @params' g, G and L on the NICs (no host o: the NIC
+ * runs them), copies and reductions @nic (NULL: th_sim_nic_default())
+ * on their node, one at a time.  The host's updates land at 0, after the
+ * chains are posted.  @res gets each node's last event (ranks = nodes);
+ * @chain_done_ns, if not NULL, each chain's last effect, UINT64_MAX for
+ * one that never fired.  -EDEADLK when a chain never fired (which, and
+ * its counter, said in @err; @res and @chain_done_ns are still filled),
+ * -ELOOP when a re-arming chain fired 2^20 rounds, -EINVAL for bad
+ * input, -E2BIG past the limits.
+ */
+int th_sim_chains(const struct th_verify_set *set,
+		  const struct th_sim_params *params,
+		  const struct th_sim_nic *nic, struct th_sim_result *res,
+		  uint64_t *chain_done_ns, char *err, size_t errlen);
 
 TH_API_END
 

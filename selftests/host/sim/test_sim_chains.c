@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * test_sim_chains.c - th_sim_chains(), the simulator run on triggered
+ * chains, against times worked out by hand under LogGP with the NIC's
+ * costs: a put, a ping-pong, a get, the send and receive gaps, the
+ * engine's firing order (threshold, then posting), results that do not
+ * depend on the order chains are posted in, re-arming rounds, and the
+ * refusals: a chain that never fires, a chain that feeds itself, bad
+ * input.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include <thverbs/sim.h>
+
+#define L_	2500ull
+#define g_	1000ull
+#define G_	6ull
+#define D_	100ull		/* the NIC's time to start a descriptor */
+
+static struct th_sim_params params(void)
+{
+	struct th_sim_params p;
+
+	th_sim_params_default(&p);
+	return p;
+}
+
+static struct th_sim_nic nic(void)
+{
+	struct th_sim_nic n = { .desc_ns = D_, .copy_ps = 100, .alu_ps = 250 };
+
+	return n;
+}
+
+/* A PUT of @len bytes to (@node, vport 0), raising its counter @rct. */
+static struct th_nic_desc put(uint16_t trig, uint64_t thr, uint32_t node,
+			      uint64_t len, uint16_t rct)
+{
+	struct th_nic_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = TH_NIC_OP_PUT;
+	d.trig_ct = trig;
+	d.threshold = thr;
+	d.flags = TH_NIC_DF_REMOTE_CT;
+	d.xfer.node = node;
+	d.xfer.len = len;
+	d.xfer.remote_ct = rct;
+	return d;
+}
+
+static struct th_nic_desc get(uint16_t trig, uint64_t thr, uint32_t node,
+			      uint64_t len, uint16_t comp)
+{
+	struct th_nic_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = TH_NIC_OP_GET;
+	d.trig_ct = trig;
+	d.threshold = thr;
+	d.flags = TH_NIC_DF_COMP_CT;
+	d.comp_ct = comp;
+	d.xfer.node = node;
+	d.xfer.len = len;
+	return d;
+}
+
+static struct th_nic_desc copy(uint16_t trig, uint64_t thr, uint64_t len)
+{
+	struct th_nic_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = TH_NIC_OP_COPY;
+	d.trig_ct = trig;
+	d.threshold = thr;
+	d.copy.len = len;
+	return d;
+}
+
+static struct th_nic_desc ct_op(uint8_t opcode, uint16_t trig, uint64_t thr,
+				uint16_t ct, uint64_t value)
+{
+	struct th_nic_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = opcode;
+	d.trig_ct = trig;
+	d.threshold = thr;
+	d.ct.ct = ct;
+	d.ct.value = value;
+	return d;
+}
+
+static struct th_nic_desc rearm(uint64_t stride)
+{
+	struct th_nic_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = TH_NIC_OP_REARM;
+	d.rearm.stride = stride;
+	return d;
+}
+
+static struct th_verify_chain chain(uint32_t node, const struct th_nic_desc *d,
+				    uint32_t n)
+{
+	struct th_verify_chain c = { .node = node, .descs = d, .ndesc = n };
+
+	return c;
+}
+
+static struct th_verify_action inc(uint32_t node, uint16_t ct, uint64_t by)
+{
+	struct th_verify_action a = { .counter = { .node = node, .ct = ct },
+				      .value = by };
+
+	return a;
+}
+
+/* runs @set; returns the error, fills @res and @done */
+static int run(const struct th_verify_chain *c, uint32_t nc,
+	       const struct th_verify_action *a, uint32_t na,
+	       struct th_sim_result *res, uint64_t *done, char *err)
+{
+	struct th_verify_set set = { .chains = c, .nchains = nc,
+				     .actions = a, .nactions = na };
+	struct th_sim_params p = params();
+	struct th_sim_nic n = nic();
+
+	err[0] = '\0';
+	return th_sim_chains(&set, &p, &n, res, done, err, 256);
+}
+
+/* host raises node 0's counter 0; its chain puts @len bytes to node 1 */
+TEST(one_put)
+{
+	struct th_nic_desc d = put(0, 1, 1, 1, 3);
+	struct th_verify_chain c = chain(0, &d, 1);
+	struct th_verify_action a = inc(0, 0, 1);
+	struct th_sim_result res;
+	uint64_t done;
+	char err[256];
+
+	ASSERT_EQ(0, run(&c, 1, &a, 1, &res, &done, err)) TH_LOG("%s", err);
+	ASSERT_EQ(2u, res.ranks);
+	/* started at 0, issued after D, landed after L: no host o */
+	EXPECT_EQ(D_ + L_, res.finish_ns[1]);
+	EXPECT_EQ(D_ + L_, res.max_ns);
+	EXPECT_EQ(D_, res.finish_ns[0]);
+	EXPECT_EQ(D_ + L_, done);
+	th_sim_result_fini(&res);
+
+	/* 1 KiB: the last byte lands (n - 1) G later */
+	d = put(0, 1, 1, 1024, 3);
+	ASSERT_EQ(0, run(&c, 1, &a, 1, &res, &done, err)) TH_LOG("%s", err);
+	EXPECT_EQ(D_ + L_ + 1023 * G_, res.max_ns);
+	th_sim_result_fini(&res);
+}
+
+/* node 1's chain waits for the put and answers: two hops */
+TEST(ping_pong)
+{
+	struct th_nic_desc ping = put(0, 1, 1, 8, 5);
+	struct th_nic_desc pong = put(5, 1, 0, 8, 6);
+	struct th_verify_chain c[2] = { chain(0, &ping, 1), chain(1, &pong, 1) };
+	struct th_verify_action a = inc(0, 0, 1);
+	struct th_sim_result res;
+	uint64_t done[2];
+	char err[256];
+
+	ASSERT_EQ(0, run(c, 2, &a, 1, &res, done, err)) TH_LOG("%s", err);
+	EXPECT_EQ(D_ + L_ + 7 * G_, done[0]);
+	EXPECT_EQ(2 * (D_ + L_ + 7 * G_), done[1]);
+	EXPECT_EQ(2 * (D_ + L_ + 7 * G_), res.max_ns);
+	th_sim_result_fini(&res);
+}
+
+/* a GET: the request's L, the target's send, the reply's L and (n-1)G */
+TEST(get_round_trip)
+{
+	struct th_nic_desc d = get(0, 1, 1, 100, 2);
+	struct th_nic_desc note = ct_op(TH_NIC_OP_NOTIFY, 2, 1, 0, 0);
+	struct th_verify_chain c[2] = { chain(0, &d, 1), chain(0, &note, 1) };
+	struct th_verify_action a = inc(0, 0, 1);
+	struct th_sim_result res;
+	uint64_t done[2];
+	char err[256];
+
+	ASSERT_EQ(0, run(c, 2, &a, 1, &res, done, err)) TH_LOG("%s", err);
+	EXPECT_EQ(D_ + 2 * L_ + 99 * G_, done[0]);
+	/* the completion counter fired the second chain then */
+	EXPECT_EQ(D_ + 2 * L_ + 99 * G_, done[1]);
+	EXPECT_EQ(D_ + L_, res.finish_ns[1]);
+	th_sim_result_fini(&res);
+}
+
+/* one chain, three puts: the NIC's send gap g spaces them */
+TEST(send_gap_serialises)
+{
+	struct th_nic_desc d[3] = { put(0, 1, 1, 1, 0), put(0, 1, 2, 1, 0),
+				    put(0, 1, 3, 1, 0) };
+	struct th_verify_chain c = chain(0, d, 3);
+	struct th_verify_action a = inc(0, 0, 1);
+	struct th_sim_result res;
+	char err[256];
+
+	ASSERT_EQ(0, run(&c, 1, &a, 1, &res, NULL, err)) TH_LOG("%s", err);
+	ASSERT_EQ(4u, res.ranks);
+	EXPECT_EQ(D_ + L_, res.finish_ns[1]);
+	EXPECT_EQ(D_ + g_ + D_ + L_, res.finish_ns[2]);
+	EXPECT_EQ(D_ + 2 * (g_ + D_) + L_, res.finish_ns[3]);
+	th_sim_result_fini(&res);
+}
+
+/* two puts land on node 2 at once: its receive gap takes them in turn */
+TEST(receive_gap_serialises)
+{
+	struct th_nic_desc d0 = put(0, 1, 2, 1, 4);
+	struct th_nic_desc d1 = put(0, 1, 2, 1, 4);
+	struct th_nic_desc wait2 = ct_op(TH_NIC_OP_NOTIFY, 4, 2, 0, 0);
+	struct th_verify_chain c[3] = { chain(0, &d0, 1), chain(1, &d1, 1),
+					chain(2, &wait2, 1) };
+	struct th_verify_action a[2] = { inc(0, 0, 1), inc(1, 0, 1) };
+	struct th_sim_result res;
+	uint64_t done[3];
+	char err[256];
+
+	ASSERT_EQ(0, run(c, 3, a, 2, &res, done, err)) TH_LOG("%s", err);
+	EXPECT_EQ(D_ + L_, done[0]);
+	EXPECT_EQ(D_ + L_ + g_, done[1]);
+	EXPECT_EQ(D_ + L_ + g_, done[2]);
+	th_sim_result_fini(&res);
+}
+
+/*
+ * Two chains on one counter, posted threshold 2 first: an increment by 2
+ * releases both, threshold 1 first (the engine's order), and their copies
+ * share the node's engine.
+ */
+TEST(threshold_then_posting_order)
+{
+	struct th_nic_desc hi = copy(0, 2, 1000);
+	struct th_nic_desc lo = copy(0, 1, 1000);
+	struct th_verify_chain c[2] = { chain(0, &hi, 1), chain(0, &lo, 1) };
+	struct th_verify_action a = inc(0, 0, 2);
+	struct th_sim_result res;
+	uint64_t done[2], one = D_ + 1000 * 100 / 1000;
+	char err[256];
+
+	ASSERT_EQ(0, run(c, 2, &a, 1, &res, done, err)) TH_LOG("%s", err);
+	EXPECT_EQ(one, done[1]);
+	EXPECT_EQ(2 * one, done[0]);
+	th_sim_result_fini(&res);
+}
+
+/*
+ * Virtual time, not posting order: a copy triggered late (by a put that
+ * lands at D + L) and one triggered at 0 on the same node give the same
+ * times whichever is posted first.
+ */
+TEST(posting_order_does_not_matter)
+{
+	struct th_nic_desc p = put(0, 1, 1, 1, 1);
+	struct th_nic_desc late = copy(1, 1, 50000);
+	struct th_nic_desc early = copy(2, 1, 50000);
+	struct th_verify_chain a1[3] = { chain(0, &p, 1), chain(1, &late, 1),
+					 chain(1, &early, 1) };
+	struct th_verify_chain a2[3] = { chain(0, &p, 1), chain(1, &early, 1),
+					 chain(1, &late, 1) };
+	struct th_verify_action a[2] = { inc(0, 0, 1), inc(1, 2, 1) };
+	struct th_sim_result r1, r2;
+	uint64_t d1[3], d2[3], work = D_ + 50000 * 100 / 1000;
+	char err[256];
+
+	ASSERT_EQ(0, run(a1, 3, a, 2, &r1, d1, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, run(a2, 3, a, 2, &r2, d2, err)) TH_LOG("%s", err);
+	/* the early copy holds the engine from 0; the late one waits */
+	EXPECT_EQ(work, d1[2]);
+	EXPECT_EQ(2 * work, d1[1]);
+	EXPECT_EQ(d1[1], d2[2]);
+	EXPECT_EQ(d1[2], d2[1]);
+	EXPECT_EQ(r1.max_ns, r2.max_ns);
+	th_sim_result_fini(&r1);
+	th_sim_result_fini(&r2);
+}
+
+/* a re-arming chain fires once per stride the host pays: 3 rounds */
+TEST(rearm_rounds)
+{
+	struct th_nic_desc d[2] = { copy(0, 1, 1000), rearm(1) };
+	struct th_nic_desc count = ct_op(TH_NIC_OP_CT_INC, 0, 1, 7, 1);
+	struct th_nic_desc d2[3] = { d[0], count, rearm(1) };
+	struct th_nic_desc seen = ct_op(TH_NIC_OP_NOTIFY, 7, 3, 0, 0);
+	struct th_verify_chain c[2] = { chain(0, d2, 3), chain(0, &seen, 1) };
+	struct th_verify_action a = inc(0, 0, 3);
+	struct th_sim_result res;
+	uint64_t done[2], one = D_ + 1000 * 100 / 1000;
+	char err[256];
+
+	(void)d;
+	ASSERT_EQ(0, run(c, 2, &a, 1, &res, done, err)) TH_LOG("%s", err);
+	/* the rounds run one after another: counter 7 reaches 3 at 3 copies */
+	EXPECT_EQ(3 * one, done[0]);
+	EXPECT_EQ(3 * one, done[1]);
+	th_sim_result_fini(&res);
+}
+
+TEST(never_fires_is_edeadlk)
+{
+	struct th_nic_desc d = put(0, 2, 1, 1, 0);
+	struct th_verify_chain c = chain(0, &d, 1);
+	struct th_verify_action a = inc(0, 0, 1);
+	struct th_sim_result res;
+	uint64_t done = 0;
+	char err[256];
+
+	c.name = "stuck";
+	ASSERT_EQ(-EDEADLK, run(&c, 1, &a, 1, &res, &done, err));
+	EXPECT_EQ(UINT64_MAX, done);
+	EXPECT_NE(NULL, strstr(err, "stuck")) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "reach 2, which ended at 1")) TH_LOG("%s", err);
+	th_sim_result_fini(&res);
+}
+
+TEST(self_feeding_rearm_is_eloop)
+{
+	struct th_nic_desc d[2] = { ct_op(TH_NIC_OP_CT_INC, 0, 1, 0, 1),
+				    rearm(1) };
+	struct th_verify_chain c = chain(0, d, 2);
+	struct th_verify_action a = inc(0, 0, 1);
+	struct th_sim_result res;
+	char err[256];
+
+	ASSERT_EQ(-ELOOP, run(&c, 1, &a, 1, &res, NULL, err));
+	EXPECT_NE(NULL, strstr(err, "feeds itself")) TH_LOG("%s", err);
+}
+
+TEST(refusals)
+{
+	struct th_nic_desc d = put(0, 1, 1, 1, 0);
+	struct th_verify_chain c = chain(0, &d, 1);
+	struct th_verify_set set = { .chains = &c, .nchains = 1 };
+	struct th_sim_params p = params();
+	struct th_sim_result res;
+	char err[256];
+
+	EXPECT_EQ(-EINVAL, th_sim_chains(NULL, &p, NULL, &res, NULL, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, th_sim_chains(&set, NULL, NULL, &res, NULL, err, sizeof(err)));
+	c.ndesc = 0;
+	EXPECT_EQ(-EINVAL, th_sim_chains(&set, &p, NULL, &res, NULL, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "no descriptors")) TH_LOG("%s", err);
+	c.ndesc = 1;
+	d.opcode = TH_NIC_OP_MAX;
+	EXPECT_EQ(-EINVAL, th_sim_chains(&set, &p, NULL, &res, NULL, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "unknown")) TH_LOG("%s", err);
+	set.nchains = 1;
+	set.chains = NULL;
+	EXPECT_EQ(-EINVAL, th_sim_chains(&set, &p, NULL, &res, NULL, err, sizeof(err)));
+	d = put(0, 1, 1u << 30, 1, 0);
+	c.descs = &d;
+	set.chains = &c;
+	EXPECT_EQ(-E2BIG, th_sim_chains(&set, &p, NULL, &res, NULL, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "node")) TH_LOG("%s", err);
+}
+
+TEST_HARNESS_MAIN
