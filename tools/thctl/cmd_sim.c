@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-/* cmd_sim.c - 'thctl sim': simulate a GOAL schedule (a file or a generated k-nomial pattern) under LogGP(S). */
+/*
+ * cmd_sim.c - 'thctl sim': simulate a GOAL schedule (a file or a generated
+ * k-nomial pattern) under LogGP(S), or a chain file's triggered chains
+ * (--chains) in event-ordered virtual time.
+ */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -10,6 +14,7 @@
 #include <time.h>
 
 #include <thverbs/sim.h>
+#include "chainset.h"
 #include "json.h"
 #include "thctl.h"
 
@@ -22,9 +27,13 @@ static void sim_usage(FILE *f)
 		"usage: thctl sim [OPTIONS] FILE.goal\n"
 		"       thctl sim [OPTIONS] --pattern allreduce|reduce|bcast --ranks N\n"
 		"                 [--radix K] [--bytes B]\n"
+		"       thctl sim [OPTIONS] --chains FILE.chain [--nic D,C,A]\n"
 		"\n"
 		"Simulates a GOAL schedule under the LogGP(S) model as LogGOPSim does\n"
-		"and prints each rank's finish time (ns) and the maximum.\n"
+		"and prints each rank's finish time (ns) and the maximum.  With\n"
+		"--chains, runs a chain file's chains and 'start' counter updates\n"
+		"in virtual time by the engine's rules, model-only (th_sim_chains):\n"
+		"each node's and each chain's time.\n"
 		"\n"
 		"  --loggp L,o,g,G[,O,S]  the model's parameters in ns (G and O per byte;\n"
 		"                      S: messages above S bytes use a rendezvous);\n"
@@ -37,14 +46,19 @@ static void sim_usage(FILE *f)
 		"  --export-goal FILE  write the schedule as GOAL text to FILE (- for\n"
 		"                      standard output: then nothing else is printed\n"
 		"                      and nothing simulated)\n"
+		"  --chains FILE       a chain file (thctl(1), 'thctl post') instead of GOAL\n"
+		"  --nic D,C,A         with --chains: ns to start a descriptor, ps per\n"
+		"                      byte copied, ps per operand byte reduced\n"
+		"                      (default 100,100,250)\n"
 		"  -q, --quiet         print only the maximum, not every rank\n"
 		"  -j, --json          one JSON document: {\"ranks\", \"finish_ns\": [...],\n"
 		"                      \"max_ns\", \"events\", \"wall_s\"}\n"
 		"  -p, --pretty        indent the JSON\n"
 		"\n"
 		"Exit status: 0 simulated, 1 the simulation failed (a receive never\n"
-		"matched, a cycle of waits, time past 2^64 ns), 2 usage error or a\n"
-		"malformed GOAL file (file:line: why).\n");
+		"matched, a cycle of waits, a chain that never fired or feeds itself,\n"
+		"time past 2^64 ns), 2 usage error or a malformed GOAL or chain file\n"
+		"(file:line: why).\n");
 }
 
 /* "a,b,c,d[,e,f]" into @p */
@@ -188,6 +202,124 @@ static void sim_print(const struct th_sim_result *res, double wall, bool quiet,
 	       res->max_ns, argmax, res->ranks, res->events, wall);
 }
 
+/* "d,c,a" into @n */
+static int sim_parse_nic(const char *s, struct th_sim_nic *n)
+{
+	unsigned long long d, c, a;
+	char tail;
+
+	if (*s < '0' || *s > '9' ||
+	    sscanf(s, "%llu,%llu,%llu%c", &d, &c, &a, &tail) != 3 ||
+	    d >= 1ull << 32 || c >= 1ull << 32 || a >= 1ull << 32)
+		return -1;
+	n->desc_ns = d;
+	n->copy_ps = c;
+	n->alu_ps = a;
+	return 0;
+}
+
+static double sim_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* thctl sim --chains FILE: a chain file's chains in virtual time */
+static int sim_chains_file(const char *path, const struct th_sim_params *p,
+			   const struct th_sim_nic *nic, bool quiet, bool json,
+			   bool pretty)
+{
+	struct th_sim_result res = { 0 };
+	struct chainfile *cf;
+	struct cf_diag diag;
+	struct timespec t0;
+	uint64_t *done;
+	struct cf_set cs;
+	char err[512] = "";
+	unsigned int i;
+	struct tj t;
+	double wall;
+	int ret;
+
+	/* no fabric's limits: the simulator takes what the file names */
+	cf = cf_load(path, NULL, 0, &diag);
+	if (!cf) {
+		if (diag.line)
+			fprintf(stderr, "%s:%u:%u: %s\n", path, diag.line,
+				diag.col, diag.msg);
+		else
+			fprintf(stderr, "thctl sim: %s: %s\n", path, diag.msg);
+		return THCTL_EXIT_USAGE;
+	}
+	done = calloc(cf->nchains + 1, sizeof(*done));
+	if (!done || cf_set_build(cf, &cs)) {
+		fprintf(stderr, "thctl sim: %s: out of memory\n", path);
+		free(done);
+		cf_free(cf);
+		return THCTL_EXIT_FAIL;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = th_sim_chains(&cs.set, p, nic, &res, done, err, sizeof(err));
+	wall = sim_since(&t0);
+	if (ret) {
+		fprintf(stderr, "thctl sim: %s: %s\n", path,
+			err[0] ? err : strerror(-ret));
+		ret = ret == -EINVAL ? THCTL_EXIT_USAGE : THCTL_EXIT_FAIL;
+		goto out;
+	}
+	if (json) {
+		tj_init(&t, stdout, pretty);
+		tj_obj_begin(&t);
+		tj_kv_u64(&t, "nodes", res.ranks);
+		tj_key(&t, "finish_ns");
+		tj_arr_begin(&t);
+		for (i = 0; i < res.ranks; i++)
+			tj_u64(&t, res.finish_ns[i]);
+		tj_arr_end(&t);
+		tj_key(&t, "chains");
+		tj_arr_begin(&t);
+		for (i = 0; i < cf->nchains; i++) {
+			tj_obj_begin(&t);
+			tj_kv_str(&t, "name", cf->chains[i].name);
+			tj_key(&t, "done_ns");
+			if (done[i] == UINT64_MAX)
+				tj_null(&t);
+			else
+				tj_u64(&t, done[i]);
+			tj_obj_end(&t);
+		}
+		tj_arr_end(&t);
+		tj_kv_u64(&t, "max_ns", res.max_ns);
+		tj_kv_u64(&t, "events", res.events);
+		tj_key(&t, "wall_s");
+		tj_double(&t, wall);
+		tj_obj_end(&t);
+		tj_finish(&t);
+	} else {
+		for (i = 0; !quiet && i < res.ranks; i++)
+			printf("node %u: %" PRIu64 " ns\n", i, res.finish_ns[i]);
+		for (i = 0; !quiet && i < cf->nchains; i++) {
+			if (done[i] == UINT64_MAX)
+				printf("chain %s: never fired\n", cf->chains[i].name);
+			else
+				printf("chain %s: %" PRIu64 " ns\n",
+				       cf->chains[i].name, done[i]);
+		}
+		printf("max: %" PRIu64 " ns; %u nodes, %u chains, %" PRIu64 " events, %.3f s\n",
+		       res.max_ns, res.ranks, cf->nchains, res.events, wall);
+	}
+	ret = THCTL_EXIT_OK;
+out:
+	th_sim_result_fini(&res);
+	cf_set_free(&cs);
+	free(done);
+	cf_free(cf);
+	return ret;
+}
+
 int thctl_sim_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -197,13 +329,17 @@ int thctl_sim_main(int argc, char **argv)
 		{ "radix", required_argument, NULL, 'k' },
 		{ "bytes", required_argument, NULL, 'b' },
 		{ "export-goal", required_argument, NULL, 'e' },
+		{ "chains", required_argument, NULL, 'c' },
+		{ "nic", required_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "pretty", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *pattern = NULL, *export = NULL, *path = NULL;
+	const char *pattern = NULL, *export = NULL, *path = NULL, *chains = NULL;
+	struct th_sim_nic nic;
+	bool have_nic = false;
 	uint64_t ranks = 0, radix = 2, bytes = 8;
 	bool quiet = false, json = false, pretty = false, have_ranks = false;
 	struct th_sim_goal *g = NULL;
@@ -214,6 +350,7 @@ int thctl_sim_main(int argc, char **argv)
 	int c, ret;
 
 	th_sim_params_default(&p);
+	th_sim_nic_default(&nic);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qjph", longopts, NULL)) != -1) {
 		switch (c) {
@@ -243,6 +380,17 @@ int thctl_sim_main(int argc, char **argv)
 		case 'e':
 			export = optarg;
 			break;
+		case 'c':
+			chains = optarg;
+			break;
+		case 'N':
+			if (sim_parse_nic(optarg, &nic)) {
+				fprintf(stderr, "thctl sim: --nic: expected D,C,A (whole ns, ps, ps below 2^32), got '%s'\n",
+					optarg);
+				return THCTL_EXIT_USAGE;
+			}
+			have_nic = true;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -259,6 +407,17 @@ int thctl_sim_main(int argc, char **argv)
 			sim_usage(stderr);
 			return THCTL_EXIT_USAGE;
 		}
+	}
+	if (chains) {
+		if (optind < argc || pattern || have_ranks || export) {
+			fprintf(stderr, "thctl sim: --chains FILE goes alone: no GOAL file, --pattern, --ranks or --export-goal\n");
+			return THCTL_EXIT_USAGE;
+		}
+		return sim_chains_file(chains, &p, &nic, quiet, json, pretty);
+	}
+	if (have_nic) {
+		fprintf(stderr, "thctl sim: --nic goes with --chains\n");
+		return THCTL_EXIT_USAGE;
 	}
 	if (optind < argc)
 		path = argv[optind++];

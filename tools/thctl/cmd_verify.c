@@ -16,9 +16,7 @@
 #include "json.h"
 #include "thctl.h"
 #include "chainfile.h"
-
-/* every vport of 'thctl post' is its node's only one: vport 0 here */
-#define VERIFY_VPORT	0
+#include "chainset.h"
 
 static void verify_usage(FILE *f)
 {
@@ -41,69 +39,6 @@ static void verify_usage(FILE *f)
 		"                   -p indents it\n\n"
 		"Exit status: 0 no finding but warnings; 1 findings; 2 usage error or a\n"
 		"malformed FILE.\n");
-}
-
-/* The descriptors of chain @c as 'thctl post' would post them. */
-static void verify_descs(const struct chainfile *cf, const struct cf_chain *c,
-			 struct th_nic_desc *out)
-{
-	unsigned int i;
-
-	for (i = 0; i < c->ndesc; i++) {
-		const struct cf_desc *d = &c->desc[i];
-		struct th_nic_desc *n = &out[i];
-
-		memset(n, 0, sizeof(*n));
-		n->opcode = (uint8_t)d->opcode;
-		if (i + 1 < c->ndesc)
-			n->flags |= TH_NIC_DF_LINK;
-		if (d->signal)
-			n->flags |= TH_NIC_DF_SIGNAL;
-		if (d->comp_ct >= 0) {
-			n->flags |= TH_NIC_DF_COMP_CT;
-			n->comp_ct = (uint16_t)d->comp_ct;
-		}
-		switch (d->opcode) {
-		case TH_NIC_OP_PUT:
-		case TH_NIC_OP_GET:
-			n->xfer.node = cf->mrs[d->dst_mr].node;
-			n->xfer.vport = VERIFY_VPORT;
-			n->xfer.len = d->len;
-			if (d->remote_ct >= 0) {
-				n->flags |= TH_NIC_DF_REMOTE_CT;
-				n->xfer.remote_ct = (uint16_t)d->remote_ct;
-			}
-			break;
-		case TH_NIC_OP_WRITE_INLINE:
-			n->wr_inline.len = (uint8_t)d->len;
-			if (!d->remote)
-				break;
-			n->flags |= TH_NIC_DF_REMOTE;
-			n->wr_inline.node = cf->mrs[d->dst_mr].node;
-			n->wr_inline.vport = VERIFY_VPORT;
-			if (d->remote_ct >= 0) {
-				n->flags |= TH_NIC_DF_REMOTE_CT;
-				n->wr_inline.remote_ct = (uint16_t)d->remote_ct;
-			}
-			break;
-		case TH_NIC_OP_CT_INC:
-		case TH_NIC_OP_CT_SET:
-			n->ct.ct = d->ct;
-			n->ct.value = d->value;
-			break;
-		case TH_NIC_OP_NOTIFY:
-			n->notify.imm = d->value;
-			break;
-		case TH_NIC_OP_REARM:
-			n->rearm.stride = d->value;
-			break;
-		default:
-			break;
-		}
-	}
-	out[0].trig_ct = c->trig_ct;
-	out[0].threshold = c->threshold;
-	out[0].cookie = c->cookie;
 }
 
 static void verify_counter_str(const struct th_verify_counter *c, char *buf,
@@ -234,41 +169,18 @@ static int verify_u32_arg(const char *s, uint32_t *v)
 static int verify_file(const char *path, const struct chainfile *cf,
 		       struct th_verify_set *set, bool json, bool pretty)
 {
-	struct th_verify_chain *chains = calloc(cf->nchains + 1, sizeof(*chains));
-	struct th_verify_action *acts = calloc(cf->nactions + 1, sizeof(*acts));
-	struct th_nic_desc *descs = calloc((size_t)cf->nchains * CF_MAX_DESCS + 1,
-					   sizeof(*descs));
 	struct th_verify_finding *f = NULL;
 	unsigned int i, errors = 0;
 	int n, ret = THCTL_EXIT_FAIL;
+	struct cf_set cs;
 	struct tj j;
 
-	if (!chains || !acts || !descs)
+	if (cf_set_build(cf, &cs))
 		goto out;
-	for (i = 0; i < cf->nchains; i++) {
-		const struct cf_chain *c = &cf->chains[i];
-
-		verify_descs(cf, c, &descs[(size_t)i * CF_MAX_DESCS]);
-		chains[i] = (struct th_verify_chain){
-			.name = c->name, .node = c->node, .vport = VERIFY_VPORT,
-			.descs = &descs[(size_t)i * CF_MAX_DESCS], .ndesc = c->ndesc,
-		};
-	}
-	set->chains = chains;
-	set->nchains = cf->nchains;
-	for (i = 0; i < cf->nactions; i++) {
-		const struct cf_action *a = &cf->actions[i];
-
-		if (a->kind != CF_ACT_CT_INC && a->kind != CF_ACT_CT_SET)
-			continue;
-		acts[set->nactions++] = (struct th_verify_action){
-			.counter = { .node = a->node, .vport = VERIFY_VPORT,
-				     .ct = a->ct },
-			.set = a->kind == CF_ACT_CT_SET,
-			.value = a->value,
-		};
-	}
-	set->actions = acts;
+	cs.set.limits = set->limits;
+	cs.set.sq_entries = set->sq_entries;
+	cs.set.cq_entries = set->cq_entries;
+	set = &cs.set;
 	n = th_verify(set, NULL, 0);
 	if (n >= 0) {
 		f = calloc((size_t)n + 1, sizeof(*f));
@@ -304,9 +216,7 @@ static int verify_file(const char *path, const struct chainfile *cf,
 	ret = errors ? THCTL_EXIT_FAIL : THCTL_EXIT_OK;
 out:
 	free(f);
-	free(chains);
-	free(acts);
-	free(descs);
+	cf_set_free(&cs);
 	return ret;
 }
 

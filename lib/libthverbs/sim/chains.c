@@ -312,10 +312,31 @@ static uint64_t sc_work(struct sc_run *s, const struct th_nic_desc *d)
 }
 
 /*
+ * Descriptor pc of chain @c is done at @t: the next one may start, or the
+ * round is over (a REARM waits for the next round, from @t).
+ */
+static int sc_next(struct sc_run *s, uint32_t c, uint64_t t)
+{
+	const struct th_verify_chain *vc = &s->set->chains[c];
+	struct sc_chain *ch = &s->chains[c];
+	const struct th_nic_desc *d = &vc->descs[ch->pc];
+
+	if (++ch->pc < vc->ndesc)
+		return sim_heap_push(&s->heap, t, c, EVC_DESC);
+	if (th_eng_opdef(d->opcode)->flags & TH_ENG_OPF_ENDS_ROUND) {
+		ch->threshold += d->rearm.stride;
+		sc_wait(s, c);
+		return sc_fire(s, ch->ctr, t);
+	}
+	return 0;
+}
+
+/*
  * Descriptor pc of chain @c may start at @t.  Its node's engine copies and
- * reduces one descriptor at a time; a WIRE descriptor waits only for its
- * NIC's send gap and does not hold the chain (th_timing.c); an operation
- * with no charge happens at the chain's time.
+ * reduces one descriptor at a time; a WIRE descriptor to another node
+ * waits for its NIC's send gap, and the chain goes on once the delivery
+ * is done (th_exec.c parks it on chain->remote) while the node's other
+ * chains run; an operation with no charge happens at the chain's time.
  */
 static int sc_desc(struct sc_run *s, uint32_t c, uint64_t t)
 {
@@ -366,15 +387,10 @@ static int sc_desc(struct sc_run *s, uint32_t c, uint64_t t)
 		if (ret)
 			return ret;
 	}
-	if (++ch->pc < vc->ndesc)
-		return sim_heap_push(&s->heap, next, c, EVC_DESC);
-	/* the round is over: a REARM waits for the next, from @next */
-	if (def->flags & TH_ENG_OPF_ENDS_ROUND) {
-		ch->threshold += d->rearm.stride;
-		sc_wait(s, c);
-		return sc_fire(s, ch->ctr, next);
-	}
-	return 0;
+	/* a delivery elsewhere: the chain goes on once it is done */
+	if (wire && op.node != vc->node)
+		return 0;
+	return sc_next(s, c, next);
 }
 
 /*
@@ -415,8 +431,15 @@ static int sc_arrive(struct sc_run *s, uint32_t mi, uint64_t t, bool fetch,
 		if (ret)
 			return ret;
 	}
-	/* the descriptor is done: its own counter and CQ entry */
-	return sc_effects(s, m->chain, d, in);
+	/*
+	 * The descriptor is done: its own counter and CQ entry; the chain
+	 * goes on (no acknowledgement's latency: the engine's delivery is
+	 * done once the data is in place).
+	 */
+	ret = sc_effects(s, m->chain, d, in);
+	if (ret)
+		return ret;
+	return sc_next(s, m->chain, in);
 }
 
 static int sc_event(struct sc_run *s, const struct sim_event *ev)

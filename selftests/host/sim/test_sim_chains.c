@@ -197,21 +197,46 @@ TEST(get_round_trip)
 	th_sim_result_fini(&res);
 }
 
-/* one chain, three puts: the NIC's send gap g spaces them */
+/* three chains fired at once on node 0: the NIC's send gap g spaces them */
 TEST(send_gap_serialises)
 {
 	struct th_nic_desc d[3] = { put(0, 1, 1, 1, 0), put(0, 1, 2, 1, 0),
 				    put(0, 1, 3, 1, 0) };
-	struct th_verify_chain c = chain(0, d, 3);
+	struct th_verify_chain c[3] = { chain(0, &d[0], 1), chain(0, &d[1], 1),
+					chain(0, &d[2], 1) };
 	struct th_verify_action a = inc(0, 0, 1);
 	struct th_sim_result res;
 	char err[256];
 
-	ASSERT_EQ(0, run(&c, 1, &a, 1, &res, NULL, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, run(c, 3, &a, 1, &res, NULL, err)) TH_LOG("%s", err);
 	ASSERT_EQ(4u, res.ranks);
 	EXPECT_EQ(D_ + L_, res.finish_ns[1]);
 	EXPECT_EQ(D_ + g_ + D_ + L_, res.finish_ns[2]);
 	EXPECT_EQ(D_ + 2 * (g_ + D_) + L_, res.finish_ns[3]);
+	th_sim_result_fini(&res);
+}
+
+/*
+ * One chain, two puts and a notify: each descriptor waits for the one
+ * before it to be delivered (the engine parks the chain on its delivery),
+ * so the second put leaves once the first is in, and the notify, on node
+ * 0, follows the second.
+ */
+TEST(chain_goes_on_after_delivery)
+{
+	struct th_nic_desc d[3] = { put(0, 1, 1, 1, 0), put(0, 1, 2, 1, 0),
+				    ct_op(TH_NIC_OP_NOTIFY, 0, 1, 0, 0) };
+	struct th_verify_chain c = chain(0, d, 3);
+	struct th_verify_action a = inc(0, 0, 1);
+	struct th_sim_result res;
+	uint64_t done;
+	char err[256];
+
+	ASSERT_EQ(0, run(&c, 1, &a, 1, &res, &done, err)) TH_LOG("%s", err);
+	EXPECT_EQ(D_ + L_, res.finish_ns[1]);
+	EXPECT_EQ(2 * (D_ + L_), res.finish_ns[2]);
+	EXPECT_EQ(2 * (D_ + L_), res.finish_ns[0]);
+	EXPECT_EQ(2 * (D_ + L_), done);
 	th_sim_result_fini(&res);
 }
 

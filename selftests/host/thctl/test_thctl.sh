@@ -391,6 +391,36 @@ expect_refusal "sim: G out of range, exit 2" 2 \
 	"^thctl sim: LogGP parameters out of range" sim --loggp 1,2,3,2000000 --pattern reduce --ranks 4
 expect_refusal "sim: an unknown pattern, exit 2" 2 \
 	"^thctl sim: unknown pattern 'gather': reduce, bcast or allreduce$" sim --pattern gather --ranks 4
+# sim --chains: a chain file's chains in virtual time (th_sim_chains)
+run sim -j --chains "$TOP/tools/thctl/examples/first_chain.chain"
+# a put of 64 B: 100 ns to issue, L, 63 G; the notify follows the delivery
+if [ "$rc" -eq 0 ] && json_ok sim "assert d['nodes'] == 2 and d['max_ns'] == 100 + 2500 + 63 * 6 and d['finish_ns'] == [2978, 2978] and d['chains'] == [{'name': 'first', 'done_ns': 2978}]"; then
+	ok "sim --chains: first_chain.chain, a 64 B put then a notify, 2978 ns"
+else
+	not_ok "sim --chains: first_chain.chain, a 64 B put then a notify, 2978 ns" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+run sim -q --chains "$TOP/tools/thctl/examples/first_chain.chain" --loggp 1000,1500,1000,1 --nic 0,100,250
+if [ "$rc" -eq 0 ] && grep -q "^max: 1063 ns; 2 nodes, 1 chains" "$TMP/out"; then
+	ok "sim --chains --loggp --nic: L + 63 G with no descriptor cost, 1063 ns"
+else
+	not_ok "sim --chains --loggp --nic: L + 63 G with no descriptor cost, 1063 ns" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+cat > "$TMP/never.chain" <<'EOF'
+buffer b node=0 size=8
+mr m buffer=b access=lw
+chain stuck node=0 trigger=ct0>=2
+  notify imm=1
+start node=0 ct=0
+EOF
+expect_refusal "sim --chains: a chain that never fires, exit 1" 1 \
+	"never.chain: 1 chain\(s\) never fired; the first, stuck \(node 0\), waits for counter 0 of vport 0 to reach 2, which ended at 1$" \
+	sim -q --chains "$TMP/never.chain"
+expect_refusal "sim --chains: a malformed --nic, exit 2" 2 \
+	"^thctl sim: --nic: expected D,C,A" sim --chains "$TMP/never.chain" --nic 1,2
+expect_refusal "sim --chains with --pattern, exit 2" 2 \
+	"^thctl sim: --chains FILE goes alone" sim --chains "$TMP/never.chain" --pattern reduce --ranks 4
+expect_refusal "sim: --nic without --chains, exit 2" 2 \
+	"^thctl sim: --nic goes with --chains$" sim --nic 1,2,3 --pattern reduce --ranks 4
 expect_refusal "sim: neither a file nor a pattern, exit 2" 2 \
 	"^thctl sim: give a GOAL file or --pattern" sim -q
 truncate -s 1100M "$TMP/huge.goal"

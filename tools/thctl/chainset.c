@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * chainset.c - a chain file as the set th_verify() and th_sim_chains()
+ * take (chainset.h): each chain's descriptors as 'thctl post' would post
+ * them, with no memory keys (no memory is registered), and the 'start'
+ * counter updates as the host's.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chainset.h"
+
+/* The descriptors of chain @c as 'thctl post' would post them. */
+static void cf_set_descs(const struct chainfile *cf, const struct cf_chain *c,
+			 struct th_nic_desc *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->ndesc; i++) {
+		const struct cf_desc *d = &c->desc[i];
+		struct th_nic_desc *n = &out[i];
+
+		memset(n, 0, sizeof(*n));
+		n->opcode = (uint8_t)d->opcode;
+		if (i + 1 < c->ndesc)
+			n->flags |= TH_NIC_DF_LINK;
+		if (d->signal)
+			n->flags |= TH_NIC_DF_SIGNAL;
+		if (d->comp_ct >= 0) {
+			n->flags |= TH_NIC_DF_COMP_CT;
+			n->comp_ct = (uint16_t)d->comp_ct;
+		}
+		switch (d->opcode) {
+		case TH_NIC_OP_PUT:
+		case TH_NIC_OP_GET:
+			n->xfer.node = cf->mrs[d->dst_mr].node;
+			n->xfer.vport = CF_SET_VPORT;
+			n->xfer.len = d->len;
+			if (d->remote_ct >= 0) {
+				n->flags |= TH_NIC_DF_REMOTE_CT;
+				n->xfer.remote_ct = (uint16_t)d->remote_ct;
+			}
+			break;
+		case TH_NIC_OP_WRITE_INLINE:
+			n->wr_inline.len = (uint8_t)d->len;
+			if (!d->remote)
+				break;
+			n->flags |= TH_NIC_DF_REMOTE;
+			n->wr_inline.node = cf->mrs[d->dst_mr].node;
+			n->wr_inline.vport = CF_SET_VPORT;
+			if (d->remote_ct >= 0) {
+				n->flags |= TH_NIC_DF_REMOTE_CT;
+				n->wr_inline.remote_ct = (uint16_t)d->remote_ct;
+			}
+			break;
+		case TH_NIC_OP_COPY:
+			/* sizes only: what th_sim_chains() charges */
+			n->copy.len = d->len;
+			break;
+		case TH_NIC_OP_REDUCE:
+			n->reduce.alu_op = (uint8_t)d->alu_op;
+			n->reduce.dtype = (uint8_t)d->dtype;
+			n->reduce.nsrc = (uint8_t)d->nsrc;
+			n->reduce.count = d->count;
+			if (d->accumulate)
+				n->reduce.rflags |= TH_NIC_RF_ACCUMULATE;
+			break;
+		case TH_NIC_OP_CT_INC:
+		case TH_NIC_OP_CT_SET:
+			n->ct.ct = d->ct;
+			n->ct.value = d->value;
+			break;
+		case TH_NIC_OP_NOTIFY:
+			n->notify.imm = d->value;
+			break;
+		case TH_NIC_OP_REARM:
+			n->rearm.stride = d->value;
+			break;
+		default:
+			break;
+		}
+	}
+	out[0].trig_ct = c->trig_ct;
+	out[0].threshold = c->threshold;
+	out[0].cookie = c->cookie;
+}
+
+int cf_set_build(const struct chainfile *cf, struct cf_set *s)
+{
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	s->chains = calloc(cf->nchains + 1, sizeof(*s->chains));
+	s->actions = calloc(cf->nactions + 1, sizeof(*s->actions));
+	s->descs = calloc((size_t)cf->nchains * CF_MAX_DESCS + 1,
+			  sizeof(*s->descs));
+	if (!s->chains || !s->actions || !s->descs) {
+		cf_set_free(s);
+		return -ENOMEM;
+	}
+	for (i = 0; i < cf->nchains; i++) {
+		const struct cf_chain *c = &cf->chains[i];
+		struct th_nic_desc *d = &s->descs[(size_t)i * CF_MAX_DESCS];
+
+		cf_set_descs(cf, c, d);
+		s->chains[i] = (struct th_verify_chain){
+			.name = c->name, .node = c->node, .vport = CF_SET_VPORT,
+			.descs = d, .ndesc = c->ndesc,
+		};
+	}
+	s->set.chains = s->chains;
+	s->set.nchains = cf->nchains;
+	for (i = 0; i < cf->nactions; i++) {
+		const struct cf_action *a = &cf->actions[i];
+
+		if (a->kind != CF_ACT_CT_INC && a->kind != CF_ACT_CT_SET)
+			continue;
+		s->actions[s->set.nactions++] = (struct th_verify_action){
+			.counter = { .node = a->node, .vport = CF_SET_VPORT,
+				     .ct = a->ct },
+			.set = a->kind == CF_ACT_CT_SET,
+			.value = a->value,
+		};
+	}
+	s->set.actions = s->actions;
+	return 0;
+}
+
+void cf_set_free(struct cf_set *s)
+{
+	free(s->chains);
+	free(s->actions);
+	free(s->descs);
+	memset(s, 0, sizeof(*s));
+}
