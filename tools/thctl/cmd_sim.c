@@ -46,10 +46,13 @@ static void sim_usage(FILE *f)
 		"  --export-goal FILE  write the schedule as GOAL text to FILE (- for\n"
 		"                      standard output: then nothing else is printed\n"
 		"                      and nothing simulated)\n"
+		"  --offload           compile the schedule into triggered chains (each\n"
+		"                      operation a chain on a counter, a send a PUT, a\n"
+		"                      calc NIC work; no host o) and run those\n"
 		"  --chains FILE       a chain file (thctl(1), 'thctl post') instead of GOAL\n"
-		"  --nic D,C,A         with --chains: ns to start a descriptor, ps per\n"
-		"                      byte copied, ps per operand byte reduced\n"
-		"                      (default 100,100,250)\n"
+		"  --nic D,C,A         with --chains or --offload: ns to start a\n"
+		"                      descriptor, ps per byte copied, ps per operand\n"
+		"                      byte reduced (default 100,100,250)\n"
 		"  -q, --quiet         print only the maximum, not every rank\n"
 		"  -j, --json          one JSON document: {\"ranks\", \"finish_ns\": [...],\n"
 		"                      \"max_ns\", \"events\", \"wall_s\"}\n"
@@ -331,6 +334,7 @@ int thctl_sim_main(int argc, char **argv)
 		{ "export-goal", required_argument, NULL, 'e' },
 		{ "chains", required_argument, NULL, 'c' },
 		{ "nic", required_argument, NULL, 'N' },
+		{ "offload", no_argument, NULL, 'O' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "pretty", no_argument, NULL, 'p' },
@@ -339,7 +343,7 @@ int thctl_sim_main(int argc, char **argv)
 	};
 	const char *pattern = NULL, *export = NULL, *path = NULL, *chains = NULL;
 	struct th_sim_nic nic;
-	bool have_nic = false;
+	bool have_nic = false, offload = false;
 	uint64_t ranks = 0, radix = 2, bytes = 8;
 	bool quiet = false, json = false, pretty = false, have_ranks = false;
 	struct th_sim_goal *g = NULL;
@@ -383,6 +387,9 @@ int thctl_sim_main(int argc, char **argv)
 		case 'c':
 			chains = optarg;
 			break;
+		case 'O':
+			offload = true;
+			break;
 		case 'N':
 			if (sim_parse_nic(optarg, &nic)) {
 				fprintf(stderr, "thctl sim: --nic: expected D,C,A (whole ns, ps, ps below 2^32), got '%s'\n",
@@ -409,14 +416,14 @@ int thctl_sim_main(int argc, char **argv)
 		}
 	}
 	if (chains) {
-		if (optind < argc || pattern || have_ranks || export) {
-			fprintf(stderr, "thctl sim: --chains FILE goes alone: no GOAL file, --pattern, --ranks or --export-goal\n");
+		if (optind < argc || pattern || have_ranks || export || offload) {
+			fprintf(stderr, "thctl sim: --chains FILE goes alone: no GOAL file, --pattern, --ranks, --export-goal or --offload\n");
 			return THCTL_EXIT_USAGE;
 		}
 		return sim_chains_file(chains, &p, &nic, quiet, json, pretty);
 	}
-	if (have_nic) {
-		fprintf(stderr, "thctl sim: --nic goes with --chains\n");
+	if (have_nic && !offload) {
+		fprintf(stderr, "thctl sim: --nic goes with --chains or --offload\n");
 		return THCTL_EXIT_USAGE;
 	}
 	if (optind < argc)
@@ -466,7 +473,18 @@ int thctl_sim_main(int argc, char **argv)
 	}
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = th_sim_run(g, &p, &res, err, sizeof(err));
+	if (offload) {
+		struct th_sim_chainset *cs;
+
+		ret = th_sim_goal_chains(g, &nic, &cs, err, sizeof(err));
+		if (!ret) {
+			ret = th_sim_chains(th_sim_chainset_set(cs), &p, &nic,
+					    &res, NULL, err, sizeof(err));
+			th_sim_chainset_destroy(cs);
+		}
+	} else {
+		ret = th_sim_run(g, &p, &res, err, sizeof(err));
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	th_sim_goal_destroy(g);
 	if (ret) {

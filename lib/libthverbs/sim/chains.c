@@ -73,9 +73,16 @@ struct sc_run {
 	struct sim_heap heap;
 	struct sc_ctr *ctrs;
 	uint32_t nctrs, ctr_cap;
-	uint32_t *hash;		/* counter ids by (node, vport, ct) */
+	uint32_t *hash;		/* counter ids by (node, vport, ct), building */
 	uint32_t hash_mask;
 	struct sc_chain *chains;
+	/*
+	 * Per descriptor (chain c's are from desc_first[c]), the counters it
+	 * raises, resolved once: its CT operand, its completion counter, the
+	 * counter at its target; NIL for none.
+	 */
+	uint32_t *desc_first;
+	uint32_t *ct_op, *ct_comp, *ct_remote;
 	struct sc_update *upd;
 	uint32_t nupd, upd_cap;
 	struct sc_msg *msg;
@@ -137,19 +144,64 @@ static void sc_touch(struct sc_run *s, uint32_t node, uint64_t t)
 
 static uint32_t sc_hash(uint32_t node, uint32_t vport, uint16_t ct)
 {
-	uint64_t k = ((uint64_t)node << 32 | vport) * 0x9e3779b97f4a7c15ull;
+	/* splitmix64's finaliser over the three: every bit of each counts */
+	uint64_t k = ((uint64_t)node << 32 | vport) ^ ((uint64_t)ct << 48) ^
+		     ct;
 
-	k ^= (uint64_t)ct * 0xc2b2ae3d27d4eb4full;
-	return (uint32_t)(k >> 29) ^ (uint32_t)k;
+	k ^= k >> 30;
+	k *= 0xbf58476d1ce4e5b9ull;
+	k ^= k >> 27;
+	k *= 0x94d049bb133111ebull;
+	k ^= k >> 31;
+	return (uint32_t)k;
+}
+
+/* Doubles the counter table and its index (load at most a half). */
+static int sc_grow(struct sc_run *s)
+{
+	uint32_t cap = s->ctr_cap ? 2 * s->ctr_cap : 1024, i, mask = 2 * cap - 1;
+	struct sc_ctr *c;
+	uint32_t *h;
+
+	if (cap >= SIM_MAX_OPS)
+		return -E2BIG;
+	c = realloc(s->ctrs, cap * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	s->ctrs = c;
+	h = malloc(2 * (size_t)cap * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	memset(h, 0xff, 2 * (size_t)cap * sizeof(*h));
+	for (i = 0; i < s->nctrs; i++) {
+		const struct th_verify_counter *id = &c[i].id;
+		uint32_t k = sc_hash(id->node, id->vport, id->ct) & mask;
+
+		while (h[k] != NIL)
+			k = (k + 1) & mask;
+		h[k] = i;
+	}
+	free(s->hash);
+	s->hash = h;
+	s->hash_mask = mask;
+	s->ctr_cap = cap;
+	return 0;
 }
 
 /* The id of counter (@node, @vport, @ct), added if new. */
 static int sc_counter(struct sc_run *s, uint32_t node, uint32_t vport,
 		      uint16_t ct, uint32_t *id)
 {
-	uint32_t h = sc_hash(node, vport, ct) & s->hash_mask;
+	uint32_t h;
+	int ret;
 
-	for (;; h = (h + 1) & s->hash_mask) {
+	if (s->nctrs == s->ctr_cap) {
+		ret = sc_grow(s);
+		if (ret)
+			return ret;
+	}
+	for (h = sc_hash(node, vport, ct) & s->hash_mask;;
+	     h = (h + 1) & s->hash_mask) {
 		uint32_t i = s->hash[h];
 
 		if (i == NIL)
@@ -160,9 +212,6 @@ static int sc_counter(struct sc_run *s, uint32_t node, uint32_t vport,
 			return 0;
 		}
 	}
-	/* the table was sized for every counter the set can name */
-	if (s->nctrs == s->ctr_cap)
-		return -ENOSPC;
 	s->ctrs[s->nctrs] = (struct sc_ctr){
 		.id = { .node = node, .vport = vport, .ct = ct }, .head = NIL };
 	s->hash[h] = s->nctrs;
@@ -241,21 +290,15 @@ static int sc_effects(struct sc_run *s, uint32_t c, const struct th_nic_desc *d,
 		      uint64_t t)
 {
 	const struct th_verify_chain *vc = &s->set->chains[c];
+	uint32_t di = s->desc_first[c] + (uint32_t)(d - vc->descs);
 	u32 f = th_eng_opdef(d->opcode)->flags;
-	uint32_t id;
 	int ret = 0;
 
-	if (f & (TH_ENG_OPF_CT_INC | TH_ENG_OPF_CT_SET)) {
-		ret = sc_counter(s, vc->node, vc->vport, d->ct.ct, &id);
-		if (!ret)
-			ret = sc_push_update(s, t, id, f & TH_ENG_OPF_CT_SET,
-					     d->ct.value, c);
-	}
-	if (!ret && (d->flags & TH_NIC_DF_COMP_CT)) {
-		ret = sc_counter(s, vc->node, vc->vport, d->comp_ct, &id);
-		if (!ret)
-			ret = sc_push_update(s, t, id, false, 1, c);
-	}
+	if (s->ct_op[di] != NIL)
+		ret = sc_push_update(s, t, s->ct_op[di], f & TH_ENG_OPF_CT_SET,
+				     d->ct.value, c);
+	if (!ret && s->ct_comp[di] != NIL)
+		ret = sc_push_update(s, t, s->ct_comp[di], false, 1, c);
 	s->chains[c].done = sc_max(s->chains[c].done, t);
 	if ((f & (TH_ENG_OPF_CT_INC | TH_ENG_OPF_CT_SET | TH_ENG_OPF_CQE)) ||
 	    (d->flags & (TH_NIC_DF_COMP_CT | TH_NIC_DF_SIGNAL)))
@@ -266,18 +309,9 @@ static int sc_effects(struct sc_run *s, uint32_t c, const struct th_nic_desc *d,
 static int sc_send(struct sc_run *s, uint32_t c, uint32_t i,
 		   const struct th_eng_remote_op *op, uint64_t t)
 {
+	uint32_t rct = s->ct_remote[s->desc_first[c] + i];
 	struct sc_msg *m;
-	uint32_t rct = NIL;
-	int ret;
 
-	if (op->remote_ct >= 0) {
-		ret = sc_counter(s, op->node, op->vport, (uint16_t)op->remote_ct,
-				 &rct);
-		if (ret)
-			return ret;
-	}
-	if (op->node >= s->nodes)
-		s->nodes = op->node + 1;
 	if (s->nmsg == s->msg_cap) {
 		uint32_t cap = s->msg_cap ? 2 * s->msg_cap : 256;
 
@@ -370,12 +404,9 @@ static int sc_desc(struct sc_run *s, uint32_t c, uint64_t t)
 		s->busy[vc->node] = next;
 		sc_touch(s, vc->node, next);
 		if (wire && op.remote_ct >= 0) {
-			uint32_t id;
-
-			ret = sc_counter(s, op.node, op.vport,
-					 (uint16_t)op.remote_ct, &id);
-			if (!ret)
-				ret = sc_push_update(s, next, id, false, 1, c);
+			ret = sc_push_update(s, next,
+					     s->ct_remote[s->desc_first[c] + ch->pc],
+					     false, 1, c);
 			if (ret)
 				return ret;
 		}
@@ -497,7 +528,7 @@ static int sc_setup(struct sc_run *s, const struct th_verify_set *set,
 		    char *err, size_t errlen)
 {
 	uint64_t names = set->nactions;
-	uint32_t i, j, cap;
+	uint32_t i, j;
 
 	if ((set->nchains && !set->chains) || (set->nactions && !set->actions)) {
 		sim_err(err, errlen, "no chains or actions where their count says some");
@@ -522,38 +553,66 @@ static int sc_setup(struct sc_run *s, const struct th_verify_set *set,
 				i, vc->node, SIM_MAX_RANKS);
 			return -E2BIG;
 		}
-		/* its trigger, and up to three counters per descriptor */
-		names += 1 + 3ull * vc->ndesc;
+		names += vc->ndesc;
 	}
 	if (names >= SIM_MAX_OPS) {
-		sim_err(err, errlen, "the set names up to %" PRIu64 " counters; the simulator takes fewer than %u",
+		sim_err(err, errlen, "the set has %" PRIu64 " descriptors and actions; the simulator takes fewer than %u",
 			names, SIM_MAX_OPS);
 		return -E2BIG;
 	}
-	s->ctr_cap = (uint32_t)names + 1;
-	for (cap = 16; cap < 2 * s->ctr_cap; cap *= 2)
-		;
-	s->hash_mask = cap - 1;
-	s->hash = malloc(cap * sizeof(*s->hash));
-	s->ctrs = calloc(s->ctr_cap, sizeof(*s->ctrs));
 	s->chains = calloc(set->nchains ? set->nchains : 1, sizeof(*s->chains));
-	if (!s->hash || !s->ctrs || !s->chains)
+	s->desc_first = calloc(set->nchains + 1, sizeof(*s->desc_first));
+	s->ct_op = malloc((names + 1) * sizeof(*s->ct_op));
+	s->ct_comp = malloc((names + 1) * sizeof(*s->ct_comp));
+	s->ct_remote = malloc((names + 1) * sizeof(*s->ct_remote));
+	if (!s->chains || !s->desc_first || !s->ct_op || !s->ct_comp ||
+	    !s->ct_remote)
 		return -ENOMEM;
-	memset(s->hash, 0xff, cap * sizeof(*s->hash));
 	return 0;
+}
+
+/*
+ * The counters descriptor @d of @vc raises (its number @di in the set),
+ * from the opcode table's row: its CT operand, its completion counter, the
+ * counter at its target.
+ */
+static int sc_resolve(struct sc_run *s, const struct th_verify_chain *vc,
+		      const struct th_nic_desc *d, uint32_t di)
+{
+	u32 f = th_eng_opdef(d->opcode)->flags;
+	struct th_eng_remote_op op;
+	int ret = 0;
+
+	s->ct_op[di] = NIL;
+	s->ct_comp[di] = NIL;
+	s->ct_remote[di] = NIL;
+	if (f & (TH_ENG_OPF_CT_INC | TH_ENG_OPF_CT_SET))
+		ret = sc_counter(s, vc->node, vc->vport, d->ct.ct, &s->ct_op[di]);
+	if (!ret && (d->flags & TH_NIC_DF_COMP_CT))
+		ret = sc_counter(s, vc->node, vc->vport, d->comp_ct,
+				 &s->ct_comp[di]);
+	if (ret || !th_eng_desc_target(d, &op))
+		return ret;
+	if (op.node >= SIM_MAX_RANKS)
+		return -E2BIG;
+	if (op.node >= s->nodes)
+		s->nodes = op.node + 1;
+	if (op.remote_ct >= 0)
+		ret = sc_counter(s, op.node, op.vport, (uint16_t)op.remote_ct,
+				 &s->ct_remote[di]);
+	return ret;
 }
 
 /* Everything named before the run: counters, nodes, the per-node clocks. */
 static int sc_build(struct sc_run *s)
 {
 	const struct th_verify_set *set = s->set;
-	uint32_t i, id;
+	uint32_t i, id, di = 0;
 	int ret;
 
 	for (i = 0; i < set->nchains; i++) {
 		const struct th_verify_chain *vc = &set->chains[i];
 		struct sc_chain *ch = &s->chains[i];
-		struct th_eng_remote_op op;
 		uint32_t j;
 
 		ret = sc_counter(s, vc->node, vc->vport, vc->descs[0].trig_ct,
@@ -563,13 +622,12 @@ static int sc_build(struct sc_run *s)
 		ch->node = vc->node;
 		ch->threshold = vc->descs[0].threshold;
 		ch->done = UINT64_MAX;
-		for (j = 0; j < vc->ndesc; j++)
-			if (th_eng_desc_target(&vc->descs[j], &op) &&
-			    op.node >= s->nodes) {
-				if (op.node >= SIM_MAX_RANKS)
-					return -E2BIG;
-				s->nodes = op.node + 1;
-			}
+		s->desc_first[i] = di;
+		for (j = 0; j < vc->ndesc; j++, di++) {
+			ret = sc_resolve(s, vc, &vc->descs[j], di);
+			if (ret)
+				return ret;
+		}
 	}
 	for (i = 0; i < set->nactions; i++) {
 		ret = sc_counter(s, set->actions[i].counter.node,
@@ -594,6 +652,10 @@ static void sc_free(struct sc_run *s)
 	sim_heap_fini(&s->heap);
 	free(s->ctrs);
 	free(s->hash);
+	free(s->desc_first);
+	free(s->ct_op);
+	free(s->ct_comp);
+	free(s->ct_remote);
 	free(s->chains);
 	free(s->upd);
 	free(s->msg);

@@ -6,7 +6,9 @@
  * engine's firing order (threshold, then posting), results that do not
  * depend on the order chains are posted in, re-arming rounds, and the
  * refusals: a chain that never fires, a chain that feeds itself, bad
- * input.
+ * input; and GOAL schedules compiled into chains (th_sim_goal_chains()):
+ * the README reduce and the allreduce's closed form offloaded, calc and
+ * irequires, an idle rank, and what cannot be compiled.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -389,6 +391,132 @@ TEST(refusals)
 	set.chains = &c;
 	EXPECT_EQ(-E2BIG, th_sim_chains(&set, &p, NULL, &res, NULL, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "node")) TH_LOG("%s", err);
+}
+
+/* ---- GOAL compiled into chains (th_sim_goal_chains) ---- */
+
+/* compiles @goal and runs it: 0 or the error; @res filled on success */
+static int run_goal(const struct th_sim_goal *goal, struct th_sim_result *res,
+		    char *err)
+{
+	struct th_sim_params p = params();
+	struct th_sim_nic n = nic();
+	struct th_sim_chainset *cs;
+	int ret;
+
+	ret = th_sim_goal_chains(goal, &n, &cs, err, 256);
+	if (ret)
+		return ret;
+	ret = th_sim_chains(th_sim_chainset_set(cs), &p, &n, res, NULL, err, 256);
+	th_sim_chainset_destroy(cs);
+	return ret;
+}
+
+static int parse(const char *text, struct th_sim_goal **g, char *err)
+{
+	return th_sim_goal_parse(text, strlen(text), "t.goal", g, err, 256);
+}
+
+/*
+ * LogGOPSim's README reduce (8 ranks, 1024 B) offloaded: three hops of
+ * D + L + 1023 G (the host's 34,914 ns has 2o a hop instead of D), the
+ * receive gaps never in the way.
+ */
+TEST(goal_reduce_offloaded)
+{
+	struct th_sim_result res;
+	struct th_sim_goal *g;
+	char err[256];
+
+	ASSERT_EQ(0, th_sim_goal_gen("reduce", 8, 2, 1024, &g, err, sizeof(err)));
+	ASSERT_EQ(0, run_goal(g, &res, err)) TH_LOG("%s", err);
+	EXPECT_EQ(8u, res.ranks);
+	EXPECT_EQ(3 * (D_ + L_ + 1023 * G_), res.max_ns);
+	EXPECT_EQ(res.max_ns, res.finish_ns[0]);
+	/* the leaves are done once they sent */
+	EXPECT_EQ(D_, res.finish_ns[7]);
+	th_sim_result_fini(&res);
+	th_sim_goal_destroy(g);
+}
+
+/* a binomial allreduce of 8 B offloaded: 2 log2 P (D + L + 7G), P = 2..1024 */
+TEST(goal_allreduce_offloaded_closed_form)
+{
+	unsigned int k;
+
+	for (k = 1; k <= 10; k++) {
+		struct th_sim_result res;
+		struct th_sim_goal *g;
+		char err[256];
+
+		ASSERT_EQ(0, th_sim_goal_gen("allreduce", 1u << k, 2, 8, &g, err,
+					     sizeof(err)));
+		ASSERT_EQ(0, run_goal(g, &res, err)) TH_LOG("%s", err);
+		EXPECT_EQ(2 * k * (D_ + L_ + 7 * G_), res.max_ns) TH_LOG("P = %u", 1u << k);
+		th_sim_result_fini(&res);
+		th_sim_goal_destroy(g);
+	}
+}
+
+/*
+ * requires and irequires, a calc, a rank with nothing to do: l2 (a calc
+ * of 5000 ns) starts once l1 started (irequires), l3 sends once l2 is
+ * done, rank 1 receives.
+ */
+TEST(goal_calc_irequires_and_an_idle_rank)
+{
+	static const char text[] =
+		"num_ranks 3\n"
+		"rank 0 {\n"
+		"l1: send 8b to 1 tag 0\n"
+		"l2: calc 5000\n"
+		"l3: send 8b to 1 tag 1\n"
+		"l2 irequires l1\n"
+		"l3 requires l2\n"
+		"}\n"
+		"rank 1 {\n"
+		"l1: recv 8b from 0 tag 0\n"
+		"l2: recv 8b from 0 tag 1\n"
+		"}\n"
+		"rank 2 {\n"
+		"}\n";
+	struct th_sim_result res;
+	struct th_sim_goal *g;
+	char err[256];
+
+	ASSERT_EQ(0, parse(text, &g, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, run_goal(g, &res, err)) TH_LOG("%s", err);
+	EXPECT_EQ(3u, res.ranks);
+	EXPECT_EQ(0u, res.finish_ns[2]);
+	/* the calc: the engine busy D + 5000 from 0; the send after it */
+	EXPECT_EQ(D_ + 5000 + D_ + L_ + 7 * G_, res.max_ns);
+	th_sim_result_fini(&res);
+	th_sim_goal_destroy(g);
+}
+
+TEST(goal_refusals)
+{
+	struct th_sim_chainset *cs;
+	struct th_sim_goal *g;
+	struct th_sim_nic n = nic();
+	char err[256];
+
+	ASSERT_EQ(0, parse("num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\n"
+			   "rank 1 {\nl1: recv 8b from -1 tag 0\n}\n", &g, err));
+	EXPECT_EQ(-EINVAL, th_sim_goal_chains(g, &n, &cs, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "receive from any peer")) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "line 6")) TH_LOG("%s", err);
+	th_sim_goal_destroy(g);
+
+	ASSERT_EQ(0, parse("num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\n"
+			   "rank 1 {\nl1: recv 8b from 0 tag 3\n}\n", &g, err));
+	EXPECT_EQ(-EDEADLK, th_sim_goal_chains(g, &n, &cs, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "a send, has no matching receive")) TH_LOG("%s", err);
+	n.copy_ps = 0;
+	EXPECT_EQ(-EINVAL, th_sim_goal_chains(g, &n, &cs, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "copy rate")) TH_LOG("%s", err);
+	th_sim_goal_destroy(g);
+	EXPECT_EQ(-EINVAL, th_sim_goal_chains(NULL, NULL, &cs, err, sizeof(err)));
 }
 
 TEST_HARNESS_MAIN

@@ -419,8 +419,25 @@ expect_refusal "sim --chains: a malformed --nic, exit 2" 2 \
 	"^thctl sim: --nic: expected D,C,A" sim --chains "$TMP/never.chain" --nic 1,2
 expect_refusal "sim --chains with --pattern, exit 2" 2 \
 	"^thctl sim: --chains FILE goes alone" sim --chains "$TMP/never.chain" --pattern reduce --ranks 4
-expect_refusal "sim: --nic without --chains, exit 2" 2 \
-	"^thctl sim: --nic goes with --chains$" sim --nic 1,2,3 --pattern reduce --ranks 4
+expect_refusal "sim: --nic without --chains or --offload, exit 2" 2 \
+	"^thctl sim: --nic goes with --chains or --offload$" sim --nic 1,2,3 --pattern reduce --ranks 4
+# sim --offload: the schedule compiled into chains (th_sim_goal_chains)
+run sim -j --offload --pattern reduce --ranks 8 --bytes 1024
+if [ "$rc" -eq 0 ] && json_ok sim "assert d['ranks'] == 8 and d['max_ns'] == 3 * (100 + 2500 + 1023 * 6) and d['finish_ns'][0] == d['max_ns']"; then
+	ok "sim --offload: the README reduce offloaded, 3 (D + L + 1023 G) = 26214 ns"
+else
+	not_ok "sim --offload: the README reduce offloaded, 3 (D + L + 1023 G) = 26214 ns" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+run sim -q --offload --nic 0,100,250 --pattern allreduce --ranks 64
+if [ "$rc" -eq 0 ] && grep -q "^max: $((2 * 6 * (2500 + 7 * 6))) ns" "$TMP/out"; then
+	ok "sim --offload --nic: allreduce at P = 64, 2 log2 P (L + 7G)"
+else
+	not_ok "sim --offload --nic: allreduce at P = 64, 2 log2 P (L + 7G)" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+printf 'num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\nl1: recv 8b from -1 tag 0\n}\n' > "$TMP/any.goal"
+expect_refusal "sim --offload: a wildcard receive cannot be compiled, exit 2" 2 \
+	"^thctl sim: rank 1: the operation at line 6, a receive from any peer, cannot be compiled into chains" \
+	sim --offload "$TMP/any.goal"
 expect_refusal "sim: neither a file nor a pattern, exit 2" 2 \
 	"^thctl sim: give a GOAL file or --pattern" sim -q
 truncate -s 1100M "$TMP/huge.goal"

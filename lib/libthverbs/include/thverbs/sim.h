@@ -24,6 +24,8 @@ TH_API_BEGIN
 
 /* A parsed or generated schedule: ranks, their operations and dependencies. */
 struct th_sim_goal;
+/* A schedule compiled into triggered chains (th_sim_goal_chains()). */
+struct th_sim_chainset;
 
 /*
  * The LogGP(S) parameters, in ns (G and O per byte); messages of more than
@@ -111,6 +113,22 @@ int th_sim_chains(const struct th_verify_set *set,
 		  const struct th_sim_params *params,
 		  const struct th_sim_nic *nic, struct th_sim_result *res,
 		  uint64_t *chain_done_ns, char *err, size_t errlen);
+
+/*
+ * Compiles @goal into the triggered chains an offloading NIC would run
+ * (Documentation/sim.rst, "GOAL as chains"): rank r is node r, each
+ * operation a chain on a counter of its own that waits for its
+ * dependencies (and, for a receive, its message); a send is a PUT raising
+ * its matched receive's counter, a calc NIC work of its length (a copy at
+ * @nic's rate; NULL: th_sim_nic_default()).  Refuses wildcard receives
+ * (-EINVAL) and a send or receive with no partner (-EDEADLK), said in
+ * @err.  Run the result with th_sim_chains(th_sim_chainset_set(cs), ...).
+ */
+int th_sim_goal_chains(const struct th_sim_goal *goal,
+		       const struct th_sim_nic *nic,
+		       struct th_sim_chainset **cs, char *err, size_t errlen);
+const struct th_verify_set *th_sim_chainset_set(const struct th_sim_chainset *cs);
+void th_sim_chainset_destroy(struct th_sim_chainset *cs);
 
 TH_API_END
 
