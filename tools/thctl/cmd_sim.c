@@ -474,14 +474,7 @@ int thctl_sim_main(int argc, char **argv)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (offload) {
-		struct th_sim_chainset *cs;
-
-		ret = th_sim_goal_chains(g, &nic, &cs, err, sizeof(err));
-		if (!ret) {
-			ret = th_sim_chains(th_sim_chainset_set(cs), &p, &nic,
-					    &res, NULL, err, sizeof(err));
-			th_sim_chainset_destroy(cs);
-		}
+		ret = th_sim_goal_offload(g, &p, &nic, &res, err, sizeof(err));
 	} else {
 		ret = th_sim_run(g, &p, &res, err, sizeof(err));
 	}

@@ -197,29 +197,61 @@ static bool cm_main(const struct th_sim_goal *g, const struct th_sim_nic *nic,
 	return false;
 }
 
-int th_sim_goal_chains(const struct th_sim_goal *g, const struct th_sim_nic *nic,
-		       struct th_sim_chainset **out, char *err, size_t errlen)
+/*
+ * Operation @op's chain, into @d (room for cm_len()): the CT_INCs that
+ * free its irequiring operations, its PUT or its work, the CT_INCs that
+ * free its requiring ones; a NOP when it has none of them.  The first
+ * waits on its gate for its dependencies, and a receive for its message.
+ */
+static uint32_t cm_emit(const struct th_sim_goal *g, const struct th_sim_nic *nic,
+			uint32_t op, const uint32_t *match, struct th_nic_desc *d)
 {
-	struct th_sim_nic defaults;
-	struct th_sim_chainset *cs;
-	uint32_t *match = NULL;
-	uint64_t ndesc = 0;
-	uint64_t at = 0;
-	uint32_t op, rank, idle = 0;
-	struct th_nic_desc one;
+	const struct sim_op *o = &g->ops[op];
+	uint32_t n = 0;
+
+	n += cm_frees(g, op, 1, d + n);
+	n += cm_main(g, nic, op, match, d + n);
+	n += cm_frees(g, op, 0, d + n);
+	if (!n) {
+		memset(d, 0, sizeof(*d));
+		d[n++].opcode = TH_NIC_OP_NOP;
+	}
+	d[0].trig_ct = (uint16_t)(op - g->rank_first[o->rank]);
+	d[0].threshold = g->nin[op] + (o->kind == SIM_RECV);
+	return n;
+}
+
+/* descriptors operation @op's chain takes */
+static uint32_t cm_len(const struct th_sim_goal *g, uint32_t op)
+{
+	return 2 + g->out_first[op + 1] - g->out_first[op];
+}
+
+/* A NOP for a rank with no operation, so that every rank is a node. */
+static struct th_nic_desc cm_idle(void)
+{
+	struct th_nic_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = TH_NIC_OP_NOP;
+	return d;
+}
+
+/*
+ * What every compile checks first: a finalized schedule, a copy rate for
+ * its calcs, ranks and calcs within the limits; then the matching.
+ */
+static int cm_prepare(const struct th_sim_goal *g, const struct th_sim_nic *nic,
+		      uint32_t **match, char *err, size_t errlen)
+{
+	uint32_t op, rank;
 	char where[96];
 	int ret;
 
-	if (err && errlen)
-		err[0] = '\0';
-	*out = NULL;
+	*match = NULL;
 	if (!g || !g->finalized) {
 		sim_err(err, errlen, "no schedule");
 		return -EINVAL;
-	}
-	if (!nic) {
-		th_sim_nic_default(&defaults);
-		nic = &defaults;
 	}
 	if (!nic->copy_ps) {
 		sim_err(err, errlen, "a calc is compiled into NIC work: it needs a copy rate above 0 ps a byte");
@@ -241,46 +273,61 @@ int th_sim_goal_chains(const struct th_sim_goal *g, const struct th_sim_nic *nic
 				where, g->ops[op].arg);
 			return -E2BIG;
 		}
-	cs = calloc(1, sizeof(*cs));
-	match = calloc(g->nops + 1, sizeof(*match));
-	if (!cs || !match) {
-		ret = -ENOMEM;
-		goto fail;
+	*match = calloc(g->nops + 1, sizeof(**match));
+	if (!*match) {
+		sim_err(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
-	ret = cm_match(g, match, err, errlen);
+	ret = cm_match(g, *match, err, errlen);
+	if (ret == -ENOMEM)
+		sim_err(err, errlen, "out of memory");
+	return ret;
+}
+
+int th_sim_goal_chains(const struct th_sim_goal *g, const struct th_sim_nic *nic,
+		       struct th_sim_chainset **out, char *err, size_t errlen)
+{
+	struct th_sim_chainset *cs = NULL;
+	struct th_sim_nic defaults;
+	uint32_t *match = NULL;
+	uint64_t ndesc = 0, at = 0;
+	uint32_t op, rank, idle = 0;
+	int ret;
+
+	if (err && errlen)
+		err[0] = '\0';
+	*out = NULL;
+	if (!nic) {
+		th_sim_nic_default(&defaults);
+		nic = &defaults;
+	}
+	ret = cm_prepare(g, nic, &match, err, errlen);
 	if (ret)
 		goto fail;
-	for (op = 0; op < g->nops; op++) {
-		uint32_t n = cm_frees(g, op, 0, NULL) + cm_frees(g, op, 1, NULL) +
-			     cm_main(g, nic, op, match, &one);
-
-		ndesc += n ? n : 1;
-	}
-	/* a rank with no operation gets a NOP, so that every rank is a node */
+	for (op = 0; op < g->nops; op++)
+		ndesc += cm_len(g, op);
 	for (rank = 0; rank < g->nranks; rank++)
 		idle += g->rank_first[rank + 1] == g->rank_first[rank];
 	ndesc += idle;
-	cs->chains = calloc((size_t)g->nops + idle + 1, sizeof(*cs->chains));
-	cs->descs = calloc(ndesc + 1, sizeof(*cs->descs));
-	cs->names = calloc((size_t)g->nops + idle + 1, SIM_CHAIN_NAME);
-	if (!cs->chains || !cs->descs || !cs->names) {
+	cs = calloc(1, sizeof(*cs));
+	if (cs) {
+		cs->chains = calloc((size_t)g->nops + idle + 1, sizeof(*cs->chains));
+		cs->descs = calloc(ndesc + 1, sizeof(*cs->descs));
+		cs->names = calloc((size_t)g->nops + idle + 1, SIM_CHAIN_NAME);
+	}
+	if (!cs || !cs->chains || !cs->descs || !cs->names) {
+		sim_err(err, errlen, "out of memory");
 		ret = -ENOMEM;
 		goto fail;
 	}
 	for (op = 0; op < g->nops; op++) {
 		const struct sim_op *o = &g->ops[op];
 		struct th_nic_desc *d = &cs->descs[at];
-		uint32_t n = 0, first = op - g->rank_first[o->rank];
 		char *name = &cs->names[(size_t)op * SIM_CHAIN_NAME];
+		uint32_t n = cm_emit(g, nic, op, match, d);
 
-		n += cm_frees(g, op, 1, d + n);
-		n += cm_main(g, nic, op, match, d + n);
-		n += cm_frees(g, op, 0, d + n);
-		if (!n)
-			d[n++].opcode = TH_NIC_OP_NOP;
-		d[0].trig_ct = (uint16_t)first;
-		d[0].threshold = g->nin[op] + (o->kind == SIM_RECV);
-		snprintf(name, SIM_CHAIN_NAME, "r%u.op%u", o->rank, first);
+		snprintf(name, SIM_CHAIN_NAME, "r%u.op%u", o->rank,
+			 op - g->rank_first[o->rank]);
 		cs->chains[op] = (struct th_verify_chain){
 			.name = name, .node = o->rank, .descs = d, .ndesc = n };
 		at += n;
@@ -290,7 +337,7 @@ int th_sim_goal_chains(const struct th_sim_goal *g, const struct th_sim_nic *nic
 
 		if (g->rank_first[rank + 1] != g->rank_first[rank])
 			continue;
-		cs->descs[at].opcode = TH_NIC_OP_NOP;
+		cs->descs[at] = cm_idle();
 		snprintf(name, SIM_CHAIN_NAME, "r%u.idle", rank);
 		cs->chains[op++] = (struct th_verify_chain){
 			.name = name, .node = rank, .descs = &cs->descs[at],
@@ -303,9 +350,62 @@ int th_sim_goal_chains(const struct th_sim_goal *g, const struct th_sim_nic *nic
 	*out = cs;
 	return 0;
 fail:
-	if (ret == -ENOMEM)
-		sim_err(err, errlen, "out of memory");
 	free(match);
 	th_sim_chainset_destroy(cs);
+	return ret;
+}
+
+/*
+ * The same compile straight into the simulator's own form, one chain at a
+ * time through a scratch buffer: the NIC's 128-byte descriptors of the
+ * whole schedule are never held at once.
+ */
+int th_sim_goal_offload(const struct th_sim_goal *g,
+			const struct th_sim_params *params,
+			const struct th_sim_nic *nic, struct th_sim_result *res,
+			char *err, size_t errlen)
+{
+	struct th_nic_desc *scratch = NULL, idle = cm_idle();
+	struct th_sim_nic defaults;
+	uint32_t *match = NULL, op, rank, room = 0;
+	struct sim_cset cs;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (err && errlen)
+		err[0] = '\0';
+	if (!params) {
+		sim_err(err, errlen, "no parameters");
+		return -EINVAL;
+	}
+	if (!nic) {
+		th_sim_nic_default(&defaults);
+		nic = &defaults;
+	}
+	sim_cset_init(&cs, nic);
+	ret = cm_prepare(g, nic, &match, err, errlen);
+	for (op = 0; !ret && op < g->nops; op++)
+		if (cm_len(g, op) > room)
+			room = cm_len(g, op);
+	if (!ret) {
+		scratch = calloc(room + 1, sizeof(*scratch));
+		if (!scratch)
+			ret = -ENOMEM;
+	}
+	for (op = 0; !ret && op < g->nops; op++)
+		ret = sim_cset_add_chain(&cs, g->ops[op].rank, 0, scratch,
+					 cm_emit(g, nic, op, match, scratch));
+	for (rank = 0; !ret && rank < g->nranks; rank++)
+		if (g->rank_first[rank + 1] == g->rank_first[rank])
+			ret = sim_cset_add_chain(&cs, rank, 0, &idle, 1);
+	if (ret == -ENOMEM)
+		sim_err(err, errlen, "out of memory");
+	else if (ret == -E2BIG && err && !err[0])
+		sim_err(err, errlen, "the compiled chains pass 2^30 descriptors or counters");
+	free(scratch);
+	free(match);
+	if (!ret)
+		ret = sim_cset_run(&cs, params, NULL, res, NULL, err, errlen);
+	sim_cset_fini(&cs);
 	return ret;
 }

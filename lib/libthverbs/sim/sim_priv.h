@@ -102,4 +102,77 @@ int sim_heap_push(struct sim_heap *h, uint64_t time, uint32_t op,
 bool sim_heap_pop(struct sim_heap *h, struct sim_event *out);
 void sim_heap_fini(struct sim_heap *h);
 
+/*
+ * cset.c: a set of chains in the simulator's own form, built from the
+ * NIC's descriptors through the engine's opcode table once, so that the
+ * run (chains.c) reads 40 bytes a descriptor and no table: what it costs,
+ * the counters it raises (resolved to indices), where it delivers.
+ */
+#define SIM_NIL		UINT32_MAX
+
+enum sim_cd_kind {
+	SIM_CD_NONE,		/* no cost: at the chain's time */
+	SIM_CD_WORK,		/* the node's engine for @arg ns */
+	SIM_CD_SEND,		/* @arg bytes to node @target */
+	SIM_CD_FETCH,		/* @arg bytes from node @target (a GET) */
+};
+
+struct sim_cdesc {
+	uint64_t arg;		/* ns, bytes, or the CT value, or the stride */
+	uint32_t ct_op;		/* its CT operand's counter, or SIM_NIL */
+	uint32_t ct_comp;	/* its completion counter, or SIM_NIL */
+	uint32_t ct_remote;	/* the counter raised where it delivers */
+	uint32_t target;	/* SEND, FETCH: the node */
+	uint32_t chain;		/* its chain */
+	uint8_t kind;		/* enum sim_cd_kind */
+	uint8_t set;		/* ct_op is set to @arg, not raised by it */
+	uint8_t ends_round;	/* a REARM: @arg is the stride */
+	uint8_t visible;	/* once done, an event on its own node */
+};
+
+struct sim_cchain {
+	uint64_t threshold;
+	uint32_t node;
+	uint32_t ctr;		/* its trigger counter */
+	uint32_t first, ndesc;	/* in sim_cset.descs */
+};
+
+struct sim_caction {
+	uint64_t value;
+	uint32_t ctr;
+	bool set;
+};
+
+struct sim_cset {
+	struct sim_cchain *chains;
+	uint32_t nchains, cap_chains;
+	struct sim_cdesc *descs;
+	uint32_t ndescs, cap_descs;
+	struct sim_caction *acts;
+	uint32_t nacts, cap_acts;
+	/* the counters, by index; found by (node, vport, ct) while building */
+	struct th_verify_counter *ctrs;
+	uint32_t nctrs, cap_ctrs;
+	uint32_t *hash;
+	uint32_t hash_mask;
+	uint32_t nodes;		/* the highest node named, plus one */
+	struct th_sim_nic nic;
+	bool overflow;		/* a work time past 2^64 ns */
+};
+
+void sim_cset_init(struct sim_cset *cs, const struct th_sim_nic *nic);
+/* -EINVAL (a chain with no descriptors, an unknown opcode), -E2BIG, -ENOMEM */
+int sim_cset_add_chain(struct sim_cset *cs, uint32_t node, uint32_t vport,
+		       const struct th_nic_desc *descs, uint32_t ndesc);
+int sim_cset_add_action(struct sim_cset *cs, const struct th_verify_action *a);
+void sim_cset_fini(struct sim_cset *cs);
+
+/*
+ * chains.c: runs @cs (th_sim_chains()); @names, if not NULL, names the
+ * chains in @err (th_verify_chain.name), else "#index".
+ */
+int sim_cset_run(const struct sim_cset *cs, const struct th_sim_params *p,
+		 const struct th_verify_chain *names, struct th_sim_result *res,
+		 uint64_t *chain_done_ns, char *err, size_t errlen);
+
 #endif /* TH_SIM_PRIV_H */

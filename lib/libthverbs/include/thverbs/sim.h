@@ -129,6 +129,15 @@ int th_sim_goal_chains(const struct th_sim_goal *goal,
 		       struct th_sim_chainset **cs, char *err, size_t errlen);
 const struct th_verify_set *th_sim_chainset_set(const struct th_sim_chainset *cs);
 void th_sim_chainset_destroy(struct th_sim_chainset *cs);
+/*
+ * th_sim_goal_chains() then th_sim_chains() in one, without holding the
+ * NIC's descriptors of the whole schedule (for a million ranks): @res as
+ * th_sim_chains() fills it.
+ */
+int th_sim_goal_offload(const struct th_sim_goal *goal,
+			const struct th_sim_params *params,
+			const struct th_sim_nic *nic, struct th_sim_result *res,
+			char *err, size_t errlen);
 
 TH_API_END
 
