@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sched_priv.h"
 
@@ -192,25 +193,35 @@ struct th_hagd_group {
  * back (HAGD), or the copy as early as its own inputs allow and v after it
  * (hagd+).  Both fit the idle gaps HEFT's insertion would use, where the
  * seed appends at the processor's end: a copy in a gap starts no later.
+ * @beat: a group that cannot finish before it is not worked out (false):
+ * the gap searches are the expensive part, and most groups lose.
  */
 static bool th_hagd_group_on(const struct th_sched *s, unsigned int v,
-			     unsigned int p, bool early,
+			     unsigned int p, bool early, double beat,
 			     struct th_hagd_group *g)
 {
 	const struct th_dag *dag = s->dag;
 	unsigned int j, cp = TH_NONE;
-	double last = -INFINITY, wc, wv, cp_in, others;
+	double last = -INFINITY, others = 0, wc, wv, cp_in;
 
 	wv = th_dag_w(dag, v, p);
 	if (isinf(wv))
 		return false;
+	/*
+	 * One pass: the latest arrival names the parent to copy, the latest
+	 * of the others is when v's other inputs are all there (one edge per
+	 * parent: th_dag_finalize() refuses duplicate edges).
+	 */
 	for (j = dag->pred_off[v]; j < dag->pred_off[v + 1]; j++) {
 		unsigned int e = dag->pred[j];
 		double a = th_sched_arrival(s, e, p);
 
 		if (a > last) {
+			others = fmax(others, last);
 			last = a;
 			cp = dag->edges[e].from;
+		} else {
+			others = fmax(others, a);
 		}
 	}
 	if (cp == TH_NONE || dag->virt[cp] || th_sched_has_copy_on(s, cp, p))
@@ -219,7 +230,9 @@ static bool th_hagd_group_on(const struct th_sched *s, unsigned int v,
 	if (isinf(wc))
 		return false;
 	cp_in = th_sched_data_ready(s, cp, p, TH_NONE);
-	others = th_sched_data_ready(s, v, p, cp);
+	/* no gap can make the group finish before its inputs allow */
+	if (th_time_le(beat, fmax(cp_in + wc, others) + wv))
+		return false;
 	g->parent = cp;
 	g->proc = p;
 	if (early) {
@@ -253,7 +266,8 @@ static int th_hagd_group_place(struct th_sched *s, unsigned int v, bool early)
 	if (isinf(ins))
 		return -EINVAL;
 	for (p = 0; p < dag->nprocs; p++)
-		if (th_hagd_group_on(s, v, p, early, &g) && g.eft < best.eft)
+		if (th_hagd_group_on(s, v, p, early, fmin(ins, best.eft), &g) &&
+		    g.eft < best.eft)
 			best = g;
 	if (!(best.eft < ins && !th_time_le(ins, best.eft)))
 		return th_sched_place(s, v, ins_p, ins_start, 0);
@@ -271,11 +285,32 @@ static int th_hagd_group_place(struct th_sched *s, unsigned int v, bool early)
  * then replaced by HEFT's on the same input, and th_sched_alg_of() says
  * so: HAGD is never worse than HEFT.
  */
-static int th_hagd_not_worse_than_heft(struct th_sched *s)
+static int th_hagd_not_worse_than_heft(struct th_sched *s,
+				       const unsigned int *list)
 {
-	struct th_sched *h = th_sched_create(s->dag);
+	unsigned int n = s->dag->ntasks, i, *hlist;
+	struct th_sched *h;
 	int ret;
 
+	/*
+	 * Without a copy, HAGD placed every task by HEFT's rule; in HEFT's
+	 * order too (BL is rank_u, only the ties differ) the schedule is
+	 * HEFT's: nothing to compare, and no second run.
+	 */
+	for (i = 0; i < s->nslots && !(s->slots[i].flags & TH_SCHED_SLOT_DUP); i++)
+		;
+	if (i == s->nslots) {
+		hlist = malloc(n * sizeof(*hlist));
+		if (!hlist)
+			return -ENOMEM;
+		ret = th_sched_heft_list(s->dag, hlist);
+		if (!ret)
+			ret = memcmp(hlist, list, n * sizeof(*hlist)) ? 1 : 0;
+		free(hlist);
+		if (ret <= 0)
+			return ret;
+	}
+	h = th_sched_create(s->dag);
 	if (!h)
 		return -errno;
 	ret = th_sched_heft(h);
@@ -317,7 +352,7 @@ int th_sched_hagd(struct th_sched *s, bool early)
 			ret = th_sched_place_best(s, v, true);
 	}
 	if (!ret)
-		ret = th_hagd_not_worse_than_heft(s);
+		ret = th_hagd_not_worse_than_heft(s, list);
 out:
 	free(list);
 	return ret;
