@@ -152,7 +152,9 @@ int th_sched_group_eval(const struct th_sched *s, unsigned int task,
 /*
  * The insertion placement's EFT for v (HEFT's rule): what a rejected
  * duplication falls back to, so that the group branch never trades the
- * idle gaps HEFT would use for an append-only slot.
+ * idle gaps HEFT would use for an append-only slot.  It must choose as
+ * th_sched_place_best(s, v, true) does (same processors, same ties):
+ * th_hagd_not_worse_than_heft() skips HEFT's rerun on that ground.
  */
 static double th_hagd_insertion_eft(const struct th_sched *s, unsigned int v,
 				    unsigned int *proc, double *start)
