@@ -67,6 +67,7 @@ struct bench_res {
 	double makespan;
 	unsigned int ninserted;
 	unsigned int nduplicated;
+	int by;			/* th_sched_alg_of(): whose schedule it is */
 };
 
 /* One work item: a random graph structure of one size, all 125 cost cases. */
@@ -122,6 +123,7 @@ static int bench_run_all(struct th_dag *dag, struct bench_res *res,
 		ret = th_sched_validate(s, why, len);
 		if (!ret)
 			ret = th_sched_metrics(s, &m);
+		res[a].by = th_sched_alg_of(s);
 		th_sched_destroy(s);
 		if (ret)
 			return ret;
@@ -257,6 +259,8 @@ struct bench_avg {
 	double dup[NVAL][NALG];
 	unsigned int wins[NALG];	/* HAGD strictly better, per other alg */
 	unsigned int ties[NALG];
+	unsigned int fellback[NALG];	/* HAGD, hagd+: HEFT's schedule kept */
+	unsigned int won[NALG];		/* the portfolio's winners */
 	unsigned int runs;
 };
 
@@ -288,7 +292,11 @@ static void bench_reduce(const struct bench_shared *sh, struct bench_avg *av)
 					av->wins[a]++;
 				else if (fabs(r[TH_SCHED_HAGD].slr - r[a].slr) <= 1e-12)
 					av->ties[a]++;
+				if (a != TH_SCHED_PORTFOLIO && r[a].by != (int)a)
+					av->fellback[a]++;
 			}
+			if (r[TH_SCHED_PORTFOLIO].by >= 0)
+				av->won[r[TH_SCHED_PORTFOLIO].by]++;
 			mcnt[it->vi]++;
 			ccnt[c]++;
 			av->runs++;
@@ -393,8 +401,16 @@ static void bench_report_sweep(const struct bench_opts *o,
 	for (a = 0; a <= TH_SCHED_HCPFD; a++)
 		bench_out(" %s %u / %u;", th_sched_alg_name(a), av->wins[a], av->ties[a]);
 	bench_out("\n");
+	/* HAGD falls back to HEFT's schedule when its own is longer */
+	bench_out("HEFT's schedule kept because it was shorter: hagd %u, hagd+ %u of %u\n",
+		  av->fellback[TH_SCHED_HAGD], av->fellback[TH_SCHED_HAGD_PLUS],
+		  av->runs);
+	bench_out("Portfolio winners (ties: the earlier):");
+	for (a = 0; a < TH_SCHED_PORTFOLIO; a++)
+		bench_out(" %s %u;", th_sched_alg_name(a), av->won[a]);
+	bench_out("\n");
 
-	bench_out("\n== Table 5: mean makespan per #v\n%-6s", "alg");
+	bench_out("\n== Table 5: mean makespan per #v\n%-9s", "alg");
 	for (i = 0; i < NVAL; i++)
 		bench_out(" %9g", bench_nv[i]);
 	bench_out("\n");
@@ -402,7 +418,7 @@ static void bench_report_sweep(const struct bench_opts *o,
 	if (f)
 		fprintf(f, "alg,v50,v100,v300,v500,v750\n");
 	for (a = 0; a < NALG; a++) {
-		bench_out("%-6s", th_sched_alg_name(a));
+		bench_out("%-9s", th_sched_alg_name(a));
 		if (f)
 			fprintf(f, "%s", th_sched_alg_name(a));
 		for (i = 0; i < NVAL; i++) {
@@ -417,7 +433,7 @@ static void bench_report_sweep(const struct bench_opts *o,
 	if (f)
 		fclose(f);
 
-	bench_out("\n== Table 6: mean insertions and duplications per schedule, per CCR\n%-12s", "");
+	bench_out("\n== Table 6: mean insertions and duplications per schedule, per CCR\n%-15s", "");
 	for (i = 0; i < NVAL; i++)
 		bench_out(" %7g", bench_ccr[i]);
 	bench_out("\n");
@@ -426,7 +442,7 @@ static void bench_report_sweep(const struct bench_opts *o,
 		fprintf(f, "kind,alg,ccr0.1,ccr0.5,ccr1,ccr2.5,ccr5\n");
 	for (k = 0; k < 2; k++) {
 		for (a = 0; a < NALG; a++) {
-			bench_out("%-5s %-6s", k ? "dup" : "ins", th_sched_alg_name(a));
+			bench_out("%-5s %-9s", k ? "dup" : "ins", th_sched_alg_name(a));
 			if (f)
 				fprintf(f, "%s,%s", k ? "duplication" : "insertion",
 					th_sched_alg_name(a));
@@ -1009,9 +1025,11 @@ static void bench_usage(FILE *f)
 		"\n"
 		"Reproduces the HAGD paper's evaluation: the Table 4 sweep (#v, CCR, beta,\n"
 		"#vm, full factorial) on random layered graphs, with HEFT, PETS, HCPFD,\n"
-		"HAGD and hagd+; average SLR per parameter value, HAGD's improvement,\n"
-		"Table 5 makespans, Table 6 counts, the application graphs, CSV files and\n"
-		"the four panels of Fig. 7 (gnuplot).  Every schedule is validated.\n"
+		"HAGD, hagd+, PEFT and the portfolio (the least makespan of the others);\n"
+		"average SLR per parameter value, HAGD's improvement, how often HAGD kept\n"
+		"HEFT's schedule and which algorithm the portfolio took, Table 5\n"
+		"makespans, Table 6 counts, the application graphs, CSV files and the\n"
+		"four panels of Fig. 7 (gnuplot).  Every schedule is validated.\n"
 		"\n"
 		"  -n, --graphs N     random graphs per #v (default 100; --quick 3)\n"
 		"  -q, --quick        a small run (under a minute)\n"

@@ -40,17 +40,21 @@ static void thctl_place_usage(FILE *f)
 		"Places the offload jobs of JOBFILE (Documentation/placement.rst) on the\n"
 		"NIC nodes and predicts the makespan from the fabric cost model: every\n"
 		"job in one DAG, scheduled by each algorithm (HEFT, PETS, HCPFD, HAGD,\n"
-		"hagd+), beside two baselines that place each job on its own k-nomial\n"
-		"tree over its members, all together ('trees') or one after another\n"
-		"('sequential').  Per placement: the makespan, each job's finish and\n"
-		"its slowdown (finish / its makespan placed alone), and the unfairness\n"
-		"(mean absolute deviation of the slowdowns).\n"
+		"hagd+, PEFT, and the portfolio: the best of them), beside two\n"
+		"baselines that place each job on its own k-nomial tree over its\n"
+		"members, all together ('trees') or one after another ('sequential').\n"
+		"Per placement: the makespan, the duplicated tasks ('dup'), whose\n"
+		"schedule it is ('schedule': the portfolio's winner; heft when HAGD's\n"
+		"own was longer), each job's finish and its slowdown (finish / its\n"
+		"makespan placed alone), and the unfairness (mean absolute deviation\n"
+		"of the slowdowns).\n"
 		"\n"
 		"  -m, --model FILE    the fabric cost model (default: --nodes identical\n"
 		"                      nodes with the built-in rates)\n"
 		"  -n, --nodes N       nodes of the default model (default: the highest\n"
 		"                      node a job names, plus one)\n"
-		"  -a, --alg NAME      heft, pets, hcpfd, hagd, hagd+, or all (default)\n"
+		"  -a, --alg NAME      heft, pets, hcpfd, hagd, hagd+, peft, portfolio,\n"
+		"                      or all (default)\n"
 		"      --svg FILE      the Gantt chart of the first algorithm's placement,\n"
 		"                      one row per node, coloured by job, duplicates hatched\n"
 		"  -j, --json          JSON instead of the table; -p, --pretty: indented\n"
@@ -154,7 +158,28 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 struct thctl_place_row {
 	const char *label;
 	struct th_place_result *r;
+	bool scheduled;		/* by th_place_run(TH_PLACE_SCHEDULED) */
 };
+
+/* Duplicated copies in a placement (0 without a schedule). */
+static unsigned int thctl_place_dups(const struct th_place_result *r)
+{
+	struct th_sched_metrics sm;
+
+	return r->sched && !th_sched_metrics(r->sched, &sm) ? sm.nduplicated : 0;
+}
+
+/*
+ * Whose schedule a scheduled placement is: the portfolio's winner, or
+ * HEFT's when HAGD's own was longer ("-" for the baselines).
+ */
+static const char *thctl_place_by(const struct thctl_place_row *row)
+{
+	int a = row->scheduled && row->r->sched ? th_sched_alg_of(row->r->sched) :
+						   -ENOENT;
+
+	return a >= 0 ? th_sched_alg_name(a) : "-";
+}
 
 static void thctl_place_table(const struct th_place_jobs *j,
 			      const struct thctl_place_row *rows,
@@ -166,8 +191,8 @@ static void thctl_place_table(const struct th_place_jobs *j,
 	for (i = 0; i < nrows; i++)
 		if (rows[i].r && (!best || rows[i].r->makespan < best))
 			best = rows[i].r->makespan;
-	printf("%-12s %12s %9s %11s", "placement", "makespan_us", "vs_best",
-	       "unfairness");
+	printf("%-12s %12s %9s %11s %4s %-9s", "placement", "makespan_us",
+	       "vs_best", "unfairness", "dup", "schedule");
 	for (k = 0; k < th_place_njobs(j); k++)
 		printf("  %s (finish_us/slowdown)", th_place_job_name(j, k));
 	printf("\n");
@@ -178,9 +203,10 @@ static void thctl_place_table(const struct th_place_jobs *j,
 			printf("%-12s %12s\n", rows[i].label, "failed");
 			continue;
 		}
-		printf("%-12s %12.2f %9.3f %11.3f", rows[i].label,
+		printf("%-12s %12.2f %9.3f %11.3f %4u %-9s", rows[i].label,
 		       r->makespan * 1e6, best > 0 ? r->makespan / best : 1,
-		       r->unfairness);
+		       r->unfairness, thctl_place_dups(r),
+		       thctl_place_by(&rows[i]));
 		for (k = 0; k < r->njobs; k++)
 			printf("  %10.2f/%.2f", r->job[k].finish * 1e6,
 			       r->job[k].slowdown);
@@ -216,6 +242,9 @@ static void thctl_place_json(const struct th_place_jobs *j,
 		tj_double(&t, r->makespan * 1e6);
 		tj_key(&t, "unfairness");
 		tj_double(&t, r->unfairness);
+		tj_kv_u64(&t, "duplicated", thctl_place_dups(r));
+		if (rows[i].scheduled)
+			tj_kv_str(&t, "schedule", thctl_place_by(&rows[i]));
 		tj_key(&t, "jobs");
 		tj_arr_begin(&t);
 		for (k = 0; k < r->njobs; k++) {
@@ -278,7 +307,7 @@ static int thctl_place_calibrate(const struct thctl_place_opts *o)
 int thctl_place_main(int argc, char **argv)
 {
 	struct thctl_place_opts o = { 0 };
-	struct thctl_place_row rows[TH_SCHED_NR_ALGS + 2];
+	struct thctl_place_row rows[TH_SCHED_NR_ALGS + 2] = { 0 };
 	struct th_place_model *m = NULL;
 	struct th_place_jobs *j = NULL;
 	struct th_dag_diag d;
@@ -332,6 +361,7 @@ int thctl_place_main(int argc, char **argv)
 		if (o.alg >= 0 && a != o.alg)
 			continue;
 		rows[nrows].label = th_sched_alg_name(a);
+		rows[nrows].scheduled = true;
 		rows[nrows++].r = th_place_run(j, m, TH_PLACE_SCHEDULED, a);
 	}
 	rows[nrows].label = "trees";

@@ -37,7 +37,8 @@ static void thctl_sched_usage(FILE *f)
 		"FILE is an STG file (structure only: costs come from -p, --ccr,\n"
 		"--beta and --seed) or a th_dag text file (costs included).\n"
 		"\n"
-		"  -a, --alg NAME      heft, pets, hcpfd, hagd (default), hagd+, or all\n"
+		"  -a, --alg NAME      heft, pets, hcpfd, hagd (default), hagd+, peft,\n"
+		"                      portfolio (the least makespan of the others), or all\n"
 		"  -p, --procs P       processors for STG and generated graphs (4)\n"
 		"      --ccr X         communication to computation ratio (1.0)\n"
 		"      --beta B        heterogeneity of the processors, 0..2 (1.0)\n"
@@ -50,10 +51,14 @@ static void thctl_sched_usage(FILE *f)
 		"  -q, --quiet         metrics only, no schedule table\n"
 		"  -j, --json          one JSON document: {\"tasks\", \"edges\", \"procs\",\n"
 		"                      \"schedules\": [{\"alg\", \"makespan\", \"slr\", \"speedup\",\n"
-		"                      \"efficiency\", \"inserted\", \"duplicated\", \"slots\":\n"
+		"                      \"efficiency\", \"inserted\", \"duplicated\", \"schedule\",\n"
+		"                      \"slots\":\n"
 		"                      [{\"proc\", \"task\", \"start\", \"finish\", \"duplicate\"}]}]}\n"
 		"                      (slots unless -q); --pretty: indented (-p is --procs)\n"
 		"  -h, --help          this text\n"
+		"\n"
+		"'schedule' names whose schedule it is: the portfolio's winner, or heft\n"
+		"when HAGD's own schedule came out longer than HEFT's and HEFT's was kept.\n"
 		"\n"
 		"Exit status: 0 success, 1 scheduling or validation failed,\n"
 		"2 usage error or malformed input (file:line:col: message).\n");
@@ -129,12 +134,24 @@ bad:
 	return NULL;
 }
 
-static void thctl_sched_print_metrics(const char *alg,
-				      const struct th_sched_metrics *m)
+/* The name of the algorithm whose schedule @s is (th_sched_alg_of()). */
+static const char *thctl_sched_by(const struct th_sched *s)
 {
-	printf("%-6s makespan %10.3f  SLR %7.4f  speedup %7.4f  efficiency %6.4f  inserted %4u  duplicated %4u\n",
+	int a = th_sched_alg_of(s);
+
+	return a >= 0 ? th_sched_alg_name(a) : "-";
+}
+
+static void thctl_sched_print_metrics(const char *alg,
+				      const struct th_sched_metrics *m,
+				      const char *by)
+{
+	printf("%-9s makespan %10.3f  SLR %7.4f  speedup %7.4f  efficiency %6.4f  inserted %4u  duplicated %4u",
 	       alg, m->makespan, m->slr, m->speedup, m->efficiency,
 	       m->ninserted, m->nduplicated);
+	if (strcmp(alg, by))
+		printf("  schedule of %s", by);
+	printf("\n");
 }
 
 static int thctl_sched_slot_cmp(const void *a, const void *b)
@@ -197,6 +214,7 @@ static void thctl_sched_json(struct tj *j, const struct th_sched *s,
 	tj_double(j, m->efficiency);
 	tj_kv_u64(j, "inserted", m->ninserted);
 	tj_kv_u64(j, "duplicated", m->nduplicated);
+	tj_kv_str(j, "schedule", thctl_sched_by(s));
 	if (table) {
 		tj_key(j, "slots");
 		tj_arr_begin(j);
@@ -248,7 +266,8 @@ static int thctl_sched_one(const struct th_dag *dag, int alg,
 	if (!ret && table && !o->json)
 		ret = thctl_sched_print_table(s);
 	if (!ret && !o->json)
-		thctl_sched_print_metrics(th_sched_alg_name(alg), &m);
+		thctl_sched_print_metrics(th_sched_alg_name(alg), &m,
+					  thctl_sched_by(s));
 	if (!ret && o->svg) {
 		FILE *f = fopen(o->svg, "w");
 		char title[128];

@@ -13,6 +13,8 @@ static const char *const th_sched_alg_names[TH_SCHED_NR_ALGS] = {
 	[TH_SCHED_HCPFD]	= "hcpfd",
 	[TH_SCHED_HAGD]		= "hagd",
 	[TH_SCHED_HAGD_PLUS]	= "hagd+",
+	[TH_SCHED_PEFT]		= "peft",
+	[TH_SCHED_PORTFOLIO]	= "portfolio",
 };
 
 const char *th_sched_alg_name(enum th_sched_alg alg)
@@ -71,6 +73,7 @@ struct th_sched *th_sched_create(const struct th_dag *dag)
 	memset(s->primary, 0xff, n * sizeof(*s->primary));
 	for (n = 0; n < dag->ntasks; n++)
 		s->aft_min[n] = INFINITY;
+	s->alg = TH_SCHED_NR_ALGS;
 	return s;
 }
 
@@ -449,7 +452,9 @@ int th_sched_list(const struct th_dag *dag, enum th_sched_alg alg,
 	case TH_SCHED_HAGD:
 	case TH_SCHED_HAGD_PLUS:
 		return th_sched_hagd_list(dag, out);
-	default:
+	case TH_SCHED_PEFT:
+		return th_sched_peft_list(dag, out);
+	default:	/* a portfolio has no list of its own */
 		return -EINVAL;
 	}
 }
@@ -466,6 +471,7 @@ struct th_sched *th_sched_run(const struct th_dag *dag, enum th_sched_alg alg)
 	s = th_sched_create(dag);
 	if (!s)
 		return NULL;
+	s->alg = alg;
 	switch (alg) {
 	case TH_SCHED_HEFT:
 		ret = th_sched_heft(s);
@@ -479,8 +485,14 @@ struct th_sched *th_sched_run(const struct th_dag *dag, enum th_sched_alg alg)
 	case TH_SCHED_HAGD:
 		ret = th_sched_hagd(s, false);
 		break;
-	default:
+	case TH_SCHED_HAGD_PLUS:
 		ret = th_sched_hagd(s, true);
+		break;
+	case TH_SCHED_PEFT:
+		ret = th_sched_peft(s);
+		break;
+	default:
+		ret = th_sched_portfolio(s);
 		break;
 	}
 	if (ret) {
@@ -500,6 +512,11 @@ const struct th_sched_slot *th_sched_slot(const struct th_sched *s,
 					  unsigned int i)
 {
 	return i < s->nslots ? &s->slots[i] : NULL;
+}
+
+int th_sched_alg_of(const struct th_sched *s)
+{
+	return s->alg < TH_SCHED_NR_ALGS ? (int)s->alg : -ENOENT;
 }
 
 int th_sched_primary(const struct th_sched *s, unsigned int task)

@@ -86,7 +86,22 @@ struct th_sched {
 	/* per task, a bit per processor holding a copy: skips copy scans */
 	uint64_t *copy_mask;
 	unsigned int mask_words;
+	/* whose schedule this is (th_sched_alg_of()); NR_ALGS: by hand */
+	enum th_sched_alg alg;
 };
+
+/* The latest finish of an exit task; INFINITY while one is unplaced. */
+static inline double th_sched_makespan_of(const struct th_sched *s)
+{
+	const struct th_dag *dag = s->dag;
+	double ms = 0;
+	unsigned int i;
+
+	for (i = 0; i < dag->ntasks; i++)
+		if (dag->succ_off[i + 1] == dag->succ_off[i])
+			ms = fmax(ms, s->aft_min[i]);
+	return ms;
+}
 
 /* gaps.c */
 int th_gaps_reserve(struct th_sched_proc *pr, unsigned int cap);
@@ -131,10 +146,15 @@ int th_sched_heft(struct th_sched *s);
 int th_sched_pets(struct th_sched *s);
 int th_sched_hcpfd(struct th_sched *s);
 int th_sched_hagd(struct th_sched *s, bool early);
+int th_sched_peft(struct th_sched *s);
+int th_sched_portfolio(struct th_sched *s);
 int th_sched_heft_list(const struct th_dag *dag, unsigned int *out);
 int th_sched_pets_list(const struct th_dag *dag, unsigned int *out);
 int th_sched_hcpfd_list(const struct th_dag *dag, unsigned int *out);
 int th_sched_hagd_list(const struct th_dag *dag, unsigned int *out);
+int th_sched_peft_list(const struct th_dag *dag, unsigned int *out);
+/* portfolio.c: exchanges two schedules of the same graph */
+void th_sched_swap(struct th_sched *a, struct th_sched *b);
 
 #pragma GCC visibility pop
 

@@ -4,8 +4,10 @@
  * malformed line refused at its line and column, nothing returned), the
  * cost model file, the DAG a job becomes, predictions checked against
  * hand computations (one Allreduce on its tree, disjoint jobs that do not
- * slow each other down, the sequential baseline's sum), and placements
- * that validate and keep contributions on their members' nodes.
+ * slow each other down, the sequential baseline's sum), placements
+ * that validate and keep contributions on their members' nodes, HAGD's
+ * group duplication acting in a placement (a hand-computed known answer)
+ * and never making HAGD worse than HEFT on random multi-job workloads.
  */
 #include <errno.h>
 #include <math.h>
@@ -360,6 +362,174 @@ TEST(every_algorithm_places_mixed_jobs_validly)
 	}
 	th_place_model_destroy(m);
 	th_place_jobs_destroy(j);
+}
+
+/*
+ * A sum delivered to four nodes, 50 us hops (round_model otherwise):
+ * copy c = 1 + 1000/1e9 s = 2 us, PUT p = 1 + 50 + 1 = 52 us, 2-operand
+ * reduction r = 1 + 2000/1e9 s = 3 us.  HEFT puts the sum on node 0 and
+ * every other delivery waits a hop more: 2c + 2p + r = 111 us.  HAGD
+ * copies the sum beside each delivery on nodes 1-3 (its inputs cross one
+ * hop either way): 2c + p + r = 59 us, with 3 duplicates that validate.
+ */
+static const char shared_sum_text[] =
+	"thjobs 1\n"
+	"dag S\n"
+	"  step in0 copy 1000 on 0\n  step in1 copy 1000 on 1\n"
+	"  step sum reduce 2 1000\n"
+	"  step out0 copy 1000 on 0\n  step out1 copy 1000 on 1\n"
+	"  step out2 copy 1000 on 2\n  step out3 copy 1000 on 3\n"
+	"  edge in0 sum 1000\n  edge in1 sum 1000\n"
+	"  edge sum out0 1000\n  edge sum out1 1000\n"
+	"  edge sum out2 1000\n  edge sum out3 1000\n"
+	"end\n";
+
+TEST(hagd_duplicates_a_shared_sum_known_answer)
+{
+	struct th_dag_diag d;
+	struct th_place_jobs *j = parse(shared_sum_text, &d);
+	struct th_place_model *m = round_model(4);
+	struct th_place_result *heft, *hagd;
+	struct th_sched_metrics hm;
+	unsigned int i, copies = 0, onnode = 0;
+	char why[256] = "";
+
+	ASSERT_NE(NULL, j) {
+		TH_LOG("%u:%u: %s", d.line, d.col, d.msg);
+	}
+	ASSERT_NE(NULL, m);
+	m->latency = 50e-6;
+	heft = th_place_run(j, m, TH_PLACE_SCHEDULED, TH_SCHED_HEFT);
+	hagd = th_place_run(j, m, TH_PLACE_SCHEDULED, TH_SCHED_HAGD);
+	ASSERT_NE(NULL, heft);
+	ASSERT_NE(NULL, hagd);
+	EXPECT_TRUE(fabs(heft->makespan - 111e-6) < 1e-12) {
+		TH_LOG("HEFT %.9g us, expected 111", heft->makespan * 1e6);
+	}
+	EXPECT_TRUE(fabs(hagd->makespan - 59e-6) < 1e-12) {
+		TH_LOG("HAGD %.9g us, expected 59", hagd->makespan * 1e6);
+	}
+	EXPECT_EQ(TH_SCHED_HAGD, th_sched_alg_of(hagd->sched));
+	EXPECT_EQ(0, th_sched_validate(hagd->sched, why, sizeof(why))) {
+		TH_LOG("%s", why);
+	}
+	ASSERT_EQ(0, th_sched_metrics(hagd->sched, &hm));
+	EXPECT_EQ(3, hm.nduplicated);
+	/* every copy of the sum is beside a delivery, one per node */
+	for (i = 0; i < th_sched_nslots(hagd->sched); i++) {
+		const struct th_sched_slot *x = th_sched_slot(hagd->sched, i);
+
+		if (strcmp(th_dag_name(hagd->dag, x->task), "S.sum"))
+			continue;
+		copies++;
+		onnode |= 1u << x->proc;
+	}
+	EXPECT_EQ(4, copies);
+	EXPECT_EQ(0xf, onnode);
+	th_place_result_destroy(heft);
+	th_place_result_destroy(hagd);
+	th_place_model_destroy(m);
+	th_place_jobs_destroy(j);
+}
+
+static unsigned int xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return (unsigned int)(*x >> 11);
+}
+
+/* A random mix of collectives on @nodes nodes, as a job file. */
+static void random_jobs(char *buf, size_t len, unsigned int nodes,
+			unsigned int seed)
+{
+	static const char *const kinds[] = { "allreduce", "reduce", "bcast" };
+	static const char *const sizes[] = { "1K", "8K", "64K" };
+	uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+	unsigned int njobs, k, i, n, off;
+
+#define NEXT() xorshift(&x)
+	off = snprintf(buf, len, "thjobs 1\n");
+	njobs = 3 + NEXT() % 4;
+	for (k = 0; k < njobs; k++) {
+		unsigned int first = NEXT() % nodes, root;
+
+		n = 2 + NEXT() % (nodes - 2);
+		root = first + NEXT() % n;
+		off += snprintf(buf + off, len - off, "%s J%u members ",
+				kinds[NEXT() % 3], k);
+		for (i = 0; i < n; i++)
+			off += snprintf(buf + off, len - off, "%s%u", i ? "," : "",
+					(first + i) % nodes);
+		off += snprintf(buf + off, len - off, " root %u bytes %s radix %u\n",
+				root % nodes, sizes[NEXT() % 3], 2 + 2 * (NEXT() % 2));
+	}
+#undef NEXT
+}
+
+/*
+ * HAGD keeps a copy only where it shortens its task's EFT, takes HEFT's
+ * insertion placement otherwise, and keeps HEFT's schedule when its own
+ * comes out longer: on random multi-job workloads, with short hops and
+ * with 50 us ones, HAGD and hagd+ are never worse than HEFT, the
+ * portfolio is the least of all, and at 50 us HAGD duplicates somewhere.
+ */
+TEST(hagd_never_worse_than_heft_on_placements)
+{
+	unsigned int seed, lat, a, dups = 0, cases = 0;
+	char text[4096];
+
+	for (lat = 0; lat < 2; lat++) {
+		for (seed = 0; seed < 12; seed++) {
+			struct th_place_model *m = th_place_model_create(10);
+			double ms[TH_SCHED_NR_ALGS], least = INFINITY;
+			struct th_place_jobs *j;
+			struct th_dag_diag d;
+
+			ASSERT_NE(NULL, m);
+			if (lat)
+				m->latency = 50e-6;
+			for (a = 0; a < 10; a++)
+				m->alu[a] = a % 3 ? 2e9 : 5e8;
+			random_jobs(text, sizeof(text), 10, seed);
+			j = parse(text, &d);
+			ASSERT_NE(NULL, j) {
+				TH_LOG("%u:%u: %s\n%s", d.line, d.col, d.msg, text);
+			}
+			for (a = 0; a < TH_SCHED_NR_ALGS; a++) {
+				struct th_place_result *r =
+					th_place_run(j, m, TH_PLACE_SCHEDULED, a);
+				struct th_sched_metrics sm;
+				char why[256] = "";
+
+				ASSERT_NE(NULL, r);
+				EXPECT_EQ(0, th_sched_validate(r->sched, why, sizeof(why))) {
+					TH_LOG("%s seed %u: %s", th_sched_alg_name(a),
+					       seed, why);
+				}
+				ASSERT_EQ(0, th_sched_metrics(r->sched, &sm));
+				if (lat && a == TH_SCHED_HAGD)
+					dups += sm.nduplicated;
+				ms[a] = r->makespan;
+				if (a < TH_SCHED_PORTFOLIO)
+					least = fmin(least, ms[a]);
+				th_place_result_destroy(r);
+			}
+			EXPECT_LE(ms[TH_SCHED_HAGD], ms[TH_SCHED_HEFT] * (1 + 1e-12)) {
+				TH_LOG("latency %s seed %u: HAGD %g > HEFT %g",
+				       lat ? "50us" : "default", seed,
+				       ms[TH_SCHED_HAGD], ms[TH_SCHED_HEFT]);
+			}
+			EXPECT_LE(ms[TH_SCHED_HAGD_PLUS], ms[TH_SCHED_HEFT] * (1 + 1e-12));
+			EXPECT_TRUE(near(ms[TH_SCHED_PORTFOLIO], least));
+			th_place_jobs_destroy(j);
+			th_place_model_destroy(m);
+			cases++;
+		}
+	}
+	EXPECT_EQ(24, cases);
+	EXPECT_LT(0, dups);
 }
 
 TEST(a_job_beyond_the_model_is_refused)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * test_sched_algos.c - hand-checked schedules of HEFT, PETS, HCPFD and HAGD
- * on the seed's Fig. 3 graph, the validator against broken schedules, and
- * the validator over every algorithm's output on many random graphs.
+ * test_sched_algos.c - hand-checked schedules of HEFT, PETS, HCPFD, HAGD and
+ * PEFT on the seed's Fig. 3 graph, the validator against broken schedules,
+ * the validator over every algorithm's output on many random graphs, HAGD
+ * never worse than HEFT and the portfolio the least of the others.
  */
 #include <errno.h>
 #include <math.h>
@@ -109,6 +110,23 @@ static const struct hand_case hand_cases[] = {
 			{ V5, 1, 8, false },
 		},
 		.list = { START, V1, V2, V4, V3, V5, EXIT },
+	},
+	{
+		/*
+		 * OCT by hand (s1, s2): v3, v5 (0, 0); v4 (2, 4); v1 (3, 7);
+		 * v2 (6, 7); start (8, 8).  rank_oct: start 8, v2 6.5, v1 5,
+		 * v4 3, then v3, v5, exit at 0.  EFT + OCT: v2 s1 2+6 < 4+7;
+		 * v1 s1 6+3 = s2 2+7 (tie: s1); v4 s1 10+2 = s2 8+4 (tie: s1);
+		 * v3 s1 13 < 23; v5 s1 15 < 18.
+		 */
+		.alg = TH_SCHED_PEFT, .makespan = 15,
+		.nwant = 5,
+		.want = {
+			{ V2, 0, 0, false }, { V1, 0, 2, false },
+			{ V4, 0, 6, false }, { V3, 0, 10, false },
+			{ V5, 0, 13, false },
+		},
+		.list = { START, V2, V1, V4, V3, V5, EXIT },
 	},
 };
 
@@ -294,13 +312,15 @@ FIXTURE_VARIANT_ADD(random_graphs, large_32p) {
 /*
  * Every algorithm's schedule passes the validator; SLR >= 1; HAGD never
  * duplicates up to CCR 1 (criterion false everywhere, CCR 1 included even
- * though the computed CCR may come out as 1 + 1e-16) and never inserts
- * when CCR > 1 + hf/2 holds for every task.
+ * though the computed CCR may come out as 1 + 1e-16).  (HAGD inserts even
+ * where the criterion holds for every task: a duplication that does not
+ * shorten the task's EFT is rejected for HEFT's insertion placement.)
  */
 TEST_F(random_graphs, validator_accepts_every_algorithm)
 {
 	unsigned int g, a, checked = 0;
-	double hf_max;
+	double makespan[TH_SCHED_NR_ALGS], least;
+	int won[TH_SCHED_NR_ALGS];
 
 	for (g = 0; g < variant->graphs; g++) {
 		struct th_dag_gen_params gp = {
@@ -312,9 +332,6 @@ TEST_F(random_graphs, validator_accepts_every_algorithm)
 		ASSERT_NE(NULL, dag);
 		ASSERT_EQ(0, th_dag_assign_costs(dag, variant->procs, variant->ccr,
 						 variant->beta, 77 + g));
-		hf_max = 0;
-		for (a = 0; a < th_dag_ntasks(dag); a++)
-			hf_max = fmax(hf_max, th_dag_hf(dag, a));
 		for (a = 0; a < TH_SCHED_NR_ALGS; a++) {
 			struct th_sched *s = th_sched_run(dag, a);
 			struct th_sched_metrics m;
@@ -335,12 +352,41 @@ TEST_F(random_graphs, validator_accepts_every_algorithm)
 			if (a == TH_SCHED_HAGD && variant->ccr <= 1) {
 				EXPECT_EQ(0, m.nduplicated);
 			}
-			if (a == TH_SCHED_HAGD && 2 * (variant->ccr - 1) > hf_max) {
-				EXPECT_EQ(0, m.ninserted);
-			}
+			makespan[a] = m.makespan;
+			won[a] = th_sched_alg_of(s);
 			th_sched_destroy(s);
 			checked++;
 		}
+		/*
+		 * HAGD and hagd+ keep a copy only when it shortens its task's
+		 * EFT and fall back to HEFT's schedule when theirs is longer:
+		 * never worse than HEFT.  The portfolio is the least of all.
+		 */
+		EXPECT_TRUE(makespan[TH_SCHED_HAGD] <= makespan[TH_SCHED_HEFT] * (1 + 1e-12))
+			TH_LOG("graph %u: HAGD %g > HEFT %g", g,
+			       makespan[TH_SCHED_HAGD], makespan[TH_SCHED_HEFT]);
+		EXPECT_TRUE(makespan[TH_SCHED_HAGD_PLUS] <= makespan[TH_SCHED_HEFT] * (1 + 1e-12))
+			TH_LOG("graph %u: hagd+ %g > HEFT %g", g,
+			       makespan[TH_SCHED_HAGD_PLUS], makespan[TH_SCHED_HEFT]);
+		for (a = 0; a < TH_SCHED_PORTFOLIO; a++) {
+			if (a == TH_SCHED_HAGD || a == TH_SCHED_HAGD_PLUS) {
+				/* its own, or HEFT's when that was shorter */
+				EXPECT_TRUE(won[a] == (int)a ||
+					    (won[a] == TH_SCHED_HEFT &&
+					     makespan[a] == makespan[TH_SCHED_HEFT]));
+			} else {
+				EXPECT_EQ((int)a, won[a]);
+			}
+		}
+		/* the first algorithm with the least makespan wins */
+		least = INFINITY;
+		for (a = 0; a < TH_SCHED_PORTFOLIO; a++)
+			least = fmin(least, makespan[a]);
+		EXPECT_CLOSE(makespan[TH_SCHED_PORTFOLIO], least, 1e-9 * least);
+		for (a = 0; a < TH_SCHED_PORTFOLIO; a++)
+			if (makespan[a] <= least * (1 + 1e-9))
+				break;
+		EXPECT_EQ((int)a, won[TH_SCHED_PORTFOLIO]);
 		th_dag_destroy(dag);
 	}
 	EXPECT_EQ(variant->graphs * TH_SCHED_NR_ALGS, checked);

@@ -464,6 +464,18 @@ if [ "$rc" -eq 0 ] && json_ok sched "s = d['schedules'][0]; assert d['tasks'] ==
 else
 	not_ok "sched -j: the schedule's metrics and every task placed" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
 fi
+# the portfolio is the least makespan of the others and names the winner
+run sched --gen random:40 --ccr 5 -p 8 --alg all -q -j
+if [ "$rc" -eq 0 ] && json_ok sched "s = {x['alg']: x for x in d['schedules']}
+assert list(s) == ['heft', 'pets', 'hcpfd', 'hagd', 'hagd+', 'peft', 'portfolio'], list(s)
+p = s['portfolio']
+assert p['makespan'] == min(x['makespan'] for k, x in s.items() if k != 'portfolio'), p
+assert s[p['schedule']]['makespan'] == p['makespan'], p
+assert s['hagd']['makespan'] <= s['heft']['makespan'] and s['hagd']['duplicated'] > 0"; then
+	ok "sched -a all -j: peft and the portfolio, which names its winner; hagd duplicates, <= heft"
+else
+	not_ok "sched -a all -j: peft and the portfolio" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
 if [ "$TH_PROVIDER" = inproc ]; then
 	run demo -q -n 4 -k 2 -j
 	if [ "$rc" -eq 0 ] && json_ok demo "assert d['ok'] and d['nodes'] == 4 and 'correct' in d['output'][-1] and len(d['stats']) == 4 and all(s['chains_posted'] == 4 for s in d['stats'])"; then
@@ -693,10 +705,10 @@ fi
 if [ "$MODE" = all ]; then
 	JOBS=$EX/place/two-allreduces.jobs
 	run place "$JOBS"
-	rows=$(grep -cE '^(heft|pets|hcpfd|hagd|hagd\+|trees|sequential) ' "$TMP/out")
+	rows=$(grep -cE '^(heft|pets|hcpfd|hagd|hagd\+|peft|portfolio|trees|sequential) ' "$TMP/out")
 	seq=$(awk '$1 == "sequential" { print $2 }' "$TMP/out")
 	trees=$(awk '$1 == "trees" { print $2 }' "$TMP/out")
-	if [ "$rc" -eq 0 ] && [ "$rows" -eq 7 ] &&
+	if [ "$rc" -eq 0 ] && [ "$rows" -eq 9 ] &&
 	   awk -v s="$seq" -v t="$trees" 'BEGIN { exit !(t > 0 && t < s) }'; then
 		ok "place: every algorithm and both baselines, trees beat sequential"
 	else
@@ -708,10 +720,28 @@ if [ "$MODE" = all ]; then
 d = json.load(open(sys.argv[1]))
 p = [x["placement"] for x in d["placements"]]
 assert p == ["hagd", "trees", "sequential"], p
-assert all(len(x["jobs"]) == 2 for x in d["placements"])' "$TMP/out" 2> "$TMP/err"; then
+assert all(len(x["jobs"]) == 2 for x in d["placements"])
+assert all(x["duplicated"] == 0 for x in d["placements"][1:])
+assert d["placements"][0]["schedule"] in ("hagd", "heft")' "$TMP/out" 2> "$TMP/err"; then
 		ok "place --json: one algorithm and the baselines, valid JSON"
 	else
 		not_ok "place --json" "exit $rc" "$(cat "$TMP/err")"
+	fi
+	# HAGD's group duplication acts in a placement: the shared sum is
+	# copied beside its deliveries on the three other nodes, and wins
+	run place --json --model "$EX/place/high-latency.model" "$EX/place/shared-sum.jobs"
+	if [ "$rc" -eq 0 ] && python3 -c 'import json, sys
+d = {x["placement"]: x for x in json.load(open(sys.argv[1]))["placements"]}
+h, g, p = d["heft"], d["hagd"], d["portfolio"]
+assert g["duplicated"] == 3 and h["duplicated"] == 0, (g, h)
+assert g["schedule"] == "hagd" and g["makespan_us"] < 0.6 * h["makespan_us"], (g, h)
+assert p["makespan_us"] == min(x["makespan_us"] for k, x in d.items()
+                               if k not in ("portfolio", "trees", "sequential")), p
+assert p["schedule"] in d and d[p["schedule"]]["makespan_us"] == p["makespan_us"], p' \
+		"$TMP/out" 2> "$TMP/err"; then
+		ok "place: HAGD duplicates the shared sum (3 copies) and beats HEFT; the portfolio names its winner"
+	else
+		not_ok "place: HAGD duplicates the shared sum" "exit $rc" "$(cat "$TMP/err")"
 	fi
 	run place --svg "$TMP/p.svg" --alg hcpfd "$JOBS"
 	colours=$(grep -o 'hsl([0-9]*,60%,75%)' "$TMP/p.svg" 2>/dev/null | sort -u | wc -l)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * thverbs/sched.h - DAG list scheduling: the task-graph model, its inputs (STG
- * files, the th_dag text format, generators) and the HEFT, PETS, HCPFD and
- * HAGD schedulers with a validator and metrics, as the project's design
- * defines them; Documentation/scheduler.rst describes them.
+ * files, the th_dag text format, generators) and the HEFT, PETS, HCPFD,
+ * HAGD and PEFT schedulers and a portfolio of them, with a validator and
+ * metrics, as the project's design defines them; Documentation/scheduler.rst
+ * describes them.
  *
  * Conventions: functions return 0 or a negative errno; constructors return
  * NULL and set errno.  Task and processor numbers are indices from 0.
@@ -145,11 +146,16 @@ enum th_sched_alg {
 	TH_SCHED_HCPFD,
 	TH_SCHED_HAGD,
 	TH_SCHED_HAGD_PLUS,
+	TH_SCHED_PEFT,		/* Arabnejad & Barbosa 2014: optimistic cost table */
+	TH_SCHED_PORTFOLIO,	/* every algorithm above, the least makespan kept */
 	TH_SCHED_NR_ALGS,
 };
 
 const char *th_sched_alg_name(enum th_sched_alg alg);
-/* Returns the algorithm for "heft", "pets", "hcpfd", "hagd", "hagd+", or -EINVAL. */
+/*
+ * Returns the algorithm for "heft", "pets", "hcpfd", "hagd", "hagd+",
+ * "peft", "portfolio", or -EINVAL.
+ */
 int th_sched_alg_from_name(const char *name);
 
 #define TH_SCHED_SLOT_DUP	(1u << 0)	/* a duplicate copy */
@@ -188,6 +194,14 @@ int th_sched_place(struct th_sched *s, unsigned int task, unsigned int proc,
 unsigned int th_sched_nslots(const struct th_sched *s);
 const struct th_sched_slot *th_sched_slot(const struct th_sched *s,
 					  unsigned int i);
+/*
+ * The algorithm whose schedule this is: the one th_sched_run() ran, except
+ * that a portfolio gives the algorithm that won (the least makespan; ties:
+ * the earlier in enum th_sched_alg) and HAGD or hagd+ give TH_SCHED_HEFT
+ * when their own schedule came out longer than HEFT's and HEFT's was kept.
+ * -ENOENT for a schedule placed by hand.
+ */
+int th_sched_alg_of(const struct th_sched *s);
 /* The slot index of the task's primary copy, or -ENOENT. */
 int th_sched_primary(const struct th_sched *s, unsigned int task);
 const struct th_dag *th_sched_dag(const struct th_sched *s);
