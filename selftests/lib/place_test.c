@@ -5,18 +5,23 @@
  * Broadcast), placed by every algorithm and by the per-job trees, compiled
  * into chains and run for several rounds; every member's result is
  * bit-identical to the placement DAG evaluated on the host in the same
- * order.  Runs on the in-process provider on the host and on th_nic.ko in
- * the VM.  Also: what the executor refuses.
+ * order.  Each placement's chains, described to the verifier, verify
+ * clean first (th_place_exec_describe(), th_verify()); from the second
+ * round a watcher stamps each job's finish (th_place_exec_watch()), which
+ * is positive and within the round.  Runs on the in-process provider on
+ * the host and on th_nic.ko in the VM.  Also: what the executor refuses.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kselftest_harness.h"
 #include "lib_world.h"
 #include <thverbs/place.h>
 #include <thverbs/verbs.h>
+#include <thverbs/verify.h>
 
 #define NODES	8
 #define ROUNDS	3
@@ -141,14 +146,34 @@ static void run_placement(struct __test_metadata *_metadata,
 						 alg);
 	struct th_place_exec *x;
 	unsigned int round, job, k, v, bad = 0, checked = 0;
+	struct th_verify_finding f[4];
+	struct th_verify_set *set;
+	struct th_nic_query q;
+	double fin[4];
+	int nf;
 
 	ASSERT_NE(NULL, r);
+	/* the chains it is about to post verify, with this NIC's limits */
+	ASSERT_EQ(0, th_device_query(self->w.ctx[0], &q));
+	set = th_place_exec_describe(self->jobs, r, &q);
+	ASSERT_NE(NULL, set);
+	nf = th_verify(set, f, 4);
+	EXPECT_EQ(0, nf) {
+		TH_LOG("%s: %s: %s", th_sched_alg_name(alg),
+		       set->chains[f[0].chain].name, f[0].why);
+	}
+	th_place_exec_describe_free(set);
 	x = th_place_exec_create(self->jobs, r, self->w.vp, NODES);
 	ASSERT_NE(NULL, x) {
 		TH_LOG("%s: %s", th_sched_alg_name(alg), strerror(errno));
 	}
 	for (round = 0; round < ROUNDS; round++) {
-		double **ref;
+		struct timespec t0, t1;
+		double **ref, wall;
+
+		/* round 0 unwatched: nothing measured in real time */
+		if (round == 1)
+			ASSERT_EQ(0, th_place_exec_watch(x, true));
 
 		for (job = 0; job < 4; job++)
 			for (k = 0; k < 8 && (k == 0 || job_members[job][k]); k++) {
@@ -161,8 +186,20 @@ static void run_placement(struct __test_metadata *_metadata,
 				memset(th_place_exec_recv(x, job, node), 0,
 				       job_count[job] * sizeof(double));
 			}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		ASSERT_EQ(0, th_place_exec_start(x));
 		ASSERT_EQ(0, th_place_exec_wait(x, WAIT_NS));
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		wall = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+		if (!round) {
+			EXPECT_EQ(-ENODATA, th_place_exec_finishes(x, fin, 4));
+		} else {
+			ASSERT_EQ(0, th_place_exec_finishes(x, fin, 4));
+			for (job = 0; job < 4; job++) {
+				EXPECT_GT(fin[job], 0);
+				EXPECT_LE(fin[job], wall);
+			}
+		}
 		ref = reference(r, round);
 		ASSERT_NE(NULL, ref);
 		for (v = 0; v < th_dag_ntasks(r->dag); v++) {
