@@ -6,7 +6,8 @@
  * into chains and run for several rounds; every member's result is
  * bit-identical to the placement DAG evaluated on the host in the same
  * order.  Each placement's chains, described to the verifier, verify
- * clean first (th_place_exec_describe(), th_verify()); from the second
+ * clean first (th_place_exec_describe(), th_verify()), and again as
+ * compiled for posting (TH_VERIFY=1); from the second
  * round a watcher stamps each job's finish (th_place_exec_watch()), which
  * is positive and within the round.  Runs on the in-process provider on
  * the host and on th_nic.ko in the VM.  Also: what the executor refuses.
@@ -120,6 +121,8 @@ FIXTURE_SETUP(place)
 	struct th_dag_diag d;
 
 	memset(&self->w, 0, sizeof(self->w));
+	/* th_place_exec_create() verifies what it compiled, before posting */
+	setenv("TH_VERIFY", "1", 1);
 	ASSERT_EQ(0, world_open(&self->w, NODES));
 	self->jobs = th_place_jobs_parse(jobs_text, strlen(jobs_text), &d);
 	ASSERT_NE(NULL, self->jobs);

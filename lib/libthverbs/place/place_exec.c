@@ -548,6 +548,8 @@ static int th_px_check_dag_jobs(struct th_place_exec *x)
 
 static void th_px_watch_stop(struct th_place_exec *x);
 static int th_px_describe_group(struct th_place_exec *x);
+static int th_px_verify_compiled(const struct th_place_exec *x,
+				 const struct th_nic_query *limits);
 
 void th_place_exec_destroy(struct th_place_exec *x)
 {
@@ -785,7 +787,9 @@ struct th_place_exec *th_place_exec_create(const struct th_place_jobs *j,
 	x = th_px_compile(j, r, vps, nodes, NULL);
 	if (!x)
 		return NULL;
-	ret = th_plan_post(&x->plan, &x->g);
+	ret = th_px_verify_compiled(x, &vps[0]->ctx->attr);
+	if (!ret)
+		ret = th_plan_post(&x->plan, &x->g);
 	if (ret) {
 		th_place_exec_destroy(x);
 		errno = -ret;
@@ -1117,23 +1121,15 @@ struct th_px_described {
 	char *names;
 };
 
-struct th_verify_set *th_place_exec_describe(const struct th_place_jobs *j,
-					     const struct th_place_result *r,
-					     const struct th_nic_query *limits)
+/* The chains compiled into @x's plan, as th_verify() reads them. */
+static struct th_verify_set *th_px_set_of(const struct th_place_exec *x,
+					  const struct th_nic_query *limits)
 {
 	struct th_px_described *d;
-	struct th_place_exec *x;
 	unsigned int i, c, k, na = 0;
 	size_t nlen = 0, off = 0;
 	int ret = -ENOMEM;
 
-	if (!limits) {
-		errno = EINVAL;
-		return NULL;
-	}
-	x = th_px_compile(j, r, NULL, r ? th_dag_nprocs(r->dag) : 0, limits);
-	if (!x)
-		return NULL;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		goto out;
@@ -1201,13 +1197,63 @@ struct th_verify_set *th_place_exec_describe(const struct th_place_jobs *j,
 	};
 	ret = 0;
 out:
-	th_place_exec_destroy(x);
 	if (ret) {
 		th_place_exec_describe_free(d ? &d->set : NULL);
 		errno = -ret;
 		return NULL;
 	}
 	return &d->set;
+}
+
+struct th_verify_set *th_place_exec_describe(const struct th_place_jobs *j,
+					     const struct th_place_result *r,
+					     const struct th_nic_query *limits)
+{
+	struct th_verify_set *set;
+	struct th_place_exec *x;
+	int err;
+
+	if (!limits) {
+		errno = EINVAL;
+		return NULL;
+	}
+	x = th_px_compile(j, r, NULL, r ? th_dag_nprocs(r->dag) : 0, limits);
+	if (!x)
+		return NULL;
+	set = th_px_set_of(x, limits);
+	err = errno;
+	th_place_exec_destroy(x);
+	errno = err;
+	return set;
+}
+
+/*
+ * TH_VERIFY=1 (debug runs, the tests): th_place_exec_create() verifies
+ * the chains it compiled, as they will be posted, with the NIC's limits
+ * of node 0; -EDEADLK on a finding (a chain that would not fire, finish
+ * or fit), before anything is posted.
+ */
+static int th_px_verify_compiled(const struct th_place_exec *x,
+				 const struct th_nic_query *limits)
+{
+	const char *env = getenv("TH_VERIFY");
+	struct th_verify_finding f[4];
+	struct th_verify_set *set;
+	int n, i;
+
+	if (!env || strcmp(env, "1"))
+		return 0;
+	set = th_px_set_of(x, limits);
+	if (!set)
+		return -errno;
+	n = th_verify(set, f, 4);
+	for (i = 0; i < n && i < 4; i++)
+		if (!th_verify_class_is_warning(f[i].cls)) {
+			n = -EDEADLK;
+			break;
+		}
+	th_place_exec_describe_free(set);
+	return n < 0 ? n : 0;
 }
 
 void th_place_exec_describe_free(struct th_verify_set *set)
