@@ -97,7 +97,9 @@ struct th_place_exec {
 	unsigned int *first_copy;	/* per task: copies (linked by next) */
 	unsigned int *next_copy;
 	unsigned int *per_node;		/* copies per node */
-	uint64_t *send_off, *recv_off;	/* per job x node, or UINT64_MAX */
+	uint64_t *send_off, *recv_off;	/* per member of each job */
+	unsigned int *member_first;	/* per job + 1: into send_off, recv_off */
+	uint64_t none;			/* UINT64_MAX: a node that is no member */
 	uint64_t *bytes_of;		/* per job */
 	uint64_t *step_in, *step_out;	/* per task: a DAG source's, a sink's */
 	bool *sink;			/* per task: a DAG step with no successor */
@@ -120,10 +122,18 @@ struct th_place_exec {
 	struct th_px_watch *watch;
 };
 
+/* Member @node's entry of job @job in @arr; UINT64_MAX for a non-member. */
 static uint64_t *th_px_slot(struct th_place_exec *x, uint64_t *arr,
 			    unsigned int job, unsigned int node)
 {
-	return &arr[(size_t)job * x->nodes + node];
+	const struct th_place_job *jb = &x->j->jobs[job];
+	unsigned int k;
+
+	for (k = 0; k < jb->nmembers; k++)
+		if (jb->members[k] == node)
+			return &arr[x->member_first[job] + k];
+	x->none = UINT64_MAX;
+	return &x->none;
 }
 
 /* Bytes of task @v's output. */
@@ -580,6 +590,7 @@ void th_place_exec_destroy(struct th_place_exec *x)
 	free(x->per_node);
 	free(x->send_off);
 	free(x->recv_off);
+	free(x->member_first);
 	free(x->bytes_of);
 	free(x->step_in);
 	free(x->step_out);
@@ -602,12 +613,17 @@ static int th_px_init(struct th_place_exec *x, struct th_vport *const *vps)
 	x->first_copy = malloc(n * sizeof(*x->first_copy));
 	x->next_copy = malloc((x->ncopies + 1) * sizeof(*x->next_copy));
 	x->per_node = calloc(x->nodes, sizeof(*x->per_node));
-	x->send_off = malloc((size_t)nj * x->nodes * sizeof(*x->send_off));
-	x->recv_off = malloc((size_t)nj * x->nodes * sizeof(*x->recv_off));
+	x->member_first = calloc(nj + 1, sizeof(*x->member_first));
+	for (i = 0; x->member_first && i < nj; i++)
+		x->member_first[i + 1] = x->member_first[i] +
+					 x->j->jobs[i].nmembers;
+	k = x->member_first ? x->member_first[nj] : 0;
+	x->send_off = malloc((k + 1) * sizeof(*x->send_off));
+	x->recv_off = malloc((k + 1) * sizeof(*x->recv_off));
 	x->bytes_of = malloc(nj * sizeof(*x->bytes_of));
 	scratch = calloc(x->nodes, sizeof(*scratch));
 	if (!x->copy || !x->first_copy || !x->next_copy || !x->per_node ||
-	    !x->send_off || !x->recv_off || !x->bytes_of || !scratch) {
+	    !x->member_first || !x->send_off || !x->recv_off || !x->bytes_of || !scratch) {
 		free(scratch);
 		return -ENOMEM;
 	}
@@ -652,20 +668,15 @@ static int th_px_init(struct th_place_exec *x, struct th_vport *const *vps)
 		c++;
 	}
 	/* members' send and recv buffers first, then the copies' buffers */
-	for (i = 0; i < nj; i++)
-		for (k = 0; k < x->nodes; k++) {
-			*th_px_slot(x, x->send_off, i, k) = UINT64_MAX;
-			*th_px_slot(x, x->recv_off, i, k) = UINT64_MAX;
-		}
 	for (i = 0; i < nj; i++) {
 		const struct th_place_job *jb = &x->j->jobs[i];
 
 		for (k = 0; k < jb->nmembers; k++) {
 			unsigned int node = jb->members[k];
 
-			*th_px_slot(x, x->send_off, i, node) = scratch[node];
+			x->send_off[x->member_first[i] + k] = scratch[node];
 			scratch[node] += jb->bytes;
-			*th_px_slot(x, x->recv_off, i, node) = scratch[node];
+			x->recv_off[x->member_first[i] + k] = scratch[node];
 			scratch[node] += jb->bytes;
 		}
 	}
