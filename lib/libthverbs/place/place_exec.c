@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,12 +80,15 @@ struct th_px_use {
 /* The real-time watcher of the F counters (th_place_exec_watch()). */
 struct th_px_watch {
 	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cv;
-	uint64_t go, spinning, done;	/* round generations */
-	bool stop;
-	int abort;			/* atomic: the round is given up */
+	/* all atomic: round generations, and the flags */
+	uint64_t go;			/* the round to watch */
+	uint64_t spinning;		/* the round it polls for */
+	uint64_t done;			/* the round it finished (| TH_PX_UNSTAMPED) */
+	int stop;			/* end the thread */
+	int abort;			/* the round is given up */
 };
+
+#define TH_PX_UNSTAMPED	(1ULL << 63)	/* done, but not every copy stamped */
 
 struct th_place_exec {
 	const struct th_place_result *r;
@@ -879,31 +883,31 @@ static double th_px_mono(void)
 }
 
 /*
- * The watcher: each round, it polls the F counters of the copies not yet
- * seen, one sweep after another, and stamps each with CLOCK_MONOTONIC
- * when its count reaches the round; it stops when all are seen or the
- * round is given up.  A stamp is late by at most one sweep (a load per
- * unseen copy) plus whatever time the watcher is not on a CPU.
+ * The watcher: while it is on it never sleeps (a wake-up would delay the
+ * round's start by tens of microseconds); each round it polls the F
+ * counters of the copies not yet seen, one sweep after another, and
+ * stamps each with CLOCK_MONOTONIC when its count reaches the round; it
+ * stops when all are seen or the round is given up.  A stamp is late by at
+ * most one sweep (a load per unseen copy) plus whatever time the watcher
+ * is not on a CPU.
  */
 static void *th_px_watcher(void *arg)
 {
 	struct th_place_exec *x = arg;
 	struct th_px_watch *w = x->watch;
+	unsigned char *seen = calloc(x->nfin + 1, 1);
 	unsigned int i, pending;
 	uint64_t gen, target, v;
-	unsigned char *seen = calloc(x->nfin + 1, 1);
 
-	pthread_mutex_lock(&w->lock);
-	for (;;) {
-		while (!w->stop && w->go == w->done)
-			pthread_cond_wait(&w->cv, &w->lock);
-		if (w->stop)
-			break;
-		gen = w->go;
-		target = x->started;
-		w->spinning = gen;
-		pthread_cond_broadcast(&w->cv);
-		pthread_mutex_unlock(&w->lock);
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		gen = __atomic_load_n(&w->go, __ATOMIC_ACQUIRE);
+		if (gen == (__atomic_load_n(&w->done, __ATOMIC_RELAXED) &
+			    ~TH_PX_UNSTAMPED)) {
+			sched_yield();	/* between rounds: others may run */
+			continue;
+		}
+		target = gen;	/* the round's number: F counts rounds */
+		__atomic_store_n(&w->spinning, gen, __ATOMIC_RELEASE);
 		if (seen)
 			memset(seen, 0, x->nfin);
 		pending = seen ? x->nfin : 0;
@@ -919,13 +923,9 @@ static void *th_px_watcher(void *arg)
 				seen[i] = 1;
 				pending--;
 			}
-		pthread_mutex_lock(&w->lock);
-		w->done = gen;
-		if (!seen || __atomic_load_n(&w->abort, __ATOMIC_ACQUIRE))
-			w->done = gen | (1ULL << 63);	/* no stamps this round */
-		pthread_cond_broadcast(&w->cv);
+		__atomic_store_n(&w->done, pending || !seen ?
+				 gen | TH_PX_UNSTAMPED : gen, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&w->lock);
 	free(seen);
 	return NULL;
 }
@@ -936,14 +936,9 @@ static void th_px_watch_stop(struct th_place_exec *x)
 
 	if (!w)
 		return;
-	pthread_mutex_lock(&w->lock);
-	w->stop = true;
 	__atomic_store_n(&w->abort, 1, __ATOMIC_RELEASE);
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->lock);
+	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(w->thread, NULL);
-	pthread_cond_destroy(&w->cv);
-	pthread_mutex_destroy(&w->lock);
 	free(w);
 	x->watch = NULL;
 }
@@ -964,13 +959,12 @@ int th_place_exec_watch(struct th_place_exec *x, bool on)
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->cv, NULL);
+	/* the rounds before it are not watched (nor one under way) */
+	w->go = w->spinning = x->started;
+	w->done = x->started | TH_PX_UNSTAMPED;
 	x->watch = w;
 	ret = -pthread_create(&w->thread, NULL, th_px_watcher, x);
 	if (ret) {
-		pthread_cond_destroy(&w->cv);
-		pthread_mutex_destroy(&w->lock);
 		free(w);
 		x->watch = NULL;
 	}
@@ -1000,13 +994,10 @@ int th_place_exec_start(struct th_place_exec *x)
 		struct th_px_watch *w = x->watch;
 
 		/* the watcher polls before the first increment */
-		pthread_mutex_lock(&w->lock);
 		__atomic_store_n(&w->abort, 0, __ATOMIC_RELEASE);
-		w->go = x->started;
-		pthread_cond_broadcast(&w->cv);
-		while (w->spinning != w->go)
-			pthread_cond_wait(&w->cv, &w->lock);
-		pthread_mutex_unlock(&w->lock);
+		__atomic_store_n(&w->go, x->started, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&w->spinning, __ATOMIC_ACQUIRE) != x->started)
+			sched_yield();
 	}
 	x->t0 = th_place_timed_now();
 	if (x->t0 < 0)
@@ -1023,17 +1014,15 @@ int th_place_exec_start(struct th_place_exec *x)
 static int th_px_watch_end(struct th_place_exec *x, int ret)
 {
 	struct th_px_watch *w = x->watch;
-	bool stamped;
+	uint64_t done;
 
-	pthread_mutex_lock(&w->lock);
 	if (ret)
 		__atomic_store_n(&w->abort, 1, __ATOMIC_RELEASE);
 	/* every F is raised before its node's DONE: the sweep ends soon */
-	while ((w->done & ~(1ULL << 63)) != w->go)
-		pthread_cond_wait(&w->cv, &w->lock);
-	stamped = w->done == w->go;
-	pthread_mutex_unlock(&w->lock);
-	return ret ? ret : stamped ? 0 : -ENODATA;
+	while (((done = __atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) &
+		~TH_PX_UNSTAMPED) != __atomic_load_n(&w->go, __ATOMIC_RELAXED))
+		sched_yield();
+	return ret ? ret : done & TH_PX_UNSTAMPED ? -ENODATA : 0;
 }
 
 /* On the virtual clock: when each F was last raised. */

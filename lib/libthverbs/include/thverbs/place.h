@@ -338,8 +338,9 @@ int th_place_exec_finishes(struct th_place_exec *x, double *finish_s,
  * rounds that follow (@on; false stops it).  It polls them from the
  * start of each round until all are raised, stamping each with
  * CLOCK_MONOTONIC: a stamp is late by at most one sweep over the unseen
- * counters (a memory load each), plus any time the watcher is off a CPU,
- * so it costs a core while a round runs.  Not needed on a virtual clock.
+ * counters (a memory load each), plus any time the watcher is off a CPU.
+ * It never sleeps while it is on (it yields between rounds), so it costs
+ * a core.  Not needed on a virtual clock.
  */
 int th_place_exec_watch(struct th_place_exec *x, bool on);
 
