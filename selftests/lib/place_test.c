@@ -10,7 +10,8 @@
  * compiled for posting (TH_VERIFY=1); from the second
  * round a watcher stamps each job's finish (th_place_exec_watch()), which
  * is positive and within the round.  Runs on the in-process provider on
- * the host and on th_nic.ko in the VM.  Also: what the executor refuses.
+ * the host and on th_nic.ko in the VM.  Also: what the executor refuses,
+ * and vports too small for a placement refused before posting (EDEADLK).
  */
 #include <errno.h>
 #include <math.h>
@@ -237,6 +238,41 @@ TEST_F(place, every_algorithm_s_placement_computes_every_result)
 
 	for (a = 0; a < TH_SCHED_NR_ALGS; a++)
 		run_placement(_metadata, self, TH_PLACE_SCHEDULED, a);
+}
+
+/*
+ * Vports whose CQs are smaller than the placement's chains need: the NIC
+ * refuses the post; with TH_VERIFY=1 the verifier finds it first (fit),
+ * EDEADLK, and nothing is posted.
+ */
+TEST_F(place, a_placement_that_does_not_fit_is_refused_before_posting)
+{
+	struct th_vport_attr attr = { .cq_entries = 4 };
+	struct th_vport *small[NODES] = { NULL };
+	struct th_place_result *r;
+	struct th_place_exec *x;
+	unsigned int i;
+
+	r = th_place_run(self->jobs, self->model, TH_PLACE_TREES, TH_SCHED_HEFT);
+	ASSERT_NE(NULL, r);
+	for (i = 0; i < NODES; i++) {
+		small[i] = th_vport_create(self->w.ctx[i % self->w.ndev], &attr);
+		ASSERT_NE(NULL, small[i]);
+	}
+	x = th_place_exec_create(self->jobs, r, small, NODES);
+	EXPECT_EQ(NULL, x);
+	EXPECT_EQ(EDEADLK, errno);
+	th_place_exec_destroy(x);
+	/* unverified, the post itself is refused: the verifier said so first */
+	setenv("TH_VERIFY", "0", 1);
+	x = th_place_exec_create(self->jobs, r, small, NODES);
+	EXPECT_EQ(NULL, x);
+	EXPECT_NE(EDEADLK, errno);
+	th_place_exec_destroy(x);
+	setenv("TH_VERIFY", "1", 1);
+	for (i = 0; i < NODES; i++)
+		th_vport_destroy(small[i]);
+	th_place_result_destroy(r);
 }
 
 TEST_F(place, the_per_job_trees_compute_every_result)

@@ -1246,6 +1246,15 @@ static int th_px_verify_compiled(const struct th_place_exec *x,
 	set = th_px_set_of(x, limits);
 	if (!set)
 		return -errno;
+	/* the vports' own rings, which may be smaller than the NIC allows */
+	for (i = 0; i < (int)x->nodes; i++) {
+		const struct th_vport *vp = x->g.local[i].vp;
+
+		if (!set->sq_entries || vp->sq_entries < set->sq_entries)
+			set->sq_entries = vp->sq_entries;
+		if (!set->cq_entries || vp->cq_entries < set->cq_entries)
+			set->cq_entries = vp->cq_entries;
+	}
 	n = th_verify(set, f, 4);
 	for (i = 0; i < n && i < 4; i++)
 		if (!th_verify_class_is_warning(f[i].cls)) {
