@@ -5,18 +5,25 @@
  * Broadcast), placed by every algorithm and by the per-job trees, compiled
  * into chains and run for several rounds; every member's result is
  * bit-identical to the placement DAG evaluated on the host in the same
- * order.  Runs on the in-process provider on the host and on th_nic.ko in
- * the VM.  Also: what the executor refuses.
+ * order.  Each placement's chains, described to the verifier, verify
+ * clean first (th_place_exec_describe(), th_verify()), and again as
+ * compiled for posting (TH_VERIFY=1); from the second
+ * round a watcher stamps each job's finish (th_place_exec_watch()), which
+ * is positive and within the round.  Runs on the in-process provider on
+ * the host and on th_nic.ko in the VM.  Also: what the executor refuses,
+ * and vports too small for a placement refused before posting (EDEADLK).
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kselftest_harness.h"
 #include "lib_world.h"
 #include <thverbs/place.h>
 #include <thverbs/verbs.h>
+#include <thverbs/verify.h>
 
 #define NODES	8
 #define ROUNDS	3
@@ -115,6 +122,8 @@ FIXTURE_SETUP(place)
 	struct th_dag_diag d;
 
 	memset(&self->w, 0, sizeof(self->w));
+	/* th_place_exec_create() verifies what it compiled, before posting */
+	setenv("TH_VERIFY", "1", 1);
 	ASSERT_EQ(0, world_open(&self->w, NODES));
 	self->jobs = th_place_jobs_parse(jobs_text, strlen(jobs_text), &d);
 	ASSERT_NE(NULL, self->jobs);
@@ -141,14 +150,34 @@ static void run_placement(struct __test_metadata *_metadata,
 						 alg);
 	struct th_place_exec *x;
 	unsigned int round, job, k, v, bad = 0, checked = 0;
+	struct th_verify_finding f[4];
+	struct th_verify_set *set;
+	struct th_nic_query q;
+	double fin[4];
+	int nf;
 
 	ASSERT_NE(NULL, r);
+	/* the chains it is about to post verify, with this NIC's limits */
+	ASSERT_EQ(0, th_device_query(self->w.ctx[0], &q));
+	set = th_place_exec_describe(self->jobs, r, &q);
+	ASSERT_NE(NULL, set);
+	nf = th_verify(set, f, 4);
+	EXPECT_EQ(0, nf) {
+		TH_LOG("%s: %s: %s", th_sched_alg_name(alg),
+		       set->chains[f[0].chain].name, f[0].why);
+	}
+	th_place_exec_describe_free(set);
 	x = th_place_exec_create(self->jobs, r, self->w.vp, NODES);
 	ASSERT_NE(NULL, x) {
 		TH_LOG("%s: %s", th_sched_alg_name(alg), strerror(errno));
 	}
 	for (round = 0; round < ROUNDS; round++) {
-		double **ref;
+		struct timespec t0, t1;
+		double **ref, wall;
+
+		/* round 0 unwatched: nothing measured in real time */
+		if (round == 1)
+			ASSERT_EQ(0, th_place_exec_watch(x, true));
 
 		for (job = 0; job < 4; job++)
 			for (k = 0; k < 8 && (k == 0 || job_members[job][k]); k++) {
@@ -161,8 +190,20 @@ static void run_placement(struct __test_metadata *_metadata,
 				memset(th_place_exec_recv(x, job, node), 0,
 				       job_count[job] * sizeof(double));
 			}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		ASSERT_EQ(0, th_place_exec_start(x));
 		ASSERT_EQ(0, th_place_exec_wait(x, WAIT_NS));
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		wall = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+		if (!round) {
+			EXPECT_EQ(-ENODATA, th_place_exec_finishes(x, fin, 4));
+		} else {
+			ASSERT_EQ(0, th_place_exec_finishes(x, fin, 4));
+			for (job = 0; job < 4; job++) {
+				EXPECT_GT(fin[job], 0);
+				EXPECT_LE(fin[job], wall);
+			}
+		}
 		ref = reference(r, round);
 		ASSERT_NE(NULL, ref);
 		for (v = 0; v < th_dag_ntasks(r->dag); v++) {
@@ -197,6 +238,41 @@ TEST_F(place, every_algorithm_s_placement_computes_every_result)
 
 	for (a = 0; a < TH_SCHED_NR_ALGS; a++)
 		run_placement(_metadata, self, TH_PLACE_SCHEDULED, a);
+}
+
+/*
+ * Vports whose CQs are smaller than the placement's chains need: the NIC
+ * refuses the post; with TH_VERIFY=1 the verifier finds it first (fit),
+ * EDEADLK, and nothing is posted.
+ */
+TEST_F(place, a_placement_that_does_not_fit_is_refused_before_posting)
+{
+	struct th_vport_attr attr = { .cq_entries = 4 };
+	struct th_vport *small[NODES] = { NULL };
+	struct th_place_result *r;
+	struct th_place_exec *x;
+	unsigned int i;
+
+	r = th_place_run(self->jobs, self->model, TH_PLACE_TREES, TH_SCHED_HEFT);
+	ASSERT_NE(NULL, r);
+	for (i = 0; i < NODES; i++) {
+		small[i] = th_vport_create(self->w.ctx[i % self->w.ndev], &attr);
+		ASSERT_NE(NULL, small[i]);
+	}
+	x = th_place_exec_create(self->jobs, r, small, NODES);
+	EXPECT_EQ(NULL, x);
+	EXPECT_EQ(EDEADLK, errno);
+	th_place_exec_destroy(x);
+	/* unverified, the post itself is refused: the verifier said so first */
+	setenv("TH_VERIFY", "0", 1);
+	x = th_place_exec_create(self->jobs, r, small, NODES);
+	EXPECT_EQ(NULL, x);
+	EXPECT_NE(EDEADLK, errno);
+	th_place_exec_destroy(x);
+	setenv("TH_VERIFY", "1", 1);
+	for (i = 0; i < NODES; i++)
+		th_vport_destroy(small[i]);
+	th_place_result_destroy(r);
 }
 
 TEST_F(place, the_per_job_trees_compute_every_result)

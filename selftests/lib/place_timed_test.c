@@ -5,8 +5,12 @@
  * makespan the placer predicted, for every algorithm and the per-job
  * trees, round after round, with results still right; the same run twice
  * gives the same clock; the mode is refused once vports exist, and with a
- * model that lacks a node or has a rate of zero.  The timed
- * mode is the in-process provider's: on another provider the test skips.
+ * model that lacks a node or has a rate of zero.  Each job's measured
+ * finish (th_place_exec_finishes()) is its predicted one.  The chains a
+ * placement posts, described to the verifier (th_place_exec_describe()),
+ * verify clean for every algorithm; a threshold raised past what its
+ * inputs bring is found.  The timed mode is the in-process provider's:
+ * on another provider the timed tests skip.
  */
 #include <errno.h>
 #include <math.h>
@@ -17,6 +21,7 @@
 #include "lib_world.h"
 #include <thverbs/place.h>
 #include <thverbs/verbs.h>
+#include <thverbs/verify.h>
 
 #define NODES	8
 #define ROUNDS	3
@@ -54,15 +59,21 @@ static struct th_place_model *model(unsigned int nodes)
 	return m;
 }
 
-/* The virtual makespan of each round of placement @r, in seconds. */
+/*
+ * The virtual makespan of each round of placement @r, in seconds; each
+ * job's measured finish in the last round into @fin (r->njobs).
+ */
 static int run_rounds(struct th_place_jobs *j, struct th_place_result *r,
-		      struct world *w, double *t)
+		      struct world *w, double *t, double *fin)
 {
 	struct th_place_exec *x = th_place_exec_create(j, r, w->vp, NODES);
 	unsigned int round;
 	double t0;
 	int ret = x ? 0 : -errno;
 
+	/* nothing measured before a round */
+	if (!ret && th_place_exec_finishes(x, fin, r->njobs) != -ENODATA)
+		ret = -EPROTO;
 	for (round = 0; !ret && round < ROUNDS; round++) {
 		t0 = th_place_timed_now();
 		ret = th_place_exec_start(x);
@@ -70,6 +81,10 @@ static int run_rounds(struct th_place_jobs *j, struct th_place_result *r,
 			ret = th_place_exec_wait(x, WAIT_NS);
 		t[round] = th_place_timed_now() - t0;
 	}
+	if (!ret && th_place_exec_finishes(x, fin, r->njobs + 1) != -EINVAL)
+		ret = -EPROTO;
+	if (!ret)
+		ret = th_place_exec_finishes(x, fin, r->njobs);
 	/* the sum still holds on the virtual clock */
 	if (!ret) {
 		double *y = th_place_exec_step_out(x, 4, 4);
@@ -91,6 +106,7 @@ TEST(measured_equals_predicted_on_the_virtual_clock)
 
 	if (!world_inproc())
 		SKIP(return, "the timed mode is the in-process provider's");
+	setenv("TH_VERIFY", "1", 1);	/* every compile verified first */
 	ASSERT_NE(NULL, m);
 	ASSERT_NE(NULL, fabric);
 	j = th_place_jobs_parse(jobs_text, strlen(jobs_text), &d);
@@ -108,14 +124,27 @@ TEST(measured_equals_predicted_on_the_virtual_clock)
 	for (v = 0; v <= TH_SCHED_NR_ALGS; v++) {
 		bool trees = v == TH_SCHED_NR_ALGS;
 		struct th_place_result *r;
-		double t[ROUNDS], again[ROUNDS];
+		double t[ROUNDS], again[ROUNDS], fin[8], fin2[8];
+		unsigned int k;
 
 		/* the per-job trees need every DAG step pinned: none here free */
 		r = th_place_run(j, m, trees ? TH_PLACE_TREES : TH_PLACE_SCHEDULED,
 				 trees ? TH_SCHED_HEFT : v);
 		ASSERT_NE(NULL, r);
-		ASSERT_EQ(0, run_rounds(j, r, &w, t));
-		ASSERT_EQ(0, run_rounds(j, r, &w, again));
+		ASSERT_EQ(0, run_rounds(j, r, &w, t, fin));
+		ASSERT_EQ(0, run_rounds(j, r, &w, again, fin2));
+		/* each job finishes when the placer said, on the clock */
+		ASSERT_EQ(5, r->njobs);
+		for (k = 0; k < r->njobs; k++) {
+			EXPECT_GT(fin[k], 0);
+			EXPECT_LE(fin[k], t[ROUNDS - 1] + 1e-12);
+			EXPECT_LE(fabs(fin[k] - r->job[k].finish),
+				  1e-9 + 1e-6 * r->job[k].finish) {
+				TH_LOG("%s job %u: measured %.6f us, predicted %.6f us",
+				       trees ? "trees" : th_sched_alg_name(v), k,
+				       fin[k] * 1e6, r->job[k].finish * 1e6);
+			}
+		}
 		for (round = 0; round < ROUNDS; round++) {
 			EXPECT_LE(fabs(t[round] - r->makespan),
 				  1e-9 + 1e-6 * r->makespan) {
@@ -136,6 +165,76 @@ TEST(measured_equals_predicted_on_the_virtual_clock)
 	th_place_jobs_destroy(j);
 	th_place_model_destroy(m);
 	th_place_model_destroy(fabric);
+}
+
+/* The NIC's default limits, as the in-process provider reports them. */
+static void limits(struct th_nic_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->node_count = NODES;
+	q->max_vports = 64;
+	q->max_counters = 256;
+	q->max_sq_entries = 1024;
+	q->max_cq_entries = 1024;
+	q->max_chain = 16;
+}
+
+TEST(described_chains_verify_and_a_broken_threshold_is_found)
+{
+	struct th_place_model *m = model(NODES);
+	struct th_verify_finding f[8];
+	struct th_place_jobs *j;
+	struct th_dag_diag d;
+	struct th_nic_query q;
+	unsigned int v, c, i;
+
+	ASSERT_NE(NULL, m);
+	j = th_place_jobs_parse(jobs_text, strlen(jobs_text), &d);
+	ASSERT_NE(NULL, j);
+	limits(&q);
+	for (v = 0; v <= TH_SCHED_NR_ALGS; v++) {
+		bool trees = v == TH_SCHED_NR_ALGS;
+		struct th_place_result *r;
+		struct th_verify_set *set;
+		struct th_nic_desc *broken;
+		int n;
+
+		r = th_place_run(j, m, trees ? TH_PLACE_TREES : TH_PLACE_SCHEDULED,
+				 trees ? TH_SCHED_HEFT : v);
+		ASSERT_NE(NULL, r);
+		EXPECT_EQ(NULL, th_place_exec_describe(j, r, NULL));
+		EXPECT_EQ(EINVAL, errno);
+		set = th_place_exec_describe(j, r, &q);
+		ASSERT_NE(NULL, set);
+		ASSERT_GT(set->nchains, 0);
+		ASSERT_GT(set->nactions, 0);
+		n = th_verify(set, f, 8);
+		for (i = 0; n > 0 && i < (unsigned int)n && i < 8; i++)
+			if (!th_verify_class_is_warning(f[i].cls))
+				TH_LOG("%s: %s: %s: %s", trees ? "trees" :
+				       th_sched_alg_name(v),
+				       th_verify_class_name(f[i].cls),
+				       set->chains[f[i].chain].name, f[i].why);
+		for (i = 0; n > 0 && i < (unsigned int)n && i < 8; i++)
+			EXPECT_TRUE(th_verify_class_is_warning(f[i].cls));
+		/* every chain is named for its task and node */
+		for (c = 0; c < set->nchains; c++)
+			EXPECT_NE(NULL, strstr(set->chains[c].name, "@n"));
+		/*
+		 * a chain that waits for one more input than anything brings:
+		 * the chains are const to the verifier, not to their owner
+		 */
+		broken = (struct th_nic_desc *)set->chains[0].descs;
+		broken->threshold += 1;
+		n = th_verify(set, f, 8);
+		ASSERT_GT(n, 0);
+		EXPECT_EQ(TH_VERIFY_UNREACHABLE, f[0].cls);
+		EXPECT_EQ(0, f[0].chain);
+		th_place_exec_describe_free(set);
+		th_place_result_destroy(r);
+	}
+	th_place_jobs_destroy(j);
+	th_place_model_destroy(m);
 }
 
 TEST_HARNESS_MAIN

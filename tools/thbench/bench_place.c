@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "bench_ranks.h"
+#include "place_measure.h"
 #include <thverbs/place.h>
 #include "thbench.h"
 #include <thverbs/verbs.h>
@@ -186,29 +187,8 @@ static int pl_measure(const struct th_place_jobs *j,
 		      const struct th_place_result *r, struct th_vport **vps,
 		      unsigned int nodes, int reps, double *out)
 {
-	struct th_place_exec *x = th_place_exec_create(j, r, vps, nodes);
-	double *t = calloc(reps, sizeof(*t)), t0;
-	int i, ret = x && t ? 0 : -errno;
-	struct br_stat st;
-
-	for (i = -3; !ret && i < reps; i++) {
-		double v0 = th_place_timed_now();
-
-		t0 = br_now_us();
-		ret = th_place_exec_start(x);
-		if (!ret)
-			ret = th_place_exec_wait(x, PL_TIMEOUT_NS);
-		if (i >= 0)
-			t[i] = v0 >= 0 ? th_place_timed_now() - v0 :
-			       (br_now_us() - t0) * 1e-6;
-	}
-	if (!ret) {
-		br_stat_of(&st, t, reps);
-		*out = st.med;
-	}
-	th_place_exec_destroy(x);
-	free(t);
-	return ret;
+	return place_measure(j, r, vps, nodes, 3, reps, PL_TIMEOUT_NS, out,
+			     NULL);
 }
 
 /* The sequential baseline measured: each job alone on its tree, summed. */

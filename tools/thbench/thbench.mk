@@ -4,6 +4,8 @@ THBENCH_OBJS	:= $(THBENCH_SRCS:%.c=$(O)/%.o)
 
 # faults are set on th_nic.ko over netlink: thctl's client (nl.c), libnl
 THBENCH_OBJS	+= $(O)/tools/thctl/nl.o
+# placements are run and measured by thctl's loop (place_measure.c)
+THBENCH_OBJS	+= $(O)/tools/thctl/place_measure.o
 $(THBENCH_OBJS): TH_CPPFLAGS += -I$(TOP)/tools/thctl
 
 # "thbench alu" times the engine's ALU itself, which the library does not

@@ -5,6 +5,7 @@
  * the two baselines (each job on its own tree; the jobs one after
  * another), and print the predicted makespans, each job's finish and
  * slowdown, and the unfairness; a Gantt chart (SVG) and JSON on request.
+ * --verify and --run hand over to place_run.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +15,7 @@
 
 #include <thverbs/place.h>
 #include "json.h"
+#include "place_run.h"
 #include "thctl.h"
 #include <thverbs/verbs.h>
 
@@ -28,6 +30,7 @@ struct thctl_place_opts {
 	bool write_model;
 	bool calibrate;
 	const char *provider;
+	struct thctl_place_run_opts run;	/* --run, --verify */
 };
 
 static void thctl_place_usage(FILE *f)
@@ -36,6 +39,8 @@ static void thctl_place_usage(FILE *f)
 		"usage: thctl place [OPTIONS] JOBFILE\n"
 		"       thctl place --write-model [--nodes N]\n"
 		"       thctl place --calibrate [--provider P] [--nodes N]\n"
+		"       thctl place --verify [--run [--timed] [--reps N]] [--provider P]\n"
+		"                   [-a NAME] [-m FILE] [-j [-p]] JOBFILE\n"
 		"\n"
 		"Places the offload jobs of JOBFILE (Documentation/placement.rst) on the\n"
 		"NIC nodes and predicts the makespan from the fabric cost model: every\n"
@@ -61,12 +66,26 @@ static void thctl_place_usage(FILE *f)
 		"      --write-model   print the default model in the model file format\n"
 		"      --calibrate     measure the model on a provider's first two nodes\n"
 		"                      (chains timed from this process) and print it\n"
-		"      --provider P    kernel, inproc or auto, for --calibrate\n"
+		"      --provider P    kernel, inproc or auto, for --calibrate; inproc\n"
+		"                      (default) or kernel for --run and --verify\n"
+		"      --verify        describe the chains each chosen placement would\n"
+		"                      post and verify them (thctl verify; the provider's\n"
+		"                      limits); print the findings, exit 1 on any (before\n"
+		"                      --run: nothing runs); -j: per placement, the\n"
+		"                      chains, findings and the verifier's time, verify_s\n"
+		"      --run           run each chosen placement (-a NAME, or every\n"
+		"                      algorithm and 'trees') on the provider, one vport\n"
+		"                      per model node, and print each job's predicted and\n"
+		"                      measured finish, the error in %%, and makespans\n"
+		"      --timed         --run on the model's virtual clock (inproc only)\n"
+		"      --reps N        --run: rounds measured, the median kept (default 5)\n"
 		"  -h, --help          this text\n"
 		"\n"
-		"Times are predictions of the model, in microseconds.\n"
-		"Exit status: 0 success, 1 placement failed, 2 usage error or malformed\n"
-		"input (file:line:col: message).\n");
+		"Times are in microseconds: the model's predictions and, with --run,\n"
+		"what was measured (error: 100 (measured - predicted) / predicted).\n"
+		"Exit status: 0 success, 1 placement failed (or a --verify finding, or\n"
+		"a --run that failed, or its provider is absent), 2 usage error or\n"
+		"malformed input (file:line:col: message).\n");
 }
 
 static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
@@ -81,6 +100,10 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 		{ "write-model", no_argument, NULL, 'W' },
 		{ "calibrate", no_argument, NULL, 'C' },
 		{ "provider", required_argument, NULL, 'P' },
+		{ "verify", no_argument, NULL, 'V' },
+		{ "run", no_argument, NULL, 'R' },
+		{ "timed", no_argument, NULL, 'T' },
+		{ "reps", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -137,12 +160,33 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 		case 'P':
 			o->provider = optarg;
 			break;
+		case 'V':
+			o->run.verify = true;
+			break;
+		case 'R':
+			o->run.run = true;
+			break;
+		case 'T':
+			o->run.timed = true;
+			break;
+		case 'N':
+			v = strtol(optarg, &end, 10);
+			if (*end || v < 1 || v > 10000) {
+				fprintf(stderr, "thctl place: --reps wants 1..10000\n");
+				return -EINVAL;
+			}
+			o->run.reps = v;
+			break;
 		case 'h':
 			thctl_place_usage(stdout);
 			exit(THCTL_EXIT_OK);
 		default:
 			return -EINVAL;
 		}
+	}
+	if ((o->run.timed || o->run.reps) && !o->run.run) {
+		fprintf(stderr, "thctl place: --timed and --reps go with --run\n");
+		return -EINVAL;
 	}
 	if (o->write_model || o->calibrate)
 		return optind == argc ? 0 : -EINVAL;
@@ -356,6 +400,17 @@ int thctl_place_main(int argc, char **argv)
 		th_place_model_destroy(m);
 		th_place_jobs_destroy(j);
 		return THCTL_EXIT_USAGE;
+	}
+	if (o.run.run || o.run.verify) {
+		o.run.alg = o.alg;
+		o.run.json = o.json;
+		o.run.pretty = o.pretty;
+		o.run.provider = o.provider;
+		o.run.reps = o.run.reps ? o.run.reps : 5;
+		status = thctl_place_run(&o.run, j, m);
+		th_place_model_destroy(m);
+		th_place_jobs_destroy(j);
+		return status;
 	}
 	for (a = 0; a < TH_SCHED_NR_ALGS; a++) {
 		if (o.alg >= 0 && a != o.alg)

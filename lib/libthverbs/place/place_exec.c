@@ -21,9 +21,24 @@
  * Which copy feeds a consumer: a copy of the producer on the consumer's
  * node if there is one, else the copy whose output arrives first by the
  * model (its finish plus the edge's PUT), as the schedule assumed.
+ *
+ * A copy of a task nothing else waits on (a delivery, a DAG job's sink)
+ * also has counter F, raised right after its operation: when F was last
+ * raised is when that copy finished, and a job's finish is the latest of
+ * its last tasks' earliest copies, as the placer predicts it.  On the
+ * virtual clock F's update time is read back from the provider; in real
+ * time a watcher thread polls the F counters while the round runs
+ * (th_place_exec_watch()).
+ *
+ * The same compile, with no vports (keys 0, node i's vport 0), describes
+ * the chains to th_verify() (th_place_exec_describe()): one definition of
+ * what is posted, for the poster and the verifier.
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,10 +47,12 @@
 #include "place_priv.h"
 #include "plan.h"
 #include "thverbs_priv.h"
+#include <thverbs/verify.h>
 
 #define TH_PX_CT_DONE	0
 #define TH_PX_CT_FIRST	1
 #define TH_PX_PASS	(TH_NIC_MAX_OPERANDS - 1)
+#define TH_PX_LAST_CHAIN "placement: task done"	/* a copy's last chain */
 
 struct th_px_input {
 	unsigned int from;		/* the producer copy */
@@ -50,9 +67,28 @@ struct th_px_copy {
 	unsigned int next;		/* the copy after it on its node, or ANY */
 	uint64_t out;			/* output in its node's scratch */
 	uint16_t x, y;			/* counters; y 0: none */
+	uint16_t f;			/* finished (a last task's copy); 0: none */
 	unsigned int nin;
 	struct th_px_input *in;		/* in the DAG's predecessor order */
 };
+
+/* A consumer of a copy's output: copy @copy's input @in. */
+struct th_px_use {
+	unsigned int copy, in;
+};
+
+/* The real-time watcher of the F counters (th_place_exec_watch()). */
+struct th_px_watch {
+	pthread_t thread;
+	/* all atomic: round generations, and the flags */
+	uint64_t go;			/* the round to watch */
+	uint64_t spinning;		/* the round it polls for */
+	uint64_t done;			/* the round it finished (| TH_PX_UNSTAMPED) */
+	int stop;			/* end the thread */
+	int abort;			/* the round is given up */
+};
+
+#define TH_PX_UNSTAMPED	(1ULL << 63)	/* done, but not every copy stamped */
 
 struct th_place_exec {
 	const struct th_place_result *r;
@@ -65,18 +101,43 @@ struct th_place_exec {
 	unsigned int *first_copy;	/* per task: copies (linked by next) */
 	unsigned int *next_copy;
 	unsigned int *per_node;		/* copies per node */
-	uint64_t *send_off, *recv_off;	/* per job x node, or UINT64_MAX */
+	uint64_t *send_off, *recv_off;	/* per member of each job */
+	unsigned int *member_first;	/* per job + 1: into send_off, recv_off */
+	uint64_t none;			/* UINT64_MAX: a node that is no member */
 	uint64_t *bytes_of;		/* per job */
 	uint64_t *step_in, *step_out;	/* per task: a DAG source's, a sink's */
-	bool *sink;			/* per task: no successor */
+	bool *sink;			/* per task: a DAG step with no successor */
+	bool *last;			/* per task: no real successor */
+	unsigned int *pred_first;	/* per task + 1: into pred, pred_cost */
+	unsigned int *pred;		/* predecessors, in the DAG's edge order */
+	double *pred_cost;
+	unsigned int *use_first;	/* per copy + 1: into use */
+	struct th_px_use *use;		/* who reads each copy's output */
 	uint64_t started;
 	uint64_t max_chain;
+	uint32_t ct_count;
+	bool describe;			/* compiled, never posted: no vports */
+	struct th_mr *fake_mr;		/* describe: each node's scratch, key 0 */
+	/* measuring: the copies with F, when each last finished */
+	unsigned int *fin_copy, nfin;
+	double *fin_at;			/* seconds: virtual, or CLOCK_MONOTONIC */
+	double t0;			/* the round's start, on the same clock */
+	bool measured;			/* fin_at holds the last round's */
+	struct th_px_watch *watch;
 };
 
+/* Member @node's entry of job @job in @arr; UINT64_MAX for a non-member. */
 static uint64_t *th_px_slot(struct th_place_exec *x, uint64_t *arr,
 			    unsigned int job, unsigned int node)
 {
-	return &arr[(size_t)job * x->nodes + node];
+	const struct th_place_job *jb = &x->j->jobs[job];
+	unsigned int k;
+
+	for (k = 0; k < jb->nmembers; k++)
+		if (jb->members[k] == node)
+			return &arr[x->member_first[job] + k];
+	x->none = UINT64_MAX;
+	return &x->none;
 }
 
 /* Bytes of task @v's output. */
@@ -90,23 +151,54 @@ static uint64_t th_px_bytes(const struct th_place_exec *x, unsigned int v)
 }
 
 /* The predecessors of @v in the DAG's edge order (how the ALU orders them). */
-static unsigned int th_px_preds(const struct th_dag *dag, unsigned int v,
-				unsigned int *out, double *cost)
+static unsigned int th_px_preds(const struct th_place_exec *x, unsigned int v,
+				const unsigned int **from, const double **cost)
 {
-	unsigned int e, n = 0, from, to;
+	if (from)
+		*from = &x->pred[x->pred_first[v]];
+	if (cost)
+		*cost = &x->pred_cost[x->pred_first[v]];
+	return x->pred_first[v + 1] - x->pred_first[v];
+}
+
+/* The predecessor lists, once: every edge between real tasks, in order. */
+static int th_px_index_preds(struct th_place_exec *x)
+{
+	const struct th_dag *dag = x->r->dag;
+	unsigned int n = th_dag_ntasks(dag), ne = th_dag_nedges(dag), e, v;
+	unsigned int from, to, *fill;
 	double c;
 
-	for (e = 0; e < th_dag_nedges(dag); e++) {
-		th_dag_edge(dag, e, &from, &to, &c);
-		if (to != v || th_dag_is_virtual(dag, from))
-			continue;
-		if (out)
-			out[n] = from;
-		if (cost)
-			cost[n] = c;
-		n++;
+	x->pred_first = calloc(n + 1, sizeof(*x->pred_first));
+	x->pred = malloc((ne + 1) * sizeof(*x->pred));
+	x->pred_cost = malloc((ne + 1) * sizeof(*x->pred_cost));
+	x->last = calloc(n, sizeof(*x->last));
+	fill = calloc(n + 1, sizeof(*fill));
+	if (!x->pred_first || !x->pred || !x->pred_cost || !x->last || !fill) {
+		free(fill);
+		return -ENOMEM;
 	}
-	return n;
+	for (v = 0; v < n; v++)
+		x->last[v] = !th_dag_is_virtual(dag, v);
+	for (e = 0; e < ne; e++) {
+		th_dag_edge(dag, e, &from, &to, &c);
+		if (th_dag_is_virtual(dag, to))
+			continue;
+		x->last[from] = false;
+		if (!th_dag_is_virtual(dag, from))
+			x->pred_first[to + 1]++;
+	}
+	for (v = 0; v < n; v++)
+		x->pred_first[v + 1] += x->pred_first[v];
+	for (e = 0; e < ne; e++) {
+		th_dag_edge(dag, e, &from, &to, &c);
+		if (th_dag_is_virtual(dag, to) || th_dag_is_virtual(dag, from))
+			continue;
+		x->pred[x->pred_first[to] + fill[to]] = from;
+		x->pred_cost[x->pred_first[to] + fill[to]++] = c;
+	}
+	free(fill);
+	return 0;
 }
 
 /*
@@ -170,20 +262,52 @@ static int th_px_node_order(struct th_place_exec *x)
 	return 0;
 }
 
+/* Who reads each copy's output: the inputs, grouped by producer copy. */
+static int th_px_index_uses(struct th_place_exec *x)
+{
+	unsigned int c, i, f, *fill;
+
+	x->use_first = calloc(x->ncopies + 1, sizeof(*x->use_first));
+	fill = calloc(x->ncopies + 1, sizeof(*fill));
+	if (!x->use_first || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (c = 0; c < x->ncopies; c++)
+		for (i = 0; i < x->copy[c].nin; i++)
+			x->use_first[x->copy[c].in[i].from + 1]++;
+	for (c = 0; c < x->ncopies; c++)
+		x->use_first[c + 1] += x->use_first[c];
+	x->use = malloc((x->use_first[x->ncopies] + 1) * sizeof(*x->use));
+	if (!x->use) {
+		free(fill);
+		return -ENOMEM;
+	}
+	/* in consumer order, as the fan-out has always sent them */
+	for (c = 0; c < x->ncopies; c++)
+		for (i = 0; i < x->copy[c].nin; i++) {
+			f = x->copy[c].in[i].from;
+			x->use[x->use_first[f] + fill[f]++] =
+				(struct th_px_use){ .copy = c, .in = i };
+		}
+	free(fill);
+	return 0;
+}
+
 /* Lay out every node's scratch and give every copy its counters. */
 static int th_px_layout(struct th_place_exec *x, uint64_t *scratch)
 {
-	const struct th_dag *dag = x->r->dag;
-	unsigned int c, i, *preds, npred, *next_ct;
-	double *cost;
+	unsigned int c, i, npred, *next_ct;
+	const unsigned int *preds;
+	const double *cost;
 	int ret = 0;
 
-	preds = malloc(th_dag_ntasks(dag) * sizeof(*preds));
-	cost = malloc(th_dag_ntasks(dag) * sizeof(*cost));
 	next_ct = malloc(x->nodes * sizeof(*next_ct));
-	if (!preds || !cost || !next_ct) {
-		ret = -ENOMEM;
-		goto out;
+	x->fin_copy = malloc((x->ncopies + 1) * sizeof(*x->fin_copy));
+	x->fin_at = calloc(x->ncopies + 1, sizeof(*x->fin_at));
+	if (!next_ct || !x->fin_copy || !x->fin_at) {
+		free(next_ct);
+		return -ENOMEM;
 	}
 	for (i = 0; i < x->nodes; i++)
 		next_ct[i] = TH_PX_CT_FIRST;
@@ -202,7 +326,11 @@ static int th_px_layout(struct th_place_exec *x, uint64_t *scratch)
 			scratch[cp->node] += b;
 		}
 		cp->x = next_ct[cp->node]++;
-		npred = th_px_preds(dag, cp->task, preds, cost);
+		if (x->last[cp->task]) {
+			cp->f = next_ct[cp->node]++;
+			x->fin_copy[x->nfin++] = c;
+		}
+		npred = th_px_preds(x, cp->task, &preds, &cost);
 		cp->nin = npred;
 		cp->in = calloc(npred + 1, sizeof(*cp->in));
 		if (!cp->in) {
@@ -229,31 +357,33 @@ static int th_px_layout(struct th_place_exec *x, uint64_t *scratch)
 		for (i = 0; i < x->copy[c].nin; i++)
 			if (!x->copy[c].in[i].remote)
 				x->copy[c].in[i].off = x->copy[x->copy[c].in[i].from].out;
+	if (!ret)
+		ret = th_px_index_uses(x);
 	/*
 	 * A copy whose outputs do not fit in its chain gets Y: the outputs go
 	 * from chains that fire on it once the operation is done (so that, on
 	 * a virtual clock too, they leave after it).  In the chain: the
-	 * operation's passes, the node's next turn, the outputs, DONE, REARM.
+	 * operation's passes, F, the node's next turn, the outputs, DONE,
+	 * REARM.
 	 */
 	for (c = 0; !ret && c < x->ncopies; c++) {
 		const struct th_px_copy *cp = &x->copy[c];
-		unsigned int k, len = 0;
+		unsigned int len;
 
-		for (k = 0; k < x->ncopies; k++)
-			for (i = 0; i < x->copy[k].nin; i++)
-				len += x->copy[k].in[i].from == c;
+		len = x->use_first[c + 1] - x->use_first[c];
 		len += cp->nin > TH_NIC_MAX_OPERANDS ?
 		       2 + (cp->nin - TH_NIC_MAX_OPERANDS - 1) / TH_PX_PASS : 1;
-		len += (cp->next != TH_PLACE_ANY) + 2;
+		len += (cp->f != 0) + (cp->next != TH_PLACE_ANY) + 2;
 		if (len > x->max_chain)
 			x->copy[c].y = next_ct[cp->node]++;
 	}
-	for (i = 0; !ret && i < x->nodes; i++)
-		if (next_ct[i] > x->g.local[i].vp->info.ct_count)
-			ret = -ENOSPC;	/* more copies on a node than counters */
-out:
-	free(preds);
-	free(cost);
+	/*
+	 * More copies on a node than counters: refused when posting; a
+	 * description keeps them, for the verifier to say so.
+	 */
+	for (i = 0; !ret && !x->describe && i < x->nodes; i++)
+		if (next_ct[i] > x->ct_count)
+			ret = -ENOSPC;
 	free(next_ct);
 	return ret;
 }
@@ -330,30 +460,27 @@ static int th_px_fan_out(struct th_place_exec *x, unsigned int ci,
 	const struct th_px_copy *cp = &x->copy[ci];
 	const struct th_mr *mr = x->g.local[cp->node].scratch_mr;
 	uint64_t b = th_px_bytes(x, cp->task);
-	unsigned int k, i;
+	unsigned int u;
 	struct th_remote to;
 	int ret = 0;
 
-	for (k = 0; !ret && k < x->ncopies; k++) {
-		const struct th_px_copy *w = &x->copy[k];
+	for (u = x->use_first[ci]; !ret && u < x->use_first[ci + 1]; u++) {
+		const struct th_px_copy *w = &x->copy[x->use[u].copy];
+		const struct th_px_input *in = &w->in[x->use[u].in];
 
-		for (i = 0; !ret && i < w->nin; i++) {
-			if (w->in[i].from != ci)
-				continue;
-			/* room for this and the final CT_INC DONE and REARM */
-			if (th_chain_length(*c) + 3 > x->max_chain) {
-				ret = th_plan_add(&x->plan, cp->node, ct, thr, thr,
-						  "placement: outputs");
-				*c = th_plan_chain(&x->plan);
-			}
-			if (ret)
-				break;
-			if (w->in[i].remote) {
-				to = th_px_remote(x, w->node, w->in[i].off);
-				ret = th_chain_put(*c, mr, cp->out, &to, b, w->x, 0);
-			} else {
-				ret = th_chain_ct_inc(*c, w->x, 1, 0);
-			}
+		/* room for this and the final CT_INC DONE and REARM */
+		if (th_chain_length(*c) + 3 > x->max_chain) {
+			ret = th_plan_add(&x->plan, cp->node, ct, thr, thr,
+					  "placement: outputs");
+			*c = th_plan_chain(&x->plan);
+		}
+		if (ret)
+			break;
+		if (in->remote) {
+			to = th_px_remote(x, w->node, in->off);
+			ret = th_chain_put(*c, mr, cp->out, &to, b, w->x, 0);
+		} else {
+			ret = th_chain_ct_inc(*c, w->x, 1, 0);
 		}
 	}
 	return ret;
@@ -369,6 +496,8 @@ static int th_px_compile_copy(struct th_place_exec *x, unsigned int ci)
 	int ret;
 
 	ret = th_px_operation(x, c, cp, mr);
+	if (!ret && cp->f)		/* it finished: now, for the clock */
+		ret = th_chain_ct_inc(c, cp->f, 1, 0);
 	if (!ret && cp->next != TH_PLACE_ANY)
 		ret = th_chain_ct_inc(c, x->copy[cp->next].x, 1, 0);
 	if (!ret && cp->y) {
@@ -387,7 +516,7 @@ static int th_px_compile_copy(struct th_place_exec *x, unsigned int ci)
 	if (!ret)
 		ret = th_plan_add(&x->plan, cp->node, cp->y ? cp->y : cp->x,
 				  cp->y ? 1 : nin, cp->y ? 1 : nin,
-				  "placement: task done");
+				  TH_PX_LAST_CHAIN);
 	return ret;
 }
 
@@ -416,7 +545,7 @@ static int th_px_check_dag_jobs(struct th_place_exec *x)
 		if (t->role != 'S')
 			continue;
 		st = &x->j->jobs[t->job].steps[t->rank];
-		nin = th_px_preds(dag, v, NULL, NULL);
+		nin = th_px_preds(x, v, NULL, NULL);
 		if (st->bytes % sizeof(double) ||
 		    ((!nin || x->sink[v]) && st->on == TH_PLACE_ANY) ||
 		    (st->kind == TH_PLACE_STEP_COPY && nin > 1))
@@ -431,14 +560,31 @@ static int th_px_check_dag_jobs(struct th_place_exec *x)
 	return 0;
 }
 
+static void th_px_watch_stop(struct th_place_exec *x);
+static int th_px_describe_group(struct th_place_exec *x);
+static int th_px_verify_compiled(const struct th_place_exec *x,
+				 const struct th_nic_query *limits);
+
 void th_place_exec_destroy(struct th_place_exec *x)
 {
 	unsigned int c;
 
 	if (!x)
 		return;
+	th_px_watch_stop(x);
+	for (c = 0; x->fake_mr && x->g.local && c < x->nodes; c++)
+		x->g.local[c].scratch_mr = NULL;	/* never registered */
 	th_group_quiesce(&x->g);
 	th_group_fini(&x->g);
+	free(x->fake_mr);
+	free(x->pred_first);
+	free(x->pred);
+	free(x->pred_cost);
+	free(x->last);
+	free(x->use_first);
+	free(x->use);
+	free(x->fin_copy);
+	free(x->fin_at);
 	th_plan_fini(&x->plan);
 	for (c = 0; x->copy && c < x->ncopies; c++)
 		free(x->copy[c].in);
@@ -448,6 +594,7 @@ void th_place_exec_destroy(struct th_place_exec *x)
 	free(x->per_node);
 	free(x->send_off);
 	free(x->recv_off);
+	free(x->member_first);
 	free(x->bytes_of);
 	free(x->step_in);
 	free(x->step_out);
@@ -470,12 +617,17 @@ static int th_px_init(struct th_place_exec *x, struct th_vport *const *vps)
 	x->first_copy = malloc(n * sizeof(*x->first_copy));
 	x->next_copy = malloc((x->ncopies + 1) * sizeof(*x->next_copy));
 	x->per_node = calloc(x->nodes, sizeof(*x->per_node));
-	x->send_off = malloc((size_t)nj * x->nodes * sizeof(*x->send_off));
-	x->recv_off = malloc((size_t)nj * x->nodes * sizeof(*x->recv_off));
+	x->member_first = calloc(nj + 1, sizeof(*x->member_first));
+	for (i = 0; x->member_first && i < nj; i++)
+		x->member_first[i + 1] = x->member_first[i] +
+					 x->j->jobs[i].nmembers;
+	k = x->member_first ? x->member_first[nj] : 0;
+	x->send_off = malloc((k + 1) * sizeof(*x->send_off));
+	x->recv_off = malloc((k + 1) * sizeof(*x->recv_off));
 	x->bytes_of = malloc(nj * sizeof(*x->bytes_of));
 	scratch = calloc(x->nodes, sizeof(*scratch));
 	if (!x->copy || !x->first_copy || !x->next_copy || !x->per_node ||
-	    !x->send_off || !x->recv_off || !x->bytes_of || !scratch) {
+	    !x->member_first || !x->send_off || !x->recv_off || !x->bytes_of || !scratch) {
 		free(scratch);
 		return -ENOMEM;
 	}
@@ -494,7 +646,9 @@ static int th_px_init(struct th_place_exec *x, struct th_vport *const *vps)
 			return -EOPNOTSUPP;	/* whole doubles only */
 		}
 	}
-	ret = th_px_check_dag_jobs(x);
+	ret = th_px_index_preds(x);
+	if (!ret)
+		ret = th_px_check_dag_jobs(x);
 	if (ret) {
 		free(scratch);
 		return ret;
@@ -518,20 +672,15 @@ static int th_px_init(struct th_place_exec *x, struct th_vport *const *vps)
 		c++;
 	}
 	/* members' send and recv buffers first, then the copies' buffers */
-	for (i = 0; i < nj; i++)
-		for (k = 0; k < x->nodes; k++) {
-			*th_px_slot(x, x->send_off, i, k) = UINT64_MAX;
-			*th_px_slot(x, x->recv_off, i, k) = UINT64_MAX;
-		}
 	for (i = 0; i < nj; i++) {
 		const struct th_place_job *jb = &x->j->jobs[i];
 
 		for (k = 0; k < jb->nmembers; k++) {
 			unsigned int node = jb->members[k];
 
-			*th_px_slot(x, x->send_off, i, node) = scratch[node];
+			x->send_off[x->member_first[i] + k] = scratch[node];
 			scratch[node] += jb->bytes;
-			*th_px_slot(x, x->recv_off, i, node) = scratch[node];
+			x->recv_off[x->member_first[i] + k] = scratch[node];
 			scratch[node] += jb->bytes;
 		}
 	}
@@ -544,7 +693,7 @@ static int th_px_init(struct th_place_exec *x, struct th_vport *const *vps)
 		if (t->role != 'S')
 			continue;
 		on = x->j->jobs[t->job].steps[t->rank].on;
-		if (!th_px_preds(dag, i, NULL, NULL)) {
+		if (!th_px_preds(x, i, NULL, NULL)) {
 			x->step_in[i] = scratch[on];
 			scratch[on] += th_px_bytes(x, i);
 		}
@@ -553,18 +702,19 @@ static int th_px_init(struct th_place_exec *x, struct th_vport *const *vps)
 			scratch[on] += th_px_bytes(x, i);
 		}
 	}
-	x->max_chain = vps[0]->ctx->attr.max_chain;
 	ret = th_group_init(&x->g, x->nodes, x->nodes, 0, 2, 8);
-	for (i = 0; !ret && i < x->nodes; i++)
+	if (!ret && x->describe)
+		ret = th_px_describe_group(x);
+	for (i = 0; !ret && !x->describe && i < x->nodes; i++)
 		ret = th_group_rank_init(&x->g, &x->g.local[i], i, vps[i], NULL,
 					 NULL);
 	if (!ret)
 		ret = th_px_node_order(x);
 	if (!ret)
 		ret = th_px_layout(x, scratch);
-	for (i = 0; !ret && i < x->nodes; i++)
+	for (i = 0; !ret && !x->describe && i < x->nodes; i++)
 		ret = th_group_rank_register(&x->g, &x->g.local[i], scratch[i]);
-	for (i = 0; !ret && i < x->nodes; i++) {
+	for (i = 0; !ret && !x->describe && i < x->nodes; i++) {
 		uint32_t ct;
 
 		for (ct = 0; !ret && ct < vps[i]->info.ct_count; ct++)
@@ -574,17 +724,39 @@ static int th_px_init(struct th_place_exec *x, struct th_vport *const *vps)
 	return ret;
 }
 
-struct th_place_exec *th_place_exec_create(const struct th_place_jobs *j,
+/*
+ * Describing, not posting: node i's vport 0, keys 0 and a region per node
+ * that is never registered; the verifier reads counters, thresholds and
+ * targets, not keys.
+ */
+static int th_px_describe_group(struct th_place_exec *x)
+{
+	unsigned int i;
+
+	x->fake_mr = calloc(x->nodes, sizeof(*x->fake_mr));
+	if (!x->fake_mr)
+		return -ENOMEM;
+	for (i = 0; i < x->nodes; i++) {
+		x->g.local[i].rank = i;
+		x->g.local[i].scratch_mr = &x->fake_mr[i];
+		x->g.peers[i] = (struct th_group_peer){ .node = i, .vport = 0 };
+	}
+	return 0;
+}
+
+/* The placement compiled into x->plan, on @vps or (describing) none. */
+static struct th_place_exec *th_px_compile(const struct th_place_jobs *j,
 					   const struct th_place_result *r,
 					   struct th_vport *const *vps,
-					   unsigned int nodes)
+					   unsigned int nodes,
+					   const struct th_nic_query *limits)
 {
 	struct th_place_exec *x;
 	unsigned int c;
 	int ret;
 
-	if (!j || !r || !r->sched || !r->task || !vps || !nodes ||
-	    nodes != th_dag_nprocs(r->dag)) {
+	if (!j || !r || !r->sched || !r->task || (!vps && !limits) || !nodes ||
+	    nodes != th_dag_nprocs(r->dag) || th_place_njobs(j) != r->njobs) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -596,11 +768,41 @@ struct th_place_exec *th_place_exec_create(const struct th_place_jobs *j,
 	x->r = r;
 	x->j = j;
 	x->nodes = nodes;
+	x->describe = !vps;
+	x->max_chain = vps ? vps[0]->ctx->attr.max_chain : limits->max_chain;
+	x->ct_count = vps ? vps[0]->info.ct_count : limits->max_counters;
+	for (c = 0; vps && c < nodes; c++)
+		if (vps[c]->info.ct_count < x->ct_count)
+			x->ct_count = vps[c]->info.ct_count;
 	ret = th_plan_init(&x->plan);
 	if (!ret)
 		ret = th_px_init(x, vps);
 	for (c = 0; !ret && c < x->ncopies; c++)
 		ret = th_px_compile_copy(x, c);
+	if (ret) {
+		th_place_exec_destroy(x);
+		errno = -ret;
+		return NULL;
+	}
+	return x;
+}
+
+struct th_place_exec *th_place_exec_create(const struct th_place_jobs *j,
+					   const struct th_place_result *r,
+					   struct th_vport *const *vps,
+					   unsigned int nodes)
+{
+	struct th_place_exec *x;
+	int ret;
+
+	if (!vps) {
+		errno = EINVAL;
+		return NULL;
+	}
+	x = th_px_compile(j, r, vps, nodes, NULL);
+	if (!x)
+		return NULL;
+	ret = th_px_verify_compiled(x, &vps[0]->ctx->attr);
 	if (!ret)
 		ret = th_plan_post(&x->plan, &x->g);
 	if (ret) {
@@ -672,12 +874,134 @@ double *th_place_exec_step_out(struct th_place_exec *x,
 	return x ? th_px_step_buf(x, x->step_out, job, step) : NULL;
 }
 
+static double th_px_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/*
+ * The watcher: while it is on it never sleeps (a wake-up would delay the
+ * round's start by tens of microseconds); each round it polls the F
+ * counters of the copies not yet seen, one sweep after another, and
+ * stamps each with CLOCK_MONOTONIC when its count reaches the round; it
+ * stops when all are seen or the round is given up.  A stamp is late by at
+ * most one sweep (a load per unseen copy) plus whatever time the watcher
+ * is not on a CPU.
+ */
+static void *th_px_watcher(void *arg)
+{
+	struct th_place_exec *x = arg;
+	struct th_px_watch *w = x->watch;
+	unsigned char *seen = calloc(x->nfin + 1, 1);
+	unsigned int i, pending;
+	uint64_t gen, target, v;
+
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		gen = __atomic_load_n(&w->go, __ATOMIC_ACQUIRE);
+		if (gen == (__atomic_load_n(&w->done, __ATOMIC_RELAXED) &
+			    ~TH_PX_UNSTAMPED)) {
+			sched_yield();	/* between rounds: others may run */
+			continue;
+		}
+		target = gen;	/* the round's number: F counts rounds */
+		__atomic_store_n(&w->spinning, gen, __ATOMIC_RELEASE);
+		if (seen)
+			memset(seen, 0, x->nfin);
+		pending = seen ? x->nfin : 0;
+		while (pending && !__atomic_load_n(&w->abort, __ATOMIC_ACQUIRE))
+			for (i = 0; i < x->nfin; i++) {
+				const struct th_px_copy *cp = &x->copy[x->fin_copy[i]];
+
+				if (seen[i] ||
+				    th_ct_read(x->g.local[cp->node].vp, cp->f, &v,
+					       NULL) || v < target)
+					continue;
+				x->fin_at[i] = th_px_mono();
+				seen[i] = 1;
+				pending--;
+			}
+		__atomic_store_n(&w->done, pending || !seen ?
+				 gen | TH_PX_UNSTAMPED : gen, __ATOMIC_RELEASE);
+	}
+	free(seen);
+	return NULL;
+}
+
+static void th_px_watch_stop(struct th_place_exec *x)
+{
+	struct th_px_watch *w = x->watch;
+
+	if (!w)
+		return;
+	__atomic_store_n(&w->abort, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(w->thread, NULL);
+	free(w);
+	x->watch = NULL;
+}
+
+int th_place_exec_watch(struct th_place_exec *x, bool on)
+{
+	struct th_px_watch *w;
+	int ret;
+
+	if (!x || x->describe)
+		return -EINVAL;
+	if (!on) {
+		th_px_watch_stop(x);
+		return 0;
+	}
+	if (x->watch)
+		return 0;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	/* the rounds before it are not watched (nor one under way) */
+	w->go = w->spinning = x->started;
+	w->done = x->started | TH_PX_UNSTAMPED;
+	x->watch = w;
+	ret = -pthread_create(&w->thread, NULL, th_px_watcher, x);
+	if (ret) {
+		free(w);
+		x->watch = NULL;
+	}
+	return ret;
+}
+
+/* A virtual clock on the provider of @x's vports, or NULL: real time. */
+static const struct th_provider_ops *th_px_timed(const struct th_place_exec *x)
+{
+	const struct th_vport *vp = x->g.local[0].vp;
+	const struct th_provider_ops *ops = vp->ctx->dev.ops;
+	uint64_t fs;
+
+	return ops->timing_seen && !ops->timing_seen(vp, 0, &fs) ? ops : NULL;
+}
+
 int th_place_exec_start(struct th_place_exec *x)
 {
 	unsigned int c;
 	int ret = 0;
 
+	if (!x || x->describe)
+		return -EINVAL;
 	x->started++;
+	x->measured = false;
+	if (x->watch && !th_px_timed(x)) {
+		struct th_px_watch *w = x->watch;
+
+		/* the watcher polls before the first increment */
+		__atomic_store_n(&w->abort, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&w->go, x->started, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&w->spinning, __ATOMIC_ACQUIRE) != x->started)
+			sched_yield();
+	}
+	x->t0 = th_place_timed_now();
+	if (x->t0 < 0)
+		x->t0 = th_px_mono();
 	/* contributions and DAG sources: the copies with no input */
 	for (c = 0; !ret && c < x->ncopies; c++)
 		if (!x->copy[c].nin)
@@ -686,13 +1010,48 @@ int th_place_exec_start(struct th_place_exec *x)
 	return ret;
 }
 
+/* The watcher's round ends (given up on @ret); 0 if it stamped them all. */
+static int th_px_watch_end(struct th_place_exec *x, int ret)
+{
+	struct th_px_watch *w = x->watch;
+	uint64_t done;
+
+	if (ret)
+		__atomic_store_n(&w->abort, 1, __ATOMIC_RELEASE);
+	/* every F is raised before its node's DONE: the sweep ends soon */
+	while (((done = __atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) &
+		~TH_PX_UNSTAMPED) != __atomic_load_n(&w->go, __ATOMIC_RELAXED))
+		sched_yield();
+	return ret ? ret : done & TH_PX_UNSTAMPED ? -ENODATA : 0;
+}
+
+/* On the virtual clock: when each F was last raised. */
+static int th_px_read_finishes(struct th_place_exec *x,
+			       const struct th_provider_ops *ops)
+{
+	unsigned int i;
+	uint64_t fs;
+	int ret = 0;
+
+	for (i = 0; !ret && i < x->nfin; i++) {
+		const struct th_px_copy *cp = &x->copy[x->fin_copy[i]];
+
+		ret = ops->timing_seen(x->g.local[cp->node].vp, cp->f, &fs);
+		x->fin_at[i] = fs * 1e-15;
+	}
+	return ret;
+}
+
 int th_place_exec_wait(struct th_place_exec *x, uint64_t timeout_ns)
 {
+	const struct th_provider_ops *timed;
 	struct timespec ts;
 	uint64_t now, deadline;
 	unsigned int i;
 	int ret = 0;
 
+	if (!x || x->describe)
+		return -EINVAL;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 	deadline = timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
@@ -705,5 +1064,216 @@ int th_place_exec_wait(struct th_place_exec *x, uint64_t timeout_ns)
 				 (uint64_t)x->per_node[i] * x->started,
 				 deadline > now ? deadline - now : 0);
 	}
+	timed = th_px_timed(x);
+	if (timed) {
+		if (!ret)
+			ret = th_px_read_finishes(x, timed);
+		x->measured = !ret;
+	} else if (x->watch) {
+		int wr = th_px_watch_end(x, ret);
+
+		x->measured = !wr;
+	}
 	return ret;
+}
+
+int th_place_exec_finishes(struct th_place_exec *x, double *finish_s,
+			   unsigned int njobs)
+{
+	unsigned int i, job, n;
+	double *first;
+
+	if (!x || !finish_s || njobs != x->j->njobs || x->describe)
+		return -EINVAL;
+	if (!x->measured)
+		return -ENODATA;
+	n = th_dag_ntasks(x->r->dag);
+	first = malloc(n * sizeof(*first));
+	if (!first)
+		return -ENOMEM;
+	/* a job's finish: the latest of its last tasks' earliest copies */
+	for (i = 0; i < n; i++)
+		first[i] = INFINITY;
+	for (i = 0; i < x->nfin; i++) {
+		unsigned int t = x->copy[x->fin_copy[i]].task;
+
+		first[t] = fmin(first[t], x->fin_at[i] - x->t0);
+	}
+	for (job = 0; job < njobs; job++)
+		finish_s[job] = 0;
+	for (i = 0; i < n; i++)
+		if (x->last[i] && isfinite(first[i]))
+			finish_s[x->r->task[i].job] =
+				fmax(finish_s[x->r->task[i].job], first[i]);
+	free(first);
+	return 0;
+}
+
+/* ---- describing the chains to the verifier ---------------------------- */
+
+/* What th_place_exec_describe() hands out; the set first. */
+struct th_px_described {
+	struct th_verify_set set;
+	struct th_nic_query limits;
+	struct th_verify_chain *chains;
+	struct th_nic_desc *descs;
+	struct th_verify_action *actions;
+	char *names;
+};
+
+/* The chains compiled into @x's plan, as th_verify() reads them. */
+static struct th_verify_set *th_px_set_of(const struct th_place_exec *x,
+					  const struct th_nic_query *limits)
+{
+	struct th_px_described *d;
+	unsigned int i, c, k, na = 0;
+	size_t nlen = 0, off = 0;
+	int ret = -ENOMEM;
+
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		goto out;
+	d->limits = *limits;
+	d->chains = calloc(x->plan.nsteps + 1, sizeof(*d->chains));
+	d->descs = malloc((x->plan.ndesc + 1) * sizeof(*d->descs));
+	d->actions = calloc(x->ncopies + 1, sizeof(*d->actions));
+	/* a name per chain: its task's, @node, and which of its chains */
+	for (i = 0, c = 0; i < x->plan.nsteps; i++) {
+		nlen += 32 + strlen(c < x->ncopies ?
+				    th_dag_name(x->r->dag, x->copy[c].task) : "?");
+		c += !strcmp(x->plan.step[i].what, TH_PX_LAST_CHAIN);
+	}
+	d->names = malloc(nlen + 1);
+	if (!d->chains || !d->descs || !d->actions || !d->names)
+		goto out;
+	memcpy(d->descs, x->plan.desc, x->plan.ndesc * sizeof(*d->descs));
+	/*
+	 * The plan's steps in copy order: each copy's chains were added
+	 * together, in th_px_compile_copy(), the last one ending in DONE.
+	 */
+	for (i = 0, c = 0, k = 0; i < x->plan.nsteps; i++) {
+		const struct th_plan_step *st = &x->plan.step[i];
+		struct th_verify_chain *vc = &d->chains[i];
+		struct th_nic_desc *first = &d->descs[st->first];
+		char part[16] = "";
+		int n;
+
+		/* what th_plan_post() writes into the first descriptor */
+		first->trig_ct = st->ct;
+		first->threshold = st->threshold;
+		vc->node = x->g.peers[st->local].node;
+		vc->vport = x->g.peers[st->local].vport;
+		vc->descs = first;
+		vc->ndesc = st->ndesc;
+		/* JOB.TASK@nNODE, then /2, /3 for a copy's further chains */
+		if (k)
+			snprintf(part, sizeof(part), "/%u", k + 1);
+		n = snprintf(d->names + off, nlen + 1 - off, "%s@n%u%s",
+			     c < x->ncopies ?
+			     th_dag_name(x->r->dag, x->copy[c].task) : "?",
+			     st->local, part);
+		vc->name = (const char *)(uintptr_t)off;
+		off += n + 1;
+		k++;
+		if (!strcmp(st->what, TH_PX_LAST_CHAIN)) {
+			c++;	/* the copy's last chain: the next copy's follow */
+			k = 0;
+		}
+	}
+	for (i = 0; i < x->plan.nsteps; i++)
+		d->chains[i].name = d->names + (uintptr_t)d->chains[i].name;
+	/* the host's part of a round: each source's counter, once */
+	for (c = 0; c < x->ncopies; c++)
+		if (!x->copy[c].nin)
+			d->actions[na++] = (struct th_verify_action){
+				.counter = { .node = x->g.peers[x->copy[c].node].node,
+					     .vport = x->g.peers[x->copy[c].node].vport,
+					     .ct = x->copy[c].x },
+				.value = 1,
+			};
+	d->set = (struct th_verify_set){
+		.chains = d->chains, .nchains = x->plan.nsteps,
+		.actions = d->actions, .nactions = na, .limits = &d->limits,
+	};
+	ret = 0;
+out:
+	if (ret) {
+		th_place_exec_describe_free(d ? &d->set : NULL);
+		errno = -ret;
+		return NULL;
+	}
+	return &d->set;
+}
+
+struct th_verify_set *th_place_exec_describe(const struct th_place_jobs *j,
+					     const struct th_place_result *r,
+					     const struct th_nic_query *limits)
+{
+	struct th_verify_set *set;
+	struct th_place_exec *x;
+	int err;
+
+	if (!limits) {
+		errno = EINVAL;
+		return NULL;
+	}
+	x = th_px_compile(j, r, NULL, r ? th_dag_nprocs(r->dag) : 0, limits);
+	if (!x)
+		return NULL;
+	set = th_px_set_of(x, limits);
+	err = errno;
+	th_place_exec_destroy(x);
+	errno = err;
+	return set;
+}
+
+/*
+ * TH_VERIFY=1 (debug runs, the tests): th_place_exec_create() verifies
+ * the chains it compiled, as they will be posted, with the NIC's limits
+ * of node 0; -EDEADLK on a finding (a chain that would not fire, finish
+ * or fit), before anything is posted.
+ */
+static int th_px_verify_compiled(const struct th_place_exec *x,
+				 const struct th_nic_query *limits)
+{
+	const char *env = getenv("TH_VERIFY");
+	struct th_verify_finding f[4];
+	struct th_verify_set *set;
+	int n, i;
+
+	if (!env || strcmp(env, "1"))
+		return 0;
+	set = th_px_set_of(x, limits);
+	if (!set)
+		return -errno;
+	/* the vports' own rings, which may be smaller than the NIC allows */
+	for (i = 0; i < (int)x->nodes; i++) {
+		const struct th_vport *vp = x->g.local[i].vp;
+
+		if (!set->sq_entries || vp->sq_entries < set->sq_entries)
+			set->sq_entries = vp->sq_entries;
+		if (!set->cq_entries || vp->cq_entries < set->cq_entries)
+			set->cq_entries = vp->cq_entries;
+	}
+	n = th_verify(set, f, 4);
+	for (i = 0; i < n && i < 4; i++)
+		if (!th_verify_class_is_warning(f[i].cls)) {
+			n = -EDEADLK;
+			break;
+		}
+	th_place_exec_describe_free(set);
+	return n < 0 ? n : 0;
+}
+
+void th_place_exec_describe_free(struct th_verify_set *set)
+{
+	struct th_px_described *d = (struct th_px_described *)set;
+
+	if (!d)
+		return;
+	free(d->chains);
+	free(d->descs);
+	free(d->actions);
+	free(d->names);
+	free(d);
 }

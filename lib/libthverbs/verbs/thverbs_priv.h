@@ -104,6 +104,13 @@ struct th_provider_ops {
 	int (*timing_now)(uint64_t *host);
 	int (*timing_advance)(uint64_t to);
 	void (*timing_cpu)(uint64_t bytes);
+	/*
+	 * When counter @ct of @vp was last updated, on the virtual clock
+	 * (femtoseconds); -ENOENT in real time.  The placement executor
+	 * reads each job's finish with it (th_place_exec_finishes()).
+	 */
+	int (*timing_seen)(const struct th_vport *vp, uint16_t ct,
+			   uint64_t *fs);
 };
 
 /*

@@ -782,6 +782,122 @@ PY
 			not_ok "place: $doc shows the output as it is" "exit $rc"
 		fi
 	done
+	# --verify: every shipped placement example, every placement, verifies
+	for jf in "$EX"/place/*.jobs; do
+		run place --verify -j "$jf"
+		if [ "$rc" -eq 0 ] && python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["placements"]
+assert len(p) >= 6 and p[-1]["placement"] == "trees", [x["placement"] for x in p]
+for x in p:
+    v = x["verify"]
+    assert v["ok"] and v["findings"] == 0 and v["chains"] > 0, x
+    assert v["verify_s"] >= 0 and v["describe_s"] >= 0, x
+    assert "run" not in x, x' "$TMP/out" 2> "$TMP/err"; then
+			ok "place --verify: $(basename "$jf") verifies clean, every placement"
+		else
+			not_ok "place --verify: $(basename "$jf") verifies clean" "exit $rc" \
+				"$(cat "$TMP/err")"
+		fi
+	done
+	# a node with more copies than counters: found (fit), nothing runs
+	{ echo "thjobs 1"
+	  for i in $(seq 1 90); do echo "allreduce J$i members 0,1 root 0 bytes 8"; done
+	} > "$TMP/crowd.jobs"
+	run place --verify --run -a heft "$TMP/crowd.jobs"
+	if [ "$rc" -eq 1 ] &&
+	   grep -qE '^verify heft: [0-9]+ chain\(s\), [1-9][0-9]* finding' "$TMP/out" &&
+	   grep -qE '^  fit: chain J[0-9]+\.[A-Z][0-9]+@n[01] counter n[01]\.v0\.ct2[5-9][0-9]: ' "$TMP/out" &&
+	   ! grep -q '^# run on' "$TMP/out" && grep -q "nothing run" "$TMP/err"; then
+		ok "place --verify --run: a placement beyond the counters is found, nothing runs, exit 1"
+	else
+		not_ok "place --verify --run: a placement beyond the counters" "exit $rc" \
+			"$(head -3 "$TMP/out")" "$(cat "$TMP/err")"
+	fi
+	# --run on the virtual clock: each job's measured finish is its predicted one
+	for jf in "$EX"/place/*.jobs; do
+		run place --run --timed --reps 2 -j "$jf"
+		if [ "$rc" -eq 0 ] && python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["provider"] == "inproc" and d["clock"] == "virtual" and d["reps"] == 2, d
+p = d["placements"]
+assert len(p) >= 6 and p[-1]["placement"] == "trees"
+for x in p:
+    r = x["run"]
+    ms = r["measured_makespan_us"]
+    assert ms > 0 and r["predicted_makespan_us"] > 0, x
+    assert r["jobs"], x
+    for jb in r["jobs"]:
+        assert 0 < jb["measured_us"] <= ms * (1 + 1e-9), (x["placement"], jb, ms)
+        # the virtual clock charges what the model predicts
+        assert abs(jb["measured_us"] - jb["predicted_us"]) <= 1e-3 * jb["predicted_us"], (x["placement"], jb)' \
+		    "$TMP/out" 2> "$TMP/err"; then
+			ok "place --run --timed: $(basename "$jf"), every job measured, as predicted"
+		else
+			not_ok "place --run --timed: $(basename "$jf")" "exit $rc" "$(cat "$TMP/err")"
+		fi
+	done
+	# --run in real time: the structure, finishes within the makespan (no speed)
+	run place --run -a hagd --reps 2 -j "$JOBS"
+	if [ "$rc" -eq 0 ] && python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["clock"] == "real", d
+p = d["placements"]
+assert [x["placement"] for x in p] == ["hagd"], p
+r = p[0]["run"]
+assert [j["job"] for j in r["jobs"]] == ["A", "B"], r
+for jb in r["jobs"]:
+    assert 0 < jb["measured_us"] <= r["measured_makespan_us"], r' "$TMP/out" 2> "$TMP/err"; then
+		ok "place --run: in real time, each job's finish is measured, within the makespan"
+	else
+		not_ok "place --run: in real time" "exit $rc" "$(cat "$TMP/err")"
+	fi
+	run place --run -a hagd --reps 1 "$JOBS"
+	if [ "$rc" -eq 0 ] && grep -q "^# run on inproc, real time" "$TMP/out" &&
+	   [ "$(grep -cE '^hagd +(A|B|\(makespan\)) +[0-9.]+ +[0-9.]+ +-?[0-9.]+$' "$TMP/out")" -eq 3 ]; then
+		ok "place --run: the table, predicted and measured per job and makespan"
+	else
+		not_ok "place --run: the table" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+	fi
+	# --run refusals: each with its message, nothing on stdout
+	if [ -e /dev/th_nic0 ]; then
+		run place --run -a hagd --reps 1 --provider kernel "$JOBS"
+		if [ "$rc" -eq 0 ]; then
+			ok "place --run --provider kernel runs on th_nic.ko"
+		else
+			not_ok "place --run --provider kernel runs on th_nic.ko" "exit $rc" \
+				"$(cat "$TMP/err")"
+		fi
+	else
+		expect_refusal "place --run --provider kernel without th_nic.ko: exit 1" 1 \
+			"provider kernel: no th_nic device \(/dev/th_nic\*\): is th_nic.ko loaded\?" \
+			place --run -a hagd --provider kernel "$JOBS"
+	fi
+	expect_refusal "place --run --timed on the kernel provider: exit 2" 2 \
+		"^thctl place: --timed: the virtual clock is the in-process provider.s" \
+		place --run --timed --provider kernel "$JOBS"
+	expect_refusal "place --run: an unknown provider, exit 2" 2 \
+		"^thctl place: --provider wants inproc or kernel, not .ofi." \
+		place --run --provider ofi "$JOBS"
+	for bad in "--reps 0" "--reps x" "--reps 10001"; do
+		run place --run $bad "$JOBS"
+		if [ "$rc" -eq 2 ] && [ ! -s "$TMP/out" ] &&
+		   [ "$(head -1 "$TMP/err")" = "thctl place: --reps wants 1..10000" ]; then
+			ok "place --run $bad: refused, exit 2"
+		else
+			not_ok "place --run $bad: refused, exit 2" "exit $rc" "$(head -1 "$TMP/err")"
+		fi
+	done
+	for bad in "--timed" "--reps 3"; do
+		run place $bad "$JOBS"
+		if [ "$rc" -eq 2 ] && [ ! -s "$TMP/out" ] &&
+		   [ "$(head -1 "$TMP/err")" = "thctl place: --timed and --reps go with --run" ]; then
+			ok "place $bad without --run: refused, exit 2"
+		else
+			not_ok "place $bad without --run: refused, exit 2" "exit $rc" \
+				"$(head -1 "$TMP/err")"
+		fi
+	done
 	run place --calibrate --nodes 4
 	cp "$TMP/out" "$TMP/cal.model"
 	# every figure, the host's included, is measured: none is absent

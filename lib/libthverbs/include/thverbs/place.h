@@ -295,7 +295,9 @@ struct th_place_exec;
  * step takes one input, sources and sinks are pinned ('on') and read and
  * write host buffers there (EOPNOTSUPP otherwise); ENOSPC when a node
  * hosts more copies than its vport has counters.  Counters of the vports
- * are reset; the vports serve this placement only.
+ * are reset; the vports serve this placement only.  With TH_VERIFY=1 in
+ * the environment the chains are verified first (th_verify(), the limits
+ * of vps[0]'s node): EDEADLK on a finding, nothing posted.
  */
 struct th_place_exec *th_place_exec_create(const struct th_place_jobs *j,
 					   const struct th_place_result *r,
@@ -316,6 +318,49 @@ int th_place_exec_start(struct th_place_exec *x);
 /* Until every copy on every node has finished the round. */
 int th_place_exec_wait(struct th_place_exec *x, uint64_t timeout_ns);
 void th_place_exec_destroy(struct th_place_exec *x);
+
+/*
+ * Each job's measured finish in the last round th_place_exec_wait()
+ * completed, in seconds from th_place_exec_start(), into @finish_s
+ * (@njobs, the placement's job count): when the last of its final tasks
+ * (deliveries, a DAG job's sinks) finished, taking each task's earliest
+ * copy, as the placer predicts it.  Every such copy raises a counter of
+ * its own when its operation is done; on a virtual clock (th_place_timed())
+ * the finish is when that counter was raised, exactly; in real time it is
+ * when a watcher thread saw it raised (th_place_exec_watch()).  -ENODATA
+ * when there is no such round (or, in real time, no watcher), -EINVAL
+ * for a wrong @njobs.
+ */
+int th_place_exec_finishes(struct th_place_exec *x, double *finish_s,
+			   unsigned int njobs);
+/*
+ * In real time, have a thread watch the jobs' final counters during the
+ * rounds that follow (@on; false stops it).  It polls them from the
+ * start of each round until all are raised, stamping each with
+ * CLOCK_MONOTONIC: a stamp is late by at most one sweep over the unseen
+ * counters (a memory load each), plus any time the watcher is off a CPU.
+ * It never sleeps while it is on (it yields between rounds), so it costs
+ * a core.  Not needed on a virtual clock.
+ */
+int th_place_exec_watch(struct th_place_exec *x, bool on);
+
+struct th_verify_set;
+struct th_nic_query;
+/*
+ * The chains th_place_exec_create() would post for placement @r of @j,
+ * compiled by the same code but posted nowhere, as th_verify()'s input
+ * (thverbs/verify.h): node i's chains on vport 0 of node i, named
+ * JOB.TASK@nNODE (/2, /3 for a copy's further chains), the host's
+ * increments of a round as its actions, @limits (th_device_query()'s:
+ * max_chain and max_counters shape the chains) as the NIC's.  Keys and
+ * offsets are 0: the verifier does not read them.  Free with
+ * th_place_exec_describe_free(); NULL with errno as th_place_exec_create(),
+ * except that counters beyond @limits are left for th_verify() to find.
+ */
+struct th_verify_set *th_place_exec_describe(const struct th_place_jobs *j,
+					     const struct th_place_result *r,
+					     const struct th_nic_query *limits);
+void th_place_exec_describe_free(struct th_verify_set *set);
 
 TH_API_END
 

@@ -147,6 +147,17 @@ int th_ip_timing_advance(uint64_t to)
 	return 0;
 }
 
+/* When counter @ct of @vp was last updated (what a wait would see). */
+int th_ip_timing_seen(const struct th_vport *vp, uint16_t ct, uint64_t *fs)
+{
+	struct th_ipf_vport *v = vp->priv;
+
+	if (!v->fabric->eng.timing)
+		return -ENOENT;
+	*fs = th_eng_timing_seen(&v->ev, ct);
+	return 0;
+}
+
 /* The calling thread reduced @bytes of operands on its CPU. */
 void th_ip_timing_cpu(uint64_t bytes)
 {

@@ -243,6 +243,7 @@ int th_ip_timing_set(const struct th_timing *t);
 int th_ip_timing_now(uint64_t *host);
 int th_ip_timing_advance(uint64_t to);
 void th_ip_timing_cpu(uint64_t bytes);
+int th_ip_timing_seen(const struct th_vport *vp, uint16_t ct, uint64_t *fs);
 void th_ip_timing_command(struct th_ipf *f);
 void th_ip_timing_saw(struct th_ipf_vport *vp, u32 ct);
 

@@ -234,4 +234,5 @@ const struct th_provider_ops th_inproc_provider = {
 	.timing_now	= th_ip_timing_now,
 	.timing_advance	= th_ip_timing_advance,
 	.timing_cpu	= th_ip_timing_cpu,
+	.timing_seen	= th_ip_timing_seen,
 };

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * place_run.h - 'thctl place --run' and '--verify' (place_run.c): the
+ * chosen placements verified before anything is posted, then run on a
+ * provider, predicted against measured per job.
+ */
+#ifndef THCTL_PLACE_RUN_H
+#define THCTL_PLACE_RUN_H
+
+#include <stdbool.h>
+
+#include <thverbs/place.h>
+
+struct thctl_place_run_opts {
+	bool run;		/* run each placement and measure it */
+	bool verify;		/* verify each placement's chains first */
+	bool timed;		/* on the model's virtual clock (inproc) */
+	bool json, pretty;
+	const char *provider;	/* "inproc" (NULL) or "kernel" */
+	unsigned int reps;	/* rounds measured, the median kept */
+	int alg;		/* -1: every algorithm and the per-job trees */
+};
+
+/* Exit status (enum thctl_exit); messages on stderr. */
+int thctl_place_run(const struct thctl_place_run_opts *o,
+		    const struct th_place_jobs *j,
+		    const struct th_place_model *m);
+
+#endif /* THCTL_PLACE_RUN_H */
