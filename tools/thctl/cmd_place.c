@@ -28,6 +28,7 @@ struct thctl_place_opts {
 	bool write_model;
 	bool calibrate;
 	const char *provider;
+	struct th_place_opts place;	/* --compose, --fairness, --no-floor */
 };
 
 static void thctl_place_usage(FILE *f)
@@ -43,14 +44,28 @@ static void thctl_place_usage(FILE *f)
 		"hagd+), beside two baselines that place each job on its own k-nomial\n"
 		"tree over its members, all together ('trees') or one after another\n"
 		"('sequential').  Per placement: the makespan, each job's finish and\n"
-		"its slowdown (finish / its makespan placed alone), and the unfairness\n"
-		"(mean absolute deviation of the slowdowns).\n"
+		"its slowdown ((finish - release) / its makespan placed alone), the\n"
+		"largest slowdown, the unfairness (mean absolute deviation of the\n"
+		"slowdowns) and Jain's fairness index of 1 / slowdown (1: all alike).\n"
+		"A scheduled placement is never longer than the 'trees' one: where\n"
+		"that is shorter, its schedule is taken (composition 'trees').\n"
 		"\n"
 		"  -m, --model FILE    the fabric cost model (default: --nodes identical\n"
 		"                      nodes with the built-in rates)\n"
 		"  -n, --nodes N       nodes of the default model (default: the highest\n"
 		"                      node a job names, plus one)\n"
 		"  -a, --alg NAME      heft, pets, hcpfd, hagd, hagd+, or all (default)\n"
+		"  -c, --compose NAME  how the jobs' DAGs make one schedule: merged (one\n"
+		"                      DAG, common entry and exit; default), sequential\n"
+		"                      (job after job, gaps filled), level (level by\n"
+		"                      level across jobs), alternating (round robin),\n"
+		"                      fair (the most slowed job next), weighted\n"
+		"                      (priority x rank)\n"
+		"  -f, --fairness X    no job slower than X (>= 1) times its placement\n"
+		"                      alone, at the least makespan found; exit 1 with\n"
+		"                      the best largest slowdown found when none is\n"
+		"      --no-floor      the algorithm's own schedule even where the\n"
+		"                      'trees' placement is shorter\n"
 		"      --svg FILE      the Gantt chart of the first algorithm's placement,\n"
 		"                      one row per node, coloured by job, duplicates hatched\n"
 		"  -j, --json          JSON instead of the table; -p, --pretty: indented\n"
@@ -77,6 +92,9 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 		{ "write-model", no_argument, NULL, 'W' },
 		{ "calibrate", no_argument, NULL, 'C' },
 		{ "provider", required_argument, NULL, 'P' },
+		{ "compose", required_argument, NULL, 'c' },
+		{ "fairness", required_argument, NULL, 'f' },
+		{ "no-floor", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -84,10 +102,33 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 	long v;
 	int c;
 
+	double x;
+
 	o->alg = -1;
+	o->place.floor = true;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:n:a:hjp", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:n:a:c:f:hjp", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'c':
+			v = th_place_compose_from_name(optarg);
+			if (v < 0) {
+				fprintf(stderr, "thctl place: unknown composition '%s' (merged, sequential, level, alternating, fair, weighted)\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->place.compose = v;
+			break;
+		case 'f':
+			x = strtod(optarg, &end);
+			if (*end || end == optarg || !(x >= 1) || x > 1e6) {
+				fprintf(stderr, "thctl place: --fairness wants a bound from 1 to 1e6\n");
+				return -EINVAL;
+			}
+			o->place.fairness = x;
+			break;
+		case 'F':
+			o->place.floor = false;
+			break;
 		case 'j':
 			o->json = true;
 			break;
@@ -154,7 +195,16 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 struct thctl_place_row {
 	const char *label;
 	struct th_place_result *r;
+	bool scheduled;		/* by an algorithm, not a baseline */
 };
+
+/* Where a scheduled placement's schedule came from. */
+static const char *thctl_place_source(const struct thctl_place_row *row)
+{
+	if (!row->scheduled)
+		return "-";
+	return row->r->from_trees ? "trees" : th_place_compose_name(row->r->compose);
+}
 
 static void thctl_place_table(const struct th_place_jobs *j,
 			      const struct thctl_place_row *rows,
@@ -166,8 +216,8 @@ static void thctl_place_table(const struct th_place_jobs *j,
 	for (i = 0; i < nrows; i++)
 		if (rows[i].r && (!best || rows[i].r->makespan < best))
 			best = rows[i].r->makespan;
-	printf("%-12s %12s %9s %11s", "placement", "makespan_us", "vs_best",
-	       "unfairness");
+	printf("%-12s %-11s %12s %9s %8s %11s %6s", "placement", "composition",
+	       "makespan_us", "vs_best", "max_sd", "unfairness", "jain");
 	for (k = 0; k < th_place_njobs(j); k++)
 		printf("  %s (finish_us/slowdown)", th_place_job_name(j, k));
 	printf("\n");
@@ -175,12 +225,13 @@ static void thctl_place_table(const struct th_place_jobs *j,
 		const struct th_place_result *r = rows[i].r;
 
 		if (!r) {
-			printf("%-12s %12s\n", rows[i].label, "failed");
+			printf("%-12s %-11s %12s\n", rows[i].label, "-", "failed");
 			continue;
 		}
-		printf("%-12s %12.2f %9.3f %11.3f", rows[i].label,
-		       r->makespan * 1e6, best > 0 ? r->makespan / best : 1,
-		       r->unfairness);
+		printf("%-12s %-11s %12.2f %9.3f %8.2f %11.3f %6.3f", rows[i].label,
+		       thctl_place_source(&rows[i]), r->makespan * 1e6,
+		       best > 0 ? r->makespan / best : 1, r->max_slowdown,
+		       r->unfairness, r->jain);
 		for (k = 0; k < r->njobs; k++)
 			printf("  %10.2f/%.2f", r->job[k].finish * 1e6,
 			       r->job[k].slowdown);
@@ -191,7 +242,7 @@ static void thctl_place_table(const struct th_place_jobs *j,
 static void thctl_place_json(const struct th_place_jobs *j,
 			     const struct th_place_model *m,
 			     const struct thctl_place_row *rows,
-			     unsigned int nrows, bool pretty)
+			     unsigned int nrows, bool pretty, double fairness)
 {
 	unsigned int i, k;
 	struct tj t;
@@ -199,6 +250,10 @@ static void thctl_place_json(const struct th_place_jobs *j,
 	tj_init(&t, stdout, pretty);
 	tj_obj_begin(&t);
 	tj_kv_u64(&t, "nodes", m->nodes);
+	if (fairness > 0) {
+		tj_key(&t, "fairness");
+		tj_double(&t, fairness);
+	}
 	tj_key(&t, "placements");
 	tj_arr_begin(&t);
 	for (i = 0; i < nrows; i++) {
@@ -214,8 +269,17 @@ static void thctl_place_json(const struct th_place_jobs *j,
 		}
 		tj_key(&t, "makespan_us");
 		tj_double(&t, r->makespan * 1e6);
+		tj_kv_str(&t, "composition", thctl_place_source(&rows[i]));
+		tj_key(&t, "max_slowdown");
+		tj_double(&t, r->max_slowdown);
 		tj_key(&t, "unfairness");
 		tj_double(&t, r->unfairness);
+		tj_key(&t, "jain");
+		tj_double(&t, r->jain);
+		if (rows[i].scheduled && fairness > 0) {
+			tj_key(&t, "fairness_met");
+			tj_bool(&t, r->bound_met);
+		}
 		tj_key(&t, "jobs");
 		tj_arr_begin(&t);
 		for (k = 0; k < r->njobs; k++) {
@@ -225,6 +289,10 @@ static void thctl_place_json(const struct th_place_jobs *j,
 			tj_double(&t, r->job[k].finish * 1e6);
 			tj_key(&t, "alone_us");
 			tj_double(&t, r->job[k].alone * 1e6);
+			tj_key(&t, "release_us");
+			tj_double(&t, th_place_job_release(j, k) * 1e6);
+			tj_key(&t, "priority");
+			tj_double(&t, th_place_job_priority(j, k));
 			tj_key(&t, "slowdown");
 			tj_double(&t, r->job[k].slowdown);
 			tj_obj_end(&t);
@@ -332,19 +400,37 @@ int thctl_place_main(int argc, char **argv)
 		if (o.alg >= 0 && a != o.alg)
 			continue;
 		rows[nrows].label = th_sched_alg_name(a);
-		rows[nrows++].r = th_place_run(j, m, TH_PLACE_SCHEDULED, a);
+		rows[nrows].scheduled = true;
+		rows[nrows++].r = th_place_run_opts(j, m, TH_PLACE_SCHEDULED, a,
+						    &o.place);
 	}
 	rows[nrows].label = "trees";
+	rows[nrows].scheduled = false;
 	rows[nrows++].r = th_place_run(j, m, TH_PLACE_TREES, TH_SCHED_HEFT);
 	rows[nrows].label = "sequential";
+	rows[nrows].scheduled = false;
 	rows[nrows++].r = th_place_run(j, m, TH_PLACE_SEQUENTIAL, TH_SCHED_HEFT);
 	for (i = 0; i < nrows; i++)
 		if (!rows[i].r)
 			status = THCTL_EXIT_FAIL;
 	if (o.json)
-		thctl_place_json(j, m, rows, nrows, o.pretty);
+		thctl_place_json(j, m, rows, nrows, o.pretty, o.place.fairness);
 	else
 		thctl_place_table(j, rows, nrows);
+	for (i = 0; i < nrows; i++) {
+		const struct th_place_result *r = rows[i].r;
+		unsigned int k, worst = 0;
+
+		if (!r || !rows[i].scheduled || r->bound_met)
+			continue;
+		for (k = 0; k < r->njobs; k++)
+			if (r->job[k].slowdown > r->job[worst].slowdown)
+				worst = k;
+		fprintf(stderr, "thctl place: %s: no placement found keeps every job within %g times its time alone; the best has a largest slowdown of %.3f (job %s)\n",
+			rows[i].label, o.place.fairness, r->max_slowdown,
+			th_place_job_name(j, worst));
+		status = THCTL_EXIT_FAIL;
+	}
 	if (o.svg && rows[0].r && rows[0].r->sched) {
 		FILE *f = fopen(o.svg, "w");
 		char title[128];

@@ -351,6 +351,43 @@ int th_sched_place_best(struct th_sched *s, unsigned int v, bool insertion)
 	return th_sched_place(s, v, best_p, best_start, 0);
 }
 
+/*
+ * The placer's compositions (place/compose.c) order tasks across jobs by
+ * rules of their own and hold a job's tasks back to its release time; the
+ * placement step is the list schedulers' own: insertion, earliest finish.
+ */
+int th_sched_place_eft(struct th_sched *s, unsigned int task,
+		       double not_before)
+{
+	const struct th_dag *dag = s ? s->dag : NULL;
+	double best = INFINITY, best_start = 0;
+	unsigned int p, best_p = 0;
+	int ret;
+
+	if (!dag || task >= dag->ntasks || !(not_before >= 0) ||
+	    isinf(not_before))
+		return -EINVAL;
+	if (s->primary[task] != TH_NONE)
+		return -EEXIST;
+	for (p = 0; p < dag->nprocs; p++) {
+		double w = th_dag_w(dag, task, p), r, st;
+
+		if (isinf(w))
+			continue;
+		r = fmax(not_before, th_sched_data_ready(s, task, p, TH_NONE));
+		st = th_sched_gap_start(s, p, r, w);
+		if (st + w < best) {
+			best = st + w;
+			best_start = st;
+			best_p = p;
+		}
+	}
+	if (isinf(best))
+		return -EINVAL;
+	ret = th_sched_place(s, task, best_p, best_start, 0);
+	return ret ? ret : (int)best_p;
+}
+
 /* A binary min-heap of task ids keyed by their position in the list. */
 static void th_heap_push(unsigned int *h, unsigned int *n,
 			 const unsigned int *key, unsigned int v)
