@@ -333,12 +333,13 @@ static int th_jobs_node(struct th_jobs_parse *p, unsigned int i,
 /* A time: seconds, or a number with s, ms, us or ns; 0 to an hour. */
 static int th_jobs_time(struct th_jobs_parse *p, unsigned int i, double *out)
 {
-	static const struct { const char *unit; double scale; } units[] = {
-		{ "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 }, { "s", 1 },
+	/* divisors, not factors: 100us is 1e-4 exactly rounded */
+	static const struct { const char *unit; double per_s; } units[] = {
+		{ "ns", 1e9 }, { "us", 1e6 }, { "ms", 1e3 }, { "s", 1 },
 	};
 	const struct th_dag_lex *lx = p->lx;
 	unsigned int len, k, ulen;
-	double v, scale = 1;
+	double v, per_s = 1;
 
 	if (i >= lx->ntok)
 		return th_jobs_err(p, i, "a release time such as 100us");
@@ -347,15 +348,15 @@ static int th_jobs_time(struct th_jobs_parse *p, unsigned int i, double *out)
 		ulen = strlen(units[k].unit);
 		if (len > ulen &&
 		    !memcmp(lx->tok[i] + len - ulen, units[k].unit, ulen)) {
-			scale = units[k].scale;
+			per_s = units[k].per_s;
 			len -= ulen;
 			break;
 		}
 	}
 	if (!th_dag_tok_double(lx->tok[i], len, &v) || !(v >= 0) ||
-	    v * scale > TH_PLACE_MAX_RELEASE)
+	    v / per_s > TH_PLACE_MAX_RELEASE)
 		return th_jobs_err(p, i, "a release time from 0 to 3600s (s, ms, us or ns)");
-	*out = v * scale;
+	*out = v / per_s;
 	return 0;
 }
 

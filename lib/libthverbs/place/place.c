@@ -367,6 +367,14 @@ struct th_place_result *th_place_run_opts(const struct th_place_jobs *j,
 			goto err;
 		r->job[i].alone = alone[i] = f[i];
 	}
+	/* with the floor, a job alone is placed no worse than on its tree */
+	for (i = 0; o->floor && mode == TH_PLACE_SCHEDULED && i < j->njobs; i++) {
+		ret = th_place_schedule(j, m, TH_PLACE_TREES, TH_SCHED_HEFT, i,
+					f, NULL);
+		if (ret)
+			goto err;
+		r->job[i].alone = alone[i] = fmin(alone[i], f[i]);
+	}
 	if (mode == TH_PLACE_SEQUENTIAL) {
 		/* one after another, each from its release at the earliest */
 		for (i = 0; i < j->njobs; i++) {
