@@ -81,6 +81,7 @@ struct th_compose {
 	unsigned int *succ_off;		/* per task: its children, CSR */
 	unsigned int *succ;
 	unsigned int *indeg0;		/* per task: its parents */
+	double *blmin, *blmax;		/* per job: over its tasks' bl */
 };
 
 /* A min-heap of task ids on @key, over the storage @h. */
@@ -148,6 +149,7 @@ static void th_compose_free(struct th_compose *c)
 	free(c->succ_off);
 	free(c->succ);
 	free(c->indeg0);
+	free(c->blmin);
 }
 
 /* Children per task, and parents counted: the public DAG lists edges only. */
@@ -199,8 +201,10 @@ static int th_compose_init(struct th_compose *c, const struct th_place_jobs *j,
 	c->pos = malloc(n * sizeof(*c->pos));
 	c->level = calloc(n, sizeof(*c->level));
 	c->bl = malloc(n * sizeof(*c->bl));
+	c->blmin = malloc(2 * (size_t)j->njobs * sizeof(*c->blmin));
 	list = malloc(n * sizeof(*list));
-	if (!c->first || !c->order || !c->pos || !c->level || !c->bl || !list) {
+	if (!c->first || !c->order || !c->pos || !c->level || !c->bl ||
+	    !c->blmin || !list) {
 		free(list);
 		th_compose_free(c);
 		return -ENOMEM;
@@ -227,6 +231,18 @@ static int th_compose_init(struct th_compose *c, const struct th_place_jobs *j,
 	if (!ret)
 		ret = th_compose_succ(c);
 	if (!ret) {
+		c->blmax = c->blmin + j->njobs;
+		for (i = 0; i < j->njobs; i++) {
+			c->blmin[i] = INFINITY;
+			c->blmax[i] = 0;
+		}
+		for (i = 0; i < n; i++) {
+			k = task[i].job;
+			if (k >= j->njobs)
+				continue;
+			c->blmin[k] = fmin(c->blmin[k], c->bl[i]);
+			c->blmax[k] = fmax(c->blmax[k], c->bl[i]);
+		}
 		for (i = 0; i < n; i++)
 			c->pos[list[i]] = i;
 		/*
@@ -578,6 +594,25 @@ static struct th_sched *th_compose_trees(const struct th_place_jobs *j,
 	return s;
 }
 
+/*
+ * Raise job @k's weight until even its last task ranks above every other
+ * job's first (weight x bottom level): it is placed first, as alone, and
+ * the others keep their order below it.
+ */
+static void th_compose_raise(const struct th_compose *c, double *w,
+			     unsigned int k)
+{
+	double top = 0, low = fmax(c->blmin[k], 1e-300);
+	unsigned int i;
+
+	for (i = 0; i < c->njobs; i++)
+		if (i != k)
+			top = fmax(top, w[i] * c->blmax[i]);
+	w[k] = fmax(2 * w[k], 2 * top / low);
+	if (isinf(w[k]))
+		w[k] = 1e300;
+}
+
 /* The most slowed job's weight is raised this many schedules at most. */
 #define TH_COMPOSE_FAIR_ROUNDS	24
 
@@ -672,7 +707,7 @@ int th_place_compose_run(const struct th_place_jobs *j,
 			x.compose = TH_PLACE_COMPOSE_WEIGHTED;
 			th_compose_eval(j, task, alone, finish, &x);
 			met = x.max_slowdown <= bound * (1 + 1e-9);
-			w[x.worst] *= fmax(2, x.max_slowdown / bound);
+			th_compose_raise(&c, w, x.worst);
 			th_compose_offer(&best, &x, bound);
 			if (met)
 				break;
