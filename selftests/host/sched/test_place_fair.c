@@ -504,6 +504,44 @@ TEST(place_eft_refuses_and_places_where_earliest)
 }
 
 /*
+ * A tie goes to the processor the children are pinned to: task 2 sums
+ * inputs from procs 0 and 1 (edges of 5), finishing at 1 + 5 + 1 = 7 on
+ * any of the three; its child, pinned to proc 2, then finishes at 8
+ * there, not at 7 + 5 + 1 = 13 behind a hop from proc 0.
+ */
+TEST(place_eft_breaks_ties_toward_pinned_children)
+{
+	struct th_dag *dag = th_dag_create(4);
+	struct th_sched *s;
+	unsigned int p;
+
+	ASSERT_NE(NULL, dag);
+	ASSERT_EQ(0, th_dag_add_edge(dag, 0, 2, 5));
+	ASSERT_EQ(0, th_dag_add_edge(dag, 1, 2, 5));
+	ASSERT_EQ(0, th_dag_add_edge(dag, 2, 3, 5));
+	ASSERT_EQ(0, th_dag_set_procs(dag, 3));
+	for (p = 0; p < 3; p++) {
+		ASSERT_EQ(0, th_dag_set_cost(dag, 0, p, p == 0 ? 1 : INFINITY));
+		ASSERT_EQ(0, th_dag_set_cost(dag, 1, p, p == 1 ? 1 : INFINITY));
+		ASSERT_EQ(0, th_dag_set_cost(dag, 2, p, 1));
+		ASSERT_EQ(0, th_dag_set_cost(dag, 3, p, p == 2 ? 1 : INFINITY));
+	}
+	ASSERT_EQ(0, th_dag_finalize(dag));
+	s = th_sched_create(dag);
+	ASSERT_NE(NULL, s);
+	/* the virtual entry, then the two sources */
+	ASSERT_EQ(0, th_sched_place_eft(s, th_dag_entry(dag), 0));
+	EXPECT_EQ(0, th_sched_place_eft(s, 0, 0));
+	EXPECT_EQ(1, th_sched_place_eft(s, 1, 0));
+	/* 0, 1 and 2 tie at 7: 2 wins */
+	EXPECT_EQ(2, th_sched_place_eft(s, 2, 0));
+	EXPECT_EQ(2, th_sched_place_eft(s, 3, 0));
+	EXPECT_TRUE(near(th_sched_slot(s, th_sched_nslots(s) - 1)->finish, 8));
+	th_sched_destroy(s);
+	th_dag_destroy(dag);
+}
+
+/*
  * The floor: on two Allreduces over overlapping nodes HEFT's own schedule
  * is longer than each job on its tree; the placer returns the trees one.
  */
