@@ -317,6 +317,7 @@ static struct th_sched *th_compose_schedule(const struct th_compose *c,
 	const struct th_dag *dag = c->dag;
 	unsigned int n = c->n, nj = c->njobs, i, k, v, e;
 	unsigned int *indeg, *heap, *hn, *virt, nvirt = 0, placed = 0, rr = 0;
+	unsigned int *nplaced;
 	double *key, *fin_multi, *fin_alone;
 	struct th_sched *s = th_sched_create(dag);
 	bool global = rule == TH_RULE_LIST || rule == TH_RULE_LEVEL ||
@@ -331,7 +332,8 @@ static struct th_sched *th_compose_schedule(const struct th_compose *c,
 	virt = malloc(n * sizeof(*virt));
 	key = malloc(n * sizeof(*key));
 	fin_multi = calloc(2 * (size_t)nj, sizeof(*fin_multi));
-	if (!indeg || !heap || !hn || !virt || !key || !fin_multi)
+	nplaced = calloc(nj, sizeof(*nplaced));
+	if (!indeg || !heap || !hn || !virt || !key || !fin_multi || !nplaced)
 		goto out;
 	fin_alone = fin_multi + nj;
 	for (v = 0; v < n; v++) {
@@ -393,7 +395,7 @@ static struct th_sched *th_compose_schedule(const struct th_compose *c,
 				}
 				break;
 			default: {	/* FAIR */
-				double best = -1, sd;
+				double best = -1, sd, done, best_done = 2;
 
 				for (i = 0; i < nj; i++) {
 					k = c->order[i];
@@ -404,8 +406,16 @@ static struct th_sched *th_compose_schedule(const struct th_compose *c,
 					     (fin_multi[k] - c->j->jobs[k].release) /
 					     fin_alone[k] : INFINITY;
 					sd *= weight ? weight[k] : c->j->jobs[k].priority;
-					if (sd > best) {
+					/*
+					 * Equally slowed so far (all on time, at
+					 * first): the job least far along goes,
+					 * or the first would take every turn
+					 */
+					done = (double)nplaced[k] / c->count[k];
+					if (sd > best * (1 + 1e-12) ||
+					    (sd >= best * (1 - 1e-12) && done < best_done)) {
 						best = sd;
+						best_done = done;
 						job = k;
 					}
 				}
@@ -430,6 +440,7 @@ static struct th_sched *th_compose_schedule(const struct th_compose *c,
 				th_sched_slot(s, th_sched_nslots(s) - 1);
 
 			fin_multi[k] = fmax(fin_multi[k], x->finish);
+			nplaced[k]++;
 			if (c->alone_task)
 				fin_alone[k] = fmax(fin_alone[k], c->alone_task[v]);
 		}
@@ -455,6 +466,7 @@ out:
 	free(virt);
 	free(key);
 	free(fin_multi);
+	free(nplaced);
 	if (ret) {
 		th_sched_destroy(s);
 		errno = -ret;
@@ -687,8 +699,11 @@ int th_place_compose_run(const struct th_place_jobs *j,
 		th_compose_eval(j, task, alone, finish, &x);
 		th_compose_offer(&best, &x, bound);
 	}
-	/* the bound not met: raise the most slowed job's priority, again */
-	if (!ret && bound > 0 && best.max_slowdown > bound * (1 + 1e-9)) {
+	/*
+	 * Raise the most slowed job's priority, again, until a schedule meets
+	 * the bound: it may be shorter than a composition that met it above.
+	 */
+	if (!ret && bound > 0) {
 		w = malloc(j->njobs * sizeof(*w));
 		if (!w) {
 			ret = -ENOMEM;
