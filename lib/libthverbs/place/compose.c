@@ -25,6 +25,7 @@ static const char *const th_place_compose_names[TH_PLACE_COMPOSE_NR] = {
 	[TH_PLACE_COMPOSE_ALTERNATING]	= "alternating",
 	[TH_PLACE_COMPOSE_FAIR]		= "fair",
 	[TH_PLACE_COMPOSE_WEIGHTED]	= "weighted",
+	[TH_PLACE_COMPOSE_LAXITY]	= "laxity",
 };
 
 const char *th_place_compose_name(enum th_place_compose c)
@@ -63,6 +64,7 @@ enum th_compose_rule {
 	TH_RULE_ALTERNATING = TH_PLACE_COMPOSE_ALTERNATING,
 	TH_RULE_FAIR = TH_PLACE_COMPOSE_FAIR,
 	TH_RULE_WEIGHTED = TH_PLACE_COMPOSE_WEIGHTED,
+	TH_RULE_LAXITY = TH_PLACE_COMPOSE_LAXITY,
 };
 
 struct th_compose {
@@ -82,6 +84,7 @@ struct th_compose {
 	unsigned int *succ;
 	unsigned int *indeg0;		/* per task: its parents */
 	double *blmin, *blmax;		/* per job: over its tasks' bl */
+	const double *alone;		/* per job: its makespan alone */
 };
 
 /* A min-heap of task ids on @key, over the storage @h. */
@@ -321,7 +324,7 @@ static struct th_sched *th_compose_schedule(const struct th_compose *c,
 	double *key, *fin_multi, *fin_alone;
 	struct th_sched *s = th_sched_create(dag);
 	bool global = rule == TH_RULE_LIST || rule == TH_RULE_LEVEL ||
-		      rule == TH_RULE_WEIGHTED;
+		      rule == TH_RULE_WEIGHTED || rule == TH_RULE_LAXITY;
 	int ret = -ENOMEM;
 
 	if (!s)
@@ -341,6 +344,16 @@ static struct th_sched *th_compose_schedule(const struct th_compose *c,
 		switch (rule) {
 		case TH_RULE_LEVEL:
 			key[v] = c->level[v] * n + c->pos[v];
+			break;
+		case TH_RULE_LAXITY:
+			/*
+			 * The latest start that still meets the job's deadline
+			 * (@weight, or its release plus its time alone over its
+			 * priority); virtual tasks first
+			 */
+			key[v] = k >= nj ? -INFINITY :
+				 (weight ? weight[k] : c->j->jobs[k].release +
+				  c->alone[k] / c->j->jobs[k].priority) - c->bl[v];
 			break;
 		case TH_RULE_WEIGHTED:
 			key[v] = -(k >= nj ? 1 : weight ? weight[k] :
@@ -639,7 +652,7 @@ int th_place_compose_run(const struct th_place_jobs *j,
 	struct th_compose c = { 0 };
 	bool any_release = false, have_c = false;
 	double bound = mode == TH_PLACE_SCHEDULED ? o->fairness : 0;
-	double *w = NULL;
+	double *w = NULL, *dl = NULL;
 	struct th_dag *dag;
 	unsigned int i, round;
 	int ret = 0;
@@ -664,6 +677,7 @@ int th_place_compose_run(const struct th_place_jobs *j,
 				     o->compose != TH_PLACE_COMPOSE_MERGED)) {
 		ret = th_compose_init(&c, j, dag, task, alg);
 		have_c = !ret;
+		c.alone = alone;
 		if (!ret && (bound > 0 || o->compose == TH_PLACE_COMPOSE_FAIR))
 			ret = th_compose_alone_tasks(&c, m);
 		if (ret)
@@ -698,6 +712,41 @@ int th_place_compose_run(const struct th_place_jobs *j,
 		x.from_trees = true;
 		th_compose_eval(j, task, alone, finish, &x);
 		th_compose_offer(&best, &x, bound);
+	}
+	/*
+	 * Deadlines from the bound: each job's release plus X times its time
+	 * alone, the least laxity first; a job that missed gets its deadline
+	 * earlier by what it missed by, until a schedule meets them all.
+	 */
+	if (!ret && bound > 0) {
+		dl = malloc(j->njobs * sizeof(*dl));
+		if (!dl) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < j->njobs; i++)
+			dl[i] = j->jobs[i].release + bound * alone[i];
+		for (round = 0; round < TH_COMPOSE_FAIR_ROUNDS; round++) {
+			bool met;
+
+			x.s = th_compose_schedule(&c, TH_RULE_LAXITY, dl);
+			if (!x.s) {
+				ret = -errno;
+				break;
+			}
+			x.compose = TH_PLACE_COMPOSE_LAXITY;
+			th_compose_eval(j, task, alone, finish, &x);
+			met = x.max_slowdown <= bound * (1 + 1e-9);
+			for (i = 0; i < j->njobs; i++) {
+				double want = j->jobs[i].release + bound * alone[i];
+
+				if (finish[i] > want)
+					dl[i] -= finish[i] - want;
+			}
+			th_compose_offer(&best, &x, bound);
+			if (met)
+				break;
+		}
 	}
 	/*
 	 * Raise the most slowed job's priority, again, until a schedule meets
@@ -748,5 +797,6 @@ out:
 	th_dag_destroy(dag);
 	free(task);
 	free(w);
+	free(dl);
 	return ret;
 }

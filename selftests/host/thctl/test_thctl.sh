@@ -742,7 +742,7 @@ assert s3["priority"] == 2, s3' "$TMP/plain.json" "$TMP/out" 2> "$TMP/err"; then
 	else
 		not_ok "place --fairness 1: unmet" "exit $rc" "$(cat "$TMP/err")"
 	fi
-	for c in merged sequential level alternating fair weighted; do
+	for c in merged sequential level alternating fair weighted laxity; do
 		run place --alg hagd --compose "$c" --no-floor "$BIG"
 		if [ "$rc" -ne 0 ] || ! awk -v c="$c" '$1 == "hagd" && $2 == c { f = 1 } END { exit !f }' "$TMP/out"; then
 			not_ok "place --compose $c" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"

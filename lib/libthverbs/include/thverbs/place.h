@@ -222,6 +222,10 @@ enum th_place_mode {
  *	WEIGHTED     the ready task of highest priority x bottom level (HEFT's
  *	             rank weighted by its job's priority); the fairness policy
  *	             raises the weights of the most slowed jobs
+ *	LAXITY       least laxity first: each job's deadline is its release
+ *	             plus its time alone over its priority, and the ready task
+ *	             of earliest deadline less bottom level goes; the fairness
+ *	             policy sets the deadlines from its bound
  */
 enum th_place_compose {
 	TH_PLACE_COMPOSE_MERGED,
@@ -230,6 +234,7 @@ enum th_place_compose {
 	TH_PLACE_COMPOSE_ALTERNATING,
 	TH_PLACE_COMPOSE_FAIR,
 	TH_PLACE_COMPOSE_WEIGHTED,
+	TH_PLACE_COMPOSE_LAXITY,
 	TH_PLACE_COMPOSE_NR,
 };
 
