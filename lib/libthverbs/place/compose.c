@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * compose.c - composing several jobs into one schedule (thverbs/place.h,
- * Documentation/placement.rst "Fairness"): Zhao and Sakellariou's four
- * compositions of multiple DAGs (IPDPS 2006) and their fairness policy, a
- * job's release time, and the slowdown-bounded policy that tries them all
+ * Documentation/placement.rst "Fairness between jobs"): Zhao and
+ * Sakellariou's four compositions of multiple DAGs (IPDPS 2006) and their
+ * fairness policy, two of ours (priority-weighted ranks, least laxity to
+ * a deadline), a job's release time, and the slowdown-bounded policy that
+ * tries them all, then moves the deadlines of the jobs that miss the bound
  * and raises the priority of the most slowed job until the bound holds.
  *
  * Every composition is a list scheduler over the merged DAG that differs
