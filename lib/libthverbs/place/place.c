@@ -5,7 +5,8 @@
  * fabric cost model, the DAG is scheduled, and each job's finish, its
  * slowdown against running alone and the unfairness are predicted; the
  * baselines place each job on its own k-nomial tree, together or one
- * after another.
+ * after another.  How the jobs share one schedule (compositions, release
+ * times, the fairness bound, the floor at the trees) is compose.c's.
  *
  * A collective of n members (rank v on node members[v]) on its tree:
  *   C.v  rank v's contribution, pinned to its node (a copy out of send)
