@@ -61,7 +61,8 @@ static void thctl_place_usage(FILE *f)
 		"                      level across jobs), alternating (round robin),\n"
 		"                      fair (the most slowed job next), weighted\n"
 		"                      (priority x rank), laxity (least laxity to\n"
-		"                      each job's release + time alone / priority)\n"
+		"                      each job's release + time alone / priority),\n"
+		"                      best (all of them, the least makespan kept)\n"
 		"  -f, --fairness X    no job slower than X (>= 1) times its placement\n"
 		"                      alone, at the least makespan found; exit 1 with\n"
 		"                      the best largest slowdown found when none is\n"
@@ -113,7 +114,7 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 		case 'c':
 			v = th_place_compose_from_name(optarg);
 			if (v < 0) {
-				fprintf(stderr, "thctl place: unknown composition '%s' (merged, sequential, level, alternating, fair, weighted, laxity)\n",
+				fprintf(stderr, "thctl place: unknown composition '%s' (merged, sequential, level, alternating, fair, weighted, laxity, best)\n",
 					optarg);
 				return -EINVAL;
 			}

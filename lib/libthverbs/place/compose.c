@@ -28,6 +28,7 @@ static const char *const th_place_compose_names[TH_PLACE_COMPOSE_NR] = {
 	[TH_PLACE_COMPOSE_FAIR]		= "fair",
 	[TH_PLACE_COMPOSE_WEIGHTED]	= "weighted",
 	[TH_PLACE_COMPOSE_LAXITY]	= "laxity",
+	[TH_PLACE_COMPOSE_BEST]		= "best",
 };
 
 const char *th_place_compose_name(enum th_place_compose c)
@@ -654,6 +655,8 @@ int th_place_compose_run(const struct th_place_jobs *j,
 	struct th_compose c = { 0 };
 	bool any_release = false, have_c = false;
 	double bound = mode == TH_PLACE_SCHEDULED ? o->fairness : 0;
+	/* every composition a candidate: for the bound, or for the makespan */
+	bool all = bound > 0 || o->compose == TH_PLACE_COMPOSE_BEST;
 	double *w = NULL, *dl = NULL;
 	struct th_dag *dag;
 	unsigned int i, round;
@@ -665,7 +668,7 @@ int th_place_compose_run(const struct th_place_jobs *j,
 	if (!dag)
 		return -errno;
 	/* the algorithm's own schedule, when nothing asks for another */
-	if (!any_release && (mode == TH_PLACE_TREES || bound > 0 ||
+	if (!any_release && (mode == TH_PLACE_TREES || all ||
 			     o->compose == TH_PLACE_COMPOSE_MERGED)) {
 		x.s = th_sched_run(dag, alg);
 		if (!x.s) {
@@ -680,7 +683,7 @@ int th_place_compose_run(const struct th_place_jobs *j,
 		ret = th_compose_init(&c, j, dag, task, alg);
 		have_c = !ret;
 		c.alone = alone;
-		if (!ret && (bound > 0 || o->compose == TH_PLACE_COMPOSE_FAIR))
+		if (!ret && (all || o->compose == TH_PLACE_COMPOSE_FAIR))
 			ret = th_compose_alone_tasks(&c, m);
 		if (ret)
 			goto out;
@@ -690,7 +693,8 @@ int th_place_compose_run(const struct th_place_jobs *j,
 			break;
 		if (mode == TH_PLACE_TREES && i != TH_PLACE_COMPOSE_MERGED)
 			continue;
-		if (mode == TH_PLACE_SCHEDULED && !bound && i != o->compose)
+		if (i == TH_PLACE_COMPOSE_BEST ||
+		    (mode == TH_PLACE_SCHEDULED && !all && i != o->compose))
 			continue;
 		if (i == TH_PLACE_COMPOSE_MERGED && !any_release && best.s)
 			continue;	/* the algorithm's own, above */

@@ -226,6 +226,7 @@ enum th_place_mode {
  *	             plus its time alone over its priority, and the ready task
  *	             of earliest deadline less bottom level goes; the fairness
  *	             policy sets the deadlines from its bound
+ *	BEST         every one above, and the one of least makespan is kept
  */
 enum th_place_compose {
 	TH_PLACE_COMPOSE_MERGED,
@@ -235,6 +236,7 @@ enum th_place_compose {
 	TH_PLACE_COMPOSE_FAIR,
 	TH_PLACE_COMPOSE_WEIGHTED,
 	TH_PLACE_COMPOSE_LAXITY,
+	TH_PLACE_COMPOSE_BEST,
 	TH_PLACE_COMPOSE_NR,
 };
 
