@@ -533,8 +533,9 @@ static void th_compose_eval(const struct th_place_jobs *j,
 
 /*
  * Is @a better than @b under bound @bound (0: none)?  Meeting the bound
- * first, then the least makespan; when neither meets it, the least
- * slowdown.  A tie keeps @b, the earlier candidate.
+ * first, then the least makespan, then the least slowdown (the trees
+ * schedule of the floor only when shorter); when neither meets the bound,
+ * the least slowdown.  A tie keeps @b, the earlier candidate.
  */
 static bool th_compose_better(const struct th_compose_cand *a,
 			      const struct th_compose_cand *b, double bound)
@@ -543,8 +544,10 @@ static bool th_compose_better(const struct th_compose_cand *a,
 
 	if (!b->s)
 		return true;
-	if (!bound)
-		return a->makespan < b->makespan * (1 - 1e-12);
+	if (!bound)	/* the same makespan: the fairer (not for the floor) */
+		return a->makespan < b->makespan * (1 - 1e-12) ||
+		       (!a->from_trees && a->makespan <= b->makespan * (1 + 1e-12) &&
+			a->max_slowdown < b->max_slowdown * (1 - 1e-12));
 	a_ok = a->max_slowdown <= bound * (1 + 1e-9);
 	b_ok = b->max_slowdown <= bound * (1 + 1e-9);
 	if (a_ok != b_ok)
