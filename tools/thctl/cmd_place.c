@@ -4,7 +4,9 @@
  * the fabric's NIC nodes with every scheduling algorithm (or one), beside
  * the two baselines (each job on its own tree; the jobs one after
  * another), and print the predicted makespans, each job's finish and
- * slowdown, and the unfairness; a Gantt chart (SVG) and JSON on request.
+ * slowdown, the unfairness and Jain's index; the jobs composed as asked
+ * (--compose) or within a slowdown bound (--fairness); a Gantt chart
+ * (SVG) and JSON on request.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -101,10 +103,9 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 		{ }
 	};
 	char *end;
+	double x;
 	long v;
 	int c;
-
-	double x;
 
 	o->alg = -1;
 	o->place.floor = true;
