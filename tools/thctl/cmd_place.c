@@ -4,8 +4,10 @@
  * the fabric's NIC nodes with every scheduling algorithm (or one), beside
  * the two baselines (each job on its own tree; the jobs one after
  * another), and print the predicted makespans, each job's finish and
- * slowdown, and the unfairness; a Gantt chart (SVG) and JSON on request.
- * --verify and --run hand over to place_run.c.
+ * slowdown, the unfairness and Jain's index; the jobs composed as asked
+ * (--compose) or within a slowdown bound (--fairness); a Gantt chart
+ * (SVG) and JSON on request.  --verify and --run hand over to
+ * place_run.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,6 +33,7 @@ struct thctl_place_opts {
 	bool calibrate;
 	const char *provider;
 	struct thctl_place_run_opts run;	/* --run, --verify */
+	struct th_place_opts place;	/* --compose, --fairness, --no-floor */
 };
 
 static void thctl_place_usage(FILE *f)
@@ -50,9 +53,12 @@ static void thctl_place_usage(FILE *f)
 		"members, all together ('trees') or one after another ('sequential').\n"
 		"Per placement: the makespan, the duplicated tasks ('dup'), whose\n"
 		"schedule it is ('schedule': the portfolio's winner; heft when HAGD's\n"
-		"own was longer), each job's finish and its slowdown (finish / its\n"
-		"makespan placed alone), and the unfairness (mean absolute deviation\n"
-		"of the slowdowns).\n"
+		"own was longer), each job's finish and its slowdown ((finish -\n"
+		"release) / its makespan placed alone), the largest slowdown, the\n"
+		"unfairness (mean absolute deviation of the slowdowns) and Jain's\n"
+		"fairness index of 1 / slowdown (1: all alike).  A scheduled placement\n"
+		"is never longer than the 'trees' one: where that is shorter, its\n"
+		"schedule is taken (composition 'trees').\n"
 		"\n"
 		"  -m, --model FILE    the fabric cost model (default: --nodes identical\n"
 		"                      nodes with the built-in rates)\n"
@@ -60,6 +66,19 @@ static void thctl_place_usage(FILE *f)
 		"                      node a job names, plus one)\n"
 		"  -a, --alg NAME      heft, pets, hcpfd, hagd, hagd+, peft, portfolio,\n"
 		"                      or all (default)\n"
+		"  -c, --compose NAME  how the jobs' DAGs make one schedule: merged (one\n"
+		"                      DAG, common entry and exit; default), sequential\n"
+		"                      (job after job, gaps filled), level (level by\n"
+		"                      level across jobs), alternating (round robin),\n"
+		"                      fair (the most slowed job next), weighted\n"
+		"                      (priority x rank), laxity (least laxity to\n"
+		"                      each job's release + time alone / priority),\n"
+		"                      best (all of them, the least makespan kept)\n"
+		"  -f, --fairness X    no job slower than X (>= 1) times its placement\n"
+		"                      alone, at the least makespan found; exit 1 with\n"
+		"                      the best largest slowdown found when none is\n"
+		"      --no-floor      the algorithm's own schedule even where the\n"
+		"                      'trees' placement is shorter\n"
 		"      --svg FILE      the Gantt chart of the first algorithm's placement,\n"
 		"                      one row per node, coloured by job, duplicates hatched\n"
 		"  -j, --json          JSON instead of the table; -p, --pretty: indented\n"
@@ -104,17 +123,42 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 		{ "run", no_argument, NULL, 'R' },
 		{ "timed", no_argument, NULL, 'T' },
 		{ "reps", required_argument, NULL, 'N' },
+		{ "compose", required_argument, NULL, 'c' },
+		{ "fairness", required_argument, NULL, 'f' },
+		{ "no-floor", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	char *end;
+	double x;
 	long v;
 	int c;
 
 	o->alg = -1;
+	o->place.floor = true;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:n:a:hjp", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:n:a:c:f:hjp", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'c':
+			v = th_place_compose_from_name(optarg);
+			if (v < 0) {
+				fprintf(stderr, "thctl place: unknown composition '%s' (merged, sequential, level, alternating, fair, weighted, laxity, best)\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->place.compose = v;
+			break;
+		case 'f':
+			x = strtod(optarg, &end);
+			if (*end || end == optarg || !(x >= 1) || x > 1e6) {
+				fprintf(stderr, "thctl place: --fairness wants a bound from 1 to 1e6\n");
+				return -EINVAL;
+			}
+			o->place.fairness = x;
+			break;
+		case 'F':
+			o->place.floor = false;
+			break;
 		case 'j':
 			o->json = true;
 			break;
@@ -202,7 +246,7 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 struct thctl_place_row {
 	const char *label;
 	struct th_place_result *r;
-	bool scheduled;		/* by th_place_run(TH_PLACE_SCHEDULED) */
+	bool scheduled;		/* by an algorithm, not a baseline */
 };
 
 /* Duplicated copies in a placement (0 without a schedule). */
@@ -214,15 +258,28 @@ static unsigned int thctl_place_dups(const struct th_place_result *r)
 }
 
 /*
- * Whose schedule a scheduled placement is: the portfolio's winner, or
- * HEFT's when HAGD's own was longer ("-" for the baselines).
+ * Whose schedule a scheduled placement is: the portfolio's winner, HEFT's
+ * when HAGD's own was longer, or the trees' when the floor took them ("-"
+ * for the baselines).
  */
 static const char *thctl_place_by(const struct thctl_place_row *row)
 {
-	int a = row->scheduled && row->r->sched ? th_sched_alg_of(row->r->sched) :
-						   -ENOENT;
+	int a;
 
+	if (!row->scheduled || !row->r->sched)
+		return "-";
+	if (row->r->from_trees)
+		return "trees";
+	a = th_sched_alg_of(row->r->sched);
 	return a >= 0 ? th_sched_alg_name(a) : "-";
+}
+
+/* Where a scheduled placement's schedule came from. */
+static const char *thctl_place_source(const struct thctl_place_row *row)
+{
+	if (!row->scheduled)
+		return "-";
+	return row->r->from_trees ? "trees" : th_place_compose_name(row->r->compose);
 }
 
 static void thctl_place_table(const struct th_place_jobs *j,
@@ -235,8 +292,9 @@ static void thctl_place_table(const struct th_place_jobs *j,
 	for (i = 0; i < nrows; i++)
 		if (rows[i].r && (!best || rows[i].r->makespan < best))
 			best = rows[i].r->makespan;
-	printf("%-12s %12s %9s %11s %4s %-9s", "placement", "makespan_us",
-	       "vs_best", "unfairness", "dup", "schedule");
+	printf("%-12s %-11s %12s %9s %8s %11s %6s %4s %-9s", "placement",
+	       "composition", "makespan_us", "vs_best", "max_sd", "unfairness",
+	       "jain", "dup", "schedule");
 	for (k = 0; k < th_place_njobs(j); k++)
 		printf("  %s (finish_us/slowdown)", th_place_job_name(j, k));
 	printf("\n");
@@ -244,13 +302,14 @@ static void thctl_place_table(const struct th_place_jobs *j,
 		const struct th_place_result *r = rows[i].r;
 
 		if (!r) {
-			printf("%-12s %12s\n", rows[i].label, "failed");
+			printf("%-12s %-11s %12s\n", rows[i].label, "-", "failed");
 			continue;
 		}
-		printf("%-12s %12.2f %9.3f %11.3f %4u %-9s", rows[i].label,
+		printf("%-12s %-11s %12.2f %9.3f %8.2f %11.3f %6.3f %4u %-9s",
+		       rows[i].label, thctl_place_source(&rows[i]),
 		       r->makespan * 1e6, best > 0 ? r->makespan / best : 1,
-		       r->unfairness, thctl_place_dups(r),
-		       thctl_place_by(&rows[i]));
+		       r->max_slowdown, r->unfairness, r->jain,
+		       thctl_place_dups(r), thctl_place_by(&rows[i]));
 		for (k = 0; k < r->njobs; k++)
 			printf("  %10.2f/%.2f", r->job[k].finish * 1e6,
 			       r->job[k].slowdown);
@@ -261,7 +320,7 @@ static void thctl_place_table(const struct th_place_jobs *j,
 static void thctl_place_json(const struct th_place_jobs *j,
 			     const struct th_place_model *m,
 			     const struct thctl_place_row *rows,
-			     unsigned int nrows, bool pretty)
+			     unsigned int nrows, bool pretty, double fairness)
 {
 	unsigned int i, k;
 	struct tj t;
@@ -269,6 +328,10 @@ static void thctl_place_json(const struct th_place_jobs *j,
 	tj_init(&t, stdout, pretty);
 	tj_obj_begin(&t);
 	tj_kv_u64(&t, "nodes", m->nodes);
+	if (fairness > 0) {
+		tj_key(&t, "fairness");
+		tj_double(&t, fairness);
+	}
 	tj_key(&t, "placements");
 	tj_arr_begin(&t);
 	for (i = 0; i < nrows; i++) {
@@ -284,8 +347,17 @@ static void thctl_place_json(const struct th_place_jobs *j,
 		}
 		tj_key(&t, "makespan_us");
 		tj_double(&t, r->makespan * 1e6);
+		tj_kv_str(&t, "composition", thctl_place_source(&rows[i]));
+		tj_key(&t, "max_slowdown");
+		tj_double(&t, r->max_slowdown);
 		tj_key(&t, "unfairness");
 		tj_double(&t, r->unfairness);
+		tj_key(&t, "jain");
+		tj_double(&t, r->jain);
+		if (rows[i].scheduled && fairness > 0) {
+			tj_key(&t, "fairness_met");
+			tj_bool(&t, r->bound_met);
+		}
 		tj_kv_u64(&t, "duplicated", thctl_place_dups(r));
 		if (rows[i].scheduled)
 			tj_kv_str(&t, "schedule", thctl_place_by(&rows[i]));
@@ -298,6 +370,10 @@ static void thctl_place_json(const struct th_place_jobs *j,
 			tj_double(&t, r->job[k].finish * 1e6);
 			tj_key(&t, "alone_us");
 			tj_double(&t, r->job[k].alone * 1e6);
+			tj_key(&t, "release_us");
+			tj_double(&t, th_place_job_release(j, k) * 1e6);
+			tj_key(&t, "priority");
+			tj_double(&t, th_place_job_priority(j, k));
 			tj_key(&t, "slowdown");
 			tj_double(&t, r->job[k].slowdown);
 			tj_obj_end(&t);
@@ -407,6 +483,7 @@ int thctl_place_main(int argc, char **argv)
 		o.run.pretty = o.pretty;
 		o.run.provider = o.provider;
 		o.run.reps = o.run.reps ? o.run.reps : 5;
+		o.run.place = &o.place;
 		status = thctl_place_run(&o.run, j, m);
 		th_place_model_destroy(m);
 		th_place_jobs_destroy(j);
@@ -417,19 +494,36 @@ int thctl_place_main(int argc, char **argv)
 			continue;
 		rows[nrows].label = th_sched_alg_name(a);
 		rows[nrows].scheduled = true;
-		rows[nrows++].r = th_place_run(j, m, TH_PLACE_SCHEDULED, a);
+		rows[nrows++].r = th_place_run_opts(j, m, TH_PLACE_SCHEDULED, a,
+						    &o.place);
 	}
 	rows[nrows].label = "trees";
+	rows[nrows].scheduled = false;
 	rows[nrows++].r = th_place_run(j, m, TH_PLACE_TREES, TH_SCHED_HEFT);
 	rows[nrows].label = "sequential";
+	rows[nrows].scheduled = false;
 	rows[nrows++].r = th_place_run(j, m, TH_PLACE_SEQUENTIAL, TH_SCHED_HEFT);
 	for (i = 0; i < nrows; i++)
 		if (!rows[i].r)
 			status = THCTL_EXIT_FAIL;
 	if (o.json)
-		thctl_place_json(j, m, rows, nrows, o.pretty);
+		thctl_place_json(j, m, rows, nrows, o.pretty, o.place.fairness);
 	else
 		thctl_place_table(j, rows, nrows);
+	for (i = 0; i < nrows; i++) {
+		const struct th_place_result *r = rows[i].r;
+		unsigned int k, worst = 0;
+
+		if (!r || !rows[i].scheduled || r->bound_met)
+			continue;
+		for (k = 0; k < r->njobs; k++)
+			if (r->job[k].slowdown > r->job[worst].slowdown)
+				worst = k;
+		fprintf(stderr, "thctl place: %s: no placement found keeps every job within %g times its time alone; the best has a largest slowdown of %.3f (job %s)\n",
+			rows[i].label, o.place.fairness, r->max_slowdown,
+			th_place_job_name(j, worst));
+		status = THCTL_EXIT_FAIL;
+	}
 	if (o.svg && rows[0].r && rows[0].r->sched) {
 		FILE *f = fopen(o.svg, "w");
 		char title[128];

@@ -19,6 +19,7 @@ struct thctl_place_run_opts {
 	const char *provider;	/* "inproc" (NULL) or "kernel" */
 	unsigned int reps;	/* rounds measured, the median kept */
 	int alg;		/* -1: every algorithm and the per-job trees */
+	const struct th_place_opts *place;	/* --compose, --fairness */
 };
 
 /* Exit status (enum thctl_exit); messages on stderr. */

@@ -86,6 +86,7 @@ static int th_jobs_new(struct th_place_jobs *j, const char *name,
 	if (!job->name)
 		return -ENOMEM;
 	job->kind = kind;
+	job->priority = 1;
 	return j->njobs++;
 }
 
@@ -208,6 +209,36 @@ enum th_place_job_kind th_place_job_kind(const struct th_place_jobs *j,
 	return j->jobs[job].kind;
 }
 
+int th_place_set_release(struct th_place_jobs *j, unsigned int job,
+			 double seconds)
+{
+	if (!j || job >= j->njobs || !(seconds >= 0) ||
+	    seconds > TH_PLACE_MAX_RELEASE)
+		return -EINVAL;
+	j->jobs[job].release = seconds;
+	return 0;
+}
+
+int th_place_set_priority(struct th_place_jobs *j, unsigned int job,
+			  double priority)
+{
+	if (!j || job >= j->njobs || !(priority >= TH_PLACE_MIN_PRIORITY) ||
+	    priority > TH_PLACE_MAX_PRIORITY)
+		return -EINVAL;
+	j->jobs[job].priority = priority;
+	return 0;
+}
+
+double th_place_job_release(const struct th_place_jobs *j, unsigned int job)
+{
+	return j && job < j->njobs ? j->jobs[job].release : 0;
+}
+
+double th_place_job_priority(const struct th_place_jobs *j, unsigned int job)
+{
+	return j && job < j->njobs ? j->jobs[job].priority : 1;
+}
+
 unsigned int th_place_nodes_named(const struct th_place_jobs *j)
 {
 	unsigned int i, k, n = 0;
@@ -299,6 +330,76 @@ static int th_jobs_node(struct th_jobs_parse *p, unsigned int i,
 	return 0;
 }
 
+/* A time: seconds, or a number with s, ms, us or ns; 0 to an hour. */
+static int th_jobs_time(struct th_jobs_parse *p, unsigned int i, double *out)
+{
+	/* divisors, not factors: 100us is 1e-4 exactly rounded */
+	static const struct { const char *unit; double per_s; } units[] = {
+		{ "ns", 1e9 }, { "us", 1e6 }, { "ms", 1e3 }, { "s", 1 },
+	};
+	const struct th_dag_lex *lx = p->lx;
+	unsigned int len, k, ulen;
+	double v, per_s = 1;
+
+	if (i >= lx->ntok)
+		return th_jobs_err(p, i, "a release time such as 100us");
+	len = lx->tok_len[i];
+	for (k = 0; k < sizeof(units) / sizeof(units[0]); k++) {
+		ulen = strlen(units[k].unit);
+		if (len > ulen &&
+		    !memcmp(lx->tok[i] + len - ulen, units[k].unit, ulen)) {
+			per_s = units[k].per_s;
+			len -= ulen;
+			break;
+		}
+	}
+	if (!th_dag_tok_double(lx->tok[i], len, &v) || !(v >= 0) ||
+	    v / per_s > TH_PLACE_MAX_RELEASE)
+		return th_jobs_err(p, i, "a release time from 0 to 3600s (s, ms, us or ns)");
+	*out = v / per_s;
+	return 0;
+}
+
+/*
+ * 'priority W' or 'release TIME' at token @i, into @o; 1 when token @i is
+ * neither, 0 when taken, a parse error otherwise.
+ */
+struct th_jobs_opts {
+	double priority, release;
+	bool have_priority, have_release;
+};
+
+static int th_jobs_opt(struct th_jobs_parse *p, unsigned int i,
+		       struct th_jobs_opts *o)
+{
+	const struct th_dag_lex *lx = p->lx;
+	double v;
+
+	if (th_jobs_is(lx, i, "priority") && !o->have_priority) {
+		o->have_priority = true;
+		if (i + 1 >= lx->ntok ||
+		    !th_dag_tok_double(lx->tok[i + 1], lx->tok_len[i + 1], &v) ||
+		    !(v >= TH_PLACE_MIN_PRIORITY) || v > TH_PLACE_MAX_PRIORITY)
+			return th_jobs_err(p, i + 1, "a priority from 0.001 to 1000");
+		o->priority = v;
+		return 0;
+	}
+	if (th_jobs_is(lx, i, "release") && !o->have_release) {
+		o->have_release = true;
+		return th_jobs_time(p, i + 1, &o->release);
+	}
+	return 1;
+}
+
+static void th_jobs_opts_apply(struct th_jobs_parse *p, unsigned int job,
+			       const struct th_jobs_opts *o)
+{
+	if (o->have_priority)
+		th_place_set_priority(p->j, job, o->priority);
+	if (o->have_release)
+		th_place_set_release(p->j, job, o->release);
+}
+
 /* "0-7,12,14": sorted into @out, each node once. */
 static int th_jobs_list(struct th_jobs_parse *p, unsigned int i,
 			unsigned int **out, unsigned int *n)
@@ -363,10 +464,11 @@ static int th_jobs_collective(struct th_jobs_parse *p,
 	const struct th_dag_lex *lx = p->lx;
 	unsigned int *members = NULL, n = 0, root = 0, radix = 4, i;
 	bool have_root = false, have_bytes = false;
+	struct th_jobs_opts opts = { 0 };
 	uint64_t bytes = 0;
 	char name[64];
 	long v;
-	int ret = 0;
+	int ret = 0, opt;
 
 	if (lx->ntok < 2 || lx->tok_len[1] >= sizeof(name))
 		return th_jobs_err(p, 1, "a job name");
@@ -387,8 +489,10 @@ static int th_jobs_collective(struct th_jobs_parse *p,
 			    v < 2 || v > 64)
 				ret = th_jobs_err(p, i + 1, "a radix from 2 to 64");
 			radix = v;
+		} else if ((opt = th_jobs_opt(p, i, &opts)) <= 0) {
+			ret = opt;
 		} else {
-			ret = th_jobs_err(p, i, "'members', 'root', 'bytes' or 'radix' (each once)");
+			ret = th_jobs_err(p, i, "'members', 'root', 'bytes', 'radix', 'priority' or 'release' (each once)");
 		}
 	}
 	if (!ret && (!members || !have_root || !have_bytes))
@@ -406,13 +510,15 @@ static int th_jobs_collective(struct th_jobs_parse *p,
 	if (!ret) {
 		ret = th_place_add_collective(p->j, name, kind, members, n, root,
 					      bytes, radix);
-		if (ret == -EEXIST)
+		if (ret == -EEXIST) {
 			ret = th_jobs_err(p, 1, "a new job name");
-		else if (ret < 0)
+		} else if (ret < 0) {
 			ret = th_dag_diag_set(p->d, lx->line, lx->tok_col[0],
 					      "cannot add the job: %s", strerror(-ret));
-		else
+		} else {
+			th_jobs_opts_apply(p, ret, &opts);
 			ret = 0;
+		}
 	}
 	free(members);
 	return ret;
@@ -542,16 +648,25 @@ static int th_jobs_line(struct th_jobs_parse *p, bool first)
 	if (th_jobs_is(lx, 0, "bcast"))
 		return th_jobs_collective(p, TH_PLACE_BCAST);
 	if (th_jobs_is(lx, 0, "dag")) {
+		struct th_jobs_opts opts = { 0 };
+		unsigned int i;
+
 		if (lx->ntok < 2 || lx->tok_len[1] >= sizeof(name))
 			return th_jobs_err(p, 1, "a job name");
-		if (lx->ntok > 2)
-			return th_jobs_err(p, 2, "end of line");
+		for (i = 2; i < lx->ntok; i += 2) {
+			ret = th_jobs_opt(p, i, &opts);
+			if (ret > 0)
+				return th_jobs_err(p, i, "'priority', 'release' (each once) or end of line");
+			if (ret)
+				return ret;
+		}
 		memcpy(name, lx->tok[1], lx->tok_len[1]);
 		name[lx->tok_len[1]] = 0;
 		ret = th_place_add_dag(p->j, name);
 		if (ret < 0)
 			return th_jobs_err(p, 1, ret == -EEXIST ? "a new job name" :
 					   "a job name ([A-Za-z0-9_+:-])");
+		th_jobs_opts_apply(p, ret, &opts);
 		p->dag = ret;
 		p->dag_line = lx->line;
 		return 0;

@@ -5,7 +5,8 @@
  * fabric cost model, the DAG is scheduled, and each job's finish, its
  * slowdown against running alone and the unfairness are predicted; the
  * baselines place each job on its own k-nomial tree, together or one
- * after another.
+ * after another.  How the jobs share one schedule (compositions, release
+ * times, the fairness bound, the floor at the trees) is compose.c's.
  *
  * A collective of n members (rank v on node members[v]) on its tree:
  *   C.v  rank v's contribution, pinned to its node (a copy out of send)
@@ -192,7 +193,7 @@ static int th_place_dag_job(struct th_place_build *b, unsigned int job,
 }
 
 /* The DAG of jobs @only (or every job when @only is TH_PLACE_ANY). */
-static struct th_dag *th_place_build(const struct th_place_jobs *j,
+struct th_dag *th_place_build(const struct th_place_jobs *j,
 				     const struct th_place_model *m,
 				     enum th_place_mode mode, unsigned int only,
 				     struct th_place_task **tasks)
@@ -251,9 +252,9 @@ struct th_dag *th_place_dag(const struct th_place_jobs *j,
 }
 
 /* Each job's finish: the latest of its tasks' earliest copies. */
-static void th_place_finishes(const struct th_sched *s,
-			      const struct th_place_task *task,
-			      unsigned int njobs, double *finish)
+void th_place_finishes(const struct th_sched *s,
+		       const struct th_place_task *task, unsigned int njobs,
+		       double *finish)
 {
 	const struct th_dag *dag = th_sched_dag(s);
 	unsigned int i, n = th_dag_ntasks(dag);
@@ -320,20 +321,34 @@ struct th_place_result *th_place_run(const struct th_place_jobs *j,
 				     enum th_place_mode mode,
 				     enum th_sched_alg alg)
 {
+	return th_place_run_opts(j, m, mode, alg, NULL);
+}
+
+struct th_place_result *th_place_run_opts(const struct th_place_jobs *j,
+					  const struct th_place_model *m,
+					  enum th_place_mode mode,
+					  enum th_sched_alg alg,
+					  const struct th_place_opts *o)
+{
+	static const struct th_place_opts plain = { 0 };
 	enum th_place_mode alone_mode = mode == TH_PLACE_SCHEDULED ?
 					TH_PLACE_SCHEDULED : TH_PLACE_TREES;
 	struct th_place_result *r;
-	double *f, mean = 0, dev = 0, clock = 0;
+	double *f, *alone, *inv, mean = 0, dev = 0, clock = 0;
 	unsigned int i;
 	int ret;
 
+	if (!o)
+		o = &plain;
 	if (!j || th_place_model_check(m) || (unsigned int)alg >= TH_SCHED_NR_ALGS ||
-	    mode > TH_PLACE_SEQUENTIAL || !j->njobs) {
+	    mode > TH_PLACE_SEQUENTIAL || !j->njobs ||
+	    (unsigned int)o->compose >= TH_PLACE_COMPOSE_NR ||
+	    !(o->fairness == 0 || o->fairness >= 1) || isinf(o->fairness)) {
 		errno = EINVAL;
 		return NULL;
 	}
 	r = calloc(1, sizeof(*r));
-	f = calloc(j->njobs, sizeof(*f));
+	f = calloc(3 * (size_t)j->njobs, sizeof(*f));
 	if (r)
 		r->job = calloc(j->njobs, sizeof(*r->job));
 	if (!r || !f || !r->job) {
@@ -342,35 +357,51 @@ struct th_place_result *th_place_run(const struct th_place_jobs *j,
 		errno = ENOMEM;
 		return NULL;
 	}
+	alone = f + j->njobs;
+	inv = alone + j->njobs;
 	r->njobs = j->njobs;
+	r->bound_met = true;
 	/* each job alone: its own makespan, the reference of its slowdown */
 	for (i = 0; i < j->njobs; i++) {
 		ret = th_place_schedule(j, m, alone_mode, alg, i, f, NULL);
 		if (ret)
 			goto err;
-		r->job[i].alone = f[i];
+		r->job[i].alone = alone[i] = f[i];
+	}
+	/* with the floor, a job alone is placed no worse than on its tree */
+	for (i = 0; o->floor && mode == TH_PLACE_SCHEDULED && i < j->njobs; i++) {
+		ret = th_place_schedule(j, m, TH_PLACE_TREES, TH_SCHED_HEFT, i,
+					f, NULL);
+		if (ret)
+			goto err;
+		r->job[i].alone = alone[i] = fmin(alone[i], f[i]);
 	}
 	if (mode == TH_PLACE_SEQUENTIAL) {
+		/* one after another, each from its release at the earliest */
 		for (i = 0; i < j->njobs; i++) {
-			clock += r->job[i].alone;
+			clock = fmax(clock, j->jobs[i].release) + r->job[i].alone;
 			r->job[i].finish = clock;
 		}
 	} else {
-		ret = th_place_schedule(j, m, mode, alg, TH_PLACE_ANY, f, r);
+		ret = th_place_compose_run(j, m, mode, alg, o, alone, f, r);
 		if (ret)
 			goto err;
 		for (i = 0; i < j->njobs; i++)
 			r->job[i].finish = f[i];
 	}
 	for (i = 0; i < j->njobs; i++) {
-		r->job[i].slowdown = r->job[i].alone > 0 ?
-				     r->job[i].finish / r->job[i].alone : 1;
+		r->job[i].slowdown = th_place_slowdown(r->job[i].finish,
+						       j->jobs[i].release,
+						       r->job[i].alone);
 		r->makespan = fmax(r->makespan, r->job[i].finish);
+		r->max_slowdown = fmax(r->max_slowdown, r->job[i].slowdown);
+		inv[i] = r->job[i].slowdown > 0 ? 1 / r->job[i].slowdown : 0;
 		mean += r->job[i].slowdown / j->njobs;
 	}
 	for (i = 0; i < j->njobs; i++)
 		dev += fabs(r->job[i].slowdown - mean) / j->njobs;
 	r->unfairness = dev;
+	r->jain = th_place_jain(inv, j->njobs);
 	free(f);
 	return r;
 err:

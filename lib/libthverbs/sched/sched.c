@@ -354,6 +354,87 @@ int th_sched_place_best(struct th_sched *s, unsigned int v, bool insertion)
 	return th_sched_place(s, v, best_p, best_start, 0);
 }
 
+/* The one processor @task can run on, or TH_NONE when it is not pinned. */
+static unsigned int th_sched_pinned_to(const struct th_dag *dag,
+				       unsigned int task)
+{
+	unsigned int p, on = TH_NONE;
+
+	for (p = 0; p < dag->nprocs; p++) {
+		if (isinf(th_dag_w(dag, task, p)))
+			continue;
+		if (on != TH_NONE)
+			return TH_NONE;
+		on = p;
+	}
+	return on;
+}
+
+/*
+ * The placer's compositions (place/compose.c) order tasks across jobs by
+ * rules of their own and hold a job's tasks back to its release time; the
+ * placement step is the list schedulers' own: insertion, earliest finish.
+ * On a tie the processor that children are pinned to wins: a combining
+ * step whose inputs all come from elsewhere finishes at the same time on
+ * many nodes, and only the one its delivery is pinned to saves the hop
+ * after it (the lowest index would take any of them).
+ */
+int th_sched_place_eft(struct th_sched *s, unsigned int task,
+		       double not_before)
+{
+	const struct th_dag *dag = s ? s->dag : NULL;
+	double best = INFINITY, best_start = 0;
+	unsigned int p, best_p = 0, best_pins = 0, *pin = NULL, npin = 0, j, k;
+	int ret;
+
+	if (!dag || task >= dag->ntasks || !(not_before >= 0) ||
+	    isinf(not_before))
+		return -EINVAL;
+	if (s->primary[task] != TH_NONE)
+		return -EEXIST;
+	j = dag->succ_off[task + 1] - dag->succ_off[task];
+	if (j) {
+		pin = malloc(j * sizeof(*pin));
+		if (!pin)
+			return -ENOMEM;
+		for (j = dag->succ_off[task]; j < dag->succ_off[task + 1]; j++) {
+			p = th_sched_pinned_to(dag, dag->edges[dag->succ[j]].to);
+			if (p != TH_NONE)
+				pin[npin++] = p;
+		}
+	}
+	for (p = 0; p < dag->nprocs; p++) {
+		double w = th_dag_w(dag, task, p), r, st, eft;
+		unsigned int pins = 0;
+		bool better;
+
+		if (isinf(w))
+			continue;
+		r = fmax(not_before, th_sched_data_ready(s, task, p, TH_NONE));
+		st = th_sched_gap_start(s, p, r, w);
+		eft = st + w;
+		for (k = 0; k < npin; k++)
+			pins += pin[k] == p;
+		if (isinf(best))
+			better = true;
+		else if (th_time_le(eft, best) && th_time_le(best, eft))
+			better = pins > best_pins;	/* a tie */
+		else
+			better = eft < best;
+		if (better) {
+			best = eft;
+			best_start = st;
+			best_p = p;
+			best_pins = pins;
+		}
+	}
+	free(pin);
+	if (isinf(best))
+		return -EINVAL;
+	ret = th_sched_place(s, task, best_p, best_start, 0);
+	return ret ? ret : (int)best_p;
+}
+
 /* A binary min-heap of task ids keyed by their position in the list. */
 static void th_heap_push(unsigned int *h, unsigned int *n,
 			 const unsigned int *key, unsigned int v)

@@ -706,11 +706,14 @@ if [ "$MODE" = all ]; then
 	JOBS=$EX/place/two-allreduces.jobs
 	run place "$JOBS"
 	rows=$(grep -cE '^(heft|pets|hcpfd|hagd|hagd\+|peft|portfolio|trees|sequential) ' "$TMP/out")
-	seq=$(awk '$1 == "sequential" { print $2 }' "$TMP/out")
-	trees=$(awk '$1 == "trees" { print $2 }' "$TMP/out")
-	if [ "$rc" -eq 0 ] && [ "$rows" -eq 9 ] &&
+	seq=$(awk '$1 == "sequential" { print $3 }' "$TMP/out")
+	trees=$(awk '$1 == "trees" { print $3 }' "$TMP/out")
+	# the floor: no scheduled placement is longer than the trees one
+	longer=$(awk -v t="$trees" 'NR > 1 && $1 != "trees" && $1 != "sequential" &&
+				   $3 > t + 1e-9 { print $1 }' "$TMP/out")
+	if [ "$rc" -eq 0 ] && [ "$rows" -eq 9 ] && [ -z "$longer" ] &&
 	   awk -v s="$seq" -v t="$trees" 'BEGIN { exit !(t > 0 && t < s) }'; then
-		ok "place: every algorithm and both baselines, trees beat sequential"
+		ok "place: every algorithm and both baselines, none longer than trees, trees beat sequential"
 	else
 		not_ok "place: every algorithm and both baselines" "exit $rc, $rows rows" \
 			"$(cat "$TMP/out" "$TMP/err")"
@@ -722,7 +725,7 @@ p = [x["placement"] for x in d["placements"]]
 assert p == ["hagd", "trees", "sequential"], p
 assert all(len(x["jobs"]) == 2 for x in d["placements"])
 assert all(x["duplicated"] == 0 for x in d["placements"][1:])
-assert d["placements"][0]["schedule"] in ("hagd", "heft")' "$TMP/out" 2> "$TMP/err"; then
+assert d["placements"][0]["schedule"] in ("hagd", "heft", "trees")' "$TMP/out" 2> "$TMP/err"; then
 		ok "place --json: one algorithm and the baselines, valid JSON"
 	else
 		not_ok "place --json" "exit $rc" "$(cat "$TMP/err")"
@@ -816,6 +819,12 @@ for x in p:
 	fi
 	# --run on the virtual clock: each job's measured finish is its predicted one
 	for jf in "$EX"/place/*.jobs; do
+		if grep -qE '^[a-z]+ .* release ' "$jf"; then
+			expect_refusal "place --run: $(basename "$jf") has release times, which the executor does not keep: exit 2" 2 \
+				"^thctl place: --run: job [A-Za-z0-9]+ has a release time, which the executor does not keep" \
+				place --run --timed "$jf"
+			continue
+		fi
 		run place --run --timed --reps 2 -j "$jf"
 		if [ "$rc" -eq 0 ] && python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
@@ -898,6 +907,69 @@ for jb in r["jobs"]:
 				"$(head -1 "$TMP/err")"
 		fi
 	done
+	# fairness: a big Allreduce beside small jobs; --fairness 2 bounds every
+	# slowdown where the default does not, at the same makespan or close
+	BIG=$EX/place/big-beside-small.jobs
+	run place --alg hagd --json "$BIG"
+	cp "$TMP/out" "$TMP/plain.json"
+	run place --alg hagd --json --fairness 2 "$BIG"
+	if [ "$rc" -eq 0 ] && python3 -c 'import json, sys
+plain = json.load(open(sys.argv[1]))["placements"][0]
+d = json.load(open(sys.argv[2]))
+fair = d["placements"][0]
+assert d["fairness"] == 2, d
+assert plain["placement"] == fair["placement"] == "hagd"
+assert plain["max_slowdown"] > 2, plain["max_slowdown"]
+assert fair["fairness_met"] is True
+assert all(j["slowdown"] <= 2 + 1e-9 for j in fair["jobs"]), fair["jobs"]
+assert abs(fair["max_slowdown"] - max(j["slowdown"] for j in fair["jobs"])) < 1e-9
+assert fair["jain"] > plain["jain"], (fair["jain"], plain["jain"])
+s4 = [j for j in fair["jobs"] if j["job"] == "S4"][0]
+assert abs(s4["release_us"] - 20) < 1e-9 and s4["finish_us"] > 20, s4
+s3 = [j for j in fair["jobs"] if j["job"] == "S3"][0]
+assert s3["priority"] == 2, s3' "$TMP/plain.json" "$TMP/out" 2> "$TMP/err"; then
+		ok "place --fairness 2: every slowdown within 2 where the default's is not"
+	else
+		not_ok "place --fairness 2" "exit $rc" "$(cat "$TMP/err")"
+	fi
+	# two Allreduces sharing slow roots: one of them is always slowed a little
+	run place --alg heft --fairness 1 --model "$EX/place/slow-roots.model" \
+		"$EX/place/tenants.jobs"
+	if [ "$rc" -eq 1 ] && grep -q '^heft ' "$TMP/out" && [ "$(wc -l < "$TMP/err")" -eq 1 ] &&
+	   grep -qE '^thctl place: heft: no placement found keeps every job within 1 times its time alone; the best has a largest slowdown of 1\.[0-9]+ \(job [A-Z0-9]+\)$' "$TMP/err"; then
+		ok "place --fairness 1: unmet, the best largest slowdown found, exit 1"
+	else
+		not_ok "place --fairness 1: unmet" "exit $rc" "$(cat "$TMP/err")"
+	fi
+	for c in merged sequential level alternating fair weighted laxity; do
+		run place --alg hagd --compose "$c" --no-floor "$BIG"
+		if [ "$rc" -ne 0 ] || ! awk -v c="$c" '$1 == "hagd" && $2 == c { f = 1 } END { exit !f }' "$TMP/out"; then
+			not_ok "place --compose $c" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+			break
+		fi
+	done
+	[ "$rc" -eq 0 ] && ok "place --compose: each composition names itself in its row"
+	for bad in "--compose roundrobin:unknown composition 'roundrobin'" \
+		   "--fairness 0.5:--fairness wants a bound from 1" \
+		   "--fairness x:--fairness wants a bound from 1"; do
+		opt=${bad%%:*}
+		msg=${bad#*:}
+		run place $opt "$JOBS"
+		if [ "$rc" -eq 2 ] && [ ! -s "$TMP/out" ] &&
+		   head -1 "$TMP/err" | grep -qF "thctl place: $msg"; then
+			ok "place $opt: refused, exit 2"
+		else
+			not_ok "place $opt: refused, exit 2" "exit $rc" "$(cat "$TMP/err")"
+		fi
+	done
+	printf 'thjobs 1\nallreduce A members 0-3 root 0 bytes 1K priority 0\n' > "$TMP/bad.jobs"
+	expect_refusal "place: a priority out of range, file:line:col, exit 2" 2 \
+		"^$TMP/bad.jobs:2:50: expected a priority from 0.001 to 1000, got '0'$" \
+		place "$TMP/bad.jobs"
+	printf 'thjobs 1\nallreduce A members 0-3 root 0 bytes 1K release 5min\n' > "$TMP/bad.jobs"
+	expect_refusal "place: a release time without a known unit, file:line:col, exit 2" 2 \
+		"^$TMP/bad.jobs:2:49: expected a release time from 0 to 3600s" \
+		place "$TMP/bad.jobs"
 	run place --calibrate --nodes 4
 	cp "$TMP/out" "$TMP/cal.model"
 	# every figure, the host's included, is measured: none is absent

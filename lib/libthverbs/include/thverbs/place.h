@@ -158,22 +158,36 @@ unsigned int th_place_njobs(const struct th_place_jobs *j);
 const char *th_place_job_name(const struct th_place_jobs *j, unsigned int job);
 enum th_place_job_kind th_place_job_kind(const struct th_place_jobs *j,
 					 unsigned int job);
+/*
+ * A job's release time (seconds from the common start; its tasks start no
+ * earlier, and its slowdown is measured from it) and its priority (a
+ * weight > 0, default 1: the compositions take higher priorities first,
+ * the FAIR one weighs slowdowns by it, and the fairness policy starts
+ * from it).  -EINVAL out of range.
+ */
+int th_place_set_release(struct th_place_jobs *j, unsigned int job,
+			 double seconds);
+int th_place_set_priority(struct th_place_jobs *j, unsigned int job,
+			  double priority);
+double th_place_job_release(const struct th_place_jobs *j, unsigned int job);
+double th_place_job_priority(const struct th_place_jobs *j, unsigned int job);
 /* The highest node any job names, plus one. */
 unsigned int th_place_nodes_named(const struct th_place_jobs *j);
 
 /*
  * The job file format (Documentation/placement.rst):
  *	thjobs 1
- *	allreduce NAME members LIST root NODE bytes B [radix K]
- *	reduce NAME members LIST root NODE bytes B [radix K]
- *	bcast NAME members LIST root NODE bytes B [radix K]
- *	dag NAME
+ *	allreduce NAME members LIST root NODE bytes B [radix K] [JOBOPTS]
+ *	reduce NAME members LIST root NODE bytes B [radix K] [JOBOPTS]
+ *	bcast NAME members LIST root NODE bytes B [radix K] [JOBOPTS]
+ *	dag NAME [JOBOPTS]
  *	  step NAME reduce OPERANDS BYTES [on NODE]
  *	  step NAME copy BYTES [on NODE]
  *	  edge FROM TO BYTES
  *	end
  * LIST is comma-separated nodes and ranges: 0-7,12,14.  Sizes take K, M
- * and G suffixes.  Anything else is an error at its line and column, and
+ * and G suffixes.  JOBOPTS: 'priority W' (a weight from 0.001 to 1000)
+ * and 'release TIME' (seconds, or a number with s, ms, us or ns).  Anything else is an error at its line and column, and
  * nothing is returned.
  */
 struct th_place_jobs *th_place_jobs_parse(const char *text, size_t len,
@@ -189,11 +203,70 @@ enum th_place_mode {
 	TH_PLACE_SEQUENTIAL,	/* the jobs one after another, each on its tree */
 };
 
+/*
+ * How the jobs' DAGs are composed into one schedule (Zhao and Sakellariou,
+ * "Scheduling multiple DAGs onto heterogeneous systems", IPDPS 2006); every
+ * one places each task where it finishes earliest, with insertion:
+ *	MERGED       one DAG with a common entry and exit, the algorithm's own
+ *	             schedule (its list order when jobs have release times)
+ *	SEQUENTIAL   job after job (higher priority, then earlier release,
+ *	             then file order), each in the algorithm's list order;
+ *	             later jobs fill the earlier ones' idle gaps
+ *	LEVEL        the tasks of all jobs by level (hops from the job's
+ *	             entry), level after level, the list order within a level
+ *	ALTERNATING  round robin: the next ready task of each job in turn
+ *	FAIR         Zhao and Sakellariou's fairness policy: the next task is
+ *	             the job's whose slowdown so far (its placed tasks' latest
+ *	             finish against the same tasks' finish placed alone),
+ *	             times its priority, is the highest
+ *	WEIGHTED     the ready task of highest priority x bottom level (HEFT's
+ *	             rank weighted by its job's priority); the fairness policy
+ *	             raises the weights of the most slowed jobs
+ *	LAXITY       least laxity first: each job's deadline is its release
+ *	             plus its time alone over its priority, and the ready task
+ *	             of earliest deadline less bottom level goes; the fairness
+ *	             policy sets the deadlines from its bound
+ *	BEST         every one above, and the one of least makespan is kept
+ */
+enum th_place_compose {
+	TH_PLACE_COMPOSE_MERGED,
+	TH_PLACE_COMPOSE_SEQUENTIAL,
+	TH_PLACE_COMPOSE_LEVEL,
+	TH_PLACE_COMPOSE_ALTERNATING,
+	TH_PLACE_COMPOSE_FAIR,
+	TH_PLACE_COMPOSE_WEIGHTED,
+	TH_PLACE_COMPOSE_LAXITY,
+	TH_PLACE_COMPOSE_BEST,
+	TH_PLACE_COMPOSE_NR,
+};
+
+const char *th_place_compose_name(enum th_place_compose c);
+/* The composition named "merged", "sequential", ..., or -EINVAL. */
+int th_place_compose_from_name(const char *name);
+
+/**
+ * struct th_place_opts - how th_place_run_opts() places
+ * @compose: the composition of the scheduled placement (MERGED: as
+ *	th_place_run())
+ * @fairness: 0, or a bound >= 1: no job's slowdown above it.  The placer tries every composition and then raises the
+ *	priority of the most slowed job, schedule after schedule, and keeps
+ *	the placement of least makespan that meets the bound; when none does,
+ *	the one of least such slowdown, with @bound_met false
+ * @floor: the scheduled placement is never longer than the 'trees'
+ *	baseline: when that one is shorter, its schedule is returned
+ *	(@from_trees)
+ */
+struct th_place_opts {
+	enum th_place_compose compose;
+	double fairness;
+	bool floor;
+};
+
 /**
  * struct th_place_job_result - one job in a placement
  * @finish: when its last task finishes (seconds from the common start)
  * @alone: its makespan placed alone with the same mode and algorithm
- * @slowdown: finish / alone
+ * @slowdown: (finish - its release) / alone
  */
 struct th_place_job_result {
 	double finish;
@@ -223,6 +296,11 @@ struct th_place_task {
  *	over the DAG of th_place_dag(); tasks are named JOB.TASK
  * @dag: that DAG
  * @task: per task of @dag, what it is
+ * @max_slowdown: the largest slowdown
+ * @jain: Jain's fairness index of the jobs' 1 / slowdown (th_place_jain())
+ * @compose: the composition the schedule came from
+ * @bound_met: th_place_run_opts()'s fairness bound is met (true without one)
+ * @from_trees: the schedule is the trees baseline's (struct th_place_opts)
  */
 struct th_place_result {
 	double makespan;
@@ -232,6 +310,11 @@ struct th_place_result {
 	struct th_sched *sched;
 	struct th_dag *dag;
 	struct th_place_task *task;
+	double max_slowdown;
+	double jain;
+	enum th_place_compose compose;
+	bool bound_met;
+	bool from_trees;
 };
 
 /*
@@ -251,6 +334,22 @@ struct th_place_result *th_place_run(const struct th_place_jobs *j,
 				     enum th_place_mode mode,
 				     enum th_sched_alg alg);
 void th_place_result_destroy(struct th_place_result *r);
+/*
+ * The same, placed as @o says (NULL: as th_place_run()).  A fairness bound
+ * that no placement meets still returns the best one found, with
+ * @bound_met false.
+ */
+struct th_place_result *th_place_run_opts(const struct th_place_jobs *j,
+					  const struct th_place_model *m,
+					  enum th_place_mode mode,
+					  enum th_sched_alg alg,
+					  const struct th_place_opts *o);
+/*
+ * Jain's fairness index of @x[0..n): (sum x)^2 / (n sum x^2), 1 when all
+ * are equal, 1/n when one has everything; 1 for n = 0 or all zero.
+ */
+double th_place_jain(const double *x, unsigned int n);
+
 
 /* ---- the timed mode ------------------------------------------------------ */
 

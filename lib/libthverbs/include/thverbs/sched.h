@@ -191,6 +191,15 @@ struct th_sched *th_sched_run(const struct th_dag *dag, enum th_sched_alg alg);
 int th_sched_place(struct th_sched *s, unsigned int task, unsigned int proc,
 		   double start, unsigned int flags);
 
+/*
+ * Places the task's primary copy where it finishes earliest, starting no
+ * earlier than @not_before nor before its inputs arrive, in the first idle
+ * gap long enough (HEFT's insertion step); its parents must be placed.
+ * Returns the processor, or -EEXIST when the task is placed already.
+ */
+int th_sched_place_eft(struct th_sched *s, unsigned int task,
+		       double not_before);
+
 unsigned int th_sched_nslots(const struct th_sched *s);
 const struct th_sched_slot *th_sched_slot(const struct th_sched *s,
 					  unsigned int i);
