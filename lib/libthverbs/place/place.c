@@ -25,17 +25,68 @@
 #include <string.h>
 
 #include "place_priv.h"
+#include "sched_priv.h"
 #include <thverbs/verbs.h>
 #include <thverbs/coll.h>
 
-/* Tasks of one job in the merged DAG: [first, first + n). */
+/*
+ * Tasks of one job in the merged DAG: [first, first + n).  The DAG keeps
+ * its costs by node class (nodes of one ALU rate cost a task the same):
+ * a pinned task one cost, a free one a cost per class (sched_priv.h).
+ */
 struct th_place_build {
 	const struct th_place_model *m;
 	enum th_place_mode mode;
 	struct th_dag *dag;
 	unsigned int next;		/* the next task id */
 	struct th_place_task *task;
+	unsigned int nclasses;
+	unsigned int *class_of;		/* per node */
+	unsigned int *class_node;	/* per class: a node of it */
 };
+
+static int th_place_rate_cmp(const void *a, const void *b, void *arg)
+{
+	const double *alu = arg;
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	/* fastest first: a reduction then costs no less class by class */
+	if (alu[x] != alu[y])
+		return alu[x] > alu[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The node classes of @m: its distinct ALU rates, fastest first. */
+static int th_place_classes(struct th_place_build *b)
+{
+	const struct th_place_model *m = b->m;
+	unsigned int i, *order;
+	bool same = true;
+
+	b->class_of = calloc(m->nodes, sizeof(*b->class_of));
+	b->class_node = calloc(m->nodes, sizeof(*b->class_node));
+	if (!b->class_of || !b->class_node)
+		return -ENOMEM;
+	for (i = 1; i < m->nodes; i++)
+		same &= m->alu[i] == m->alu[0];
+	b->nclasses = 1;
+	if (same)	/* the common case, without a sort */
+		return 0;
+	order = malloc(m->nodes * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < m->nodes; i++)
+		order[i] = i;
+	qsort_r(order, m->nodes, sizeof(*order), th_place_rate_cmp, m->alu);
+	b->class_node[0] = order[0];
+	for (i = 1; i < m->nodes; i++) {
+		if (m->alu[order[i]] != m->alu[order[i - 1]])
+			b->class_node[b->nclasses++] = order[i];
+		b->class_of[order[i]] = b->nclasses - 1;
+	}
+	free(order);
+	return 0;
+}
 
 static unsigned int th_place_job_tasks(const struct th_place_job *jb)
 {
@@ -50,23 +101,37 @@ static unsigned int th_place_job_tasks(const struct th_place_job *jb)
 	return n + inner + (jb->kind == TH_PLACE_REDUCE ? 1 : n);
 }
 
-/* A task pinned to @node (infinite cost elsewhere), or free (TH_PLACE_ANY). */
+/* What task @t costs on @node: ERANGE when the model makes it infinite. */
+static int th_place_cost(const struct th_place_build *b, unsigned int node,
+			 unsigned int operands, uint64_t bytes, bool copy,
+			 double *w)
+{
+	*w = copy || !operands ? th_place_copy_cost(b->m, bytes) :
+	     th_place_reduce_cost(b->m, node, operands, bytes);
+	return isfinite(*w) ? 0 : -ERANGE;
+}
+
+/*
+ * A task pinned to @node (infinite cost elsewhere: one cost kept), or free
+ * (TH_PLACE_ANY: a cost per node class).
+ */
 static int th_place_costs(struct th_place_build *b, unsigned int t,
 			  unsigned int node, unsigned int operands,
 			  uint64_t bytes, bool copy)
 {
-	unsigned int s;
+	unsigned int c;
 	double w;
-	int ret = 0;
+	int ret;
 
-	for (s = 0; !ret && s < b->m->nodes; s++) {
-		if (node != TH_PLACE_ANY && s != node)
-			w = INFINITY;
-		else if (copy || !operands)
-			w = th_place_copy_cost(b->m, bytes);
-		else
-			w = th_place_reduce_cost(b->m, s, operands, bytes);
-		ret = th_dag_set_cost(b->dag, t, s, w);
+	if (node != TH_PLACE_ANY) {
+		ret = th_place_cost(b, node, operands, bytes, copy, &w);
+		return ret ? ret : th_dag_pin(b->dag, t, node, w);
+	}
+	for (c = 0, ret = 0; !ret && c < b->nclasses; c++) {
+		ret = th_place_cost(b, b->class_node[c], operands, bytes, copy,
+				    &w);
+		if (!ret)
+			ret = th_dag_set_class_cost(b->dag, t, c, w);
 	}
 	return ret;
 }
@@ -88,7 +153,9 @@ static int th_place_task(struct th_place_build *b, unsigned int job,
 static int th_place_edge(struct th_place_build *b, unsigned int from,
 			 unsigned int to, uint64_t bytes)
 {
-	return th_dag_add_edge(b->dag, from, to, th_place_put_cost(b->m, bytes));
+	double w = th_place_put_cost(b->m, bytes);
+
+	return isfinite(w) ? th_dag_add_edge(b->dag, from, to, w) : -ERANGE;
 }
 
 static int th_place_collective(struct th_place_build *b, unsigned int job,
@@ -191,6 +258,33 @@ static int th_place_dag_job(struct th_place_build *b, unsigned int job,
 	return ret;
 }
 
+/* Tasks of the placement DAG of jobs @only (or all), virtual ones aside. */
+static uint64_t th_place_total_tasks(const struct th_place_jobs *j,
+				     unsigned int only)
+{
+	uint64_t total = 0;
+	unsigned int i;
+
+	for (i = 0; i < j->njobs; i++)
+		if (only == TH_PLACE_ANY || only == i)
+			total += th_place_job_tasks(&j->jobs[i]);
+	return total;
+}
+
+/* The highest node job @jb names, plus one. */
+static unsigned int th_place_job_nodes(const struct th_place_job *jb)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < jb->nmembers; i++)
+		if (jb->members[i] + 1 > n)
+			n = jb->members[i] + 1;
+	for (i = 0; i < jb->nsteps; i++)
+		if (jb->steps[i].on != TH_PLACE_ANY && jb->steps[i].on + 1 > n)
+			n = jb->steps[i].on + 1;
+	return n;
+}
+
 /* The DAG of jobs @only (or every job when @only is TH_PLACE_ANY). */
 static struct th_dag *th_place_build(const struct th_place_jobs *j,
 				     const struct th_place_model *m,
@@ -198,23 +292,30 @@ static struct th_dag *th_place_build(const struct th_place_jobs *j,
 				     struct th_place_task **tasks)
 {
 	struct th_place_build b = { .m = m, .mode = mode };
-	unsigned int i, total = 0;
+	unsigned int i;
+	uint64_t total;
 	int ret = 0;
 
 	if (!j || th_place_model_check(m) || !j->njobs ||
-	    th_place_nodes_named(j) > m->nodes) {
+	    (only == TH_PLACE_ANY ? th_place_nodes_named(j) :
+	     th_place_job_nodes(&j->jobs[only])) > m->nodes) {
 		errno = EINVAL;
 		return NULL;
 	}
-	for (i = 0; i < j->njobs; i++)
-		if (only == TH_PLACE_ANY || only == i)
-			total += th_place_job_tasks(&j->jobs[i]);
+	total = th_place_total_tasks(j, only);
+	if (total > TH_PLACE_MAX_TASKS) {
+		errno = E2BIG;	/* the placement DAG's limit */
+		return NULL;
+	}
 	b.task = malloc((total + 2) * sizeof(*b.task));
 	b.dag = th_dag_create(total);
-	if (!b.task || !b.dag || th_dag_set_procs(b.dag, m->nodes)) {
+	ret = th_place_classes(&b);
+	if (!ret && (!b.task || !b.dag))
 		ret = -ENOMEM;
+	if (!ret)
+		ret = th_dag_set_classes(b.dag, m->nodes, b.class_of, b.nclasses);
+	if (ret)
 		goto err;
-	}
 	for (i = 0; !ret && i < j->njobs; i++) {
 		if (only != TH_PLACE_ANY && only != i)
 			continue;
@@ -234,10 +335,14 @@ static struct th_dag *th_place_build(const struct th_place_jobs *j,
 		*tasks = b.task;
 	else
 		free(b.task);
+	free(b.class_of);
+	free(b.class_node);
 	return b.dag;
 err:
 	th_dag_destroy(b.dag);
 	free(b.task);
+	free(b.class_of);
+	free(b.class_node);
 	errno = ret < 0 ? -ret : EINVAL;
 	return NULL;
 }
@@ -330,6 +435,10 @@ struct th_place_result *th_place_run(const struct th_place_jobs *j,
 	if (!j || th_place_model_check(m) || (unsigned int)alg >= TH_SCHED_NR_ALGS ||
 	    mode > TH_PLACE_SEQUENTIAL || !j->njobs) {
 		errno = EINVAL;
+		return NULL;
+	}
+	if (th_place_total_tasks(j, TH_PLACE_ANY) > TH_PLACE_MAX_TASKS) {
+		errno = E2BIG;	/* before the placements alone, not after */
 		return NULL;
 	}
 	r = calloc(1, sizeof(*r));

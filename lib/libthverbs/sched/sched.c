@@ -31,9 +31,73 @@ int th_sched_alg_from_name(const char *name)
 	return -EINVAL;
 }
 
+/* The scale mode's per-class trees of idle-after times, all 0 (idle). */
+static int th_sched_trees_create(struct th_sched *s)
+{
+	const struct th_dag *dag = s->dag;
+	unsigned int c, i, total = 0;
+
+	s->cand_seen = calloc(dag->nprocs, sizeof(*s->cand_seen));
+	s->class_pos = malloc(dag->nprocs * sizeof(*s->class_pos));
+	s->tree_off = malloc(dag->nclasses * sizeof(*s->tree_off));
+	s->tree_cap = malloc(dag->nclasses * sizeof(*s->tree_cap));
+	if (!s->cand_seen || !s->class_pos || !s->tree_off || !s->tree_cap)
+		return -ENOMEM;
+	for (c = 0; c < dag->nclasses; c++) {
+		unsigned int n = dag->class_off[c + 1] - dag->class_off[c], cap = 1;
+
+		while (cap < n)
+			cap *= 2;
+		s->tree_off[c] = total;
+		s->tree_cap[c] = cap;
+		total += 2 * cap;
+		for (i = 0; i < n; i++)
+			s->class_pos[dag->class_procs[dag->class_off[c] + i]] = i;
+	}
+	s->iat_tree = malloc(total * sizeof(*s->iat_tree));
+	if (!s->iat_tree)
+		return -ENOMEM;
+	for (c = 0; c < dag->nclasses; c++) {
+		double *t = s->iat_tree + s->tree_off[c];
+		unsigned int cap = s->tree_cap[c];
+		unsigned int n = dag->class_off[c + 1] - dag->class_off[c];
+
+		for (i = 0; i < cap; i++)
+			t[cap + i] = i < n ? 0 : INFINITY;
+		for (i = cap; i-- > 1;)
+			t[i] = fmin(t[2 * i], t[2 * i + 1]);
+	}
+	return 0;
+}
+
+/* Processor @proc's timeline changed: its leaf and the minima above it. */
+static void th_sched_tree_update(struct th_sched *s, unsigned int proc)
+{
+	unsigned int c = s->dag->proc_class[proc], i;
+	double *t = s->iat_tree + s->tree_off[c];
+
+	i = s->tree_cap[c] + s->class_pos[proc];
+	t[i] = th_sched_proc_iat(s, proc);
+	for (i /= 2; i >= 1; i /= 2)
+		t[i] = fmin(t[2 * i], t[2 * i + 1]);
+}
+
+/* Class @c's processor idle first (the lowest of equals) and its iat. */
+static unsigned int th_sched_tree_first_idle(const struct th_sched *s,
+					     unsigned int c, double *iat)
+{
+	const double *t = s->iat_tree + s->tree_off[c];
+	unsigned int i = 1, cap = s->tree_cap[c];
+
+	while (i < cap)
+		i = t[2 * i] <= t[2 * i + 1] ? 2 * i : 2 * i + 1;
+	*iat = t[i];
+	return s->dag->class_procs[s->dag->class_off[c] + i - cap];
+}
+
 struct th_sched *th_sched_create(const struct th_dag *dag)
 {
-	unsigned int n, p;
+	unsigned int n, p, i;
 	struct th_sched *s;
 
 	if (!dag || !dag->finalized || !dag->nprocs) {
@@ -59,14 +123,22 @@ struct th_sched *th_sched_create(const struct th_dag *dag)
 	s->primary = malloc(n * sizeof(*s->primary));
 	s->aft_min = malloc(n * sizeof(*s->aft_min));
 	s->procs = calloc(p, sizeof(*s->procs));
+	s->cand = malloc(p * sizeof(*s->cand));
+	s->scaled = dag->proc_class && p > TH_DAG_EXACT_PROCS;
 	s->mask_words = (p + 63) / 64;
-	s->copy_mask = calloc((size_t)n * s->mask_words, sizeof(*s->copy_mask));
+	if (!s->scaled)
+		s->copy_mask = calloc((size_t)n * s->mask_words,
+				      sizeof(*s->copy_mask));
 	if (!s->slots || !s->next_copy || !s->first_copy || !s->primary ||
-	    !s->aft_min || !s->procs || !s->copy_mask) {
+	    !s->aft_min || !s->procs || !s->cand ||
+	    (s->scaled ? th_sched_trees_create(s) : !s->copy_mask)) {
 		th_sched_destroy(s);
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* outside the scale mode every processor is a candidate */
+	for (i = 0; !s->scaled && i < p; i++)
+		s->cand[i] = i;
 	memset(s->first_copy, 0xff, n * sizeof(*s->first_copy));
 	memset(s->primary, 0xff, n * sizeof(*s->primary));
 	for (n = 0; n < dag->ntasks; n++)
@@ -92,6 +164,12 @@ void th_sched_destroy(struct th_sched *s)
 	free(s->primary);
 	free(s->aft_min);
 	free(s->copy_mask);
+	free(s->cand);
+	free(s->cand_seen);
+	free(s->class_pos);
+	free(s->tree_off);
+	free(s->tree_cap);
+	free(s->iat_tree);
 	free(s);
 }
 
@@ -207,8 +285,11 @@ int th_sched_place(struct th_sched *s, unsigned int task, unsigned int proc,
 		s->primary[task] = idx;
 	if (finish < s->aft_min[task])
 		s->aft_min[task] = finish;
-	s->copy_mask[(size_t)task * s->mask_words + proc / 64] |=
-		1ull << (proc % 64);
+	if (s->copy_mask)
+		s->copy_mask[(size_t)task * s->mask_words + proc / 64] |=
+			1ull << (proc % 64);
+	if (s->scaled)
+		th_sched_tree_update(s, proc);
 	return 0;
 }
 
@@ -327,15 +408,116 @@ bool th_sched_has_copy_on(const struct th_sched *s, unsigned int task,
 	return th_sched_mask_test(s, task, proc);
 }
 
+/* Adds @p to the candidate list unless it is on it already. */
+static void th_sched_cand_add(struct th_sched *s, unsigned int *n,
+			      unsigned int p)
+{
+	if (s->cand_seen[p] == s->stamp)
+		return;
+	s->cand_seen[p] = s->stamp;
+	s->cand[(*n)++] = p;
+}
+
+/*
+ * The processors holding a copy of a parent of @v.  A free edge (cost 0,
+ * as into the virtual exit) brings its data as early everywhere: its
+ * parent's hosts gain nothing and are left out.
+ */
+static void th_sched_cand_hosts(struct th_sched *s, unsigned int *n,
+				unsigned int v)
+{
+	const struct th_dag *dag = s->dag;
+	unsigned int j, x;
+
+	for (j = dag->pred_off[v]; j < dag->pred_off[v + 1]; j++)
+		if (dag->edges[dag->pred[j]].cost > 0)
+			for (x = s->first_copy[dag->edges[dag->pred[j]].from];
+			     x != TH_NONE; x = s->next_copy[x])
+				th_sched_cand_add(s, n, s->slots[x].proc);
+}
+
+static int th_sched_cand_cmp(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The processors worth evaluating for task @v (with @also, a parent that
+ * may be copied along, or TH_NONE), ascending: outside the scale mode all
+ * of them.  In it (Documentation/placement.rst, "Scale"): a pinned task's
+ * processor; else the processors holding a copy of a parent of @v (or of
+ * @also, and @also's pinned processor), where data may be there early,
+ * and per class the processor idle first.  Every other processor gets
+ * @v's data at the same time r0 and differs only by when it is free,
+ * so it cannot beat its class's first idle one when appending; inserting,
+ * it may (an idle gap on a busier processor): that part is a heuristic.
+ * With @prune (plain placement, costs non-decreasing by class), classes
+ * stop once r0 + cost exceeds the best bound so far.
+ */
+unsigned int th_sched_candidates(struct th_sched *s, unsigned int v,
+				 unsigned int also, bool prune,
+				 const unsigned int **out)
+{
+	const struct th_dag *dag = s->dag;
+	unsigned int n = 0, c, j;
+	double r0 = 0, bound = INFINITY;
+
+	*out = s->cand;
+	if (!s->scaled)
+		return dag->nprocs;
+	if (++s->stamp == 0) {	/* wrapped: no list holds anything */
+		memset(s->cand_seen, 0, dag->nprocs * sizeof(*s->cand_seen));
+		s->stamp = 1;
+	}
+	if (dag->pin[v] != TH_NONE) {
+		s->cand[n++] = dag->pin[v];
+		return n;
+	}
+	th_sched_cand_hosts(s, &n, v);
+	if (also != TH_NONE) {
+		th_sched_cand_hosts(s, &n, also);
+		if (dag->pin[also] != TH_NONE)
+			th_sched_cand_add(s, &n, dag->pin[also]);
+	}
+	prune = prune && also == TH_NONE && dag->class_sorted;
+	for (j = dag->pred_off[v]; prune && j < dag->pred_off[v + 1]; j++) {
+		const struct th_dag_edge *e = &dag->edges[dag->pred[j]];
+
+		r0 = fmax(r0, s->aft_min[e->from] + e->cost);
+	}
+	for (c = 0; c < dag->nclasses; c++) {
+		double w = th_dag_class_w(dag, v, c), iat;
+		unsigned int p;
+
+		if (isinf(w))
+			continue;
+		/* classes cost no less from here on: none can beat bound */
+		if (prune && r0 + w > bound)
+			break;
+		p = th_sched_tree_first_idle(s, c, &iat);
+		bound = fmin(bound, fmax(r0, iat) + w);
+		th_sched_cand_add(s, &n, p);
+	}
+	qsort(s->cand, n, sizeof(*s->cand), th_sched_cand_cmp);
+	return n;
+}
+
 int th_sched_place_best(struct th_sched *s, unsigned int v, bool insertion)
 {
 	const struct th_dag *dag = s->dag;
 	double best = INFINITY, best_start = 0;
-	unsigned int p, best_p = 0;
+	unsigned int i, p, best_p = 0, ncand;
+	const unsigned int *cand;
 
-	for (p = 0; p < dag->nprocs; p++) {
-		double r = th_sched_data_ready(s, v, p, TH_NONE), st, eft;
-		double w = th_dag_w(dag, v, p);
+	ncand = th_sched_candidates(s, v, TH_NONE, true, &cand);
+	for (i = 0; i < ncand; i++) {
+		double r, st, eft, w;
+
+		p = cand[i];
+		r = th_sched_data_ready(s, v, p, TH_NONE);
+		w = th_dag_w(dag, v, p);
 
 		st = insertion ? th_sched_gap_start(s, p, r, w) :
 				 fmax(r, th_sched_proc_iat(s, p));
