@@ -30,6 +30,17 @@
 #include <thverbs/coll.h>
 
 /*
+ * The model's node classes: its distinct ALU rates, fastest first (a
+ * reduction then costs no less class by class).  Made once per
+ * th_place_run(), for the placement and every job's placement alone.
+ */
+struct th_place_classes {
+	unsigned int n;
+	unsigned int *of;		/* per node */
+	unsigned int *node;		/* per class: a node of it */
+};
+
+/*
  * Tasks of one job in the merged DAG: [first, first + n).  The DAG keeps
  * its costs by node class (nodes of one ALU rate cost a task the same):
  * a pinned task one cost, a free one a cost per class (sched_priv.h).
@@ -40,9 +51,7 @@ struct th_place_build {
 	struct th_dag *dag;
 	unsigned int next;		/* the next task id */
 	struct th_place_task *task;
-	unsigned int nclasses;
-	unsigned int *class_of;		/* per node */
-	unsigned int *class_node;	/* per class: a node of it */
+	const struct th_place_classes *cls;
 };
 
 static int th_place_rate_cmp(const void *a, const void *b, void *arg)
@@ -56,34 +65,44 @@ static int th_place_rate_cmp(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
-/* The node classes of @m: its distinct ALU rates, fastest first. */
-static int th_place_classes(struct th_place_build *b)
+static void th_place_classes_free(struct th_place_classes *c)
 {
-	const struct th_place_model *m = b->m;
+	free(c->of);
+	free(c->node);
+	c->of = NULL;
+	c->node = NULL;
+}
+
+/* The node classes of @m. */
+static int th_place_classes(const struct th_place_model *m,
+			    struct th_place_classes *c)
+{
 	unsigned int i, *order;
 	bool same = true;
 
-	b->class_of = calloc(m->nodes, sizeof(*b->class_of));
-	b->class_node = calloc(m->nodes, sizeof(*b->class_node));
-	if (!b->class_of || !b->class_node)
+	c->of = calloc(m->nodes, sizeof(*c->of));
+	c->node = calloc(m->nodes, sizeof(*c->node));
+	order = malloc(m->nodes * sizeof(*order));
+	if (!c->of || !c->node || !order) {
+		free(order);
+		th_place_classes_free(c);
 		return -ENOMEM;
+	}
 	for (i = 1; i < m->nodes; i++)
 		same &= m->alu[i] == m->alu[0];
-	b->nclasses = 1;
-	if (same)	/* the common case, without a sort */
-		return 0;
-	order = malloc(m->nodes * sizeof(*order));
-	if (!order)
-		return -ENOMEM;
-	for (i = 0; i < m->nodes; i++)
+	c->n = 1;
+	for (i = 0; !same && i < m->nodes; i++)
 		order[i] = i;
-	qsort_r(order, m->nodes, sizeof(*order), th_place_rate_cmp, m->alu);
-	b->class_node[0] = order[0];
-	for (i = 1; i < m->nodes; i++) {
+	if (!same)
+		qsort_r(order, m->nodes, sizeof(*order), th_place_rate_cmp,
+			m->alu);
+	for (i = 1; !same && i < m->nodes; i++) {
 		if (m->alu[order[i]] != m->alu[order[i - 1]])
-			b->class_node[b->nclasses++] = order[i];
-		b->class_of[order[i]] = b->nclasses - 1;
+			c->node[c->n++] = order[i];
+		c->of[order[i]] = c->n - 1;
 	}
+	if (!same)
+		c->node[0] = order[0];
 	free(order);
 	return 0;
 }
@@ -127,8 +146,8 @@ static int th_place_costs(struct th_place_build *b, unsigned int t,
 		ret = th_place_cost(b, node, operands, bytes, copy, &w);
 		return ret ? ret : th_dag_pin(b->dag, t, node, w);
 	}
-	for (c = 0, ret = 0; !ret && c < b->nclasses; c++) {
-		ret = th_place_cost(b, b->class_node[c], operands, bytes, copy,
+	for (c = 0, ret = 0; !ret && c < b->cls->n; c++) {
+		ret = th_place_cost(b, b->cls->node[c], operands, bytes, copy,
 				    &w);
 		if (!ret)
 			ret = th_dag_set_class_cost(b->dag, t, c, w);
@@ -285,13 +304,18 @@ static unsigned int th_place_job_nodes(const struct th_place_job *jb)
 	return n;
 }
 
-/* The DAG of jobs @only (or every job when @only is TH_PLACE_ANY). */
+/*
+ * The DAG of jobs @only (or every job when @only is TH_PLACE_ANY), on the
+ * node classes @cls of @m (NULL: made here).
+ */
 static struct th_dag *th_place_build(const struct th_place_jobs *j,
 				     const struct th_place_model *m,
 				     enum th_place_mode mode, unsigned int only,
+				     const struct th_place_classes *cls,
 				     struct th_place_task **tasks)
 {
-	struct th_place_build b = { .m = m, .mode = mode };
+	struct th_place_build b = { .m = m, .mode = mode, .cls = cls };
+	struct th_place_classes own = { 0 };
 	unsigned int i;
 	uint64_t total;
 	int ret = 0;
@@ -309,11 +333,14 @@ static struct th_dag *th_place_build(const struct th_place_jobs *j,
 	}
 	b.task = malloc((total + 2) * sizeof(*b.task));
 	b.dag = th_dag_create(total);
-	ret = th_place_classes(&b);
+	if (!cls) {
+		ret = th_place_classes(m, &own);
+		b.cls = &own;
+	}
 	if (!ret && (!b.task || !b.dag))
 		ret = -ENOMEM;
 	if (!ret)
-		ret = th_dag_set_classes(b.dag, m->nodes, b.class_of, b.nclasses);
+		ret = th_dag_set_classes(b.dag, m->nodes, b.cls->of, b.cls->n);
 	if (ret)
 		goto err;
 	for (i = 0; !ret && i < j->njobs; i++) {
@@ -335,14 +362,12 @@ static struct th_dag *th_place_build(const struct th_place_jobs *j,
 		*tasks = b.task;
 	else
 		free(b.task);
-	free(b.class_of);
-	free(b.class_node);
+	th_place_classes_free(&own);
 	return b.dag;
 err:
 	th_dag_destroy(b.dag);
 	free(b.task);
-	free(b.class_of);
-	free(b.class_node);
+	th_place_classes_free(&own);
 	errno = ret < 0 ? -ret : EINVAL;
 	return NULL;
 }
@@ -352,7 +377,7 @@ struct th_dag *th_place_dag(const struct th_place_jobs *j,
 			    enum th_place_mode mode, struct th_place_task **tasks)
 {
 	return th_place_build(j, m, mode == TH_PLACE_SEQUENTIAL ?
-			      TH_PLACE_TREES : mode, TH_PLACE_ANY, tasks);
+			      TH_PLACE_TREES : mode, TH_PLACE_ANY, NULL, tasks);
 }
 
 /* Each job's finish: the latest of its tasks' earliest copies. */
@@ -388,10 +413,11 @@ static int th_place_schedule(const struct th_place_jobs *j,
 			     const struct th_place_model *m,
 			     enum th_place_mode mode, enum th_sched_alg alg,
 			     unsigned int only, double *finish,
-			     struct th_place_result *r)
+			     struct th_place_result *r,
+			     const struct th_place_classes *cls)
 {
 	struct th_place_task *task = NULL;
-	struct th_dag *dag = th_place_build(j, m, mode, only, &task);
+	struct th_dag *dag = th_place_build(j, m, mode, only, cls, &task);
 	struct th_sched *s = dag ? th_sched_run(dag, alg) : NULL;
 	int err = s ? 0 : -errno;
 
@@ -427,6 +453,7 @@ struct th_place_result *th_place_run(const struct th_place_jobs *j,
 {
 	enum th_place_mode alone_mode = mode == TH_PLACE_SCHEDULED ?
 					TH_PLACE_SCHEDULED : TH_PLACE_TREES;
+	struct th_place_classes cls = { 0 };
 	struct th_place_result *r;
 	double *f, mean = 0, dev = 0, clock = 0;
 	unsigned int i;
@@ -452,9 +479,13 @@ struct th_place_result *th_place_run(const struct th_place_jobs *j,
 		return NULL;
 	}
 	r->njobs = j->njobs;
+	ret = th_place_classes(m, &cls);
+	if (ret)
+		goto err;
 	/* each job alone: its own makespan, the reference of its slowdown */
 	for (i = 0; i < j->njobs; i++) {
-		ret = th_place_schedule(j, m, alone_mode, alg, i, f, NULL);
+		ret = th_place_schedule(j, m, alone_mode, alg, i, f, NULL,
+					&cls);
 		if (ret)
 			goto err;
 		r->job[i].alone = f[i];
@@ -465,7 +496,8 @@ struct th_place_result *th_place_run(const struct th_place_jobs *j,
 			r->job[i].finish = clock;
 		}
 	} else {
-		ret = th_place_schedule(j, m, mode, alg, TH_PLACE_ANY, f, r);
+		ret = th_place_schedule(j, m, mode, alg, TH_PLACE_ANY, f, r,
+					&cls);
 		if (ret)
 			goto err;
 		for (i = 0; i < j->njobs; i++)
@@ -480,9 +512,11 @@ struct th_place_result *th_place_run(const struct th_place_jobs *j,
 	for (i = 0; i < j->njobs; i++)
 		dev += fabs(r->job[i].slowdown - mean) / j->njobs;
 	r->unfairness = dev;
+	th_place_classes_free(&cls);
 	free(f);
 	return r;
 err:
+	th_place_classes_free(&cls);
 	free(f);
 	th_place_result_destroy(r);
 	errno = -ret;

@@ -436,6 +436,9 @@ static void th_sched_cand_hosts(struct th_sched *s, unsigned int *n,
 				th_sched_cand_add(s, n, s->slots[x].proc);
 }
 
+/* Lists longer than this stay in the order found (hosts, then classes). */
+#define TH_SCHED_CAND_SORTED	64
+
 static int th_sched_cand_cmp(const void *a, const void *b)
 {
 	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
@@ -500,7 +503,9 @@ unsigned int th_sched_candidates(struct th_sched *s, unsigned int v,
 		bound = fmin(bound, fmax(r0, iat) + w);
 		th_sched_cand_add(s, &n, p);
 	}
-	qsort(s->cand, n, sizeof(*s->cand), th_sched_cand_cmp);
+	/* small lists in processor order, as the exhaustive scan meets them */
+	if (n <= TH_SCHED_CAND_SORTED)
+		qsort(s->cand, n, sizeof(*s->cand), th_sched_cand_cmp);
 	return n;
 }
 
@@ -522,7 +527,8 @@ int th_sched_place_best(struct th_sched *s, unsigned int v, bool insertion)
 		st = insertion ? th_sched_gap_start(s, p, r, w) :
 				 fmax(r, th_sched_proc_iat(s, p));
 		eft = st + w;
-		if (eft < best) {
+		/* ties: the lowest processor, whatever the list's order */
+		if (eft < best || (eft == best && p < best_p)) {
 			best = eft;
 			best_start = st;
 			best_p = p;
