@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "place_priv.h"
 #include <thverbs/place.h>
 
 #define TH_MODEL_DEF_ALU	2e9	/* operand bytes/s */
@@ -93,18 +94,28 @@ int th_place_model_check(const struct th_place_model *m)
 	return 0;
 }
 
-double th_place_reduce_cost(const struct th_place_model *m, unsigned int node,
-			    unsigned int operands, uint64_t bytes)
+void th_place_reduce_terms(const struct th_place_model *m,
+			   unsigned int operands, uint64_t bytes,
+			   double *fixed, double *read)
 {
 	unsigned int passes = 1, p = m->passes > 1 ? m->passes : 2;
 
-	if (node >= m->nodes)
-		return INFINITY;
 	if (operands > p)
 		passes += (operands - p + p - 2) / (p - 1);
 	/* every pass after the first reads the partial result again */
-	return passes * m->descriptor +
-	       (double)(operands + passes - 1) * bytes / m->alu[node];
+	*fixed = passes * m->descriptor;
+	*read = (double)(operands + passes - 1) * bytes;
+}
+
+double th_place_reduce_cost(const struct th_place_model *m, unsigned int node,
+			    unsigned int operands, uint64_t bytes)
+{
+	double fixed, read;
+
+	if (node >= m->nodes)
+		return INFINITY;
+	th_place_reduce_terms(m, operands, bytes, &fixed, &read);
+	return fixed + read / m->alu[node];
 }
 
 double th_place_copy_cost(const struct th_place_model *m, uint64_t bytes)

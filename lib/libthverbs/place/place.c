@@ -132,27 +132,30 @@ static int th_place_cost(const struct th_place_build *b, unsigned int node,
 
 /*
  * A task pinned to @node (infinite cost elsewhere: one cost kept), or free
- * (TH_PLACE_ANY: a cost per node class).
+ * (TH_PLACE_ANY: two terms, its cost on each node class from its rate).
  */
 static int th_place_costs(struct th_place_build *b, unsigned int t,
 			  unsigned int node, unsigned int operands,
 			  uint64_t bytes, bool copy)
 {
-	unsigned int c;
-	double w;
+	double w, fixed, read;
 	int ret;
 
 	if (node != TH_PLACE_ANY) {
 		ret = th_place_cost(b, node, operands, bytes, copy, &w);
 		return ret ? ret : th_dag_pin(b->dag, t, node, w);
 	}
-	for (c = 0, ret = 0; !ret && c < b->cls->n; c++) {
-		ret = th_place_cost(b, b->cls->node[c], operands, bytes, copy,
-				    &w);
-		if (!ret)
-			ret = th_dag_set_class_cost(b->dag, t, c, w);
+	/* fixed + read / rate, as th_place_reduce_cost() computes it */
+	if (copy || !operands) {
+		fixed = th_place_copy_cost(b->m, bytes);
+		read = 0;
+	} else {
+		th_place_reduce_terms(b->m, operands, bytes, &fixed, &read);
 	}
-	return ret;
+	/* the slowest class costs the most: finite there, finite everywhere */
+	if (!isfinite(fixed + read / b->m->alu[b->cls->node[b->cls->n - 1]]))
+		return -ERANGE;
+	return th_dag_set_affine(b->dag, t, fixed, read);
 }
 
 /* The next task: JOB.<role><v>. */
@@ -316,6 +319,7 @@ static struct th_dag *th_place_build(const struct th_place_jobs *j,
 {
 	struct th_place_build b = { .m = m, .mode = mode, .cls = cls };
 	struct th_place_classes own = { 0 };
+	double *rate = NULL;		/* per class */
 	unsigned int i;
 	uint64_t total;
 	int ret = 0;
@@ -333,14 +337,19 @@ static struct th_dag *th_place_build(const struct th_place_jobs *j,
 	}
 	b.task = malloc((total + 2) * sizeof(*b.task));
 	b.dag = th_dag_create(total);
+	rate = malloc(m->nodes * sizeof(*rate));
 	if (!cls) {
 		ret = th_place_classes(m, &own);
 		b.cls = &own;
 	}
-	if (!ret && (!b.task || !b.dag))
+	if (!ret && (!b.task || !b.dag || !rate))
 		ret = -ENOMEM;
 	if (!ret)
 		ret = th_dag_set_classes(b.dag, m->nodes, b.cls->of, b.cls->n);
+	for (i = 0; !ret && i < b.cls->n; i++)
+		rate[i] = m->alu[b.cls->node[i]];
+	if (!ret)
+		ret = th_dag_set_class_divisors(b.dag, rate);
 	if (ret)
 		goto err;
 	for (i = 0; !ret && i < j->njobs; i++) {
@@ -363,11 +372,13 @@ static struct th_dag *th_place_build(const struct th_place_jobs *j,
 	else
 		free(b.task);
 	th_place_classes_free(&own);
+	free(rate);
 	return b.dag;
 err:
 	th_dag_destroy(b.dag);
 	free(b.task);
 	th_place_classes_free(&own);
+	free(rate);
 	errno = ret < 0 ? -ret : EINVAL;
 	return NULL;
 }

@@ -39,4 +39,15 @@ struct th_place_jobs {
 	unsigned int njobs, cap;
 };
 
+#pragma GCC visibility push(hidden)
+/*
+ * model.c: a REDUCE's cost on a node of ALU rate r is @fixed + @read / r
+ * (th_place_reduce_cost() computes it so): the placer keeps the two terms
+ * per free task instead of a cost per rate.
+ */
+void th_place_reduce_terms(const struct th_place_model *m,
+			   unsigned int operands, uint64_t bytes,
+			   double *fixed, double *read);
+#pragma GCC visibility pop
+
 #endif /* TH_PLACE_PRIV_H */

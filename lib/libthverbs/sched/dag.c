@@ -52,6 +52,12 @@ static void th_dag_free_classes(struct th_dag *dag)
 	free(dag->pin);
 	free(dag->pin_w);
 	free(dag->row);
+	free(dag->class_div);
+	free(dag->aff_a);
+	free(dag->aff_b);
+	dag->class_div = NULL;
+	dag->aff_a = NULL;
+	dag->aff_b = NULL;
 	dag->proc_class = NULL;
 	dag->class_off = NULL;
 	dag->class_procs = NULL;
@@ -199,10 +205,50 @@ err:
 	return ret;
 }
 
+int th_dag_set_class_divisors(struct th_dag *dag, const double *div)
+{
+	unsigned int c;
+
+	if (!dag->proc_class || !div)
+		return -EINVAL;
+	for (c = 0; c < dag->nclasses; c++)
+		if (!(div[c] > 0) || isinf(div[c]))
+			return -EINVAL;
+	if (!dag->class_div) {
+		dag->class_div = malloc(dag->nclasses * sizeof(*dag->class_div));
+		if (!dag->class_div)
+			return -ENOMEM;
+	}
+	memcpy(dag->class_div, div, dag->nclasses * sizeof(*div));
+	return 0;
+}
+
+int th_dag_set_affine(struct th_dag *dag, unsigned int task, double a,
+		      double b)
+{
+	if (!dag->proc_class || !dag->class_div || task >= dag->ntasks ||
+	    !(a >= 0) || !(b >= 0) || isinf(a) || isinf(b) ||
+	    (dag->virt[task] && (a != 0 || b != 0)))
+		return -EINVAL;
+	if (!dag->aff_a) {
+		dag->aff_a = calloc(dag->cap_tasks, sizeof(*dag->aff_a));
+		dag->aff_b = calloc(dag->cap_tasks, sizeof(*dag->aff_b));
+		if (!dag->aff_a || !dag->aff_b)
+			return -ENOMEM;	/* freed with the layout */
+	}
+	/* a task that had a row keeps it unused: rows are not recycled */
+	dag->row[task] = TH_DAG_AFFINE;
+	dag->aff_a[task] = a;
+	dag->aff_b[task] = b;
+	dag->pin[task] = TH_NONE;
+	dag->wstale[task] = true;
+	return 0;
+}
+
 /* Task @task's row of class costs, made (all 0) on first use. */
 static double *th_dag_row(struct th_dag *dag, unsigned int task)
 {
-	if (dag->row[task] == TH_NONE) {
+	if (dag->row[task] == TH_NONE || dag->row[task] == TH_DAG_AFFINE) {
 		if (dag->nrows == dag->cap_rows) {
 			unsigned int cap = dag->cap_rows ? 2 * dag->cap_rows : 64;
 			double *w = realloc(dag->w, (size_t)cap * dag->nclasses *
@@ -380,6 +426,14 @@ static int th_dag_add_virtual(struct th_dag *dag, bool start, unsigned int *id)
 static bool th_dag_rows_sorted(const struct th_dag *dag)
 {
 	unsigned int r, c;
+	bool affine = false;
+
+	/* affine costs (b >= 0) grow as the divisors shrink */
+	for (r = 0; dag->class_div && r < dag->ntasks; r++)
+		affine |= dag->row[r] == TH_DAG_AFFINE && dag->aff_b[r] > 0;
+	for (c = 1; affine && c < dag->nclasses; c++)
+		if (!(dag->class_div[c] <= dag->class_div[c - 1]))
+			return false;
 
 	for (r = 0; r < dag->nrows; r++)
 		for (c = 1; c < dag->nclasses; c++)

@@ -38,10 +38,11 @@ static int th_sched_trees_create(struct th_sched *s)
 	unsigned int c, i, total = 0;
 
 	s->cand_seen = calloc(dag->nprocs, sizeof(*s->cand_seen));
+	s->cand_host = calloc(dag->nprocs, sizeof(*s->cand_host));
 	s->class_pos = malloc(dag->nprocs * sizeof(*s->class_pos));
 	s->tree_off = malloc(dag->nclasses * sizeof(*s->tree_off));
 	s->tree_cap = malloc(dag->nclasses * sizeof(*s->tree_cap));
-	if (!s->cand_seen || !s->class_pos || !s->tree_off || !s->tree_cap)
+	if (!s->cand_seen || !s->cand_host || !s->class_pos || !s->tree_off || !s->tree_cap)
 		return -ENOMEM;
 	for (c = 0; c < dag->nclasses; c++) {
 		unsigned int n = dag->class_off[c + 1] - dag->class_off[c], cap = 1;
@@ -166,6 +167,7 @@ void th_sched_destroy(struct th_sched *s)
 	free(s->copy_mask);
 	free(s->cand);
 	free(s->cand_seen);
+	free(s->cand_host);
 	free(s->class_pos);
 	free(s->tree_off);
 	free(s->tree_cap);
@@ -432,8 +434,10 @@ static void th_sched_cand_hosts(struct th_sched *s, unsigned int *n,
 	for (j = dag->pred_off[v]; j < dag->pred_off[v + 1]; j++)
 		if (dag->edges[dag->pred[j]].cost > 0)
 			for (x = s->first_copy[dag->edges[dag->pred[j]].from];
-			     x != TH_NONE; x = s->next_copy[x])
+			     x != TH_NONE; x = s->next_copy[x]) {
 				th_sched_cand_add(s, n, s->slots[x].proc);
+				s->cand_host[s->slots[x].proc] = s->stamp;
+			}
 }
 
 /* Lists longer than this stay in the order found (hosts, then classes). */
@@ -472,6 +476,7 @@ unsigned int th_sched_candidates(struct th_sched *s, unsigned int v,
 		return dag->nprocs;
 	if (++s->stamp == 0) {	/* wrapped: no list holds anything */
 		memset(s->cand_seen, 0, dag->nprocs * sizeof(*s->cand_seen));
+		memset(s->cand_host, 0, dag->nprocs * sizeof(*s->cand_host));
 		s->stamp = 1;
 	}
 	if (dag->pin[v] != TH_NONE) {
@@ -485,11 +490,13 @@ unsigned int th_sched_candidates(struct th_sched *s, unsigned int v,
 			th_sched_cand_add(s, &n, dag->pin[also]);
 	}
 	prune = prune && also == TH_NONE && dag->class_sorted;
-	for (j = dag->pred_off[v]; prune && j < dag->pred_off[v + 1]; j++) {
+	/* what th_sched_data_ready() finds on a processor hosting no parent */
+	for (j = dag->pred_off[v]; j < dag->pred_off[v + 1]; j++) {
 		const struct th_dag_edge *e = &dag->edges[dag->pred[j]];
 
 		r0 = fmax(r0, s->aft_min[e->from] + e->cost);
 	}
+	s->cand_r0 = r0;
 	for (c = 0; c < dag->nclasses; c++) {
 		double w = th_dag_class_w(dag, v, c), iat;
 		unsigned int p;
@@ -521,7 +528,10 @@ int th_sched_place_best(struct th_sched *s, unsigned int v, bool insertion)
 		double r, st, eft, w;
 
 		p = cand[i];
-		r = th_sched_data_ready(s, v, p, TH_NONE);
+		/* off the parents' hosts, data is ready at the list's r0 */
+		r = s->scaled && dag->pin[v] == TH_NONE &&
+		    s->cand_host[p] != s->stamp ? s->cand_r0 :
+		    th_sched_data_ready(s, v, p, TH_NONE);
 		w = th_dag_w(dag, v, p);
 
 		st = insertion ? th_sched_gap_start(s, p, r, w) :

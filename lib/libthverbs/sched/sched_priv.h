@@ -45,8 +45,11 @@ struct th_dag {
 	unsigned int *class_procs;	/* processors grouped by class, ascending */
 	unsigned int *pin;		/* per task: its processor, TH_NONE: free */
 	double *pin_w;			/* per task: its cost there */
-	unsigned int *row;		/* per task: its row of w, TH_NONE: all 0 */
+	unsigned int *row;		/* per task: its row of w, TH_NONE: all 0,
+					   TH_DAG_AFFINE: aff_a + aff_b / class_div */
 	unsigned int nrows, cap_rows;
+	double *class_div;		/* per class, for affine costs */
+	double *aff_a, *aff_b;		/* per task */
 	bool class_sorted;		/* finalize: every row non-decreasing */
 
 	unsigned int nedges;
@@ -70,12 +73,19 @@ struct th_dag {
 /* Processors above which the class layout's scale mode applies (sched.c). */
 #define TH_DAG_EXACT_PROCS	256
 
+#define TH_DAG_AFFINE	0xfffffffeu
+
 /* Task v's cost on processor class c (class layout). */
 static inline double th_dag_class_w(const struct th_dag *dag, unsigned int v,
 				    unsigned int c)
 {
-	return dag->row[v] == TH_NONE ? 0 :
-	       dag->w[(size_t)dag->row[v] * dag->nclasses + c];
+	unsigned int r = dag->row[v];
+
+	if (r == TH_NONE)
+		return 0;
+	if (r == TH_DAG_AFFINE)
+		return dag->aff_a[v] + dag->aff_b[v] / dag->class_div[c];
+	return dag->w[(size_t)r * dag->nclasses + c];
 }
 
 /* The w(v, s) table, whichever layout holds it. */
@@ -133,7 +143,9 @@ struct th_sched {
 	bool scaled;
 	unsigned int *cand;		/* nprocs: the candidate list */
 	unsigned int *cand_seen;	/* per processor: stamp of its last list */
+	unsigned int *cand_host;	/* per processor: stamp, when a host */
 	unsigned int stamp;
+	double cand_r0;			/* the list's data-ready time off hosts */
 	unsigned int *class_pos;
 	unsigned int *tree_off;
 	unsigned int *tree_cap;
@@ -185,6 +197,14 @@ int th_dag_set_class_cost(struct th_dag *dag, unsigned int task,
 			  unsigned int cls, double w);
 int th_dag_pin(struct th_dag *dag, unsigned int task, unsigned int proc,
 	       double w);
+/*
+ * Affine class costs, two numbers a task however many classes: task
+ * @task costs @a + @b / div[c] on class c, div[] set once per graph by
+ * th_dag_set_class_divisors() (positive, finite; the placer's ALU rates).
+ */
+int th_dag_set_class_divisors(struct th_dag *dag, const double *div);
+int th_dag_set_affine(struct th_dag *dag, unsigned int task, double a,
+		      double b);
 
 /* sched.c: the placement machinery shared by the algorithms */
 double th_sched_arrival(const struct th_sched *s, unsigned int edge,
