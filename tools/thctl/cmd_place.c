@@ -14,6 +14,7 @@
 
 #include <thverbs/place.h>
 #include "json.h"
+#include "progress.h"
 #include "thctl.h"
 #include <thverbs/verbs.h>
 
@@ -27,6 +28,7 @@ struct thctl_place_opts {
 	bool pretty;
 	bool write_model;
 	bool calibrate;
+	bool progress;
 	const char *provider;
 };
 
@@ -58,11 +60,15 @@ static void thctl_place_usage(FILE *f)
 		"      --calibrate     measure the model on a provider's first two nodes\n"
 		"                      (chains timed from this process) and print it\n"
 		"      --provider P    kernel, inproc or auto, for --calibrate\n"
+		"      --progress      the progress line (after 2 s) on stderr even when\n"
+		"                      it is not a terminal (on a terminal: always)\n"
 		"  -h, --help          this text\n"
 		"\n"
-		"Times are predictions of the model, in microseconds.\n"
+		"Times are predictions of the model, in microseconds.  Limits: %u nodes,\n"
+		"%u jobs, %u tasks in the placement DAG (Documentation/placement.rst).\n"
 		"Exit status: 0 success, 1 placement failed, 2 usage error or malformed\n"
-		"input (file:line:col: message).\n");
+		"input (file:line:col: message).\n", TH_PLACE_MAX_NODES,
+		TH_PLACE_MAX_JOBS, TH_PLACE_MAX_TASKS);
 }
 
 static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
@@ -77,6 +83,7 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 		{ "write-model", no_argument, NULL, 'W' },
 		{ "calibrate", no_argument, NULL, 'C' },
 		{ "provider", required_argument, NULL, 'P' },
+		{ "progress", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -132,6 +139,9 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 			break;
 		case 'P':
 			o->provider = optarg;
+			break;
+		case 'G':
+			o->progress = true;
 			break;
 		case 'h':
 			thctl_place_usage(stdout);
@@ -237,6 +247,27 @@ static void thctl_place_json(const struct th_place_jobs *j,
 	tj_finish(&t);
 }
 
+/* One placement into @row, its failure said on stderr with its reason. */
+static void thctl_place_one(const struct th_place_jobs *j,
+			    const struct th_place_model *m,
+			    enum th_place_mode mode, enum th_sched_alg alg,
+			    struct thctl_place_row *row)
+{
+	thctl_progress_stage("placing: %s", row->label);
+	row->r = th_place_run(j, m, mode, alg);
+	if (row->r)
+		return;
+	if (errno == E2BIG)
+		fprintf(stderr, "thctl place: %s: the jobs make more than %u tasks, the placer's limit\n",
+			row->label, TH_PLACE_MAX_TASKS);
+	else if (errno == ERANGE)
+		fprintf(stderr, "thctl place: %s: a cost overflows: the model's rates are too small for these sizes\n",
+			row->label);
+	else
+		fprintf(stderr, "thctl place: %s: %s\n", row->label,
+			th_strerror(-errno));
+}
+
 /* --calibrate: the model measured on the provider's nodes 0 and 1. */
 static int thctl_place_calibrate(const struct thctl_place_opts *o)
 {
@@ -328,16 +359,18 @@ int thctl_place_main(int argc, char **argv)
 		th_place_jobs_destroy(j);
 		return THCTL_EXIT_USAGE;
 	}
+	thctl_progress_start("thctl place", o.progress);
 	for (a = 0; a < TH_SCHED_NR_ALGS; a++) {
 		if (o.alg >= 0 && a != o.alg)
 			continue;
 		rows[nrows].label = th_sched_alg_name(a);
-		rows[nrows++].r = th_place_run(j, m, TH_PLACE_SCHEDULED, a);
+		thctl_place_one(j, m, TH_PLACE_SCHEDULED, a, &rows[nrows++]);
 	}
 	rows[nrows].label = "trees";
-	rows[nrows++].r = th_place_run(j, m, TH_PLACE_TREES, TH_SCHED_HEFT);
+	thctl_place_one(j, m, TH_PLACE_TREES, TH_SCHED_HEFT, &rows[nrows++]);
 	rows[nrows].label = "sequential";
-	rows[nrows++].r = th_place_run(j, m, TH_PLACE_SEQUENTIAL, TH_SCHED_HEFT);
+	thctl_place_one(j, m, TH_PLACE_SEQUENTIAL, TH_SCHED_HEFT, &rows[nrows++]);
+	thctl_progress_stop();
 	for (i = 0; i < nrows; i++)
 		if (!rows[i].r)
 			status = THCTL_EXIT_FAIL;

@@ -116,7 +116,7 @@ int th_sched_group_eval(const struct th_sched *s, unsigned int task,
 	ev->task_start = 0;
 	/* the candidate list is scratch of the schedule's; eft_g wants all */
 	ncand = eft_g ? dag->nprocs :
-		th_sched_candidates((struct th_sched *)s, task, cp, false, &cand);
+		th_sched_candidates((struct th_sched *)s, task, cp, true, &cand);
 	for (i = 0; i < ncand; i++) {
 		double iat, cp_in, others, st, gs, eft, wv, wc;
 

@@ -137,7 +137,7 @@ static int th_hcpfd_place(struct th_sched *s, unsigned int v)
 	const unsigned int *cand;
 	int ret;
 
-	ncand = th_sched_candidates(s, v, TH_NONE, false, &cand);
+	ncand = th_sched_candidates(s, v, TH_SCHED_CAND_CPARENT, true, &cand);
 	for (i = 0; i < ncand; i++) {
 		double iat, w, last = -1, ready = 0, st, cs, cf, st_dup;
 		unsigned int cpar = TH_NONE;

@@ -450,26 +450,52 @@ static int th_sched_cand_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The data-ready time of @v off its parents' hosts, and its latest parent. */
+static double th_sched_r0(const struct th_sched *s, unsigned int v,
+			  unsigned int *crit)
+{
+	const struct th_dag *dag = s->dag;
+	double r0 = 0, last = -1;
+	unsigned int j;
+
+	*crit = TH_NONE;
+	for (j = dag->pred_off[v]; j < dag->pred_off[v + 1]; j++) {
+		const struct th_dag_edge *e = &dag->edges[dag->pred[j]];
+		double a = s->aft_min[e->from] + e->cost;
+
+		r0 = fmax(r0, a);
+		if (a > last) {	/* the first of equals, as hcpfd.c picks */
+			last = a;
+			*crit = e->from;
+		}
+	}
+	return r0;
+}
+
 /*
- * The processors worth evaluating for task @v (with @also, a parent that
- * may be copied along, or TH_NONE), ascending: outside the scale mode all
- * of them.  In it (Documentation/placement.rst, "Scale"): a pinned task's
- * processor; else the processors holding a copy of a parent of @v (or of
- * @also, and @also's pinned processor), where data may be there early,
- * and per class the processor idle first.  Every other processor gets
- * @v's data at the same time r0 and differs only by when it is free,
- * so it cannot beat its class's first idle one when appending; inserting,
- * it may (an idle gap on a busier processor): that part is a heuristic.
- * With @prune (plain placement, costs non-decreasing by class), classes
- * stop once r0 + cost exceeds the best bound so far.
+ * The processors worth evaluating for task @v, ascending when few: outside
+ * the scale mode all of them.  In it (Documentation/placement.rst,
+ * "Scale"): a pinned task's processor; else the processors holding a copy
+ * of a parent of @v, where data may be there early, and per class the
+ * processor idle first.  Every other processor gets @v's data at the same
+ * time r0 and differs only by when it is free, so it cannot beat its
+ * class's first idle one when appending; inserting, it may (an idle gap on
+ * a busier processor): that part is a heuristic.
+ *
+ * @also is a parent that may be copied along (duplication), or
+ * TH_SCHED_CAND_CPARENT for the one whose data comes last off the hosts,
+ * or TH_NONE: its parents' hosts and its pinned processor join the list.
+ * With @prune, and costs non-decreasing by class, the classes stop once
+ * their lower bound, r0 + w(v) (or, copying @also first, its r0 + w(also)
+ * + w(v)), exceeds what an earlier class's first idle processor achieves.
  */
 unsigned int th_sched_candidates(struct th_sched *s, unsigned int v,
 				 unsigned int also, bool prune,
 				 const unsigned int **out)
 {
 	const struct th_dag *dag = s->dag;
-	unsigned int n = 0, c, j;
-	double r0 = 0, bound = INFINITY;
+	unsigned int n = 0, c, crit;
+	double r0, r0_also = INFINITY, bound = INFINITY;
 
 	*out = s->cand;
 	if (!s->scaled)
@@ -483,28 +509,30 @@ unsigned int th_sched_candidates(struct th_sched *s, unsigned int v,
 		s->cand[n++] = dag->pin[v];
 		return n;
 	}
+	/* what th_sched_data_ready() finds on a processor hosting no parent */
+	r0 = th_sched_r0(s, v, &crit);
+	s->cand_r0 = r0;
+	if (also == TH_SCHED_CAND_CPARENT)
+		also = crit;
 	th_sched_cand_hosts(s, &n, v);
 	if (also != TH_NONE) {
 		th_sched_cand_hosts(s, &n, also);
 		if (dag->pin[also] != TH_NONE)
 			th_sched_cand_add(s, &n, dag->pin[also]);
+		else
+			r0_also = th_sched_r0(s, also, &crit);
 	}
-	prune = prune && also == TH_NONE && dag->class_sorted;
-	/* what th_sched_data_ready() finds on a processor hosting no parent */
-	for (j = dag->pred_off[v]; j < dag->pred_off[v + 1]; j++) {
-		const struct th_dag_edge *e = &dag->edges[dag->pred[j]];
-
-		r0 = fmax(r0, s->aft_min[e->from] + e->cost);
-	}
-	s->cand_r0 = r0;
+	prune = prune && dag->class_sorted;
 	for (c = 0; c < dag->nclasses; c++) {
-		double w = th_dag_class_w(dag, v, c), iat;
+		double w = th_dag_class_w(dag, v, c), iat, lb = r0 + w;
 		unsigned int p;
 
 		if (isinf(w))
 			continue;
+		if (!isinf(r0_also))
+			lb = fmin(lb, r0_also + th_dag_class_w(dag, also, c) + w);
 		/* classes cost no less from here on: none can beat bound */
-		if (prune && r0 + w > bound)
+		if (prune && lb > bound)
 			break;
 		p = th_sched_tree_first_idle(s, c, &iat);
 		bound = fmin(bound, fmax(r0, iat) + w);

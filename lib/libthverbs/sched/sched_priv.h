@@ -217,6 +217,7 @@ double th_sched_gap_start(const struct th_sched *s, unsigned int proc,
 bool th_sched_has_copy_on(const struct th_sched *s, unsigned int task,
 			  unsigned int proc);
 int th_sched_place_best(struct th_sched *s, unsigned int v, bool insertion);
+#define TH_SCHED_CAND_CPARENT	0xfffffffeu
 unsigned int th_sched_candidates(struct th_sched *s, unsigned int v,
 				 unsigned int also, bool prune,
 				 const unsigned int **out);
