@@ -489,39 +489,54 @@ static double th_sched_r0(const struct th_sched *s, unsigned int v,
  * their lower bound, r0 + w(v) (or, copying @also first, its r0 + w(also)
  * + w(v)), exceeds what an earlier class's first idle processor achieves.
  */
-unsigned int th_sched_candidates(struct th_sched *s, unsigned int v,
-				 unsigned int also, bool prune,
-				 const unsigned int **out)
+/*
+ * A new list for free task @v (scale mode): the parents' hosts (and
+ * @also's), r0 in s->cand_r0; returns their count, @also resolved.
+ */
+static unsigned int th_sched_cand_start(struct th_sched *s, unsigned int v,
+					unsigned int *also, double *r0_also)
 {
 	const struct th_dag *dag = s->dag;
-	unsigned int n = 0, c, crit;
-	double r0, r0_also = INFINITY, bound = INFINITY;
+	unsigned int n = 0, crit;
 
-	*out = s->cand;
-	if (!s->scaled)
-		return dag->nprocs;
 	if (++s->stamp == 0) {	/* wrapped: no list holds anything */
 		memset(s->cand_seen, 0, dag->nprocs * sizeof(*s->cand_seen));
 		memset(s->cand_host, 0, dag->nprocs * sizeof(*s->cand_host));
 		s->stamp = 1;
 	}
+	/* what th_sched_data_ready() finds on a processor hosting no parent */
+	s->cand_r0 = th_sched_r0(s, v, &crit);
+	if (*also == TH_SCHED_CAND_CPARENT)
+		*also = crit;
+	*r0_also = INFINITY;
+	th_sched_cand_hosts(s, &n, v);
+	if (*also != TH_NONE) {
+		th_sched_cand_hosts(s, &n, *also);
+		if (dag->pin[*also] != TH_NONE)
+			th_sched_cand_add(s, &n, dag->pin[*also]);
+		else
+			*r0_also = th_sched_r0(s, *also, &crit);
+	}
+	return n;
+}
+
+unsigned int th_sched_candidates(struct th_sched *s, unsigned int v,
+				 unsigned int also, bool prune,
+				 const unsigned int **out)
+{
+	const struct th_dag *dag = s->dag;
+	unsigned int n = 0, c;
+	double r0, r0_also, bound = INFINITY;
+
+	*out = s->cand;
+	if (!s->scaled)
+		return dag->nprocs;
 	if (dag->pin[v] != TH_NONE) {
 		s->cand[n++] = dag->pin[v];
 		return n;
 	}
-	/* what th_sched_data_ready() finds on a processor hosting no parent */
-	r0 = th_sched_r0(s, v, &crit);
-	s->cand_r0 = r0;
-	if (also == TH_SCHED_CAND_CPARENT)
-		also = crit;
-	th_sched_cand_hosts(s, &n, v);
-	if (also != TH_NONE) {
-		th_sched_cand_hosts(s, &n, also);
-		if (dag->pin[also] != TH_NONE)
-			th_sched_cand_add(s, &n, dag->pin[also]);
-		else
-			r0_also = th_sched_r0(s, also, &crit);
-	}
+	n = th_sched_cand_start(s, v, &also, &r0_also);
+	r0 = s->cand_r0;
 	prune = prune && dag->class_sorted;
 	for (c = 0; c < dag->nclasses; c++) {
 		double w = th_dag_class_w(dag, v, c), iat, lb = r0 + w;
@@ -544,37 +559,71 @@ unsigned int th_sched_candidates(struct th_sched *s, unsigned int v,
 	return n;
 }
 
+struct th_sched_best {
+	double eft, start;
+	unsigned int p;
+};
+
+/* Task @v on processor @p: kept in @b if it finishes first (ties: lowest p). */
+static void th_sched_try(struct th_sched *s, unsigned int v, unsigned int p,
+			 bool insertion, struct th_sched_best *b)
+{
+	const struct th_dag *dag = s->dag;
+	double r, st, eft, w;
+
+	/* off the parents' hosts, data is ready at the list's r0 */
+	r = s->scaled && dag->pin[v] == TH_NONE &&
+	    s->cand_host[p] != s->stamp ? s->cand_r0 :
+	    th_sched_data_ready(s, v, p, TH_NONE);
+	w = th_dag_w(dag, v, p);
+	st = insertion ? th_sched_gap_start(s, p, r, w) :
+			 fmax(r, th_sched_proc_iat(s, p));
+	eft = st + w;
+	if (eft < b->eft || (eft == b->eft && p < b->p)) {
+		b->eft = eft;
+		b->start = st;
+		b->p = p;
+	}
+}
+
 int th_sched_place_best(struct th_sched *s, unsigned int v, bool insertion)
 {
 	const struct th_dag *dag = s->dag;
-	double best = INFINITY, best_start = 0;
-	unsigned int i, p, best_p = 0, ncand;
+	struct th_sched_best b = { .eft = INFINITY };
+	unsigned int i, ncand, c, also = TH_NONE;
 	const unsigned int *cand;
+	double r0_also;
 
-	ncand = th_sched_candidates(s, v, TH_NONE, true, &cand);
-	for (i = 0; i < ncand; i++) {
-		double r, st, eft, w;
+	if (!s->scaled || dag->pin[v] != TH_NONE || !dag->class_sorted) {
+		ncand = th_sched_candidates(s, v, TH_NONE, true, &cand);
+		for (i = 0; i < ncand; i++)
+			th_sched_try(s, v, cand[i], insertion, &b);
+	} else {
+		/*
+		 * The hosts first, then the classes, fastest first, until one
+		 * cannot beat the best finish so far even starting at r0: the
+		 * list th_sched_candidates() makes, pruned by the actual best
+		 * (the same choice, fewer evaluations).
+		 */
+		ncand = th_sched_cand_start(s, v, &also, &r0_also);
+		for (i = 0; i < ncand; i++)
+			th_sched_try(s, v, s->cand[i], insertion, &b);
+		for (c = 0; c < dag->nclasses; c++) {
+			double w = th_dag_class_w(dag, v, c), iat;
+			unsigned int p;
 
-		p = cand[i];
-		/* off the parents' hosts, data is ready at the list's r0 */
-		r = s->scaled && dag->pin[v] == TH_NONE &&
-		    s->cand_host[p] != s->stamp ? s->cand_r0 :
-		    th_sched_data_ready(s, v, p, TH_NONE);
-		w = th_dag_w(dag, v, p);
-
-		st = insertion ? th_sched_gap_start(s, p, r, w) :
-				 fmax(r, th_sched_proc_iat(s, p));
-		eft = st + w;
-		/* ties: the lowest processor, whatever the list's order */
-		if (eft < best || (eft == best && p < best_p)) {
-			best = eft;
-			best_start = st;
-			best_p = p;
+			if (isinf(w))
+				continue;
+			if (s->cand_r0 + w > b.eft)
+				break;
+			p = th_sched_tree_first_idle(s, c, &iat);
+			if (s->cand_seen[p] != s->stamp)
+				th_sched_try(s, v, p, insertion, &b);
 		}
 	}
-	if (isinf(best))
+	if (isinf(b.eft))
 		return -EINVAL;
-	return th_sched_place(s, v, best_p, best_start, 0);
+	return th_sched_place(s, v, b.p, b.start, 0);
 }
 
 /* A binary min-heap of task ids keyed by their position in the list. */
