@@ -72,10 +72,15 @@ static int th_sched_trees_create(struct th_sched *s)
 }
 
 /* Processor @proc's timeline changed: its leaf and the minima above it. */
-static void th_sched_tree_update(struct th_sched *s, unsigned int proc)
+void th_sched_proc_changed(struct th_sched *s, unsigned int proc)
 {
-	unsigned int c = s->dag->proc_class[proc], i;
-	double *t = s->iat_tree + s->tree_off[c];
+	unsigned int c, i;
+	double *t;
+
+	if (!s->scaled)
+		return;
+	c = s->dag->proc_class[proc];
+	t = s->iat_tree + s->tree_off[c];
 
 	i = s->tree_cap[c] + s->class_pos[proc];
 	t[i] = th_sched_proc_iat(s, proc);
@@ -290,8 +295,7 @@ int th_sched_place(struct th_sched *s, unsigned int task, unsigned int proc,
 	if (s->copy_mask)
 		s->copy_mask[(size_t)task * s->mask_words + proc / 64] |=
 			1ull << (proc % 64);
-	if (s->scaled)
-		th_sched_tree_update(s, proc);
+	th_sched_proc_changed(s, proc);
 	return 0;
 }
 

@@ -130,7 +130,9 @@ struct th_sched {
 	/*
 	 * per task, a bit per processor holding a copy: skips copy scans;
 	 * NULL in the scale mode (tasks x processors bits), where the
-	 * copies are walked instead
+	 * copies are walked instead.  Code that takes a copy off a
+	 * timeline clears its bit (when not NULL) and calls
+	 * th_sched_proc_changed(): th_sched_place() does both for a new one.
 	 */
 	uint64_t *copy_mask;
 	unsigned int mask_words;
@@ -217,6 +219,7 @@ double th_sched_gap_start(const struct th_sched *s, unsigned int proc,
 bool th_sched_has_copy_on(const struct th_sched *s, unsigned int task,
 			  unsigned int proc);
 int th_sched_place_best(struct th_sched *s, unsigned int v, bool insertion);
+void th_sched_proc_changed(struct th_sched *s, unsigned int proc);
 #define TH_SCHED_CAND_CPARENT	0xfffffffeu
 unsigned int th_sched_candidates(struct th_sched *s, unsigned int v,
 				 unsigned int also, bool prune,
