@@ -573,15 +573,17 @@ static void th_sched_try(struct th_sched *s, unsigned int v, unsigned int p,
 			 bool insertion, struct th_sched_best *b)
 {
 	const struct th_dag *dag = s->dag;
-	double r, st, eft, w;
+	double r, st, eft, w, iat;
 
 	/* off the parents' hosts, data is ready at the list's r0 */
 	r = s->scaled && dag->pin[v] == TH_NONE &&
 	    s->cand_host[p] != s->stamp ? s->cand_r0 :
 	    th_sched_data_ready(s, v, p, TH_NONE);
 	w = th_dag_w(dag, v, p);
-	st = insertion ? th_sched_gap_start(s, p, r, w) :
-			 fmax(r, th_sched_proc_iat(s, p));
+	iat = th_sched_proc_iat(s, p);
+	/* idle from r on: no gap to look for (the same start, no search) */
+	st = insertion && iat > r ? th_sched_gap_start(s, p, r, w) :
+				    fmax(r, iat);
 	eft = st + w;
 	if (eft < b->eft || (eft == b->eft && p < b->p)) {
 		b->eft = eft;
