@@ -71,8 +71,9 @@ static void pl_usage(FILE *f)
 		"The model is measured on the provider first (th_place_calibrate), unless\n"
 		"--model gives one.  --timed runs the in-process provider on the model's\n"
 		"virtual clock (th_place_timed): 'measured' is then the virtual makespan.\n"
-		"--scale N: one Allreduce of 8 KiB over N nodes (radix 4), placed on its\n"
-		"tree and by HAGD, predicted, run, and the wall time it all took.\n"
+		"--scale N: one Allreduce of 8 KiB over N nodes (2 to 4096, radix 4),\n"
+		"placed on its tree and by HAGD, predicted, run, and the wall time it\n"
+		"all took.  For many jobs at scale, see 'thbench placegen'.\n"
 		"--tianhe: the source paper's comparison at N = 16: the offloaded\n"
 		"Allreduce against the host-driven p2p tree, whose inner hosts wake up,\n"
 		"reduce on the CPU and post; predicted, then run on the virtual clock\n"
@@ -131,7 +132,11 @@ static int pl_parse(int argc, char **argv, struct pl_opts *o)
 			ret = o->reps < 1 ? -EINVAL : 0;
 		} else if (!strcmp(a, "--scale")) {
 			o->scale = atoi(v);
-			ret = o->scale < 2 || o->scale > 65536 ? -EINVAL : 0;
+			ret = o->scale < 2 || o->scale > TH_PLACE_MAX_NODES ?
+			      -EINVAL : 0;
+			if (ret)	/* the placer's limit, not the fabric's */
+				fprintf(stderr, "thbench place: --scale takes 2 to %u nodes (TH_PLACE_MAX_NODES), got '%s'\n",
+					TH_PLACE_MAX_NODES, v);
 		} else if (!strcmp(a, "--model")) {
 			o->model = v;
 		} else if (!strcmp(a, "--provider")) {
@@ -476,8 +481,11 @@ static int pl_scale(const struct pl_opts *o)
 	struct th_context **ctx = NULL;
 	int ndev = 0, ret = -ENOMEM;
 
-	if (!m || !j || !mem || !vps)
+	if (!m || !j || !mem || !vps) {
+		fprintf(stderr, "thbench place: %u nodes: %s\n", o->scale,
+			strerror(errno ? errno : ENOMEM));
 		goto out;
+	}
 	for (i = 0; i < o->scale; i++)
 		mem[i] = i;
 	ret = th_place_add_collective(j, "big", TH_PLACE_ALLREDUCE, mem, o->scale,

@@ -18,6 +18,7 @@ static const struct thbench_cmd thbench_cmds[] = {
 	{ "faults", thbench_faults_main, "Allreduces under lost deliveries: right, failed, wrong, hung; latency" },
 	{ "overlap", thbench_overlap_main, "overlap and noise slowdown at one N: offload, p2p tree, MPICH" },
 	{ "place", thbench_place_main, "multi-job placement: every algorithm and the baselines, predicted and measured" },
+	{ "placegen", thbench_placegen_main, "a random multi-job workload as a job file, for thctl place at scale" },
 	{ "post",  thbench_post_main,  "latency of a one-descriptor chain and of a triggered hop (ofi: under thrun -n 2)" },
 	{ "threads", thbench_threads_main, "ranks as threads: the offload under each wait policy beside OpenMP" },
 	{ "sched", thbench_sched_main, "DAG scheduler evaluation sweep (HEFT, PETS, HCPFD, HAGD)" },

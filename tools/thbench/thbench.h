@@ -10,6 +10,7 @@ int thbench_alu_main(int argc, char **argv);
 int thbench_faults_main(int argc, char **argv);
 int thbench_overlap_main(int argc, char **argv);
 int thbench_place_main(int argc, char **argv);
+int thbench_placegen_main(int argc, char **argv);
 int thbench_post_main(int argc, char **argv);
 int thbench_sched_main(int argc, char **argv);
 int thbench_threads_main(int argc, char **argv);

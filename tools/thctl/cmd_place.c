@@ -18,6 +18,7 @@
 #include <thverbs/place.h>
 #include "json.h"
 #include "place_run.h"
+#include "progress.h"
 #include "thctl.h"
 #include <thverbs/verbs.h>
 
@@ -31,6 +32,7 @@ struct thctl_place_opts {
 	bool pretty;
 	bool write_model;
 	bool calibrate;
+	bool progress;
 	const char *provider;
 	struct thctl_place_run_opts run;	/* --run, --verify */
 	struct th_place_opts place;	/* --compose, --fairness, --no-floor */
@@ -98,13 +100,18 @@ static void thctl_place_usage(FILE *f)
 		"                      measured finish, the error in %%, and makespans\n"
 		"      --timed         --run on the model's virtual clock (inproc only)\n"
 		"      --reps N        --run: rounds measured, the median kept (default 5)\n"
+		"      --progress      the progress line (after 2 s) on stderr even when\n"
+		"                      it is not a terminal (on a terminal: always)\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"Times are in microseconds: the model's predictions and, with --run,\n"
 		"what was measured (error: 100 (measured - predicted) / predicted).\n"
+		"Limits: %u nodes, %u jobs, %u tasks in the placement DAG\n"
+		"(Documentation/placement.rst).\n"
 		"Exit status: 0 success, 1 placement failed (or a --verify finding, or\n"
 		"a --run that failed, or its provider is absent), 2 usage error or\n"
-		"malformed input (file:line:col: message).\n");
+		"malformed input (file:line:col: message).\n", TH_PLACE_MAX_NODES,
+		TH_PLACE_MAX_JOBS, TH_PLACE_MAX_TASKS);
 }
 
 static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
@@ -126,6 +133,7 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 		{ "compose", required_argument, NULL, 'c' },
 		{ "fairness", required_argument, NULL, 'f' },
 		{ "no-floor", no_argument, NULL, 'F' },
+		{ "progress", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -220,6 +228,9 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 				return -EINVAL;
 			}
 			o->run.reps = v;
+			break;
+		case 'G':
+			o->progress = true;
 			break;
 		case 'h':
 			thctl_place_usage(stdout);
@@ -386,6 +397,28 @@ static void thctl_place_json(const struct th_place_jobs *j,
 	tj_finish(&t);
 }
 
+/* One placement into @row, its failure said on stderr with its reason. */
+static void thctl_place_one(const struct th_place_jobs *j,
+			    const struct th_place_model *m,
+			    enum th_place_mode mode, enum th_sched_alg alg,
+			    const struct th_place_opts *opts,
+			    struct thctl_place_row *row)
+{
+	thctl_progress_stage("placing: %s", row->label);
+	row->r = th_place_run_opts(j, m, mode, alg, opts);
+	if (row->r)
+		return;
+	if (errno == E2BIG)
+		fprintf(stderr, "thctl place: %s: the jobs make more than %u tasks, the placer's limit\n",
+			row->label, TH_PLACE_MAX_TASKS);
+	else if (errno == ERANGE)
+		fprintf(stderr, "thctl place: %s: a cost overflows: the model's rates are too small for these sizes\n",
+			row->label);
+	else
+		fprintf(stderr, "thctl place: %s: %s\n", row->label,
+			th_strerror(-errno));
+}
+
 /* --calibrate: the model measured on the provider's nodes 0 and 1. */
 static int thctl_place_calibrate(const struct thctl_place_opts *o)
 {
@@ -489,20 +522,21 @@ int thctl_place_main(int argc, char **argv)
 		th_place_jobs_destroy(j);
 		return status;
 	}
+	thctl_progress_start("thctl place", o.progress);
 	for (a = 0; a < TH_SCHED_NR_ALGS; a++) {
 		if (o.alg >= 0 && a != o.alg)
 			continue;
 		rows[nrows].label = th_sched_alg_name(a);
 		rows[nrows].scheduled = true;
-		rows[nrows++].r = th_place_run_opts(j, m, TH_PLACE_SCHEDULED, a,
-						    &o.place);
+		thctl_place_one(j, m, TH_PLACE_SCHEDULED, a, &o.place,
+				&rows[nrows++]);
 	}
 	rows[nrows].label = "trees";
-	rows[nrows].scheduled = false;
-	rows[nrows++].r = th_place_run(j, m, TH_PLACE_TREES, TH_SCHED_HEFT);
+	thctl_place_one(j, m, TH_PLACE_TREES, TH_SCHED_HEFT, NULL, &rows[nrows++]);
 	rows[nrows].label = "sequential";
-	rows[nrows].scheduled = false;
-	rows[nrows++].r = th_place_run(j, m, TH_PLACE_SEQUENTIAL, TH_SCHED_HEFT);
+	thctl_place_one(j, m, TH_PLACE_SEQUENTIAL, TH_SCHED_HEFT, NULL,
+			&rows[nrows++]);
+	thctl_progress_stop();
 	for (i = 0; i < nrows; i++)
 		if (!rows[i].r)
 			status = THCTL_EXIT_FAIL;

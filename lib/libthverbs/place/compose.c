@@ -294,7 +294,7 @@ static int th_compose_alone_tasks(struct th_compose *c,
 		return -ENOMEM;
 	for (i = 0; !ret && i < c->njobs; i++) {
 		struct th_dag *dag = th_place_build(c->j, m, TH_PLACE_SCHEDULED,
-						    i, NULL);
+						    i, NULL, NULL);
 		struct th_sched *s = dag ? th_sched_run(dag, c->alg) : NULL;
 
 		if (!s) {
@@ -592,7 +592,7 @@ static struct th_sched *th_compose_trees(const struct th_place_jobs *j,
 {
 	struct th_place_task *task = NULL;
 	struct th_dag *dag = th_place_build(j, m, TH_PLACE_TREES,
-					    TH_PLACE_ANY, &task);
+					    TH_PLACE_ANY, NULL, &task);
 	struct th_sched *t = NULL, *s = NULL;
 	struct th_compose c;
 	unsigned int i;
@@ -673,7 +673,7 @@ int th_place_compose_run(const struct th_place_jobs *j,
 
 	for (i = 0; i < j->njobs; i++)
 		any_release |= j->jobs[i].release > 0;
-	dag = th_place_build(j, m, mode, TH_PLACE_ANY, &task);
+	dag = th_place_build(j, m, mode, TH_PLACE_ANY, NULL, &task);
 	if (!dag)
 		return -errno;
 	/* the algorithm's own schedule, when nothing asks for another */

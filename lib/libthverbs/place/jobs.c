@@ -78,6 +78,8 @@ static int th_jobs_new(struct th_place_jobs *j, const char *name,
 	for (i = 0; i < j->njobs; i++)
 		if (!strcmp(j->jobs[i].name, name))
 			return -EEXIST;
+	if (j->njobs >= TH_PLACE_MAX_JOBS)
+		return -E2BIG;
 	if (th_jobs_grow((void **)&j->jobs, &j->cap, j->njobs, sizeof(*j->jobs)))
 		return -ENOMEM;
 	job = &j->jobs[j->njobs];
@@ -96,6 +98,7 @@ int th_place_add_collective(struct th_place_jobs *j, const char *name,
 			    unsigned int root, uint64_t bytes,
 			    unsigned int radix)
 {
+	uint64_t seen[TH_PLACE_MAX_NODES / 64];	/* nodes met so far */
 	struct th_place_job *job;
 	unsigned int i, k, r = TH_PLACE_ANY;
 	int idx;
@@ -103,12 +106,14 @@ int th_place_add_collective(struct th_place_jobs *j, const char *name,
 	if (!j || kind > TH_PLACE_BCAST || !members || !nmembers ||
 	    radix == 1 || radix > 64 || !bytes)
 		return -EINVAL;
+	memset(seen, 0, sizeof(seen));
 	for (i = 0; i < nmembers; i++) {
 		if (members[i] >= TH_PLACE_MAX_NODES)
 			return -EINVAL;
-		for (k = 0; k < i; k++)
-			if (members[k] == members[i])
-				return -EINVAL;	/* a node is a member once */
+		k = members[i];
+		if (seen[k / 64] >> (k % 64) & 1)
+			return -EINVAL;	/* a node is a member once */
+		seen[k / 64] |= 1ull << (k % 64);
 		if (members[i] == root)
 			r = i;
 	}
@@ -286,7 +291,15 @@ static int th_jobs_err(struct th_jobs_parse *p, unsigned int i,
 			       (int)lx->tok_len[i], lx->tok[i]);
 }
 
-/* A size with an optional K, M or G suffix, > 0. */
+/* The job beyond TH_PLACE_MAX_JOBS, at its line. */
+static int th_jobs_too_many(struct th_jobs_parse *p)
+{
+	return th_dag_diag_set(p->d, p->lx->line, p->lx->tok_col[0],
+			       "too many jobs: the placer takes at most %u",
+			       TH_PLACE_MAX_JOBS);
+}
+
+/* A size with an optional K, M, G or T suffix, from 1 to 1T. */
 static int th_jobs_size(struct th_jobs_parse *p, unsigned int i, uint64_t *out)
 {
 	const struct th_dag_lex *lx = p->lx;
@@ -307,12 +320,15 @@ static int th_jobs_size(struct th_jobs_parse *p, unsigned int i, uint64_t *out)
 	case 'G': case 'g':
 		mul = 1ull << 30;
 		break;
+	case 'T': case 't':
+		mul = 1ull << 40;
+		break;
 	}
 	if (mul > 1)
 		len--;
 	if (!th_dag_tok_long(lx->tok[i], len, &v) || v < 1 ||
 	    (uint64_t)v > (1ull << 40) / mul)
-		return th_jobs_err(p, i, "a size in bytes (1 to 1T, K/M/G suffixes)");
+		return th_jobs_err(p, i, "a size in bytes (1 to 1T, K/M/G/T suffixes)");
 	*out = (uint64_t)v * mul;
 	return 0;
 }
@@ -512,6 +528,8 @@ static int th_jobs_collective(struct th_jobs_parse *p,
 					      bytes, radix);
 		if (ret == -EEXIST) {
 			ret = th_jobs_err(p, 1, "a new job name");
+		} else if (ret == -E2BIG) {
+			ret = th_jobs_too_many(p);
 		} else if (ret < 0) {
 			ret = th_dag_diag_set(p->d, lx->line, lx->tok_col[0],
 					      "cannot add the job: %s", strerror(-ret));
@@ -621,9 +639,16 @@ static int th_jobs_line(struct th_jobs_parse *p, bool first)
 	int ret;
 
 	if (first) {
+		if (th_jobs_is(lx, 0, "thjobs") && lx->ntok == 2 &&
+		    !th_jobs_is(lx, 1, "1"))
+			return th_dag_diag_set(p->d, lx->line, lx->tok_col[1],
+					       "unsupported job file version '%.*s': this reader knows 'thjobs 1'",
+					       (int)lx->tok_len[1], lx->tok[1]);
 		if (!th_jobs_is(lx, 0, "thjobs") || !th_jobs_is(lx, 1, "1") ||
 		    lx->ntok != 2)
-			return th_jobs_err(p, 0, "'thjobs 1'");
+			return th_jobs_err(p, lx->ntok > 2 &&
+					   th_jobs_is(lx, 0, "thjobs") ? 2 : 0,
+					   "'thjobs 1'");
 		return 0;
 	}
 	if (p->dag >= 0) {
@@ -663,6 +688,8 @@ static int th_jobs_line(struct th_jobs_parse *p, bool first)
 		memcpy(name, lx->tok[1], lx->tok_len[1]);
 		name[lx->tok_len[1]] = 0;
 		ret = th_place_add_dag(p->j, name);
+		if (ret == -E2BIG)
+			return th_jobs_too_many(p);
 		if (ret < 0)
 			return th_jobs_err(p, 1, ret == -EEXIST ? "a new job name" :
 					   "a job name ([A-Za-z0-9_+:-])");

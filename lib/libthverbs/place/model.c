@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "place_priv.h"
 #include <thverbs/place.h>
 
 #define TH_MODEL_DEF_ALU	2e9	/* operand bytes/s */
@@ -22,6 +23,15 @@
 #define TH_MODEL_DEF_LATENCY	2e-7	/* s per PUT */
 #define TH_MODEL_DEF_BANDWIDTH	1e10	/* bytes/s */
 #define TH_MODEL_DEF_PASSES	7	/* TH_NIC_MAX_OPERANDS */
+
+/*
+ * What a model may hold: a rate below a byte a second or a time above a
+ * million seconds makes costs that overflow to infinity on big inputs
+ * (1e-300 B/s did), so they are refused where the model is read.
+ */
+#define TH_MODEL_MIN_RATE	1.0
+#define TH_MODEL_MAX_RATE	1e18
+#define TH_MODEL_MAX_TIME	1e6
 
 struct th_place_model *th_place_model_create(unsigned int nodes)
 {
@@ -58,34 +68,54 @@ void th_place_model_destroy(struct th_place_model *m)
 	free(m);
 }
 
+static bool th_model_rate_ok(double r)
+{
+	return r >= TH_MODEL_MIN_RATE && r <= TH_MODEL_MAX_RATE;
+}
+
+static bool th_model_time_ok(double t)
+{
+	return t >= 0 && t <= TH_MODEL_MAX_TIME;
+}
+
 int th_place_model_check(const struct th_place_model *m)
 {
 	unsigned int i;
 
 	if (!m || !m->nodes || m->nodes > TH_PLACE_MAX_NODES || !m->alu ||
-	    m->passes < 2 || !(m->descriptor >= 0) || !(m->latency >= 0) ||
-	    !(m->bandwidth > 0) || isinf(m->descriptor) || isinf(m->latency) ||
-	    isinf(m->bandwidth) || !(m->wake >= 0) || !(m->post >= 0) ||
-	    !(m->cpu >= 0) || isinf(m->wake) || isinf(m->post) || isinf(m->cpu))
+	    m->passes < 2 || !th_model_time_ok(m->descriptor) ||
+	    !th_model_time_ok(m->latency) || !th_model_rate_ok(m->bandwidth) ||
+	    !th_model_time_ok(m->wake) || !th_model_time_ok(m->post) ||
+	    !(m->cpu == 0 || th_model_rate_ok(m->cpu)))
 		return -EINVAL;
 	for (i = 0; i < m->nodes; i++)
-		if (!(m->alu[i] > 0) || isinf(m->alu[i]))
+		if (!th_model_rate_ok(m->alu[i]))
 			return -EINVAL;
 	return 0;
+}
+
+void th_place_reduce_terms(const struct th_place_model *m,
+			   unsigned int operands, uint64_t bytes,
+			   double *fixed, double *read)
+{
+	unsigned int passes = 1, p = m->passes > 1 ? m->passes : 2;
+
+	if (operands > p)
+		passes += (operands - p + p - 2) / (p - 1);
+	/* every pass after the first reads the partial result again */
+	*fixed = passes * m->descriptor;
+	*read = (double)(operands + passes - 1) * bytes;
 }
 
 double th_place_reduce_cost(const struct th_place_model *m, unsigned int node,
 			    unsigned int operands, uint64_t bytes)
 {
-	unsigned int passes = 1, p = m->passes > 1 ? m->passes : 2;
+	double fixed, read;
 
 	if (node >= m->nodes)
 		return INFINITY;
-	if (operands > p)
-		passes += (operands - p + p - 2) / (p - 1);
-	/* every pass after the first reads the partial result again */
-	return passes * m->descriptor +
-	       (double)(operands + passes - 1) * bytes / m->alu[node];
+	th_place_reduce_terms(m, operands, bytes, &fixed, &read);
+	return fixed + read / m->alu[node];
 }
 
 double th_place_copy_cost(const struct th_place_model *m, uint64_t bytes)
@@ -105,19 +135,35 @@ static bool th_model_is(const struct th_dag_lex *lx, unsigned int i,
 	       !memcmp(lx->tok[i], w, lx->tok_len[i]);
 }
 
-/* A positive real in token @i (@zero_ok: or zero). */
+/*
+ * A rate (@rate: TH_MODEL_MIN_RATE to TH_MODEL_MAX_RATE bytes/s, or 0 with
+ * @zero_ok) or a time (0 to TH_MODEL_MAX_TIME s, 0 only with @zero_ok) in
+ * token @i.
+ */
 static int th_model_real(const struct th_dag_lex *lx, unsigned int i,
 			 struct th_dag_diag *d, const char *what, bool zero_ok,
 			 double *out)
 {
+	bool rate = strstr(what, "bytes/s") != NULL, ok;
+
 	if (i >= lx->ntok)
 		return th_dag_diag_set(d, lx->line, th_dag_lex_eol_col(lx) + 1,
 				       "expected %s", what);
-	if (!th_dag_tok_double(lx->tok[i], lx->tok_len[i], out) ||
-	    !(*out > 0 || (zero_ok && *out == 0)))
+	ok = th_dag_tok_double(lx->tok[i], lx->tok_len[i], out);
+	if (ok && rate)
+		ok = th_model_rate_ok(*out) || (zero_ok && *out == 0);
+	else if (ok)
+		ok = th_model_time_ok(*out) && (*out > 0 || zero_ok);
+	if (!ok && rate)
 		return th_dag_diag_set(d, lx->line, lx->tok_col[i],
-				       "expected %s, got '%.*s'", what,
+				       "expected %s from %g to %g, got '%.*s'",
+				       what, TH_MODEL_MIN_RATE, TH_MODEL_MAX_RATE,
 				       (int)lx->tok_len[i], lx->tok[i]);
+	if (!ok)
+		return th_dag_diag_set(d, lx->line, lx->tok_col[i],
+				       "expected %s up to %g, got '%.*s'", what,
+				       TH_MODEL_MAX_TIME, (int)lx->tok_len[i],
+				       lx->tok[i]);
 	return 0;
 }
 
@@ -139,6 +185,11 @@ static int th_model_line(struct th_place_model **mp, struct th_dag_lex *lx,
 	int ret;
 
 	if (first) {
+		if (th_model_is(lx, 0, "thmodel") && lx->ntok == 2 &&
+		    !th_model_is(lx, 1, "1"))
+			return th_dag_diag_set(d, lx->line, lx->tok_col[1],
+					       "unsupported model file version '%.*s': this reader knows 'thmodel 1'",
+					       (int)lx->tok_len[1], lx->tok[1]);
 		if (!th_model_is(lx, 0, "thmodel") || !th_model_is(lx, 1, "1") ||
 		    lx->ntok != 2)
 			return th_dag_diag_set(d, lx->line, lx->tok_col[0],

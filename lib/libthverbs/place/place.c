@@ -26,17 +26,87 @@
 #include <string.h>
 
 #include "place_priv.h"
+#include "sched_priv.h"
 #include <thverbs/verbs.h>
 #include <thverbs/coll.h>
 
-/* Tasks of one job in the merged DAG: [first, first + n). */
+/*
+ * The model's node classes: its distinct ALU rates, fastest first (a
+ * reduction then costs no less class by class).  Made once per
+ * th_place_run(), for the placement and every job's placement alone.
+ */
+struct th_place_classes {
+	unsigned int n;
+	unsigned int *of;		/* per node */
+	unsigned int *node;		/* per class: a node of it */
+};
+
+/*
+ * Tasks of one job in the merged DAG: [first, first + n).  The DAG keeps
+ * its costs by node class (nodes of one ALU rate cost a task the same):
+ * a pinned task one cost, a free one a cost per class (sched_priv.h).
+ */
 struct th_place_build {
 	const struct th_place_model *m;
 	enum th_place_mode mode;
 	struct th_dag *dag;
 	unsigned int next;		/* the next task id */
 	struct th_place_task *task;
+	const struct th_place_classes *cls;
 };
+
+static int th_place_rate_cmp(const void *a, const void *b, void *arg)
+{
+	const double *alu = arg;
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	/* fastest first: a reduction then costs no less class by class */
+	if (alu[x] != alu[y])
+		return alu[x] > alu[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static void th_place_classes_free(struct th_place_classes *c)
+{
+	free(c->of);
+	free(c->node);
+	c->of = NULL;
+	c->node = NULL;
+}
+
+/* The node classes of @m. */
+static int th_place_classes(const struct th_place_model *m,
+			    struct th_place_classes *c)
+{
+	unsigned int i, *order;
+	bool same = true;
+
+	c->of = calloc(m->nodes, sizeof(*c->of));
+	c->node = calloc(m->nodes, sizeof(*c->node));
+	order = malloc(m->nodes * sizeof(*order));
+	if (!c->of || !c->node || !order) {
+		free(order);
+		th_place_classes_free(c);
+		return -ENOMEM;
+	}
+	for (i = 1; i < m->nodes; i++)
+		same &= m->alu[i] == m->alu[0];
+	c->n = 1;
+	for (i = 0; !same && i < m->nodes; i++)
+		order[i] = i;
+	if (!same)
+		qsort_r(order, m->nodes, sizeof(*order), th_place_rate_cmp,
+			m->alu);
+	for (i = 1; !same && i < m->nodes; i++) {
+		if (m->alu[order[i]] != m->alu[order[i - 1]])
+			c->node[c->n++] = order[i];
+		c->of[order[i]] = c->n - 1;
+	}
+	if (!same)
+		c->node[0] = order[0];
+	free(order);
+	return 0;
+}
 
 static unsigned int th_place_job_tasks(const struct th_place_job *jb)
 {
@@ -51,25 +121,42 @@ static unsigned int th_place_job_tasks(const struct th_place_job *jb)
 	return n + inner + (jb->kind == TH_PLACE_REDUCE ? 1 : n);
 }
 
-/* A task pinned to @node (infinite cost elsewhere), or free (TH_PLACE_ANY). */
+/* What task @t costs on @node: ERANGE when the model makes it infinite. */
+static int th_place_cost(const struct th_place_build *b, unsigned int node,
+			 unsigned int operands, uint64_t bytes, bool copy,
+			 double *w)
+{
+	*w = copy || !operands ? th_place_copy_cost(b->m, bytes) :
+	     th_place_reduce_cost(b->m, node, operands, bytes);
+	return isfinite(*w) ? 0 : -ERANGE;
+}
+
+/*
+ * A task pinned to @node (infinite cost elsewhere: one cost kept), or free
+ * (TH_PLACE_ANY: two terms, its cost on each node class from its rate).
+ */
 static int th_place_costs(struct th_place_build *b, unsigned int t,
 			  unsigned int node, unsigned int operands,
 			  uint64_t bytes, bool copy)
 {
-	unsigned int s;
-	double w;
-	int ret = 0;
+	double w, fixed, read;
+	int ret;
 
-	for (s = 0; !ret && s < b->m->nodes; s++) {
-		if (node != TH_PLACE_ANY && s != node)
-			w = INFINITY;
-		else if (copy || !operands)
-			w = th_place_copy_cost(b->m, bytes);
-		else
-			w = th_place_reduce_cost(b->m, s, operands, bytes);
-		ret = th_dag_set_cost(b->dag, t, s, w);
+	if (node != TH_PLACE_ANY) {
+		ret = th_place_cost(b, node, operands, bytes, copy, &w);
+		return ret ? ret : th_dag_pin(b->dag, t, node, w);
 	}
-	return ret;
+	/* fixed + read / rate, as th_place_reduce_cost() computes it */
+	if (copy || !operands) {
+		fixed = th_place_copy_cost(b->m, bytes);
+		read = 0;
+	} else {
+		th_place_reduce_terms(b->m, operands, bytes, &fixed, &read);
+	}
+	/* the slowest class costs the most: finite there, finite everywhere */
+	if (!isfinite(fixed + read / b->m->alu[b->cls->node[b->cls->n - 1]]))
+		return -ERANGE;
+	return th_dag_set_affine(b->dag, t, fixed, read);
 }
 
 /* The next task: JOB.<role><v>. */
@@ -89,7 +176,9 @@ static int th_place_task(struct th_place_build *b, unsigned int job,
 static int th_place_edge(struct th_place_build *b, unsigned int from,
 			 unsigned int to, uint64_t bytes)
 {
-	return th_dag_add_edge(b->dag, from, to, th_place_put_cost(b->m, bytes));
+	double w = th_place_put_cost(b->m, bytes);
+
+	return isfinite(w) ? th_dag_add_edge(b->dag, from, to, w) : -ERANGE;
 }
 
 static int th_place_collective(struct th_place_build *b, unsigned int job,
@@ -192,30 +281,78 @@ static int th_place_dag_job(struct th_place_build *b, unsigned int job,
 	return ret;
 }
 
-/* The DAG of jobs @only (or every job when @only is TH_PLACE_ANY). */
-struct th_dag *th_place_build(const struct th_place_jobs *j,
-				     const struct th_place_model *m,
-				     enum th_place_mode mode, unsigned int only,
-				     struct th_place_task **tasks)
+/* Tasks of the placement DAG of jobs @only (or all), virtual ones aside. */
+static uint64_t th_place_total_tasks(const struct th_place_jobs *j,
+				     unsigned int only)
 {
-	struct th_place_build b = { .m = m, .mode = mode };
-	unsigned int i, total = 0;
-	int ret = 0;
+	uint64_t total = 0;
+	unsigned int i;
 
-	if (!j || th_place_model_check(m) || !j->njobs ||
-	    th_place_nodes_named(j) > m->nodes) {
-		errno = EINVAL;
-		return NULL;
-	}
 	for (i = 0; i < j->njobs; i++)
 		if (only == TH_PLACE_ANY || only == i)
 			total += th_place_job_tasks(&j->jobs[i]);
+	return total;
+}
+
+/* The highest node job @jb names, plus one. */
+static unsigned int th_place_job_nodes(const struct th_place_job *jb)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < jb->nmembers; i++)
+		if (jb->members[i] + 1 > n)
+			n = jb->members[i] + 1;
+	for (i = 0; i < jb->nsteps; i++)
+		if (jb->steps[i].on != TH_PLACE_ANY && jb->steps[i].on + 1 > n)
+			n = jb->steps[i].on + 1;
+	return n;
+}
+
+/*
+ * The DAG of jobs @only (or every job when @only is TH_PLACE_ANY), on the
+ * node classes @cls of @m (NULL: made here).
+ */
+struct th_dag *th_place_build(const struct th_place_jobs *j,
+				     const struct th_place_model *m,
+				     enum th_place_mode mode, unsigned int only,
+				     const struct th_place_classes *cls,
+				     struct th_place_task **tasks)
+{
+	struct th_place_build b = { .m = m, .mode = mode, .cls = cls };
+	struct th_place_classes own = { 0 };
+	double *rate = NULL;		/* per class */
+	unsigned int i;
+	uint64_t total;
+	int ret = 0;
+
+	if (!j || th_place_model_check(m) || !j->njobs ||
+	    (only == TH_PLACE_ANY ? th_place_nodes_named(j) :
+	     th_place_job_nodes(&j->jobs[only])) > m->nodes) {
+		errno = EINVAL;
+		return NULL;
+	}
+	total = th_place_total_tasks(j, only);
+	if (total > TH_PLACE_MAX_TASKS) {
+		errno = E2BIG;	/* the placement DAG's limit */
+		return NULL;
+	}
 	b.task = malloc((total + 2) * sizeof(*b.task));
 	b.dag = th_dag_create(total);
-	if (!b.task || !b.dag || th_dag_set_procs(b.dag, m->nodes)) {
-		ret = -ENOMEM;
-		goto err;
+	rate = malloc(m->nodes * sizeof(*rate));
+	if (!cls) {
+		ret = th_place_classes(m, &own);
+		b.cls = &own;
 	}
+	if (!ret && (!b.task || !b.dag || !rate))
+		ret = -ENOMEM;
+	if (!ret)
+		ret = th_dag_set_classes(b.dag, m->nodes, b.cls->of, b.cls->n);
+	for (i = 0; !ret && i < b.cls->n; i++)
+		rate[i] = m->alu[b.cls->node[i]];
+	if (!ret)
+		ret = th_dag_set_class_divisors(b.dag, rate);
+	if (ret)
+		goto err;
 	for (i = 0; !ret && i < j->njobs; i++) {
 		if (only != TH_PLACE_ANY && only != i)
 			continue;
@@ -235,10 +372,14 @@ struct th_dag *th_place_build(const struct th_place_jobs *j,
 		*tasks = b.task;
 	else
 		free(b.task);
+	th_place_classes_free(&own);
+	free(rate);
 	return b.dag;
 err:
 	th_dag_destroy(b.dag);
 	free(b.task);
+	th_place_classes_free(&own);
+	free(rate);
 	errno = ret < 0 ? -ret : EINVAL;
 	return NULL;
 }
@@ -248,7 +389,7 @@ struct th_dag *th_place_dag(const struct th_place_jobs *j,
 			    enum th_place_mode mode, struct th_place_task **tasks)
 {
 	return th_place_build(j, m, mode == TH_PLACE_SEQUENTIAL ?
-			      TH_PLACE_TREES : mode, TH_PLACE_ANY, tasks);
+			      TH_PLACE_TREES : mode, TH_PLACE_ANY, NULL, tasks);
 }
 
 /* Each job's finish: the latest of its tasks' earliest copies. */
@@ -284,10 +425,11 @@ static int th_place_schedule(const struct th_place_jobs *j,
 			     const struct th_place_model *m,
 			     enum th_place_mode mode, enum th_sched_alg alg,
 			     unsigned int only, double *finish,
-			     struct th_place_result *r)
+			     struct th_place_result *r,
+			     const struct th_place_classes *cls)
 {
 	struct th_place_task *task = NULL;
-	struct th_dag *dag = th_place_build(j, m, mode, only, &task);
+	struct th_dag *dag = th_place_build(j, m, mode, only, cls, &task);
 	struct th_sched *s = dag ? th_sched_run(dag, alg) : NULL;
 	int err = s ? 0 : -errno;
 
@@ -333,6 +475,7 @@ struct th_place_result *th_place_run_opts(const struct th_place_jobs *j,
 	static const struct th_place_opts plain = { 0 };
 	enum th_place_mode alone_mode = mode == TH_PLACE_SCHEDULED ?
 					TH_PLACE_SCHEDULED : TH_PLACE_TREES;
+	struct th_place_classes cls = { 0 };
 	struct th_place_result *r;
 	double *f, *alone, *inv, mean = 0, dev = 0, clock = 0;
 	unsigned int i;
@@ -345,6 +488,10 @@ struct th_place_result *th_place_run_opts(const struct th_place_jobs *j,
 	    (unsigned int)o->compose >= TH_PLACE_COMPOSE_NR ||
 	    !(o->fairness == 0 || o->fairness >= 1) || isinf(o->fairness)) {
 		errno = EINVAL;
+		return NULL;
+	}
+	if (th_place_total_tasks(j, TH_PLACE_ANY) > TH_PLACE_MAX_TASKS) {
+		errno = E2BIG;	/* before the placements alone, not after */
 		return NULL;
 	}
 	r = calloc(1, sizeof(*r));
@@ -361,9 +508,13 @@ struct th_place_result *th_place_run_opts(const struct th_place_jobs *j,
 	inv = alone + j->njobs;
 	r->njobs = j->njobs;
 	r->bound_met = true;
+	ret = th_place_classes(m, &cls);
+	if (ret)
+		goto err;
 	/* each job alone: its own makespan, the reference of its slowdown */
 	for (i = 0; i < j->njobs; i++) {
-		ret = th_place_schedule(j, m, alone_mode, alg, i, f, NULL);
+		ret = th_place_schedule(j, m, alone_mode, alg, i, f, NULL,
+					&cls);
 		if (ret)
 			goto err;
 		r->job[i].alone = alone[i] = f[i];
@@ -371,7 +522,7 @@ struct th_place_result *th_place_run_opts(const struct th_place_jobs *j,
 	/* with the floor, a job alone is placed no worse than on its tree */
 	for (i = 0; o->floor && mode == TH_PLACE_SCHEDULED && i < j->njobs; i++) {
 		ret = th_place_schedule(j, m, TH_PLACE_TREES, TH_SCHED_HEFT, i,
-					f, NULL);
+					f, NULL, &cls);
 		if (ret)
 			goto err;
 		r->job[i].alone = alone[i] = fmin(alone[i], f[i]);
@@ -402,9 +553,11 @@ struct th_place_result *th_place_run_opts(const struct th_place_jobs *j,
 		dev += fabs(r->job[i].slowdown - mean) / j->njobs;
 	r->unfairness = dev;
 	r->jain = th_place_jain(inv, j->njobs);
+	th_place_classes_free(&cls);
 	free(f);
 	return r;
 err:
+	th_place_classes_free(&cls);
 	free(f);
 	th_place_result_destroy(r);
 	errno = -ret;

@@ -49,10 +49,15 @@ struct th_place_jobs {
 
 #pragma GCC visibility push(hidden)
 
-/* place.c: the DAG of job @only (TH_PLACE_ANY: every job) in @mode */
+struct th_place_classes;
+/*
+ * place.c: the DAG of job @only (TH_PLACE_ANY: every job) in @mode, on
+ * the node classes @cls of @m (NULL: made for it)
+ */
 struct th_dag *th_place_build(const struct th_place_jobs *j,
 			      const struct th_place_model *m,
 			      enum th_place_mode mode, unsigned int only,
+			      const struct th_place_classes *cls,
 			      struct th_place_task **tasks);
 /* place.c: each job's finish in @s, the latest of its tasks' first copies */
 void th_place_finishes(const struct th_sched *s,
@@ -77,6 +82,14 @@ int th_place_compose_run(const struct th_place_jobs *j,
 			 const struct th_place_opts *o, const double *alone,
 			 double *finish, struct th_place_result *r);
 
+/*
+ * model.c: a REDUCE's cost on a node of ALU rate r is @fixed + @read / r
+ * (th_place_reduce_cost() computes it so): the placer keeps the two terms
+ * per free task instead of a cost per rate.
+ */
+void th_place_reduce_terms(const struct th_place_model *m,
+			   unsigned int operands, uint64_t bytes,
+			   double *fixed, double *read);
 #pragma GCC visibility pop
 
 #endif /* TH_PLACE_PRIV_H */

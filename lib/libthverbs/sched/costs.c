@@ -15,7 +15,7 @@ int th_dag_assign_costs(struct th_dag *dag, unsigned int nprocs, double ccr,
 
 	if (!(ccr >= 0) || !(beta >= 0) || beta > 2 || isinf(ccr))
 		return -EINVAL;
-	if (dag->nprocs != nprocs) {
+	if (dag->nprocs != nprocs || dag->proc_class) {	/* dense, of nprocs */
 		ret = th_dag_set_procs(dag, nprocs);
 		if (ret)
 			return ret;

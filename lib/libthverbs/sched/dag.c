@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-/* dag.c - the task graph: tasks, edges, the cost table, finalization. */
+/* dag.c - the task graph: tasks, edges, the cost table (dense or by class), finalization. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -43,6 +43,33 @@ struct th_dag *th_dag_create(unsigned int ntasks)
 	return dag;
 }
 
+/* Back to the dense layout's bookkeeping (w is the caller's to replace). */
+static void th_dag_free_classes(struct th_dag *dag)
+{
+	free(dag->proc_class);
+	free(dag->class_off);
+	free(dag->class_procs);
+	free(dag->pin);
+	free(dag->pin_w);
+	free(dag->row);
+	free(dag->class_div);
+	free(dag->aff_a);
+	free(dag->aff_b);
+	dag->class_div = NULL;
+	dag->aff_a = NULL;
+	dag->aff_b = NULL;
+	dag->proc_class = NULL;
+	dag->class_off = NULL;
+	dag->class_procs = NULL;
+	dag->pin = NULL;
+	dag->pin_w = NULL;
+	dag->row = NULL;
+	dag->nclasses = 0;
+	dag->nrows = 0;
+	dag->cap_rows = 0;
+	dag->class_sorted = false;
+}
+
 void th_dag_destroy(struct th_dag *dag)
 {
 	unsigned int i;
@@ -54,6 +81,7 @@ void th_dag_destroy(struct th_dag *dag)
 			free(dag->names[i]);
 	free(dag->names);
 	free(dag->base);
+	th_dag_free_classes(dag);
 	free(dag->w);
 	free(dag->wmean);
 	free(dag->wstale);
@@ -111,16 +139,159 @@ int th_dag_set_procs(struct th_dag *dag, unsigned int nprocs)
 {
 	double *w;
 
-	if (!nprocs || nprocs > 4096)
+	if (!nprocs || nprocs > TH_DAG_MAX_PROCS)
 		return -EINVAL;
 	w = calloc((size_t)dag->cap_tasks * nprocs, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
+	th_dag_free_classes(dag);
 	free(dag->w);
 	dag->w = w;
 	dag->nprocs = nprocs;
 	memset(dag->wmean, 0, dag->cap_tasks * sizeof(*dag->wmean));
 	memset(dag->wstale, 0, dag->cap_tasks * sizeof(*dag->wstale));
+	return 0;
+}
+
+int th_dag_set_classes(struct th_dag *dag, unsigned int nprocs,
+		       const unsigned int *class_of, unsigned int nclasses)
+{
+	unsigned int s, c, *fill = NULL;
+	int ret = -ENOMEM;
+
+	if (!nprocs || nprocs > TH_DAG_MAX_PROCS || !nclasses ||
+	    nclasses > nprocs || !class_of)
+		return -EINVAL;
+	for (s = 0; s < nprocs; s++)
+		if (class_of[s] >= nclasses)
+			return -EINVAL;
+	th_dag_free_classes(dag);
+	free(dag->w);
+	dag->w = NULL;
+	dag->nprocs = 0;
+	dag->proc_class = malloc(nprocs * sizeof(*dag->proc_class));
+	dag->class_off = calloc(nclasses + 1, sizeof(*dag->class_off));
+	dag->class_procs = malloc(nprocs * sizeof(*dag->class_procs));
+	dag->pin = malloc(dag->cap_tasks * sizeof(*dag->pin));
+	dag->pin_w = calloc(dag->cap_tasks, sizeof(*dag->pin_w));
+	dag->row = malloc(dag->cap_tasks * sizeof(*dag->row));
+	fill = malloc((nclasses + 1) * sizeof(*fill));
+	if (!dag->proc_class || !dag->class_off || !dag->class_procs ||
+	    !dag->pin || !dag->pin_w || !dag->row || !fill)
+		goto err;
+	memcpy(dag->proc_class, class_of, nprocs * sizeof(*class_of));
+	for (s = 0; s < nprocs; s++)
+		dag->class_off[class_of[s] + 1]++;
+	ret = -EINVAL;
+	for (c = 0; c < nclasses; c++) {
+		if (!dag->class_off[c + 1])
+			goto err;	/* a class without processors */
+		dag->class_off[c + 1] += dag->class_off[c];
+	}
+	memcpy(fill, dag->class_off, (nclasses + 1) * sizeof(*fill));
+	for (s = 0; s < nprocs; s++)
+		dag->class_procs[fill[class_of[s]]++] = s;
+	memset(dag->pin, 0xff, dag->cap_tasks * sizeof(*dag->pin));
+	memset(dag->row, 0xff, dag->cap_tasks * sizeof(*dag->row));
+	dag->nclasses = nclasses;
+	dag->nprocs = nprocs;
+	memset(dag->wmean, 0, dag->cap_tasks * sizeof(*dag->wmean));
+	memset(dag->wstale, 0, dag->cap_tasks * sizeof(*dag->wstale));
+	free(fill);
+	return 0;
+err:
+	free(fill);
+	th_dag_free_classes(dag);
+	return ret;
+}
+
+int th_dag_set_class_divisors(struct th_dag *dag, const double *div)
+{
+	unsigned int c;
+
+	if (!dag->proc_class || !div)
+		return -EINVAL;
+	for (c = 0; c < dag->nclasses; c++)
+		if (!(div[c] > 0) || isinf(div[c]))
+			return -EINVAL;
+	if (!dag->class_div) {
+		dag->class_div = malloc(dag->nclasses * sizeof(*dag->class_div));
+		if (!dag->class_div)
+			return -ENOMEM;
+	}
+	memcpy(dag->class_div, div, dag->nclasses * sizeof(*div));
+	return 0;
+}
+
+int th_dag_set_affine(struct th_dag *dag, unsigned int task, double a,
+		      double b)
+{
+	if (!dag->proc_class || !dag->class_div || task >= dag->ntasks ||
+	    !(a >= 0) || !(b >= 0) || isinf(a) || isinf(b) ||
+	    (dag->virt[task] && (a != 0 || b != 0)))
+		return -EINVAL;
+	if (!dag->aff_a) {
+		dag->aff_a = calloc(dag->cap_tasks, sizeof(*dag->aff_a));
+		dag->aff_b = calloc(dag->cap_tasks, sizeof(*dag->aff_b));
+		if (!dag->aff_a || !dag->aff_b)
+			return -ENOMEM;	/* freed with the layout */
+	}
+	/* a task that had a row keeps it unused: rows are not recycled */
+	dag->row[task] = TH_DAG_AFFINE;
+	dag->aff_a[task] = a;
+	dag->aff_b[task] = b;
+	dag->pin[task] = TH_NONE;
+	dag->wstale[task] = true;
+	return 0;
+}
+
+/* Task @task's row of class costs, made (all 0) on first use. */
+static double *th_dag_row(struct th_dag *dag, unsigned int task)
+{
+	if (dag->row[task] == TH_NONE || dag->row[task] == TH_DAG_AFFINE) {
+		if (dag->nrows == dag->cap_rows) {
+			unsigned int cap = dag->cap_rows ? 2 * dag->cap_rows : 64;
+			double *w = realloc(dag->w, (size_t)cap * dag->nclasses *
+					    sizeof(*w));
+
+			if (!w)
+				return NULL;
+			dag->w = w;
+			dag->cap_rows = cap;
+		}
+		dag->row[task] = dag->nrows++;
+		memset(&dag->w[(size_t)dag->row[task] * dag->nclasses], 0,
+		       dag->nclasses * sizeof(*dag->w));
+	}
+	return &dag->w[(size_t)dag->row[task] * dag->nclasses];
+}
+
+int th_dag_set_class_cost(struct th_dag *dag, unsigned int task,
+			  unsigned int cls, double w)
+{
+	double *row;
+
+	if (!dag->proc_class || task >= dag->ntasks || cls >= dag->nclasses ||
+	    !(w >= 0) || (dag->virt[task] && w != 0))
+		return -EINVAL;
+	row = th_dag_row(dag, task);
+	if (!row)
+		return -ENOMEM;
+	row[cls] = w;
+	dag->pin[task] = TH_NONE;
+	dag->wstale[task] = true;
+	return 0;
+}
+
+int th_dag_pin(struct th_dag *dag, unsigned int task, unsigned int proc,
+	       double w)
+{
+	if (!dag->proc_class || task >= dag->ntasks || proc >= dag->nprocs ||
+	    !(w >= 0) || isinf(w) || (dag->virt[task] && w != 0))
+		return -EINVAL;
+	dag->pin[task] = proc;
+	dag->pin_w[task] = w;
+	dag->wstale[task] = true;
 	return 0;
 }
 
@@ -132,8 +303,30 @@ int th_dag_set_procs(struct th_dag *dag, unsigned int nprocs)
 static void th_dag_update_mean(struct th_dag *dag, unsigned int v)
 {
 	double sum = 0, w;
-	unsigned int s, k = 0;
+	unsigned int s, c, k = 0;
 
+	if (dag->proc_class && dag->pin[v] != TH_NONE) {
+		dag->wmean[v] = dag->pin_w[v];
+		return;
+	}
+	if (dag->proc_class && dag->nprocs > TH_DAG_EXACT_PROCS) {
+		/*
+		 * Per class, weighted by its processors: p / classes times
+		 * fewer additions, rounded differently from the sum over the
+		 * processors, which small layouts keep (the same w̄ as dense).
+		 */
+		for (c = 0; c < dag->nclasses; c++) {
+			unsigned int n = dag->class_off[c + 1] - dag->class_off[c];
+
+			w = th_dag_class_w(dag, v, c);
+			if (isinf(w))
+				continue;
+			sum += n * w;
+			k += n;
+		}
+		dag->wmean[v] = k ? sum / k : INFINITY;
+		return;
+	}
 	for (s = 0; s < dag->nprocs; s++) {
 		w = th_dag_w(dag, v, s);
 		if (isinf(w))
@@ -147,7 +340,8 @@ static void th_dag_update_mean(struct th_dag *dag, unsigned int v)
 int th_dag_set_cost(struct th_dag *dag, unsigned int task, unsigned int proc,
 		    double w)
 {
-	if (task >= dag->ntasks || proc >= dag->nprocs || !(w >= 0))
+	if (task >= dag->ntasks || proc >= dag->nprocs || !(w >= 0) ||
+	    dag->proc_class)
 		return -EINVAL;
 	if (dag->virt[task] && w != 0)
 		return -EINVAL;
@@ -226,6 +420,27 @@ static int th_dag_add_virtual(struct th_dag *dag, bool start, unsigned int *id)
 	free(mark);
 	*id = v;
 	return ret;
+}
+
+/* Whether every task's class costs are non-decreasing with the class. */
+static bool th_dag_rows_sorted(const struct th_dag *dag)
+{
+	unsigned int r, c;
+	bool affine = false;
+
+	/* affine costs (b >= 0) grow as the divisors shrink */
+	for (r = 0; dag->class_div && r < dag->ntasks; r++)
+		affine |= dag->row[r] == TH_DAG_AFFINE && dag->aff_b[r] > 0;
+	for (c = 1; affine && c < dag->nclasses; c++)
+		if (!(dag->class_div[c] <= dag->class_div[c - 1]))
+			return false;
+
+	for (r = 0; r < dag->nrows; r++)
+		for (c = 1; c < dag->nclasses; c++)
+			if (!(dag->w[(size_t)r * dag->nclasses + c - 1] <=
+			      dag->w[(size_t)r * dag->nclasses + c]))
+				return false;
+	return true;
 }
 
 int th_dag_finalize(struct th_dag *dag)
@@ -325,6 +540,7 @@ int th_dag_finalize(struct th_dag *dag)
 		if (dag->nprocs)
 			for (i = 0; i < dag->ntasks; i++)
 				th_dag_update_mean(dag, i);
+		dag->class_sorted = dag->proc_class && th_dag_rows_sorted(dag);
 		dag->finalized = true;
 	}
 out:
@@ -457,6 +673,14 @@ double th_dag_hf(const struct th_dag *dag, unsigned int task)
 
 	if (!(mean > 0))
 		return 0;
+	if (dag->proc_class && dag->pin[task] != TH_NONE)
+		return dag->nprocs > 1 ? INFINITY : 0;	/* infinite elsewhere */
+	if (dag->proc_class) {
+		/* the same maximum as over the processors: classes hold their costs */
+		for (s = 0; s < dag->nclasses; s++)
+			dev = fmax(dev, fabs(th_dag_class_w(dag, task, s) - mean));
+		return 2 * dev / mean;
+	}
 	for (s = 0; s < dag->nprocs; s++)
 		dev = fmax(dev, fabs(th_dag_w(dag, task, s) - mean));
 	return 2 * dev / mean;

@@ -97,7 +97,8 @@ int th_sched_group_eval(const struct th_sched *s, unsigned int task,
 			double *eft_g)
 {
 	const struct th_dag *dag = s->dag;
-	unsigned int p, j, cp, cp_edge = 0;
+	unsigned int p, i, j, cp, cp_edge = 0, ncand;
+	const unsigned int *cand;
 	int ret;
 
 	ret = th_sched_cparent(s, task);
@@ -114,9 +115,16 @@ int th_sched_group_eval(const struct th_sched *s, unsigned int task,
 	ev->eft2_proc = 0;
 	ev->group_start = 0;
 	ev->task_start = 0;
-	for (p = 0; p < dag->nprocs; p++) {
-		double iat = th_sched_proc_iat(s, p), cp_in, others, st, gs, eft;
-		double wv = th_dag_w(dag, task, p), wc = th_dag_w(dag, cp, p);
+	/* the candidate list is scratch of the schedule's; eft_g wants all */
+	ncand = eft_g ? dag->nprocs :
+		th_sched_candidates((struct th_sched *)s, task, cp, true, &cand);
+	for (i = 0; i < ncand; i++) {
+		double iat, cp_in, others, st, gs, eft, wv, wc;
+
+		p = eft_g ? i : cand[i];
+		iat = th_sched_proc_iat(s, p);
+		wv = th_dag_w(dag, task, p);
+		wc = th_dag_w(dag, cp, p);
 
 		others = th_sched_data_ready(s, task, p, cp);
 		eft = fmax(iat, fmax(others, th_sched_arrival(s, cp_edge, p))) + wv;

@@ -133,13 +133,18 @@ static int th_hcpfd_place(struct th_sched *s, unsigned int v)
 {
 	const struct th_dag *dag = s->dag;
 	double best = INFINITY, best_start = 0, best_cs = 0;
-	unsigned int p, j, best_p = 0, best_cp = TH_NONE;
+	unsigned int p, i, j, best_p = 0, best_cp = TH_NONE, ncand;
+	const unsigned int *cand;
 	int ret;
 
-	for (p = 0; p < dag->nprocs; p++) {
-		double iat = th_sched_proc_iat(s, p), w = th_dag_w(dag, v, p);
-		double last = -1, ready = 0, st, cs, cf, st_dup;
+	ncand = th_sched_candidates(s, v, TH_SCHED_CAND_CPARENT, true, &cand);
+	for (i = 0; i < ncand; i++) {
+		double iat, w, last = -1, ready = 0, st, cs, cf, st_dup;
 		unsigned int cpar = TH_NONE;
+
+		p = cand[i];
+		iat = th_sched_proc_iat(s, p);
+		w = th_dag_w(dag, v, p);
 
 		for (j = dag->pred_off[v]; j < dag->pred_off[v + 1]; j++) {
 			unsigned int e = dag->pred[j];

@@ -33,9 +33,79 @@ int th_sched_alg_from_name(const char *name)
 	return -EINVAL;
 }
 
+/* The scale mode's per-class trees of idle-after times, all 0 (idle). */
+static int th_sched_trees_create(struct th_sched *s)
+{
+	const struct th_dag *dag = s->dag;
+	unsigned int c, i, total = 0;
+
+	s->cand_seen = calloc(dag->nprocs, sizeof(*s->cand_seen));
+	s->cand_host = calloc(dag->nprocs, sizeof(*s->cand_host));
+	s->class_pos = malloc(dag->nprocs * sizeof(*s->class_pos));
+	s->tree_off = malloc(dag->nclasses * sizeof(*s->tree_off));
+	s->tree_cap = malloc(dag->nclasses * sizeof(*s->tree_cap));
+	if (!s->cand_seen || !s->cand_host || !s->class_pos || !s->tree_off || !s->tree_cap)
+		return -ENOMEM;
+	for (c = 0; c < dag->nclasses; c++) {
+		unsigned int n = dag->class_off[c + 1] - dag->class_off[c], cap = 1;
+
+		while (cap < n)
+			cap *= 2;
+		s->tree_off[c] = total;
+		s->tree_cap[c] = cap;
+		total += 2 * cap;
+		for (i = 0; i < n; i++)
+			s->class_pos[dag->class_procs[dag->class_off[c] + i]] = i;
+	}
+	s->iat_tree = malloc(total * sizeof(*s->iat_tree));
+	if (!s->iat_tree)
+		return -ENOMEM;
+	for (c = 0; c < dag->nclasses; c++) {
+		double *t = s->iat_tree + s->tree_off[c];
+		unsigned int cap = s->tree_cap[c];
+		unsigned int n = dag->class_off[c + 1] - dag->class_off[c];
+
+		for (i = 0; i < cap; i++)
+			t[cap + i] = i < n ? 0 : INFINITY;
+		for (i = cap; i-- > 1;)
+			t[i] = fmin(t[2 * i], t[2 * i + 1]);
+	}
+	return 0;
+}
+
+/* Processor @proc's timeline changed: its leaf and the minima above it. */
+void th_sched_proc_changed(struct th_sched *s, unsigned int proc)
+{
+	unsigned int c, i;
+	double *t;
+
+	if (!s->scaled)
+		return;
+	c = s->dag->proc_class[proc];
+	t = s->iat_tree + s->tree_off[c];
+
+	i = s->tree_cap[c] + s->class_pos[proc];
+	t[i] = th_sched_proc_iat(s, proc);
+	for (i /= 2; i >= 1; i /= 2)
+		t[i] = fmin(t[2 * i], t[2 * i + 1]);
+}
+
+/* Class @c's processor idle first (the lowest of equals) and its iat. */
+static unsigned int th_sched_tree_first_idle(const struct th_sched *s,
+					     unsigned int c, double *iat)
+{
+	const double *t = s->iat_tree + s->tree_off[c];
+	unsigned int i = 1, cap = s->tree_cap[c];
+
+	while (i < cap)
+		i = t[2 * i] <= t[2 * i + 1] ? 2 * i : 2 * i + 1;
+	*iat = t[i];
+	return s->dag->class_procs[s->dag->class_off[c] + i - cap];
+}
+
 struct th_sched *th_sched_create(const struct th_dag *dag)
 {
-	unsigned int n, p;
+	unsigned int n, p, i;
 	struct th_sched *s;
 
 	if (!dag || !dag->finalized || !dag->nprocs) {
@@ -61,14 +131,22 @@ struct th_sched *th_sched_create(const struct th_dag *dag)
 	s->primary = malloc(n * sizeof(*s->primary));
 	s->aft_min = malloc(n * sizeof(*s->aft_min));
 	s->procs = calloc(p, sizeof(*s->procs));
+	s->cand = malloc(p * sizeof(*s->cand));
+	s->scaled = dag->proc_class && p > TH_DAG_EXACT_PROCS;
 	s->mask_words = (p + 63) / 64;
-	s->copy_mask = calloc((size_t)n * s->mask_words, sizeof(*s->copy_mask));
+	if (!s->scaled)
+		s->copy_mask = calloc((size_t)n * s->mask_words,
+				      sizeof(*s->copy_mask));
 	if (!s->slots || !s->next_copy || !s->first_copy || !s->primary ||
-	    !s->aft_min || !s->procs || !s->copy_mask) {
+	    !s->aft_min || !s->procs || !s->cand ||
+	    (s->scaled ? th_sched_trees_create(s) : !s->copy_mask)) {
 		th_sched_destroy(s);
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* outside the scale mode every processor is a candidate */
+	for (i = 0; !s->scaled && i < p; i++)
+		s->cand[i] = i;
 	memset(s->first_copy, 0xff, n * sizeof(*s->first_copy));
 	memset(s->primary, 0xff, n * sizeof(*s->primary));
 	for (n = 0; n < dag->ntasks; n++)
@@ -95,6 +173,13 @@ void th_sched_destroy(struct th_sched *s)
 	free(s->primary);
 	free(s->aft_min);
 	free(s->copy_mask);
+	free(s->cand);
+	free(s->cand_seen);
+	free(s->cand_host);
+	free(s->class_pos);
+	free(s->tree_off);
+	free(s->tree_cap);
+	free(s->iat_tree);
 	free(s);
 }
 
@@ -210,8 +295,10 @@ int th_sched_place(struct th_sched *s, unsigned int task, unsigned int proc,
 		s->primary[task] = idx;
 	if (finish < s->aft_min[task])
 		s->aft_min[task] = finish;
-	s->copy_mask[(size_t)task * s->mask_words + proc / 64] |=
-		1ull << (proc % 64);
+	if (s->copy_mask)
+		s->copy_mask[(size_t)task * s->mask_words + proc / 64] |=
+			1ull << (proc % 64);
+	th_sched_proc_changed(s, proc);
 	return 0;
 }
 
@@ -330,28 +417,222 @@ bool th_sched_has_copy_on(const struct th_sched *s, unsigned int task,
 	return th_sched_mask_test(s, task, proc);
 }
 
+/* Adds @p to the candidate list unless it is on it already. */
+static void th_sched_cand_add(struct th_sched *s, unsigned int *n,
+			      unsigned int p)
+{
+	if (s->cand_seen[p] == s->stamp)
+		return;
+	s->cand_seen[p] = s->stamp;
+	s->cand[(*n)++] = p;
+}
+
+/*
+ * The processors holding a copy of a parent of @v.  A free edge (cost 0,
+ * as into the virtual exit) brings its data as early everywhere: its
+ * parent's hosts gain nothing and are left out.
+ */
+static void th_sched_cand_hosts(struct th_sched *s, unsigned int *n,
+				unsigned int v)
+{
+	const struct th_dag *dag = s->dag;
+	unsigned int j, x;
+
+	for (j = dag->pred_off[v]; j < dag->pred_off[v + 1]; j++)
+		if (dag->edges[dag->pred[j]].cost > 0)
+			for (x = s->first_copy[dag->edges[dag->pred[j]].from];
+			     x != TH_NONE; x = s->next_copy[x]) {
+				th_sched_cand_add(s, n, s->slots[x].proc);
+				s->cand_host[s->slots[x].proc] = s->stamp;
+			}
+}
+
+/* Lists longer than this stay in the order found (hosts, then classes). */
+#define TH_SCHED_CAND_SORTED	64
+
+static int th_sched_cand_cmp(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The data-ready time of @v off its parents' hosts, and its latest parent. */
+static double th_sched_r0(const struct th_sched *s, unsigned int v,
+			  unsigned int *crit)
+{
+	const struct th_dag *dag = s->dag;
+	double r0 = 0, last = -1;
+	unsigned int j;
+
+	*crit = TH_NONE;
+	for (j = dag->pred_off[v]; j < dag->pred_off[v + 1]; j++) {
+		const struct th_dag_edge *e = &dag->edges[dag->pred[j]];
+		double a = s->aft_min[e->from] + e->cost;
+
+		r0 = fmax(r0, a);
+		if (a > last) {	/* the first of equals, as hcpfd.c picks */
+			last = a;
+			*crit = e->from;
+		}
+	}
+	return r0;
+}
+
+/*
+ * The processors worth evaluating for task @v, ascending when few: outside
+ * the scale mode all of them.  In it (Documentation/placement.rst,
+ * "Scale"): a pinned task's processor; else the processors holding a copy
+ * of a parent of @v, where data may be there early, and per class the
+ * processor idle first.  Every other processor gets @v's data at the same
+ * time r0 and differs only by when it is free, so it cannot beat its
+ * class's first idle one when appending; inserting, it may (an idle gap on
+ * a busier processor): that part is a heuristic.
+ *
+ * @also is a parent that may be copied along (duplication), or
+ * TH_SCHED_CAND_CPARENT for the one whose data comes last off the hosts,
+ * or TH_NONE: its parents' hosts and its pinned processor join the list.
+ * With @prune, and costs non-decreasing by class, the classes stop once
+ * their lower bound, r0 + w(v) (or, copying @also first, its r0 + w(also)
+ * + w(v)), exceeds what an earlier class's first idle processor achieves.
+ */
+/*
+ * A new list for free task @v (scale mode): the parents' hosts (and
+ * @also's), r0 in s->cand_r0; returns their count, @also resolved.
+ */
+static unsigned int th_sched_cand_start(struct th_sched *s, unsigned int v,
+					unsigned int *also, double *r0_also)
+{
+	const struct th_dag *dag = s->dag;
+	unsigned int n = 0, crit;
+
+	if (++s->stamp == 0) {	/* wrapped: no list holds anything */
+		memset(s->cand_seen, 0, dag->nprocs * sizeof(*s->cand_seen));
+		memset(s->cand_host, 0, dag->nprocs * sizeof(*s->cand_host));
+		s->stamp = 1;
+	}
+	/* what th_sched_data_ready() finds on a processor hosting no parent */
+	s->cand_r0 = th_sched_r0(s, v, &crit);
+	if (*also == TH_SCHED_CAND_CPARENT)
+		*also = crit;
+	*r0_also = INFINITY;
+	th_sched_cand_hosts(s, &n, v);
+	if (*also != TH_NONE) {
+		th_sched_cand_hosts(s, &n, *also);
+		if (dag->pin[*also] != TH_NONE)
+			th_sched_cand_add(s, &n, dag->pin[*also]);
+		else
+			*r0_also = th_sched_r0(s, *also, &crit);
+	}
+	return n;
+}
+
+unsigned int th_sched_candidates(struct th_sched *s, unsigned int v,
+				 unsigned int also, bool prune,
+				 const unsigned int **out)
+{
+	const struct th_dag *dag = s->dag;
+	unsigned int n = 0, c;
+	double r0, r0_also, bound = INFINITY;
+
+	*out = s->cand;
+	if (!s->scaled)
+		return dag->nprocs;
+	if (dag->pin[v] != TH_NONE) {
+		s->cand[n++] = dag->pin[v];
+		return n;
+	}
+	n = th_sched_cand_start(s, v, &also, &r0_also);
+	r0 = s->cand_r0;
+	prune = prune && dag->class_sorted;
+	for (c = 0; c < dag->nclasses; c++) {
+		double w = th_dag_class_w(dag, v, c), iat, lb = r0 + w;
+		unsigned int p;
+
+		if (isinf(w))
+			continue;
+		if (!isinf(r0_also))
+			lb = fmin(lb, r0_also + th_dag_class_w(dag, also, c) + w);
+		/* classes cost no less from here on: none can beat bound */
+		if (prune && lb > bound)
+			break;
+		p = th_sched_tree_first_idle(s, c, &iat);
+		bound = fmin(bound, fmax(r0, iat) + w);
+		th_sched_cand_add(s, &n, p);
+	}
+	/* small lists in processor order, as the exhaustive scan meets them */
+	if (n <= TH_SCHED_CAND_SORTED)
+		qsort(s->cand, n, sizeof(*s->cand), th_sched_cand_cmp);
+	return n;
+}
+
+struct th_sched_best {
+	double eft, start;
+	unsigned int p;
+};
+
+/* Task @v on processor @p: kept in @b if it finishes first (ties: lowest p). */
+static void th_sched_try(struct th_sched *s, unsigned int v, unsigned int p,
+			 bool insertion, struct th_sched_best *b)
+{
+	const struct th_dag *dag = s->dag;
+	double r, st, eft, w, iat;
+
+	/* off the parents' hosts, data is ready at the list's r0 */
+	r = s->scaled && dag->pin[v] == TH_NONE &&
+	    s->cand_host[p] != s->stamp ? s->cand_r0 :
+	    th_sched_data_ready(s, v, p, TH_NONE);
+	w = th_dag_w(dag, v, p);
+	iat = th_sched_proc_iat(s, p);
+	/* idle from r on: no gap to look for (the same start, no search) */
+	st = insertion && iat > r ? th_sched_gap_start(s, p, r, w) :
+				    fmax(r, iat);
+	eft = st + w;
+	if (eft < b->eft || (eft == b->eft && p < b->p)) {
+		b->eft = eft;
+		b->start = st;
+		b->p = p;
+	}
+}
+
 int th_sched_place_best(struct th_sched *s, unsigned int v, bool insertion)
 {
 	const struct th_dag *dag = s->dag;
-	double best = INFINITY, best_start = 0;
-	unsigned int p, best_p = 0;
+	struct th_sched_best b = { .eft = INFINITY };
+	unsigned int i, ncand, c, also = TH_NONE;
+	const unsigned int *cand;
+	double r0_also;
 
-	for (p = 0; p < dag->nprocs; p++) {
-		double r = th_sched_data_ready(s, v, p, TH_NONE), st, eft;
-		double w = th_dag_w(dag, v, p);
+	if (!s->scaled || dag->pin[v] != TH_NONE || !dag->class_sorted) {
+		ncand = th_sched_candidates(s, v, TH_NONE, true, &cand);
+		for (i = 0; i < ncand; i++)
+			th_sched_try(s, v, cand[i], insertion, &b);
+	} else {
+		/*
+		 * The hosts first, then the classes, fastest first, until one
+		 * cannot beat the best finish so far even starting at r0: the
+		 * list th_sched_candidates() makes, pruned by the actual best
+		 * (the same choice, fewer evaluations).
+		 */
+		ncand = th_sched_cand_start(s, v, &also, &r0_also);
+		for (i = 0; i < ncand; i++)
+			th_sched_try(s, v, s->cand[i], insertion, &b);
+		for (c = 0; c < dag->nclasses; c++) {
+			double w = th_dag_class_w(dag, v, c), iat;
+			unsigned int p;
 
-		st = insertion ? th_sched_gap_start(s, p, r, w) :
-				 fmax(r, th_sched_proc_iat(s, p));
-		eft = st + w;
-		if (eft < best) {
-			best = eft;
-			best_start = st;
-			best_p = p;
+			if (isinf(w))
+				continue;
+			if (s->cand_r0 + w > b.eft)
+				break;
+			p = th_sched_tree_first_idle(s, c, &iat);
+			if (s->cand_seen[p] != s->stamp)
+				th_sched_try(s, v, p, insertion, &b);
 		}
 	}
-	if (isinf(best))
+	if (isinf(b.eft))
 		return -EINVAL;
-	return th_sched_place(s, v, best_p, best_start, 0);
+	return th_sched_place(s, v, b.p, b.start, 0);
 }
 
 /* The one processor @task can run on, or TH_NONE when it is not pinned. */

@@ -28,10 +28,29 @@ struct th_dag {
 	unsigned int nprocs;		/* 0 until costs exist */
 	char **names;			/* NULL entries: default names */
 	double *base;			/* structural weight, w̄ source */
-	double *w;			/* ntasks x nprocs */
+	double *w;			/* dense: ntasks x nprocs; classes: nrows x nclasses */
 	double *wmean;			/* w̄, up to date unless wstale */
 	bool *wstale;			/* set_cost changed the row since */
 	bool *virt;
+
+	/*
+	 * The class layout (th_dag_set_classes()), NULL/0 in the dense one:
+	 * processors of one class cost every task the same, so a task keeps
+	 * a row per class, or one processor it is pinned to, or nothing
+	 * (cost 0).  Memory: tasks + free tasks x classes, not tasks x procs.
+	 */
+	unsigned int nclasses;
+	unsigned int *proc_class;	/* per processor */
+	unsigned int *class_off;	/* nclasses + 1, into class_procs */
+	unsigned int *class_procs;	/* processors grouped by class, ascending */
+	unsigned int *pin;		/* per task: its processor, TH_NONE: free */
+	double *pin_w;			/* per task: its cost there */
+	unsigned int *row;		/* per task: its row of w, TH_NONE: all 0,
+					   TH_DAG_AFFINE: aff_a + aff_b / class_div */
+	unsigned int nrows, cap_rows;
+	double *class_div;		/* per class, for affine costs */
+	double *aff_a, *aff_b;		/* per task */
+	bool class_sorted;		/* finalize: every row non-decreasing */
 
 	unsigned int nedges;
 	unsigned int cap_edges;
@@ -48,11 +67,36 @@ struct th_dag {
 	unsigned int exit;
 };
 
-/* The w(v, s) table. */
+/* The most processors a graph's costs may span (TH_PLACE_MAX_NODES too). */
+#define TH_DAG_MAX_PROCS	4096
+
+/* Processors above which the class layout's scale mode applies (sched.c). */
+#define TH_DAG_EXACT_PROCS	256
+
+#define TH_DAG_AFFINE	0xfffffffeu
+
+/* Task v's cost on processor class c (class layout). */
+static inline double th_dag_class_w(const struct th_dag *dag, unsigned int v,
+				    unsigned int c)
+{
+	unsigned int r = dag->row[v];
+
+	if (r == TH_NONE)
+		return 0;
+	if (r == TH_DAG_AFFINE)
+		return dag->aff_a[v] + dag->aff_b[v] / dag->class_div[c];
+	return dag->w[(size_t)r * dag->nclasses + c];
+}
+
+/* The w(v, s) table, whichever layout holds it. */
 static inline double th_dag_w(const struct th_dag *dag, unsigned int v,
 			      unsigned int s)
 {
-	return dag->w[(size_t)v * dag->nprocs + s];
+	if (!dag->proc_class)
+		return dag->w[(size_t)v * dag->nprocs + s];
+	if (dag->pin[v] != TH_NONE)
+		return s == dag->pin[v] ? dag->pin_w[v] : INFINITY;
+	return th_dag_class_w(dag, v, dag->proc_class[s]);
 }
 
 /*
@@ -83,11 +127,33 @@ struct th_sched {
 	unsigned int *primary;		/* per task */
 	double *aft_min;		/* per task: earliest finish of a copy */
 	struct th_sched_proc *procs;
-	/* per task, a bit per processor holding a copy: skips copy scans */
+	/*
+	 * per task, a bit per processor holding a copy: skips copy scans;
+	 * NULL in the scale mode (tasks x processors bits), where the
+	 * copies are walked instead.  Code that takes a copy off a
+	 * timeline clears its bit (when not NULL) and calls
+	 * th_sched_proc_changed(): th_sched_place() does both for a new one.
+	 */
 	uint64_t *copy_mask;
 	unsigned int mask_words;
 	/* whose schedule this is (th_sched_alg_of()); NR_ALGS: by hand */
 	enum th_sched_alg alg;
+	/*
+	 * The scale mode (th_sched_candidates()): a class layout over more
+	 * than TH_DAG_EXACT_PROCS processors.  Per class, a min-tree of its
+	 * processors' idle-after times (iat), leaf class_pos[p] of class
+	 * proc_class[p]'s tree at iat_tree + tree_off[c], tree_cap[c] leaves.
+	 */
+	bool scaled;
+	unsigned int *cand;		/* nprocs: the candidate list */
+	unsigned int *cand_seen;	/* per processor: stamp of its last list */
+	unsigned int *cand_host;	/* per processor: stamp, when a host */
+	unsigned int stamp;
+	double cand_r0;			/* the list's data-ready time off hosts */
+	unsigned int *class_pos;
+	unsigned int *tree_off;
+	unsigned int *tree_cap;
+	double *iat_tree;
 };
 
 /* The latest finish of an exit task; INFINITY while one is unplaced. */
@@ -117,6 +183,14 @@ double th_sched_gap_start_linear(const struct th_sched *s, unsigned int proc,
 static inline bool th_sched_mask_test(const struct th_sched *s,
 				      unsigned int task, unsigned int proc)
 {
+	unsigned int x;
+
+	if (!s->copy_mask) {
+		for (x = s->first_copy[task]; x != TH_NONE; x = s->next_copy[x])
+			if (s->slots[x].proc == proc)
+				return true;
+		return false;
+	}
 	return s->copy_mask[(size_t)task * s->mask_words + proc / 64] >>
 	       (proc % 64) & 1;
 }
@@ -126,6 +200,28 @@ static inline bool th_sched_mask_test(const struct th_sched *s,
  * th_*, and only thverbs/sched.h is the API.
  */
 #pragma GCC visibility push(hidden)
+
+/*
+ * dag.c: the class layout, for the placer (place.c): @nprocs processors,
+ * processor s in class @class_of[s] < @nclasses, every class used.  Costs
+ * are then set per class (th_dag_set_class_cost()) or by pinning a task to
+ * one processor (th_dag_pin(), infinite elsewhere); th_dag_set_cost() is
+ * refused.  th_dag_set_procs() returns to the dense layout.
+ */
+int th_dag_set_classes(struct th_dag *dag, unsigned int nprocs,
+		       const unsigned int *class_of, unsigned int nclasses);
+int th_dag_set_class_cost(struct th_dag *dag, unsigned int task,
+			  unsigned int cls, double w);
+int th_dag_pin(struct th_dag *dag, unsigned int task, unsigned int proc,
+	       double w);
+/*
+ * Affine class costs, two numbers a task however many classes: task
+ * @task costs @a + @b / div[c] on class c, div[] set once per graph by
+ * th_dag_set_class_divisors() (positive, finite; the placer's ALU rates).
+ */
+int th_dag_set_class_divisors(struct th_dag *dag, const double *div);
+int th_dag_set_affine(struct th_dag *dag, unsigned int task, double a,
+		      double b);
 
 /* sched.c: the placement machinery shared by the algorithms */
 double th_sched_arrival(const struct th_sched *s, unsigned int edge,
@@ -138,6 +234,11 @@ double th_sched_gap_start(const struct th_sched *s, unsigned int proc,
 bool th_sched_has_copy_on(const struct th_sched *s, unsigned int task,
 			  unsigned int proc);
 int th_sched_place_best(struct th_sched *s, unsigned int v, bool insertion);
+void th_sched_proc_changed(struct th_sched *s, unsigned int proc);
+#define TH_SCHED_CAND_CPARENT	0xfffffffeu
+unsigned int th_sched_candidates(struct th_sched *s, unsigned int v,
+				 unsigned int also, bool prune,
+				 const unsigned int **out);
 int th_sched_ready_order(const struct th_dag *dag, const unsigned int *list,
 			 unsigned int *out);
 

@@ -77,7 +77,10 @@ TEST(malformed_job_files_are_refused_at_line_and_column)
 		const char *msg;
 	} bad[] = {
 		{ "", 1, 1, "thjobs 1" },
-		{ "thjobs 2\n", 1, 1, "thjobs 1" },
+		{ "thjobs 2\n", 1, 8, "unsupported job file version '2'" },
+		{ "thjobs 1 x\n", 1, 10, "thjobs 1" },
+		{ "thjobs 1\nallreduce A members 0-1 root 1 bytes 2T\n", 2, 38, "1 to 1T" },
+		{ "thjobs 1\nallreduce A members 0-1 root 1 bytes 1025G\n", 2, 38, "1 to 1T" },
 		{ "thjobs 1\n", 2, 1, "a job" },
 		{ "thjobs 1\nallgather A\n", 2, 1, "'allreduce'" },
 		{ "thjobs 1\nallreduce A members 0-3 root 9 bytes 1K\n", 2, 1, "root (9)" },
@@ -169,6 +172,37 @@ TEST(model_file_parses_and_refuses)
 	EXPECT_EQ(NULL, m);
 	EXPECT_EQ(3, d.line);
 	EXPECT_EQ(9, d.col);
+	/* a newer version is named as such; absurd rates and times refused */
+	m = th_place_model_parse("thmodel 2\nnodes 2\n", 18, &d);
+	EXPECT_EQ(NULL, m);
+	EXPECT_EQ(1, d.line);
+	EXPECT_EQ(9, d.col);
+	EXPECT_NE(NULL, strstr(d.msg, "unsupported model file version '2'"));
+	m = th_place_model_parse("thmodel 1\nnodes 2\nalu 1e-300\n", 29, &d);
+	EXPECT_EQ(NULL, m);
+	EXPECT_EQ(3, d.line);
+	EXPECT_EQ(5, d.col);
+	EXPECT_NE(NULL, strstr(d.msg, "from 1 to 1e+18"));
+	m = th_place_model_parse("thmodel 1\nnodes 2\nalu 1 0.5\n", 28, &d);
+	EXPECT_EQ(NULL, m);
+	EXPECT_EQ(7, d.col);
+	m = th_place_model_parse("thmodel 1\nnodes 2\nbandwidth 2e18\n", 33, &d);
+	EXPECT_EQ(NULL, m);
+	EXPECT_EQ(11, d.col);
+	m = th_place_model_parse("thmodel 1\nnodes 2\nlatency 1e300\n", 32, &d);
+	EXPECT_EQ(NULL, m);
+	EXPECT_EQ(9, d.col);
+	EXPECT_NE(NULL, strstr(d.msg, "up to 1e+06"));
+	/* a model filled in by hand is held to the same ranges */
+	m = th_place_model_create(2);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(0, th_place_model_check(m));
+	m->alu[1] = 1e-300;
+	EXPECT_EQ(-EINVAL, th_place_model_check(m));
+	m->alu[1] = 1e9;
+	m->descriptor = 1e300;
+	EXPECT_EQ(-EINVAL, th_place_model_check(m));
+	th_place_model_destroy(m);
 	m = th_place_model_parse("thmodel 1\nnodes 2\npost 0\ncpu 0\n", 31, &d);
 	ASSERT_NE(NULL, m);
 	EXPECT_EQ(0, m->post);

@@ -767,6 +767,56 @@ assert p["schedule"] in d and d[p["schedule"]]["makespan_us"] == p["makespan_us"
 	expect_refusal "place: a malformed model file, file:line:col, exit 2" 2 \
 		"^$TMP/bad.model:3:9: expected a time in seconds" \
 		place --model "$TMP/bad.model" "$JOBS"
+	# input edges (issue P): each refused with its reason, one line
+	printf 'thjobs 2\nallreduce A members 0-3 root 0 bytes 1K\n' > "$TMP/v2.jobs"
+	expect_refusal "place: a thjobs 2 header is an unsupported version, exit 2" 2 \
+		"^$TMP/v2.jobs:1:8: unsupported job file version '2': this reader knows 'thjobs 1'$" \
+		place "$TMP/v2.jobs"
+	printf 'thmodel 1\nnodes 4\nalu 1e-300\n' > "$TMP/slow.model"
+	expect_refusal "place: an ALU rate of 1e-300 is refused, not an infinite makespan, exit 2" 2 \
+		"^$TMP/slow.model:3:5: expected an ALU rate in bytes/s from 1 to 1e\\+18, got '1e-300'$" \
+		place --model "$TMP/slow.model" "$JOBS"
+	printf 'thjobs 1\nallreduce A members 0-1 root 0 bytes 2T\n' > "$TMP/2t.jobs"
+	expect_refusal "place: a size above 1T is refused, exit 2" 2 \
+		"^$TMP/2t.jobs:2:38: expected a size in bytes \\(1 to 1T" \
+		place "$TMP/2t.jobs"
+	# 1T, the documented top, is accepted and its makespan finite
+	printf 'thjobs 1\nallreduce A members 0-1 root 0 bytes 1T\n' > "$TMP/1t.jobs"
+	run place --json --alg heft "$TMP/1t.jobs"
+	if [ "$rc" -eq 0 ] && python3 -c '
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+assert all(math.isfinite(p["makespan_us"]) and p["makespan_us"] > 1e8 for p in d["placements"])' "$TMP/out" 2> "$TMP/err"; then
+		ok "place: a 1T Allreduce is placed, its makespan finite"
+	else
+		not_ok "place: a 1T Allreduce is placed" "exit $rc" "$(cat "$TMP/err")"
+	fi
+	# the scale workload's generator, and the progress line kept off stdout
+	THBENCH=${THBENCH:-$(dirname "$THCTL")/thbench}
+	if $TO "$THBENCH" placegen --jobs 40 --nodes 300 --members 2-64 \
+		--bytes 1K-64K --seed 7 > "$TMP/gen.jobs" &&
+	   $TO "$THBENCH" placegen --jobs 40 --nodes 300 --members 2-64 \
+		--bytes 1K-64K --seed 7 | cmp -s - "$TMP/gen.jobs" &&
+	   [ "$(grep -c '^allreduce ' "$TMP/gen.jobs")" -eq 40 ]; then
+		run place --json --progress --nodes 300 "$TMP/gen.jobs"
+		if [ "$rc" -eq 0 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["placements"]) == 9 and all(len(p["jobs"]) == 40 for p in d["placements"])' "$TMP/out" 2>> "$TMP/err"; then
+			ok "placegen: the same workload for the same seed, placed by every algorithm on 300 nodes, JSON clean with --progress"
+		else
+			not_ok "placegen: placed on 300 nodes" "exit $rc" "$(cat "$TMP/err")"
+		fi
+	else
+		not_ok "placegen: the same workload for the same seed"
+	fi
+	$TO "$THBENCH" place --scale 8192 > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	if [ "$rc" -eq 2 ] && grep -q "^thbench place: --scale takes 2 to 4096 nodes (TH_PLACE_MAX_NODES), got '8192'$" "$TMP/err"; then
+		ok "thbench place --scale 8192 says the placer's limit, exit 2"
+	else
+		not_ok "thbench place --scale 8192 says the placer's limit" "exit $rc" "$(head -3 "$TMP/err")"
+	fi
 	# the tutorial and placement.rst show these outputs as they are
 	for pair in "tutorial.rst --model $EX/place/slow-roots.model $EX/place/tenants.jobs" \
 		    "placement.rst $JOBS"; do

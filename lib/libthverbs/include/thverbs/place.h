@@ -24,7 +24,14 @@
 
 TH_API_BEGIN
 
+/*
+ * Limits (Documentation/placement.rst, "Scale"): nodes of a model, jobs of
+ * a job file, and tasks of one placement DAG (th_place_run() fails with
+ * E2BIG above it).
+ */
 #define TH_PLACE_MAX_NODES	4096
+#define TH_PLACE_MAX_JOBS	16384
+#define TH_PLACE_MAX_TASKS	(1u << 24)
 
 /* ---- the fabric cost model ------------------------------------------- */
 
