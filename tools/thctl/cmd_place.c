@@ -44,7 +44,7 @@ static void thctl_place_usage(FILE *f)
 		"usage: thctl place [OPTIONS] JOBFILE\n"
 		"       thctl place --write-model [--nodes N]\n"
 		"       thctl place --calibrate [--provider P] [--nodes N]\n"
-		"       thctl place --verify [--run [--timed] [--reps N]] [--provider P]\n"
+		"       thctl place --verify [--run [--timed] [--reps N]] [--sim] [--provider P]\n"
 		"                   [-a NAME] [-m FILE] [-j [-p]] JOBFILE\n"
 		"\n"
 		"Places the offload jobs of JOBFILE (Documentation/placement.rst) on the\n"
@@ -99,6 +99,10 @@ static void thctl_place_usage(FILE *f)
 		"                      per model node, and print each job's predicted and\n"
 		"                      measured finish, the error in %%, and makespans\n"
 		"      --timed         --run on the model's virtual clock (inproc only)\n"
+		"      --sim           run each chosen placement's chains in the\n"
+		"                      simulator's event-ordered virtual time (thctl\n"
+		"                      sim; the model as LogGP, one ALU rate) and print\n"
+		"                      each job's predicted and simulated finish\n"
 		"      --reps N        --run: rounds measured, the median kept (default 5)\n"
 		"      --progress      the progress line (after 2 s) on stderr even when\n"
 		"                      it is not a terminal (on a terminal: always)\n"
@@ -127,6 +131,7 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 		{ "calibrate", no_argument, NULL, 'C' },
 		{ "provider", required_argument, NULL, 'P' },
 		{ "verify", no_argument, NULL, 'V' },
+		{ "sim", no_argument, NULL, 'M' },
 		{ "run", no_argument, NULL, 'R' },
 		{ "timed", no_argument, NULL, 'T' },
 		{ "reps", required_argument, NULL, 'N' },
@@ -214,6 +219,9 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 			break;
 		case 'V':
 			o->run.verify = true;
+			break;
+		case 'M':
+			o->run.sim = true;
 			break;
 		case 'R':
 			o->run.run = true;
@@ -510,7 +518,7 @@ int thctl_place_main(int argc, char **argv)
 		th_place_jobs_destroy(j);
 		return THCTL_EXIT_USAGE;
 	}
-	if (o.run.run || o.run.verify) {
+	if (o.run.run || o.run.verify || o.run.sim) {
 		o.run.alg = o.alg;
 		o.run.json = o.json;
 		o.run.pretty = o.pretty;

@@ -7,6 +7,9 @@
  * Then each placement is compiled onto one vport per node of the
  * provider and run (place_measure()), on the model's virtual clock with
  * --timed, and each job's predicted and measured finish is printed.
+ * --sim runs the same chains in the simulator's event-ordered virtual
+ * time instead (th_sim_chains(), the model as LogGP) and prints each
+ * job's predicted and simulated finish.
  */
 #include <errno.h>
 #include <math.h>
@@ -19,6 +22,7 @@
 #include "place_measure.h"
 #include "place_run.h"
 #include "thctl.h"
+#include <thverbs/sim.h>
 #include <thverbs/verbs.h>
 #include <thverbs/verify.h>
 
@@ -40,6 +44,11 @@ struct pr_row {
 	bool ran;
 	double makespan;
 	double *finish;
+	/* --sim */
+	bool simulated;
+	double sim_makespan;
+	double *sim_finish;
+	uint64_t sim_events;
 };
 
 /* The provider's nodes, one context and one vport each. */
@@ -144,6 +153,114 @@ static int pr_verify(const struct th_place_jobs *j, struct pr_row *row,
 	}
 	th_place_exec_describe_free(set);
 	return n < 0 ? n : 0;
+}
+
+static double pr_error_pct(double measured, double predicted);
+
+/*
+ * The model as the simulator's parameters, in picoseconds so that its
+ * whole-unit G can hold 0.1 ns a byte: L its latency, G and the copy rate
+ * its bandwidth, the descriptor its descriptor time, no o or g (the
+ * model has none: every node's engine and NIC are its own); the ALU one
+ * rate, the simulator's NIC costs being the same on every node.
+ */
+static int pr_sim_params(const struct th_place_model *m,
+			 struct th_sim_params *p, struct th_sim_nic *nic)
+{
+	unsigned int i;
+
+	for (i = 1; i < m->nodes; i++)
+		if (m->alu[i] != m->alu[0])
+			return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	p->L = (uint64_t)llround(m->latency * 1e12);
+	p->G = (uint64_t)llround(1e12 / m->bandwidth);
+	p->S = UINT32_MAX;
+	nic->desc_ns = (uint64_t)llround(m->descriptor * 1e12);
+	nic->copy_ps = (uint64_t)llround(1e15 / m->bandwidth);
+	nic->alu_ps = (uint64_t)llround(1e15 / m->alu[0]);
+	return 0;
+}
+
+/* The job chain @name (JOB.TASK@nNODE) belongs to, or -1. */
+static int pr_sim_job(const struct th_place_jobs *j, const char *name)
+{
+	const char *at = strchr(name, '@'), *dot;
+	unsigned int k;
+
+	if (!at)
+		return -1;
+	for (dot = at; dot > name; dot--) {
+		if (*dot != '.')
+			continue;
+		for (k = 0; k < th_place_njobs(j); k++) {
+			const char *jn = th_place_job_name(j, k);
+
+			if (strlen(jn) == (size_t)(dot - name) &&
+			    !strncmp(jn, name, dot - name))
+				return (int)k;
+		}
+	}
+	return -1;
+}
+
+/* Simulate @row's chains: each job's finish, the makespan. */
+static int pr_sim(const struct th_place_jobs *j, const struct th_place_model *m,
+		  struct pr_row *row, const struct th_nic_query *q, char *err,
+		  size_t errlen)
+{
+	struct th_sim_result res = { 0 };
+	struct th_verify_set *set;
+	struct th_sim_params p;
+	struct th_sim_nic nic;
+	uint64_t *done = NULL;
+	unsigned int i;
+	int ret;
+
+	if (pr_sim_params(m, &p, &nic)) {
+		snprintf(err, errlen, "the model's nodes have different ALU rates: the simulator's NIC costs are one for every node");
+		return -EINVAL;
+	}
+	set = th_place_exec_describe(j, row->r, q);
+	if (!set) {
+		snprintf(err, errlen, "cannot describe its chains: %s",
+			 th_strerror(-errno));
+		return -errno;
+	}
+	done = calloc(set->nchains + 1, sizeof(*done));
+	row->sim_finish = calloc(th_place_njobs(j) + 1, sizeof(double));
+	ret = done && row->sim_finish ?
+	      th_sim_chains(set, &p, &nic, &res, done, err, errlen) : -ENOMEM;
+	for (i = 0; !ret && i < set->nchains; i++) {
+		int k = pr_sim_job(j, set->chains[i].name);
+
+		if (k >= 0)
+			row->sim_finish[k] = fmax(row->sim_finish[k],
+						  done[i] * 1e-12);
+	}
+	if (!ret) {
+		row->sim_makespan = res.max_ns * 1e-12;
+		row->sim_events = res.events;
+		row->simulated = true;
+	}
+	th_sim_result_fini(&res);
+	th_place_exec_describe_free(set);
+	free(done);
+	return ret;
+}
+
+static void pr_sim_text(const struct th_place_jobs *j, const struct pr_row *row)
+{
+	unsigned int k;
+
+	for (k = 0; k < row->r->njobs; k++)
+		printf("%-12s %-12s %14.3f %14.3f %9.2f\n", row->label,
+		       th_place_job_name(j, k), row->r->job[k].finish * 1e6,
+		       row->sim_finish[k] * 1e6,
+		       pr_error_pct(row->sim_finish[k], row->r->job[k].finish));
+	printf("%-12s %-12s %14.3f %14.3f %9.2f\n", row->label, "(makespan)",
+	       row->r->makespan * 1e6, row->sim_makespan * 1e6,
+	       pr_error_pct(row->sim_makespan, row->r->makespan));
 }
 
 static const char *pr_chain(const struct pr_row *row, uint32_t c)
@@ -261,6 +378,33 @@ static void pr_json_row(struct tj *t, const struct th_place_jobs *j,
 		tj_arr_end(t);
 		tj_obj_end(t);
 	}
+	if (row->simulated) {
+		tj_key(t, "sim");
+		tj_obj_begin(t);
+		tj_key(t, "predicted_makespan_us");
+		tj_double(t, row->r->makespan * 1e6);
+		tj_key(t, "simulated_makespan_us");
+		tj_double(t, row->sim_makespan * 1e6);
+		tj_key(t, "error_pct");
+		tj_double(t, pr_error_pct(row->sim_makespan, row->r->makespan));
+		tj_kv_u64(t, "events", row->sim_events);
+		tj_key(t, "jobs");
+		tj_arr_begin(t);
+		for (k = 0; k < row->r->njobs; k++) {
+			tj_obj_begin(t);
+			tj_kv_str(t, "job", th_place_job_name(j, k));
+			tj_key(t, "predicted_us");
+			tj_double(t, row->r->job[k].finish * 1e6);
+			tj_key(t, "simulated_us");
+			tj_double(t, row->sim_finish[k] * 1e6);
+			tj_key(t, "error_pct");
+			tj_double(t, pr_error_pct(row->sim_finish[k],
+						  row->r->job[k].finish));
+			tj_obj_end(t);
+		}
+		tj_arr_end(t);
+		tj_obj_end(t);
+	}
 	if (row->ran) {
 		tj_key(t, "run");
 		tj_obj_begin(t);
@@ -298,6 +442,7 @@ static void pr_row_free(struct pr_row *row)
 		free(row->names[i]);
 	free(row->names);
 	free(row->f);
+	free(row->sim_finish);
 	free(row->finish);
 	th_place_result_destroy(row->r);
 }
@@ -391,6 +536,16 @@ int thctl_place_run(const struct thctl_place_run_opts *o,
 	}
 	if (status && o->verify && o->run)
 		fprintf(stderr, "thctl place: a placement does not verify: nothing run\n");
+	for (i = 0; !status && o->sim && i < nrows; i++) {
+		char err[256] = "";
+
+		ret = pr_sim(j, m, &rows[i], &q, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "thctl place: --sim: %s: %s\n", rows[i].label,
+				err[0] ? err : th_strerror(ret));
+			status = ret == -EINVAL ? THCTL_EXIT_USAGE : THCTL_EXIT_FAIL;
+		}
+	}
 	for (i = 0; !status && o->run && i < nrows; i++) {
 		rows[i].finish = calloc(rows[i].r->njobs + 1, sizeof(double));
 		ret = rows[i].finish ?
@@ -425,6 +580,16 @@ int thctl_place_run(const struct thctl_place_run_opts *o,
 		for (i = 0; o->verify && i < nrows; i++)
 			if (rows[i].r && rows[i].f)
 				pr_verify_text(&rows[i]);
+		for (i = 0; o->sim && i < nrows; i++) {
+			if (!rows[i].simulated)
+				continue;
+			if (i == 0 || !rows[i - 1].simulated) {
+				printf("# simulated: the placement's chains in event-ordered virtual time (th_sim_chains), the model as LogGP\n");
+				printf("%-12s %-12s %14s %14s %9s\n", "placement", "job",
+				       "predicted_us", "simulated_us", "error_%");
+			}
+			pr_sim_text(j, &rows[i]);
+		}
 		for (i = 0; o->run && i < nrows; i++) {
 			if (!rows[i].ran)
 				continue;

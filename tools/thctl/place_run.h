@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * place_run.h - 'thctl place --run' and '--verify' (place_run.c): the
- * chosen placements verified before anything is posted, then run on a
- * provider, predicted against measured per job.
+ * place_run.h - 'thctl place --run', '--verify' and '--sim'
+ * (place_run.c): the chosen placements verified before anything is
+ * posted, then run on a provider, or their chains simulated, predicted
+ * against measured or simulated per job.
  */
 #ifndef THCTL_PLACE_RUN_H
 #define THCTL_PLACE_RUN_H
@@ -14,6 +15,7 @@
 struct thctl_place_run_opts {
 	bool run;		/* run each placement and measure it */
 	bool verify;		/* verify each placement's chains first */
+	bool sim;		/* simulate each placement's chains */
 	bool timed;		/* on the model's virtual clock (inproc) */
 	bool json, pretty;
 	const char *provider;	/* "inproc" (NULL) or "kernel" */

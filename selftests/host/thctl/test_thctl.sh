@@ -867,6 +867,26 @@ for x in p:
 		not_ok "place --verify --run: a placement beyond the counters" "exit $rc" \
 			"$(head -3 "$TMP/out")" "$(cat "$TMP/err")"
 	fi
+	# --sim: each placement's chains in the simulator's virtual time
+	run place --sim -j "$JOBS"
+	if [ "$rc" -eq 0 ] && python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["placements"]
+assert len(p) >= 6 and p[-1]["placement"] == "trees", [x["placement"] for x in p]
+for x in p:
+    s = x["sim"]
+    assert s["events"] > 0 and s["predicted_makespan_us"] > 0, x
+    assert [j["job"] for j in s["jobs"]] == ["A", "B"], s
+    assert all(j["simulated_us"] > 0 for j in s["jobs"]), s
+    assert abs(s["simulated_makespan_us"] - max(j["simulated_us"] for j in s["jobs"])) < 1e-6, s
+    assert "run" not in x and "verify" not in x, x' "$TMP/out" 2> "$TMP/err"; then
+		ok "place --sim: every placement simulated, each job's simulated finish, the makespan the latest"
+	else
+		not_ok "place --sim" "exit $rc" "$(cat "$TMP/err")"
+	fi
+	expect_refusal "place --sim with different ALU rates: exit 2" 2 \
+		"^thctl place: --sim: hagd: the model's nodes have different ALU rates" \
+		place --sim -a hagd --model "$EX/place/slow-roots.model" "$EX/place/tenants.jobs"
 	# --run on the virtual clock: each job's measured finish is its predicted one
 	for jf in "$EX"/place/*.jobs; do
 		if grep -qE '^[a-z]+ .* release ' "$jf"; then
