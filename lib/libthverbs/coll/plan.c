@@ -68,6 +68,12 @@ int th_plan_add(struct th_plan *pl, unsigned int local, uint16_t ct,
 		.what = what,
 	};
 	memcpy(&pl->desc[pl->ndesc], c->d, c->n * sizeof(*c->d));
+	/*
+	 * The trigger as the SQ gets it: the descriptors kept are those
+	 * posted and those the verifier reads (th_plan_verify())
+	 */
+	pl->desc[pl->ndesc].trig_ct = ct;
+	pl->desc[pl->ndesc].threshold = threshold;
 	pl->ndesc += c->n;
 	return 0;
 }
