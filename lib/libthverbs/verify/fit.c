@@ -8,7 +8,9 @@
  * the REARM rules.  A chain that does not fit is refused, so the rest of
  * the analysis takes it as never posted.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "th_engine_int.h"
 #include "verify_priv.h"
@@ -116,16 +118,52 @@ static struct tv_fit_limits tv_fit_limits(const struct th_verify_set *set)
 	return l;
 }
 
-void tv_fit(struct tv_model *m)
+/*
+ * The CQ entries held on each vport by the chains posted so far: an
+ * open-addressing table of (node, vport), so that a set of many chains
+ * is summed in one pass.
+ */
+struct tv_fit_vports {
+	uint32_t nslots;
+	struct tv_fit_vport {
+		bool used;
+		uint32_t node, vport;
+		uint64_t held;
+	} *slot;
+};
+
+static uint64_t *tv_fit_held(struct tv_fit_vports *t, uint32_t node,
+			     uint32_t vport)
+{
+	uint64_t k = ((uint64_t)node << 32 | vport) * 0x9e3779b97f4a7c15ULL;
+	uint32_t h = (uint32_t)(k >> 32) & (t->nslots - 1);
+
+	while (t->slot[h].used &&
+	       (t->slot[h].node != node || t->slot[h].vport != vport))
+		h = (h + 1) & (t->nslots - 1);
+	if (!t->slot[h].used)
+		t->slot[h] = (struct tv_fit_vport){ .used = true, .node = node,
+						    .vport = vport };
+	return &t->slot[h].held;
+}
+
+int tv_fit(struct tv_model *m)
 {
 	const struct tv_fit_limits l = tv_fit_limits(m->set);
-	uint32_t ci, cj, i;
+	struct tv_fit_vports vps = { .nslots = 16 };
+	uint32_t ci, i;
 	char why[256];
 
+	/* at most one vport per chain: a table at most half full */
+	while (vps.nslots < 2 * m->set->nchains)
+		vps.nslots *= 2;
+	vps.slot = calloc(vps.nslots, sizeof(*vps.slot));
+	if (!vps.slot)
+		return -ENOMEM;
 	for (ci = 0; ci < m->set->nchains; ci++) {
 		const struct th_verify_chain *vc = &m->set->chains[ci];
 		struct tv_chain *c = &m->chains[ci];
-		uint64_t reserved = c->credits;
+		uint64_t *held, reserved;
 
 		if (l.max_chain && vc->ndesc > l.max_chain) {
 			snprintf(why, sizeof(why),
@@ -158,16 +196,17 @@ void tv_fit(struct tv_model *m)
 		 * entries unless they completed: counted as if none had,
 		 * as the host posts them all before it starts any.
 		 */
-		for (cj = 0; cj < ci; cj++)
-			if (!m->chains[cj].refused &&
-			    m->set->chains[cj].node == vc->node &&
-			    m->set->chains[cj].vport == vc->vport)
-				reserved += m->chains[cj].credits;
+		held = tv_fit_held(&vps, vc->node, vc->vport);
+		reserved = *held + c->credits;
 		if (reserved > l.cq) {
 			snprintf(why, sizeof(why),
 				 "with the chains posted before it on its vport it needs %llu CQ entries, but the CQ has %u",
 				 (unsigned long long)reserved, l.cq);
 			tv_fit_refuse(m, ci, TV_NONE, NULL, why);
+			continue;
 		}
+		*held = reserved;
 	}
+	free(vps.slot);
+	return 0;
 }
