@@ -94,7 +94,8 @@ static int th_plan_stage_rank(struct th_plan *pl, struct th_group_rank *rk,
 		th_chain_reset(c);
 		memcpy(c->d, &pl->desc[st->first], st->ndesc * sizeof(*c->d));
 		c->n = st->ndesc;
-		th_chain_trigger(c, st->ct, st->threshold, 0);
+		/* the descriptors are the plan, as the verifier reads it */
+		th_chain_trigger(c, c->d[0].trig_ct, c->d[0].threshold, 0);
 		ret = th_stage_chain(rk->vp, c);
 	}
 	th_chain_reset(c);

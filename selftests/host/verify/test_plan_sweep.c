@@ -74,13 +74,29 @@ static void sweep(struct __test_metadata *_metadata, unsigned int n)
 			for (ci = 0; ci < 2; ci++) {
 				ASSERT_EQ(0, sweep_one(_metadata, sweep_kinds[ki],
 						       n, k, sweep_counts[ci],
-						       &chains));
+						       &chains))
+					TH_LOG("kind %d n %u k %u count %u", ki,
+					       n, k, sweep_counts[ci]);
 				/* a plan with no chains would verify trivially */
 				ASSERT_GE(chains, n);
 			}
 }
 
-TEST(plans_of_2_to_64_ranks_verify_clean)
+FIXTURE(sweep) {
+	int unused;
+};
+
+FIXTURE_SETUP(sweep)
+{
+	self->unused = 0;
+}
+
+FIXTURE_TEARDOWN(sweep)
+{
+}
+
+/* the full sweep (TH_VERIFY_SWEEP=full) takes minutes under the sanitizers */
+TEST_F_TIMEOUT(sweep, plans_of_2_to_64_ranks_verify_clean, 3600)
 {
 	const char *full = getenv("TH_VERIFY_SWEEP");
 	unsigned int n, last = full && !strcmp(full, "full") ? 1024 : 64;

@@ -16,3 +16,22 @@ $(VERIFY_TESTS): $(BIN)/host/verify/%: $(S)/selftests/host/verify/%.o $(VERBS_SA
 .PHONY: verify-sweep-full
 verify-sweep-full: $(BIN)/host/verify/test_plan_sweep
 	TH_VERIFY_SWEEP=full $(BIN)/host/verify/test_plan_sweep
+
+# The mutation tool: built without sanitizers (a thousand children), from
+# the library's own objects, which reach the collectives' plan (coll/plan.h)
+$(O)/selftests/host/verify/%.o $(S)/selftests/host/verify/%.o: \
+	TH_CPPFLAGS += -I$(TOP)/lib/libthverbs/coll -I$(TOP)/selftests/host/verify
+VERIFY_MUTANTS	:= $(BIN)/host/verify/verify_mutants
+ALL_TARGETS	+= $(VERIFY_MUTANTS)
+$(VERIFY_MUTANTS): $(O)/selftests/host/verify/verify_mutants.o \
+		$(O)/selftests/host/verify/mutants.o $(VERBS_OBJS) $(SCHED_OBJS) \
+		$(IPF_OBJS) $(ENGINE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -pthread -o $@ $^ $(TH_LDLIBS)
+# the smoke test links the sanitized mutation engine
+$(BIN)/host/verify/test_mutants: $(S)/selftests/host/verify/mutants.o
+
+MUTANTS		?= 1000
+.PHONY: verify-mutants
+verify-mutants: $(VERIFY_MUTANTS)
+	$(VERIFY_MUTANTS) --mutants $(MUTANTS)
