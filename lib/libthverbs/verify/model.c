@@ -195,6 +195,14 @@ static int tv_host_build(struct tv_model *m)
 	uint32_t i, id;
 	int ret;
 
+	/* the counters the host waits on are counters of the model too */
+	for (i = 0; i < m->set->nwaits; i++) {
+		const struct th_verify_counter *c = &m->set->waits[i].counter;
+
+		ret = tv_counter_id(m, c->node, c->vport, c->ct, &id);
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < m->set->nactions; i++) {
 		const struct th_verify_action *a = &m->set->actions[i];
 		struct tv_host *h;
@@ -226,6 +234,8 @@ int tv_model_build(struct tv_model *m, const struct th_verify_set *set)
 	if (set->nchains && !set->chains)
 		return -EINVAL;
 	if (set->nactions && !set->actions)
+		return -EINVAL;
+	if ((set->nregions && !set->regions) || (set->nwaits && !set->waits))
 		return -EINVAL;
 	m->chains = calloc(set->nchains ? set->nchains : 1, sizeof(*m->chains));
 	if (!m->chains)

@@ -23,6 +23,8 @@ static const char *const tv_class_names[TH_VERIFY_CLASS_MAX] = {
 	[TH_VERIFY_SELF_REARM]		= "self-rearm",
 	[TH_VERIFY_WARN_IMMEDIATE]	= "immediate",
 	[TH_VERIFY_WARN_WRITERS]	= "writers",
+	[TH_VERIFY_MEMORY]		= "memory",
+	[TH_VERIFY_WAIT]		= "wait",
 };
 
 const char *th_verify_class_name(enum th_verify_class cls)
@@ -300,6 +302,29 @@ static int tv_self_rearm(struct tv_model *m, uint32_t ci, uint64_t *reach,
 	return 0;
 }
 
+/* The host's wait @wi: can its counter get there? */
+static void tv_wait(struct tv_model *m, uint32_t wi, const uint64_t *reach)
+{
+	const struct th_verify_wait *w = &m->set->waits[wi];
+	struct th_verify_finding *f;
+	char cs[48], names[96];
+	uint32_t id, raisers;
+
+	/* the model knows every counter the set names, waits included */
+	if (tv_counter_id(m, w->counter.node, w->counter.vport, w->counter.ct,
+			  &id) || reach[id] >= w->value)
+		return;
+	f = tv_finding(m, TH_VERIFY_WAIT, TV_NONE, TV_NONE, &id);
+	if (!f)
+		return;
+	tv_why_counter(m, id, cs, sizeof(cs));
+	raisers = tv_raisers(m, id, names, sizeof(names));
+	snprintf(f->why, sizeof(f->why),
+		 "the host waits for %s >= %llu, which can reach at most %llu: the host adds %llu and %u chain(s) raise it%s",
+		 cs, (unsigned long long)w->value, (unsigned long long)reach[id],
+		 (unsigned long long)m->host[id].inc, raisers, names);
+}
+
 /*
  * A counter that is set, and written by anything else too: the writers
  * of every counter counted in one pass over the chains' effects.
@@ -505,6 +530,8 @@ static int tv_verify(struct tv_model *m)
 			ret = tv_self_rearm(m, ci, tmp_reach, tmp_rounds,
 					    member, cyc);
 	}
+	for (ci = 0; !ret && ci < m->set->nwaits; ci++)
+		tv_wait(m, ci, reach);
 	if (!ret)
 		ret = tv_writers(m);
 out:
@@ -534,6 +561,8 @@ int th_verify(const struct th_verify_set *set, struct th_verify_finding *out,
 	ret = tv_model_build(&m, set);
 	if (!ret)
 		ret = tv_fit(&m);
+	if (!ret)
+		ret = tv_memory(&m);
 	if (!ret)
 		ret = tv_model_graph(&m);
 	if (!ret)

@@ -4,8 +4,8 @@
  * collective (2 ... 8 ranks, radix 2 ... 4, one segment or three) whose
  * plan th_coll_create_local_edit() hands over before posting; one random
  * small change is made to its descriptors, th_plan_verify() judges the
- * result, and the plan is posted and run once on the in-process
- * provider.  Each mutant lives in a child process of its own, so a hung
+ * result, and the plan is posted and run for two rounds on the
+ * in-process provider.  Each mutant lives in a child process of its own, so a hung
  * one is torn down by SIGKILL at its deadline, whatever state its fabric
  * is in; the results come back through shared memory.
  */
@@ -29,6 +29,7 @@
 #define MUT_SEG_COUNT	8	/* elements per segment of a 3-segment mutant */
 /* the child's own start-up and teardown, beyond the round's deadline */
 #define MUT_GRACE_MS	10000
+#define MUT_ROUNDS	2	/* rounds each mutant runs */
 
 static const char *const mut_run_names[MUT_RUN_MAX] = {
 	"ran fine", "wrong data", "failed", "hung",
@@ -249,9 +250,10 @@ static int mut_edit_plan(struct th_plan *pl, const struct th_group *g, void *arg
 	return 0;
 }
 
-static int64_t mut_value(unsigned int rank, uint32_t i)
+/* Rank @rank's element @i in round @round. */
+static int64_t mut_value(unsigned int rank, uint32_t i, unsigned int round)
 {
-	return (int64_t)rank * 1000 + i + 1;
+	return (int64_t)rank * 1000 + i + 1 + 100000 * (int64_t)round;
 }
 
 /* The child: one mutant, built, verified and run; its result in @r. */
@@ -264,7 +266,7 @@ static void mut_child(const struct mut_config *cfg, unsigned int idx,
 	struct th_context *ctx[MUT_MAX_RANKS] = { 0 };
 	int64_t *send[MUT_MAX_RANKS], *recv[MUT_MAX_RANKS], want;
 	struct th_device **devs;
-	unsigned int n, rk, i;
+	unsigned int n, rk, i, round;
 	struct th_coll *cl;
 	int ndev = 0, ret;
 
@@ -289,8 +291,6 @@ static void mut_child(const struct mut_config *cfg, unsigned int idx,
 		recv[rk] = calloc(a.count, sizeof(int64_t));
 		if (!vps[rk] || !send[rk] || !recv[rk])
 			_exit(3);
-		for (i = 0; i < a.count; i++)
-			send[rk][i] = mut_value(rk, i);
 	}
 	r->run = MUT_RAN_HUNG;	/* until it is seen to end */
 	cl = th_coll_create_local_edit(vps, n, &a, (void *const *)send,
@@ -300,29 +300,41 @@ static void mut_child(const struct mut_config *cfg, unsigned int idx,
 		r->run = r->verified ? MUT_RAN_FAILED : MUT_RUN_MAX;
 		_exit(0);
 	}
-	ret = th_coll_start(cl);
-	if (!ret)
-		ret = th_coll_wait(cl, (uint64_t)cfg->timeout_ms * 1000000ULL);
-	if (ret == -ETIMEDOUT) {
-		r->run = MUT_RAN_HUNG;
-		_exit(0);
-	}
-	if (ret) {
-		r->run = MUT_RAN_FAILED;
-		_exit(0);
-	}
+	/*
+	 * Two rounds, new data each: a plan is persistent, and a chain one
+	 * round ahead of the host (one that fires at posting, say) shows
+	 * only in the next
+	 */
 	r->run = MUT_RAN_OK;
-	for (rk = 0; rk < n; rk++) {
-		if (a.kind == TH_COLL_REDUCE && rk)
-			continue;
-		for (i = 0; i < a.count; i++) {
-			unsigned int s;
+	for (round = 0; round < MUT_ROUNDS; round++) {
+		for (rk = 0; rk < n; rk++)
+			for (i = 0; i < a.count; i++) {
+				send[rk][i] = mut_value(rk, i, round);
+				recv[rk][i] = 0;
+			}
+		ret = th_coll_start(cl);
+		if (!ret)
+			ret = th_coll_wait(cl, (uint64_t)cfg->timeout_ms * 1000000ULL);
+		if (ret == -ETIMEDOUT) {
+			r->run = MUT_RAN_HUNG;
+			_exit(0);
+		}
+		if (ret) {
+			r->run = MUT_RAN_FAILED;
+			_exit(0);
+		}
+		for (rk = 0; rk < n; rk++) {
+			if (a.kind == TH_COLL_REDUCE && rk)
+				continue;
+			for (i = 0; i < a.count; i++) {
+				unsigned int s;
 
-			want = a.kind == TH_COLL_BCAST ? mut_value(0, i) : 0;
-			for (s = 0; a.kind != TH_COLL_BCAST && s < n; s++)
-				want += mut_value(s, i);
-			if (recv[rk][i] != want)
-				r->run = MUT_RAN_WRONG;
+				want = a.kind == TH_COLL_BCAST ? mut_value(0, i, round) : 0;
+				for (s = 0; a.kind != TH_COLL_BCAST && s < n; s++)
+					want += mut_value(s, i, round);
+				if (recv[rk][i] != want)
+					r->run = MUT_RAN_WRONG;
+			}
 		}
 	}
 	/* no teardown: the process's end is the fabric's */
