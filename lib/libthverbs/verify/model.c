@@ -177,11 +177,9 @@ static int tv_chain_build(struct tv_model *m, uint32_t ci)
 		c->stride = last->rearm.stride;
 	}
 	/* as the engine reserves at posting: one for an error or cancel */
-	c->credits = 1;
+	c->credits = th_eng_chain_credits(vc->descs, vc->ndesc);
 	c->first_eff = m->neffs;
 	for (i = 0; i < vc->ndesc; i++) {
-		if (th_eng_desc_writes_cqe(&vc->descs[i]))
-			c->credits++;
 		ret = tv_desc_effects(m, vc, i);
 		if (ret)
 			return ret;
