@@ -25,6 +25,7 @@ static const char *const tv_class_names[TH_VERIFY_CLASS_MAX] = {
 	[TH_VERIFY_WARN_WRITERS]	= "writers",
 	[TH_VERIFY_MEMORY]		= "memory",
 	[TH_VERIFY_WAIT]		= "wait",
+	[TH_VERIFY_AHEAD]		= "ahead",
 };
 
 const char *th_verify_class_name(enum th_verify_class cls)
@@ -302,6 +303,27 @@ static int tv_self_rearm(struct tv_model *m, uint32_t ci, uint64_t *reach,
 	return 0;
 }
 
+/*
+ * A re-arming chain that fires with no host action at all, in a set the
+ * host drives: its rounds run ahead of the host's.
+ */
+static void tv_ahead(struct tv_model *m, uint32_t ci)
+{
+	const struct tv_chain *c = &m->chains[ci];
+	struct th_verify_finding *f;
+	char cs[48];
+
+	f = tv_finding(m, TH_VERIFY_AHEAD, ci, TV_NONE, &c->trig);
+	if (!f)
+		return;
+	tv_why_counter(m, c->trig, cs, sizeof(cs));
+	snprintf(f->why, sizeof(f->why),
+		 "re-arms by %llu on %s but fires with no host action at all (%s): it runs a round ahead of the host's",
+		 (unsigned long long)c->stride, cs,
+		 c->threshold ? "chains that need none raise it to its threshold" :
+		 "threshold 0, met when it is posted");
+}
+
 /* The host's wait @wi: can its counter get there? */
 static void tv_wait(struct tv_model *m, uint32_t wi, const uint64_t *reach)
 {
@@ -464,15 +486,17 @@ out:
  * on nothing, threshold 0) every re-arming chain is looked at.
  */
 static int tv_rearm_suspects(const struct tv_model *m, bool *suspect,
-			     uint64_t *reach, uint64_t *rounds)
+			     uint64_t *reach, uint64_t *rounds, bool *unaided)
 {
 	struct tv_start none = { .host = false, .seed = TV_NONE };
 	uint32_t n = m->set->nchains, ci;
 	bool any = false;
 	int ret = tv_reach(m, &none, reach, rounds);
 
-	for (ci = 0; !ret && ci < n; ci++)
-		any |= rounds[ci] > 0;
+	for (ci = 0; !ret && ci < n; ci++) {
+		unaided[ci] = rounds[ci] > 0;
+		any |= unaided[ci];
+	}
 	if (ret || any) {
 		for (ci = 0; ci < n; ci++)
 			suspect[ci] = true;
@@ -493,19 +517,21 @@ static int tv_verify(struct tv_model *m)
 	bool *in_cycle = calloc(n + 1, sizeof(*in_cycle));
 	bool *member = calloc(n + 1, sizeof(*member));
 	bool *suspect = calloc(n + 1, sizeof(*suspect));
+	bool *unaided = calloc(n + 1, sizeof(*unaided));
 	uint32_t *cyc = calloc(n + TH_VERIFY_PATH_MAX, sizeof(*cyc));
 	struct tv_start real = { .host = true, .seed = TV_NONE };
 	struct tv_start all = { .host = true, .seed = TV_NONE, .optimistic = true };
 	int ret = -ENOMEM;
 
 	if (!reach || !opt || !rounds || !tmp_reach || !tmp_rounds || !idle ||
-	    !in_cycle || !member || !suspect || !cyc)
+	    !in_cycle || !member || !suspect || !unaided || !cyc)
 		goto out;
 	ret = tv_reach(m, &real, reach, rounds);
 	if (!ret)
 		ret = tv_reach(m, &all, opt, tmp_rounds);
 	if (!ret)
-		ret = tv_rearm_suspects(m, suspect, tmp_reach, tmp_rounds);
+		ret = tv_rearm_suspects(m, suspect, tmp_reach, tmp_rounds,
+					unaided);
 	if (ret)
 		goto out;
 	for (ci = 0; ci < n; ci++)
@@ -526,6 +552,10 @@ static int tv_verify(struct tv_model *m)
 				snprintf(f->why, sizeof(f->why),
 					 "threshold 0: it fires as soon as it is posted");
 		}
+		if (c->rearm && unaided[ci] && m->set->nactions) {
+			tv_ahead(m, ci);
+			continue;
+		}
 		if (c->rearm && suspect[ci])
 			ret = tv_self_rearm(m, ci, tmp_reach, tmp_rounds,
 					    member, cyc);
@@ -544,6 +574,7 @@ out:
 	free(in_cycle);
 	free(member);
 	free(suspect);
+	free(unaided);
 	free(cyc);
 	return ret;
 }

@@ -30,6 +30,7 @@
 /* the child's own start-up and teardown, beyond the round's deadline */
 #define MUT_GRACE_MS	10000
 #define MUT_ROUNDS	2	/* rounds each mutant runs */
+#define MUT_SETTLE_US	20000	/* after the rounds, for stragglers */
 
 static const char *const mut_run_names[MUT_RUN_MAX] = {
 	"ran fine", "wrong data", "failed", "hung",
@@ -65,6 +66,7 @@ static unsigned int mut_pick(uint64_t *s, unsigned int n)
 
 struct mut_edit {
 	uint64_t rng;
+	uint32_t steps;		/* the plan's chains, once broken */
 	unsigned int nnodes;
 	unsigned int nseg;
 	struct mut_result *r;
@@ -236,6 +238,7 @@ static int mut_edit_plan(struct th_plan *pl, const struct th_group *g, void *arg
 	}
 	if (ret)
 		return ret;
+	e->steps = pl->nsteps;
 	n = th_plan_verify(pl, g, &vp->ctx->attr, vp->sq_entries,
 			   vp->cq_entries, f, 16);
 	if (n < 0)
@@ -248,6 +251,36 @@ static int mut_edit_plan(struct th_plan *pl, const struct th_group *g, void *arg
 			break;
 		}
 	return 0;
+}
+
+/*
+ * After the rounds, what the host cannot see in its buffers: every chain
+ * of the plan ran each round, none more (a chain a round ahead of the
+ * host, or one that never fires, waiting behind a data path that still
+ * delivered), no chain failed, and no completion entry is left over (a
+ * NOTIFY more than the rounds started).  A chain that never ran its rounds
+ * is a hang, one that ran ahead or failed a failure.
+ */
+static void mut_settle(struct th_vport *const *vps, unsigned int n,
+		       uint64_t want_done, struct mut_result *r)
+{
+	struct th_stats st, sum = { 0 };
+	struct th_nic_cqe cqe;
+	unsigned int rk;
+
+	usleep(MUT_SETTLE_US);
+	for (rk = 0; rk < n; rk++) {
+		if (th_vport_stats(vps[rk], &st))
+			continue;
+		sum.chains_done += st.chains_done;
+		sum.chains_failed += st.chains_failed;
+		if (th_poll_cq(vps[rk], &cqe, 1) > 0)
+			sum.cqes++;	/* an entry nobody waited for */
+	}
+	if (sum.chains_done < want_done)
+		r->run = MUT_RAN_HUNG;
+	else if (sum.chains_failed || sum.chains_done > want_done || sum.cqes)
+		r->run = MUT_RAN_FAILED;
 }
 
 /* Rank @rank's element @i in round @round. */
@@ -337,6 +370,7 @@ static void mut_child(const struct mut_config *cfg, unsigned int idx,
 			}
 		}
 	}
+	mut_settle(vps, n, e.steps * MUT_ROUNDS, r);
 	/* no teardown: the process's end is the fabric's */
 	_exit(0);
 }

@@ -146,6 +146,11 @@ struct th_verify_set {
  *	th_verify_set.nregions): the chain fails when it runs
  * @TH_VERIFY_WAIT: a wait the host declares can never end: the counter
  *	cannot reach the value (the finding's chain is UINT32_MAX)
+ * @TH_VERIFY_AHEAD: a re-arming chain in a set the host drives (it
+ *	declares actions) that fires a round with no host action at all:
+ *	its threshold is met at posting, or chains that need none raise it;
+ *	it runs a round ahead of the host's, whose k-th start finds round
+ *	k + 1 under way
  * @TH_VERIFY_CLASS_MAX: first invalid class
  */
 enum th_verify_class {
@@ -157,6 +162,7 @@ enum th_verify_class {
 	TH_VERIFY_WARN_WRITERS,
 	TH_VERIFY_MEMORY,
 	TH_VERIFY_WAIT,
+	TH_VERIFY_AHEAD,
 	TH_VERIFY_CLASS_MAX
 };
 
@@ -210,7 +216,7 @@ int th_verify(const struct th_verify_set *set, struct th_verify_finding *out,
 	      unsigned int max);
 /*
  * "unreachable", "cycle", "fit", "self-rearm", "immediate", "writers",
- * "memory", "wait"; NULL past them.
+ * "memory", "wait", "ahead"; NULL past them.
  */
 const char *th_verify_class_name(enum th_verify_class cls);
 /* Is @cls a warning (the chains still fire, finish and fit)? */
