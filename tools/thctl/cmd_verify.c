@@ -131,7 +131,14 @@ static unsigned int verify_line(const struct chainfile *cf,
 				const struct th_verify_finding *f)
 {
 	const struct cf_chain *c;
+	unsigned int i;
 
+	/* a wait that cannot end: the expect line that declares it */
+	for (i = 0; f->cls == TH_VERIFY_WAIT && i < cf->nactions; i++)
+		if (cf->actions[i].kind == CF_ACT_EXPECT &&
+		    cf->actions[i].node == f->counter.node &&
+		    cf->actions[i].ct == f->counter.ct)
+			return cf->actions[i].line;
 	if (f->chain >= cf->nchains)
 		return 0;
 	c = &cf->chains[f->chain];
@@ -251,6 +258,7 @@ static int verify_file(const char *path, const struct chainfile *cf,
 {
 	struct th_verify_chain *chains = calloc(cf->nchains + 1, sizeof(*chains));
 	struct th_verify_action *acts = calloc(cf->nactions + 1, sizeof(*acts));
+	struct th_verify_wait *waits = calloc(cf->nactions + 1, sizeof(*waits));
 	struct th_nic_desc *descs = calloc((size_t)cf->nchains * CF_MAX_DESCS + 1,
 					   sizeof(*descs));
 	struct th_verify_finding *f = NULL;
@@ -258,7 +266,7 @@ static int verify_file(const char *path, const struct chainfile *cf,
 	int n, ret = THCTL_EXIT_FAIL;
 	struct tj j;
 
-	if (!chains || !acts || !descs)
+	if (!chains || !acts || !waits || !descs)
 		goto out;
 	for (i = 0; i < cf->nchains; i++) {
 		const struct cf_chain *c = &cf->chains[i];
@@ -274,6 +282,13 @@ static int verify_file(const char *path, const struct chainfile *cf,
 	for (i = 0; i < cf->nactions; i++) {
 		const struct cf_action *a = &cf->actions[i];
 
+		/* an expect line is a wait of the host's */
+		if (a->kind == CF_ACT_EXPECT)
+			waits[set->nwaits++] = (struct th_verify_wait){
+				.counter = { .node = a->node, .vport = VERIFY_VPORT,
+					     .ct = a->ct },
+				.value = a->value,
+			};
 		if (a->kind != CF_ACT_CT_INC && a->kind != CF_ACT_CT_SET)
 			continue;
 		acts[set->nactions++] = (struct th_verify_action){
@@ -284,6 +299,7 @@ static int verify_file(const char *path, const struct chainfile *cf,
 		};
 	}
 	set->actions = acts;
+	set->waits = waits;
 	n = th_verify(set, NULL, 0);
 	if (n >= 0) {
 		f = calloc((size_t)n + 1, sizeof(*f));
@@ -321,6 +337,7 @@ out:
 	free(f);
 	free(chains);
 	free(acts);
+	free(waits);
 	free(descs);
 	return ret;
 }

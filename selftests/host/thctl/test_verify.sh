@@ -61,7 +61,7 @@ if [ "$nbroken" -ge 12 ]; then
 else
 	not_ok "the corpus has $nbroken broken files" "want at least 3 per class a-d"
 fi
-for cls in unreachable cycle fit self-rearm; do
+for cls in unreachable cycle fit self-rearm wait ahead; do
 	c=$(grep -l "^# expect: $cls " "$VDIR"/*.chain | wc -l)
 	if [ "$c" -ge 3 ]; then
 		ok "the corpus has $c files of class $cls"
