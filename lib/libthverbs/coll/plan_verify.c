@@ -96,6 +96,8 @@ int th_plan_verify(const struct th_plan *pl, const struct th_group *g,
 	set.regions = regs;
 	set.waits = waits;
 	set.nwaits = g->nlocal;
+	/* the actions are one round's: no chain may fire two */
+	set.rounds = 1;
 	ret = th_verify(&set, out, max);
 out:
 	free(chains);

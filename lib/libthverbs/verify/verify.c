@@ -307,16 +307,26 @@ static int tv_self_rearm(struct tv_model *m, uint32_t ci, uint64_t *reach,
  * A re-arming chain that fires with no host action at all, in a set the
  * host drives: its rounds run ahead of the host's.
  */
-static void tv_ahead(struct tv_model *m, uint32_t ci)
+static void tv_ahead(struct tv_model *m, uint32_t ci, uint64_t rounds)
 {
 	const struct tv_chain *c = &m->chains[ci];
 	struct th_verify_finding *f;
-	char cs[48];
+	char cs[48], many[32];
 
 	f = tv_finding(m, TH_VERIFY_AHEAD, ci, TV_NONE, &c->trig);
 	if (!f)
 		return;
 	tv_why_counter(m, c->trig, cs, sizeof(cs));
+	if (rounds == TV_UNBOUNDED)
+		snprintf(many, sizeof(many), "without bound");
+	else
+		snprintf(many, sizeof(many), "%llu", (unsigned long long)rounds);
+	if (m->set->rounds && rounds > m->set->rounds) {
+		snprintf(f->why, sizeof(f->why),
+			 "re-arms by %llu on %s, which other chains can raise to fire it %s round(s) for the host's %u: it runs ahead of the host",
+			 (unsigned long long)c->stride, cs, many, m->set->rounds);
+		return;
+	}
 	snprintf(f->why, sizeof(f->why),
 		 "re-arms by %llu on %s but fires with no host action at all (%s): it runs a round ahead of the host's",
 		 (unsigned long long)c->stride, cs,
@@ -552,8 +562,9 @@ static int tv_verify(struct tv_model *m)
 				snprintf(f->why, sizeof(f->why),
 					 "threshold 0: it fires as soon as it is posted");
 		}
-		if (c->rearm && unaided[ci] && m->set->nactions) {
-			tv_ahead(m, ci);
+		if (c->rearm && ((unaided[ci] && m->set->nactions) ||
+				 (m->set->rounds && rounds[ci] > m->set->rounds))) {
+			tv_ahead(m, ci, rounds[ci]);
 			continue;
 		}
 		if (c->rearm && suspect[ci])

@@ -172,6 +172,47 @@ TEST(a_rearming_chain_the_host_does_not_start_runs_ahead)
 	EXPECT_EQ(TH_VERIFY_WARN_IMMEDIATE, f[0].cls);
 }
 
+/* With the host's rounds known, a chain fed past them runs ahead too. */
+TEST(a_rearming_chain_fed_past_the_hosts_rounds_runs_ahead)
+{
+	struct th_nic_desc d[3];
+	struct th_verify_chain c[2] = {
+		{ .name = "tick", .descs = d, .ndesc = 2 },
+		{ .name = "feed", .descs = &d[2], .ndesc = 1 },
+	};
+	/* the host starts tick (ct0) and, for another reason, feed (ct2) */
+	const struct th_verify_action acts[2] = {
+		start0, { .counter = { .node = 0, .ct = 2 }, .value = 1 },
+	};
+	struct th_verify_set set = {
+		.chains = c, .nchains = 2, .actions = acts, .nactions = 2,
+	};
+	struct th_verify_finding f[4];
+
+	memset(d, 0, sizeof(d));
+	d[0].opcode = TH_NIC_OP_NOP;
+	d[0].flags = TH_NIC_DF_LINK | TH_NIC_DF_COMP_CT;
+	d[0].comp_ct = 1;
+	d[0].threshold = 1;
+	d[1].opcode = TH_NIC_OP_REARM;
+	d[1].rearm.stride = 1;
+	/* feed adds one to tick's counter: tick can fire twice */
+	d[2].opcode = TH_NIC_OP_CT_INC;
+	d[2].trig_ct = 2;
+	d[2].threshold = 1;
+	d[2].ct.ct = 0;
+	d[2].ct.value = 1;
+	/* rounds unknown: tick fires twice, which nothing says is wrong */
+	EXPECT_EQ(0, th_verify(&set, f, 4));
+	set.rounds = 1;
+	ASSERT_EQ(1, th_verify(&set, f, 4));
+	EXPECT_EQ(TH_VERIFY_AHEAD, f[0].cls);
+	EXPECT_EQ(0, f[0].chain);
+	EXPECT_NE(NULL, strstr(f[0].why, "2 round(s) for the host's 1")) TH_LOG("%s", f[0].why);
+	set.rounds = 2;
+	EXPECT_EQ(0, th_verify(&set, f, 4));
+}
+
 TEST(regions_and_waits_without_arrays_are_refused)
 {
 	struct th_verify_set set = { .nregions = 1 };

@@ -110,6 +110,9 @@ struct th_verify_wait {
  * @nregions: how many
  * @waits: the host's waits (THVERBS_1.4)
  * @nwaits: how many
+ * @rounds: the rounds the host's actions start, when it knows (a
+ *	collective's plan: 1); a re-arming chain that can fire more is
+ *	TH_VERIFY_AHEAD.  0: not known, not checked (THVERBS_1.4)
  */
 struct th_verify_set {
 	const struct th_verify_chain *chains;
@@ -123,6 +126,7 @@ struct th_verify_set {
 	uint32_t nregions;
 	const struct th_verify_wait *waits;
 	uint32_t nwaits;
+	uint32_t rounds;
 };
 
 /**
@@ -150,7 +154,8 @@ struct th_verify_set {
  *	declares actions) that fires a round with no host action at all:
  *	its threshold is met at posting, or chains that need none raise it;
  *	it runs a round ahead of the host's, whose k-th start finds round
- *	k + 1 under way
+ *	k + 1 under way; or, with th_verify_set.rounds, one that can fire
+ *	more rounds than the host starts
  * @TH_VERIFY_CLASS_MAX: first invalid class
  */
 enum th_verify_class {
