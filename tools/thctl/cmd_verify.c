@@ -633,6 +633,11 @@ int thctl_verify_main(int argc, char **argv)
 	if (plan.kind) {
 		if (verify_limits(provider, &q))
 			return THCTL_EXIT_FAIL;
+		/* the rings every rank's vport is taken to have */
+		if (set.sq_entries)
+			q.max_sq_entries = set.sq_entries;
+		if (set.cq_entries)
+			q.max_cq_entries = set.cq_entries;
 		return verify_plan(&plan, &q, json, pretty);
 	}
 	/*
