@@ -57,6 +57,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mut_print(&mx, stdout);
+	/* a mutant that could not set up, crashed, or had nothing to break */
+	if (mx.mutants != cfg.mutants)
+		printf("not run: %u of %u (see -v)\n", cfg.mutants - mx.mutants,
+		       cfg.mutants);
 	free(res);
 	return mx.cell[MUT_RAN_HUNG][0] + mx.cell[MUT_RAN_FAILED][0] ? 1 : 0;
 }
