@@ -29,6 +29,9 @@
 #   make bench      benchmarks (never pass/fail)
 #   make vmbench-thmpi  libthmpi on th_nic.ko vs MPICH alone, in QEMU
 #   make mutants    the mutation check: scripts/mutants.list, one at a time
+#   make verify-mutants  the chain verifier against 1000 broken plans run on
+#                   inproc: the confusion matrix (MUTANTS=N)
+#   make verify-sweep-full  every plan of N = 2 ... 1024 verified clean
 #   make clean
 #   make help       this list
 #
