@@ -29,6 +29,9 @@
 #   make bench      benchmarks (never pass/fail)
 #   make vmbench-thmpi  libthmpi on th_nic.ko vs MPICH alone, in QEMU
 #   make mutants    the mutation check: scripts/mutants.list, one at a time
+#   make verify-mutants  the chain verifier against 1000 broken plans run on
+#                   inproc: the confusion matrix (MUTANTS=N)
+#   make verify-sweep-full  every plan of N = 2 ... 1024 verified clean
 #   make clean
 #   make help       this list
 #
@@ -84,6 +87,7 @@ include lib/libthmpi/libthmpi.mk
 include selftests/host/host.mk
 include selftests/host/thctl/thctl-tests.mk
 include selftests/host/sim/sim-tests.mk
+include selftests/host/verify/verify-tests.mk
 include tools/tools.mk
 include fuzz/fuzz.mk
 include driver/module.mk
@@ -131,7 +135,7 @@ $(S)/%.o: $(TOP)/%.c | ksrc
 CHECK_JOBS	?= $(shell nproc 2>/dev/null || echo 2)
 HOST_TESTS_SLOW	:= test_thmpi test_boot test_ofi test_netns
 hostcheck: ksrc $(HOST_TESTS)
-	@HOST_TESTS_SLOW='$(HOST_TESTS_SLOW)' \
+	@HOST_TESTS_SLOW='$(HOST_TESTS_SLOW)' TH_VERIFY_PLANS=1 \
 		$(TOP)/scripts/host-tests.sh $(LOGS) $(CHECK_JOBS) $(HOST_TESTS)
 
 # make check and make check-full: one parallel build of everything the

@@ -260,11 +260,7 @@ static u32 th_eng_chain_post(struct th_eng_vport *vp, struct th_eng_chain *chain
 		reason = TH_NIC_REFUSE_VPORT_ERROR;
 		goto err_unlock;
 	}
-	if (credits > vp->cq.entries) {
-		/* could never fit, however empty the CQ */
-		reason = TH_NIC_REFUSE_CQ_SIZE;
-		goto err_unlock;
-	}
+	/* a chain that could never fit was refused by th_eng_chain_fit() */
 	if (th_eng_cq_used_locked(vp) + vp->cq_reserved + credits > vp->cq.entries) {
 		reason = TH_NIC_REFUSE_CQ_FULL;
 		goto err_unlock;

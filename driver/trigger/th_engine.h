@@ -703,9 +703,43 @@ int th_eng_mr_add(struct th_eng_vport *vp, u64 uaddr, u64 len, u32 access,
 		  void *kaddr, void *priv, u32 *lkey, u64 *rkey);
 int th_eng_mr_dereg(struct th_eng_vport *vp, u32 lkey);
 
+/**
+ * struct th_eng_fit - the sizes a chain must fit to be posted, with no
+ *	vport: the engine fills it from its limits and the vport's rings
+ *	(th_eng_chain_validate()), the chain verifier from the limits a
+ *	device reports (lib/libthverbs/verify/fit.c); a field of 0 is not
+ *	checked
+ * @nodes: nodes of the fabric: a target's node is below it
+ * @max_vports: vports per node: a target's vport is below it
+ * @max_counters: counters per vport: every counter named is below it
+ * @max_chain: descriptors per chain
+ * @sq_entries: the vport's SQ slots
+ * @cq_entries: the vport's CQ entries: a round's entries fit in it
+ */
+struct th_eng_fit {
+	u32 nodes;
+	u32 max_vports;
+	u32 max_counters;
+	u32 max_chain;
+	u32 sq_entries;
+	u32 cq_entries;
+};
+
 /* th_validate.c: the one place descriptors are checked */
 u32 th_eng_chain_validate(struct th_eng_vport *vp,
 			  const struct th_nic_desc *descs, u32 n, u32 *bad);
+/*
+ * The size rules of the doorbell, in one function for the engine and the
+ * verifier, so that a set that verifies is never refused for size: the
+ * chain's length, every counter and target it names, a REARM's place and
+ * stride, and the CQ entries a round writes.  TH_NIC_REFUSE_NONE, or the
+ * reason for the first offending descriptor, whose position is then in
+ * *@bad (0 for the chain as a whole).
+ */
+u32 th_eng_chain_fit(const struct th_eng_fit *fit,
+		     const struct th_nic_desc *descs, u32 n, u32 *bad);
+/* The CQ entries a chain reserves when posted: 1 + those it writes. */
+u32 th_eng_chain_credits(const struct th_nic_desc *descs, u32 n);
 
 /*
  * th_cmd.c: the control calls.  Each takes the ABI struct its host copied

@@ -49,29 +49,25 @@ static u32 th_eng_local_range(struct th_eng_vport *vp, u32 lkey, u32 access,
  * cannot wrap; the key and the domain are checked by the target when it
  * runs.
  */
-static bool th_eng_remote_ok(struct th_eng_vport *vp, u32 node, u32 vport,
-			     u64 off, u64 len)
+static bool th_eng_remote_ok(struct th_eng_vport *vp, u64 off, u64 len)
 {
-	const struct th_eng_limits *lim = &vp->eng->lim;
 	u64 end;
 
-	return node < lim->nodes && vport < lim->max_vports &&
-	       len <= lim->max_mr_size && !check_add_overflow(off, len, &end);
+	/* the node and vport are th_eng_chain_fit()'s */
+	return len <= vp->eng->lim.max_mr_size &&
+	       !check_add_overflow(off, len, &end);
 }
 
 /*
- * TH_NIC_DF_REMOTE_CT and its counter: both or neither, and in range; the
- * flag only on a descriptor that writes at a target (a GET, or an inline
- * write that stays here, raises nothing there).
+ * TH_NIC_DF_REMOTE_CT and its counter: both or neither; the flag only on
+ * a descriptor that writes at a target (a GET, or an inline write that
+ * stays here, raises nothing there).  Its range is th_eng_chain_fit()'s.
  */
-static u32 th_eng_remote_ct_ok(struct th_eng_vport *vp, const struct th_nic_desc *d,
-			       u16 remote_ct)
+static u32 th_eng_remote_ct_ok(const struct th_nic_desc *d, u16 remote_ct)
 {
 	if (d->flags & TH_NIC_DF_REMOTE_CT) {
 		if (th_eng_desc_remote_access(d) != TH_NIC_ACCESS_REMOTE_WRITE)
 			return TH_NIC_REFUSE_FLAGS;
-		if (remote_ct >= vp->eng->lim.max_counters)
-			return TH_NIC_REFUSE_COUNTER;
 	} else if (remote_ct) {
 		return TH_NIC_REFUSE_COUNTER;
 	}
@@ -92,9 +88,9 @@ u32 th_eng_check_xfer(struct th_eng_vport *vp, const struct th_nic_desc *d,
 				    x->loff, x->len);
 	if (reason)
 		return reason;
-	if (!th_eng_remote_ok(vp, x->node, x->vport, x->roff, x->len))
+	if (!th_eng_remote_ok(vp, x->roff, x->len))
 		return TH_NIC_REFUSE_ADDRESS;
-	return th_eng_remote_ct_ok(vp, d, x->remote_ct);
+	return th_eng_remote_ct_ok(d, x->remote_ct);
 }
 
 /* COPY: two local ranges, the destination writable. */
@@ -132,7 +128,7 @@ u32 th_eng_check_inline(struct th_eng_vport *vp, const struct th_nic_desc *d,
 	if (remote) {
 		if (w->lkey)
 			return TH_NIC_REFUSE_ADDRESS;
-		if (!th_eng_remote_ok(vp, w->node, w->vport, w->off, w->len))
+		if (!th_eng_remote_ok(vp, w->off, w->len))
 			return TH_NIC_REFUSE_ADDRESS;
 	} else {
 		if (w->node || w->vport || w->rkey)
@@ -142,7 +138,7 @@ u32 th_eng_check_inline(struct th_eng_vport *vp, const struct th_nic_desc *d,
 		if (reason)
 			return reason;
 	}
-	return th_eng_remote_ct_ok(vp, d, w->remote_ct);
+	return th_eng_remote_ct_ok(d, w->remote_ct);
 }
 
 /*
@@ -230,15 +226,16 @@ u32 th_eng_check_reduce(struct th_eng_vport *vp, const struct th_nic_desc *d,
 	return 0;
 }
 
-/* CT_INC and CT_SET: a counter of the chain's vport. */
-u32 th_eng_check_ct(struct th_eng_vport *vp, const struct th_nic_desc *d,
-		    u32 pos __always_unused, u32 n __always_unused)
+/* CT_INC and CT_SET: a counter of the chain's vport (its range: the fit). */
+u32 th_eng_check_ct(struct th_eng_vport *vp __always_unused,
+		    const struct th_nic_desc *d, u32 pos __always_unused,
+		    u32 n __always_unused)
 {
 	const struct th_nic_desc_ct *c = &d->ct;
 
 	if (c->rsvd0 || c->rsvd1 || !th_eng_all_zero(c->rsvd, sizeof(c->rsvd)))
 		return TH_NIC_REFUSE_RESERVED;
-	return c->ct < vp->eng->lim.max_counters ? 0 : TH_NIC_REFUSE_COUNTER;
+	return 0;
 }
 
 /* NOP: no operand at all. */
@@ -257,21 +254,17 @@ u32 th_eng_check_notify(struct th_eng_vport *vp __always_unused, const struct th
 	       0 : TH_NIC_REFUSE_RESERVED;
 }
 
-/* REARM: it ends a round, so nothing follows it, and its stride moves. */
+/* REARM: its place and stride are the fit's; the rest is reserved. */
 u32 th_eng_check_rearm(struct th_eng_vport *vp __always_unused, const struct th_nic_desc *d,
-		       u32 pos, u32 n)
+		       u32 pos __always_unused, u32 n __always_unused)
 {
-	if (pos + 1 != n || !d->rearm.stride)
-		return TH_NIC_REFUSE_REARM;
 	return th_eng_all_zero(d->rearm.rsvd, sizeof(d->rearm.rsvd)) ?
 	       0 : TH_NIC_REFUSE_RESERVED;
 }
 
 /* Rules every descriptor follows, whatever its opcode. */
-static u32 th_eng_validate_common(struct th_eng_vport *vp,
-				  const struct th_nic_desc *d, u32 pos, u32 n)
+static u32 th_eng_validate_common(const struct th_nic_desc *d, u32 pos, u32 n)
 {
-	const struct th_eng_limits *lim = &vp->eng->lim;
 	bool linked = d->flags & TH_NIC_DF_LINK;
 	const struct th_eng_opdef *def;
 
@@ -285,18 +278,11 @@ static u32 th_eng_validate_common(struct th_eng_vport *vp,
 	/* every descriptor but the last links to the next */
 	if (linked != (pos + 1 < n))
 		return TH_NIC_REFUSE_CHAIN;
-	if (pos == 0) {
-		if (d->trig_ct >= lim->max_counters)
-			return TH_NIC_REFUSE_TRIGGER;
-	} else if (d->trig_ct || d->threshold || d->cookie) {
+	/* counters' ranges are th_eng_chain_fit()'s */
+	if (pos && (d->trig_ct || d->threshold || d->cookie))
 		return TH_NIC_REFUSE_TRIGGER;
-	}
-	if (d->flags & TH_NIC_DF_COMP_CT) {
-		if (d->comp_ct >= lim->max_counters)
-			return TH_NIC_REFUSE_COUNTER;
-	} else if (d->comp_ct) {
+	if (!(d->flags & TH_NIC_DF_COMP_CT) && d->comp_ct)
 		return TH_NIC_REFUSE_COUNTER;
-	}
 	if ((d->flags & TH_NIC_DF_REMOTE) && !(def->flags & TH_ENG_OPF_REMOTE_FLAG))
 		return TH_NIC_REFUSE_FLAGS;
 	if ((d->flags & TH_NIC_DF_REMOTE_CT) && !(def->flags & TH_ENG_OPF_REMOTE_CT))
@@ -308,7 +294,7 @@ static u32 th_eng_validate_desc(struct th_eng_vport *vp, const struct th_nic_des
 				u32 pos, u32 n)
 	__must_hold(&vp->lock)
 {
-	u32 reason = th_eng_validate_common(vp, d, pos, n);
+	u32 reason = th_eng_validate_common(d, pos, n);
 
 	if (reason)
 		return reason;
@@ -323,11 +309,17 @@ static u32 th_eng_validate_desc(struct th_eng_vport *vp, const struct th_nic_des
 u32 th_eng_chain_validate(struct th_eng_vport *vp,
 			  const struct th_nic_desc *descs, u32 n, u32 *bad)
 {
-	u32 i, reason = TH_NIC_REFUSE_NONE;
+	const struct th_eng_limits *lim = &vp->eng->lim;
+	const struct th_eng_fit fit = {
+		.nodes = lim->nodes, .max_vports = lim->max_vports,
+		.max_counters = lim->max_counters, .max_chain = lim->max_chain,
+		.sq_entries = vp->sq.entries, .cq_entries = vp->cq.entries,
+	};
+	u32 i, reason;
 
-	*bad = 0;
-	if (!n || n > vp->eng->lim.max_chain)
-		return TH_NIC_REFUSE_CHAIN;
+	reason = th_eng_chain_fit(&fit, descs, n, bad);
+	if (reason)
+		return reason;
 	th_lock(&vp->lock);
 	for (i = 0; i < n; i++) {
 		reason = th_eng_validate_desc(vp, &descs[i], i, n);
@@ -338,4 +330,72 @@ u32 th_eng_chain_validate(struct th_eng_vport *vp,
 	}
 	th_unlock(&vp->lock);
 	return reason;
+}
+
+u32 th_eng_chain_credits(const struct th_nic_desc *descs, u32 n)
+{
+	u32 i, credits = 1;	/* room for the one error or cancel entry */
+
+	/* an opcode unknown writes nothing: the validation refuses it */
+	for (i = 0; i < n; i++)
+		if (descs[i].opcode < TH_NIC_OP_MAX &&
+		    th_eng_desc_writes_cqe(&descs[i]))
+			credits++;
+	return credits;
+}
+
+/* @ct names a counter of a vport: below max_counters. */
+static bool th_eng_fit_counter(const struct th_eng_fit *fit, u32 ct)
+{
+	return !fit->max_counters || ct < fit->max_counters;
+}
+
+/* The size rules of descriptor @pos of @n. */
+static u32 th_eng_desc_fit(const struct th_eng_fit *fit,
+			   const struct th_nic_desc *d, u32 pos, u32 n)
+{
+	u32 f = th_eng_opdef(d->opcode)->flags;
+	struct th_eng_remote_op op;
+
+	if (!pos && !th_eng_fit_counter(fit, d->trig_ct))
+		return TH_NIC_REFUSE_TRIGGER;
+	if ((d->flags & TH_NIC_DF_COMP_CT) && !th_eng_fit_counter(fit, d->comp_ct))
+		return TH_NIC_REFUSE_COUNTER;
+	if ((f & (TH_ENG_OPF_CT_INC | TH_ENG_OPF_CT_SET)) &&
+	    !th_eng_fit_counter(fit, d->ct.ct))
+		return TH_NIC_REFUSE_COUNTER;
+	if (th_eng_desc_target(d, &op)) {
+		if ((fit->nodes && op.node >= fit->nodes) ||
+		    (fit->max_vports && op.vport >= fit->max_vports))
+			return TH_NIC_REFUSE_ADDRESS;
+		if (op.remote_ct >= 0 && !th_eng_fit_counter(fit, op.remote_ct))
+			return TH_NIC_REFUSE_COUNTER;
+	}
+	if ((f & TH_ENG_OPF_ENDS_ROUND) && (pos + 1 != n || !d->rearm.stride))
+		return TH_NIC_REFUSE_REARM;
+	return TH_NIC_REFUSE_NONE;
+}
+
+u32 th_eng_chain_fit(const struct th_eng_fit *fit,
+		     const struct th_nic_desc *descs, u32 n, u32 *bad)
+{
+	u32 i, reason;
+
+	*bad = 0;
+	if (!n || (fit->max_chain && n > fit->max_chain) ||
+	    (fit->sq_entries && n > fit->sq_entries))
+		return TH_NIC_REFUSE_CHAIN;
+	for (i = 0; i < n; i++) {
+		/* an opcode unknown is refused as such by the validation */
+		if (descs[i].opcode >= TH_NIC_OP_MAX)
+			continue;
+		reason = th_eng_desc_fit(fit, &descs[i], i, n);
+		if (reason) {
+			*bad = i;
+			return reason;
+		}
+	}
+	if (fit->cq_entries && th_eng_chain_credits(descs, n) > fit->cq_entries)
+		return TH_NIC_REFUSE_CQ_SIZE;
+	return TH_NIC_REFUSE_NONE;
 }

@@ -2,8 +2,9 @@
 /*
  * chainset.c - a chain file as the set th_verify() and th_sim_chains()
  * take (chainset.h): each chain's descriptors as 'thctl post' would post
- * them, with no memory keys (no memory is registered), and the 'start'
- * counter updates as the host's.
+ * them, with no memory keys (no memory is registered), the 'start'
+ * counter updates as the host's, and each 'expect' line as a wait of the
+ * host's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -93,9 +94,10 @@ int cf_set_build(const struct chainfile *cf, struct cf_set *s)
 	memset(s, 0, sizeof(*s));
 	s->chains = calloc(cf->nchains + 1, sizeof(*s->chains));
 	s->actions = calloc(cf->nactions + 1, sizeof(*s->actions));
+	s->waits = calloc(cf->nactions + 1, sizeof(*s->waits));
 	s->descs = calloc((size_t)cf->nchains * CF_MAX_DESCS + 1,
 			  sizeof(*s->descs));
-	if (!s->chains || !s->actions || !s->descs) {
+	if (!s->chains || !s->actions || !s->waits || !s->descs) {
 		cf_set_free(s);
 		return -ENOMEM;
 	}
@@ -114,6 +116,13 @@ int cf_set_build(const struct chainfile *cf, struct cf_set *s)
 	for (i = 0; i < cf->nactions; i++) {
 		const struct cf_action *a = &cf->actions[i];
 
+		/* an expect line is a wait of the host's */
+		if (a->kind == CF_ACT_EXPECT)
+			s->waits[s->set.nwaits++] = (struct th_verify_wait){
+				.counter = { .node = a->node, .vport = CF_SET_VPORT,
+					     .ct = a->ct },
+				.value = a->value,
+			};
 		if (a->kind != CF_ACT_CT_INC && a->kind != CF_ACT_CT_SET)
 			continue;
 		s->actions[s->set.nactions++] = (struct th_verify_action){
@@ -124,6 +133,7 @@ int cf_set_build(const struct chainfile *cf, struct cf_set *s)
 		};
 	}
 	s->set.actions = s->actions;
+	s->set.waits = s->waits;
 	return 0;
 }
 
@@ -131,6 +141,7 @@ void cf_set_free(struct cf_set *s)
 {
 	free(s->chains);
 	free(s->actions);
+	free(s->waits);
 	free(s->descs);
 	memset(s, 0, sizeof(*s));
 }

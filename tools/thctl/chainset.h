@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * chainset.h - a chain file's chains and 'start' actions as the set
- * th_verify() and th_sim_chains() take: the descriptors 'thctl post'
- * would post, every node's one vport (0).
+ * chainset.h - a chain file's chains, 'start' actions and 'expect' waits
+ * as the set th_verify() and th_sim_chains() take: the descriptors
+ * 'thctl post' would post, every node's one vport (0).
  */
 #ifndef THCTL_CHAINSET_H
 #define THCTL_CHAINSET_H
@@ -17,6 +17,7 @@ struct cf_set {
 	struct th_verify_set set;
 	struct th_verify_chain *chains;
 	struct th_verify_action *actions;
+	struct th_verify_wait *waits;
 	struct th_nic_desc *descs;
 };
 

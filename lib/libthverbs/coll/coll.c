@@ -36,6 +36,7 @@
 #include "group.h"
 #include "plan.h"
 #include "thverbs_priv.h"
+#include "th_engine.h"
 
 #define TH_COLL_DEF_SEG_BYTES	(64 * 1024)
 #define TH_COLL_PASS		(TH_NIC_MAX_OPERANDS - 1)
@@ -481,15 +482,51 @@ static int th_coll_rank_setup(struct th_coll *cl, unsigned int li,
 	return ret;
 }
 
-/* Compile every local rank, then post the plan: once, for all rounds. */
-static int th_coll_compile(struct th_coll *cl)
+/*
+ * TH_VERIFY_PLANS=1: the plan just compiled, verified against the NIC's
+ * limits and its first vport's rings before it is posted; the first
+ * finding on stderr and -EPROTO when there is one.  Only a plan of every
+ * rank of the job can be: one rank's chains wait on its peers'.
+ */
+static int th_coll_verify_compiled(struct th_coll *cl)
+{
+	const struct th_vport *vp = cl->g.local[0].vp;
+	struct th_verify_finding f;
+	int n;
+
+	if (cl->g.described || cl->g.nlocal != cl->g.n ||
+	    !th_plan_verify_wanted())
+		return 0;
+	n = th_plan_verify(&cl->plan, &cl->g, &vp->ctx->attr, vp->sq_entries,
+			   vp->cq_entries, &f, 1);
+	if (n < 0)
+		return n;
+	if (!n || th_verify_class_is_warning(f.cls))
+		return 0;
+	th_plan_verify_report(&cl->plan, &cl->g, &f);
+	return -EPROTO;
+}
+
+/*
+ * Compile every local rank, then post the plan: once, for all rounds.
+ * @edit, when given, may change the plan before it is verified and
+ * posted (the mutation tool: th_coll_create_local_edit()).
+ */
+static int th_coll_compile(struct th_coll *cl, th_coll_plan_edit_fn edit,
+			   void *arg)
 {
 	unsigned int i;
 	int ret = 0;
 
 	for (i = 0; !ret && i < cl->g.nlocal; i++)
 		ret = th_coll_compile_rank(cl, i);
-	return ret ? ret : th_plan_post(&cl->plan, &cl->g);
+	if (!ret && edit)
+		ret = edit(&cl->plan, &cl->g, arg);
+	if (!ret)
+		ret = th_coll_verify_compiled(cl);
+	if (ret || cl->g.described)
+		return ret;
+	return th_plan_post(&cl->plan, &cl->g);
 }
 
 void th_coll_destroy(struct th_coll *cl)
@@ -524,6 +561,15 @@ struct th_coll *th_coll_create_local(struct th_vport *const *vps,
 					       void *const *send,
 					       void *const *recv)
 {
+	return th_coll_create_local_edit(vps, n, attr, send, recv, NULL, NULL);
+}
+
+struct th_coll *th_coll_create_local_edit(struct th_vport *const *vps,
+					  unsigned int n,
+					  const struct th_coll_attr *attr,
+					  void *const *send, void *const *recv,
+					  th_coll_plan_edit_fn edit, void *arg)
+{
 	struct th_coll *cl;
 	unsigned int r;
 	int ret = th_coll_check(attr, n);
@@ -541,7 +587,7 @@ struct th_coll *th_coll_create_local(struct th_vport *const *vps,
 		ret = th_coll_rank_setup(cl, r, r, vps[r], send ? send[r] : NULL,
 					 recv ? recv[r] : NULL);
 	if (!ret)
-		ret = th_coll_compile(cl);
+		ret = th_coll_compile(cl, edit, arg);
 	return ret ? th_coll_fail(cl, ret) : cl;
 }
 
@@ -569,13 +615,51 @@ struct th_coll *th_coll_create(struct th_vport *vp, unsigned int rank,
 	ret = th_coll_rank_setup(cl, 0, rank, vp, send, recv);
 	ret = th_group_exchange(&cl->g, ret);
 	if (!ret)
-		ret = th_coll_compile(cl);
+		ret = th_coll_compile(cl, NULL, NULL);
 	/*
 	 * Everyone's plan is posted before anyone may start; a rank that
 	 * failed still takes part, so that all fail together.
 	 */
 	ret = th_group_agree(&cl->g, ret);
 	return ret ? th_coll_fail(cl, ret) : cl;
+}
+
+struct th_coll *th_coll_describe(unsigned int n, const struct th_coll_attr *attr,
+				 const struct th_nic_query *limits)
+{
+	struct th_coll *cl;
+	unsigned int r;
+	int ret = th_coll_check(attr, n);
+
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	cl = th_coll_alloc(attr, n, n);
+	if (!cl)
+		return NULL;
+	cl->g.described = true;
+	cl->max_chain = limits && limits->max_chain ? limits->max_chain :
+			TH_ENG_DEF_CHAIN;
+	for (r = 0; !ret && r < n; r++) {
+		struct th_group_rank *rk = &cl->g.local[r];
+
+		ret = th_group_rank_init(&cl->g, rk, r, NULL, NULL, NULL);
+		if (!ret)
+			ret = th_group_rank_describe(&cl->g, rk, r,
+						     th_coll_scratch_bytes(cl, rk));
+	}
+	if (!ret)
+		ret = th_coll_compile(cl, NULL, NULL);
+	return ret ? th_coll_fail(cl, ret) : cl;
+}
+
+int th_coll_verify(const struct th_coll *cl, const struct th_nic_query *limits,
+		   struct th_verify_finding *out, unsigned int max)
+{
+	if (!cl || (max && !out))
+		return -EINVAL;
+	return th_plan_verify(&cl->plan, &cl->g, limits, 0, 0, out, max);
 }
 
 /*
@@ -591,6 +675,8 @@ int th_coll_start(struct th_coll *cl)
 
 	if (cl->broken)
 		return cl->broken;
+	if (cl->g.described)
+		return -EOPNOTSUPP;	/* nothing was posted */
 	cl->started++;
 	for (i = 0; !ret && i < cl->g.nlocal; i++)
 		ret = th_ct_inc(cl->g.local[i].vp, TH_COLL_CT_S, 1);

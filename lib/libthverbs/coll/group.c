@@ -64,7 +64,7 @@ int th_group_rank_init(struct th_group *g, struct th_group_rank *rk,
 	rk->send = send;
 	rk->recv = recv;
 	rk->parent = -1;
-	if (!vp)
+	if (!vp && !g->described)
 		return -EINVAL;
 	nchild = th_tree_children(g->n, g->root, g->radix, rank, NULL, 0);
 	parent = th_tree_parent(g->n, g->root, g->radix, rank);
@@ -114,6 +114,33 @@ int th_group_rank_register(struct th_group *g, struct th_group_rank *rk,
 		.send_key = th_mr_rkey(rk->send_mr),
 		.recv_key = th_mr_rkey(rk->recv_mr),
 		.scratch_key = th_mr_rkey(rk->scratch_mr),
+	};
+	return 0;
+}
+
+/*
+ * A described rank has regions that name no memory: their keys are
+ * distinct per rank and region (1, 2, 3 for send, recv, scratch), which
+ * is all the plan's descriptors carry of them.
+ */
+int th_group_rank_describe(struct th_group *g, struct th_group_rank *rk,
+			   unsigned int rank, uint64_t scratch_bytes)
+{
+	struct th_mr *mr = calloc(3, sizeof(*mr));
+
+	if (!mr)
+		return -ENOMEM;
+	rk->described = mr;
+	mr[0] = (struct th_mr){ .lkey = 1, .rkey = 1, .len = g->bytes };
+	mr[1] = (struct th_mr){ .lkey = 2, .rkey = 2, .len = g->bytes };
+	mr[2] = (struct th_mr){ .lkey = 3, .rkey = 3, .len = scratch_bytes };
+	rk->send_mr = &mr[0];
+	rk->recv_mr = &mr[1];
+	rk->scratch_mr = &mr[2];
+	rk->scratch_bytes = scratch_bytes;
+	g->peers[rank] = (struct th_group_peer){
+		.node = rank, .vport = 0, .send_key = 1, .recv_key = 2,
+		.scratch_key = 3,
 	};
 	return 0;
 }
@@ -191,6 +218,10 @@ void th_group_fini(struct th_group *g)
 	for (i = 0; g->local && i < g->nlocal; i++) {
 		struct th_group_rank *rk = &g->local[i];
 
+		if (rk->described) {
+			free(rk->described);
+			rk->send_mr = rk->recv_mr = rk->scratch_mr = NULL;
+		}
 		if (rk->send_mr)
 			th_mr_dereg(rk->send_mr);
 		if (rk->recv_mr)

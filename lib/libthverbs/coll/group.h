@@ -39,6 +39,7 @@ struct th_group_rank {
 	unsigned int nchild;
 	unsigned int *child;
 	unsigned int depth;		/* edges up to the root */
+	struct th_mr *described;	/* th_group_rank_describe()'s regions */
 };
 
 struct th_group {
@@ -52,6 +53,7 @@ struct th_group {
 	th_coll_allgather_fn allgather;
 	void *allgather_arg;
 	bool exchanged;			/* peers hold every rank's entry */
+	bool described;			/* no vports: a plan to look at */
 };
 
 /* Zeroed @g, sized; radix 0 means 4.  -ENOMEM. */
@@ -61,6 +63,13 @@ int th_group_init(struct th_group *g, unsigned int n, unsigned int nlocal,
 int th_group_rank_init(struct th_group *g, struct th_group_rank *rk,
 		       unsigned int rank, struct th_vport *vp, void *send,
 		       void *recv);
+/*
+ * Rank @rank of a described group (@g->described), after
+ * th_group_rank_init() with no vport: regions that stand for its memory
+ * (@scratch_bytes of scratch); it runs on node @rank, vport 0.
+ */
+int th_group_rank_describe(struct th_group *g, struct th_group_rank *rk,
+			   unsigned int rank, uint64_t scratch_bytes);
 /* Allocate @scratch_bytes of scratch, register all three, publish keys. */
 int th_group_rank_register(struct th_group *g, struct th_group_rank *rk,
 			   uint64_t scratch_bytes);

@@ -68,6 +68,12 @@ int th_plan_add(struct th_plan *pl, unsigned int local, uint16_t ct,
 		.what = what,
 	};
 	memcpy(&pl->desc[pl->ndesc], c->d, c->n * sizeof(*c->d));
+	/*
+	 * The trigger as the SQ gets it: the descriptors kept are those
+	 * posted and those the verifier reads (th_plan_verify())
+	 */
+	pl->desc[pl->ndesc].trig_ct = ct;
+	pl->desc[pl->ndesc].threshold = threshold;
 	pl->ndesc += c->n;
 	return 0;
 }
@@ -88,7 +94,8 @@ static int th_plan_stage_rank(struct th_plan *pl, struct th_group_rank *rk,
 		th_chain_reset(c);
 		memcpy(c->d, &pl->desc[st->first], st->ndesc * sizeof(*c->d));
 		c->n = st->ndesc;
-		th_chain_trigger(c, st->ct, st->threshold, 0);
+		/* the descriptors are the plan, as the verifier reads it */
+		th_chain_trigger(c, c->d[0].trig_ct, c->d[0].threshold, 0);
 		ret = th_stage_chain(rk->vp, c);
 	}
 	th_chain_reset(c);

@@ -5,16 +5,20 @@
  * when the handle is created and posted once.  Each chain ends in REARM,
  * so later rounds need only the hosts' start increments: nothing is
  * allocated, copied or validated per round.  The plan is kept for
- * narration (th_coll_plan_step(), thctl demo).
+ * narration (th_coll_plan_step(), thctl demo) and is what the verifier
+ * reads (th_plan_verify(), Documentation/verify.rst): the descriptors
+ * posted and those verified are the same array.
  */
 #ifndef TH_COLL_PLAN_H
 #define TH_COLL_PLAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "group.h"
 #include <thverbs/verbs.h>
 #include <thverbs/coll.h>
+#include <thverbs/verify.h>
 
 struct th_plan_step {
 	unsigned int local;	/* index into the group's local ranks */
@@ -46,5 +50,34 @@ int th_plan_add(struct th_plan *pl, unsigned int local, uint16_t ct,
 /* Post every step on its rank's vport, one doorbell per rank. */
 int th_plan_post(struct th_plan *pl, struct th_group *g);
 void th_plan_fini(struct th_plan *pl);
+
+/*
+ * plan_verify.c: th_verify() on the plan of @g's ranks (every rank of the
+ * job must be local), with each rank's one start increment as the host's
+ * update, against @limits (NULL: none) and @sq / @cq slots per vport (0:
+ * @limits'); chain i of the findings is step i.  Returns th_verify()'s.
+ */
+int th_plan_verify(const struct th_plan *pl, const struct th_group *g,
+		   const struct th_nic_query *limits, uint32_t sq, uint32_t cq,
+		   struct th_verify_finding *out, unsigned int max);
+/*
+ * coll.c: th_coll_create_local() with @edit called on the compiled plan
+ * before it is verified (TH_VERIFY_PLANS) and posted; not exported: the
+ * mutation tool (selftests/host/verify/verify_mutants.c) breaks plans
+ * with it.  A non-zero return fails the creation with it.
+ */
+typedef int (*th_coll_plan_edit_fn)(struct th_plan *pl,
+				    const struct th_group *g, void *arg);
+struct th_coll *th_coll_create_local_edit(struct th_vport *const *vps,
+					  unsigned int n,
+					  const struct th_coll_attr *attr,
+					  void *const *send, void *const *recv,
+					  th_coll_plan_edit_fn edit, void *arg);
+
+/* TH_VERIFY_PLANS=1 in the environment: verify every plan compiled. */
+bool th_plan_verify_wanted(void);
+/* @f, in one line, on stderr: "libthverbs: plan: CLASS: rank R step I ..." */
+void th_plan_verify_report(const struct th_plan *pl, const struct th_group *g,
+			   const struct th_verify_finding *f);
 
 #endif /* TH_COLL_PLAN_H */

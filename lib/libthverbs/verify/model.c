@@ -15,37 +15,80 @@
 #include "th_engine_int.h"
 #include "verify_priv.h"
 
+static uint32_t tv_counter_hash(uint32_t node, uint32_t vport, uint16_t ct)
+{
+	uint64_t h = ((uint64_t)node << 32 | vport) * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (h >> 29) + ct * 0xbf58476d1ce4e5b9ULL;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/*
+ * The counters' index: open addressing over @m->slot (TV_NONE: empty),
+ * kept at most half full, so that a set of many counters is not looked
+ * up in time linear in their number.
+ */
+static int tv_counter_rehash(struct tv_model *m, uint32_t nslots)
+{
+	uint32_t *slot = malloc(nslots * sizeof(*slot)), i, h;
+
+	if (!slot)
+		return -ENOMEM;
+	for (i = 0; i < nslots; i++)
+		slot[i] = TV_NONE;
+	for (i = 0; i < m->nctrs; i++) {
+		const struct th_verify_counter *c = &m->ctrs[i];
+
+		h = tv_counter_hash(c->node, c->vport, c->ct) & (nslots - 1);
+		while (slot[h] != TV_NONE)
+			h = (h + 1) & (nslots - 1);
+		slot[h] = i;
+	}
+	free(m->slot);
+	m->slot = slot;
+	m->nslots = nslots;
+	return 0;
+}
+
 /* The index of counter (@node, @vport, @ct), added if new. */
 int tv_counter_id(struct tv_model *m, uint32_t node, uint32_t vport,
 		  uint16_t ct, uint32_t *id)
 {
-	uint32_t i;
+	uint32_t h;
+	int ret;
 
-	for (i = 0; i < m->nctrs; i++) {
-		const struct th_verify_counter *c = &m->ctrs[i];
+	if (2 * (m->nctrs + 1) > m->nslots) {
+		ret = tv_counter_rehash(m, m->nslots ? 2 * m->nslots : 64);
+		if (ret)
+			return ret;
+	}
+	h = tv_counter_hash(node, vport, ct) & (m->nslots - 1);
+	for (; m->slot[h] != TV_NONE; h = (h + 1) & (m->nslots - 1)) {
+		const struct th_verify_counter *c = &m->ctrs[m->slot[h]];
 
 		if (c->node == node && c->vport == vport && c->ct == ct) {
-			*id = i;
+			*id = m->slot[h];
 			return 0;
 		}
 	}
 	if (m->nctrs == m->ctr_cap) {
 		uint32_t cap = m->ctr_cap ? 2 * m->ctr_cap : 16;
 		struct th_verify_counter *c = realloc(m->ctrs, cap * sizeof(*c));
-		struct tv_host *h;
+		struct tv_host *hs;
 
 		if (!c)
 			return -ENOMEM;
 		m->ctrs = c;
-		h = realloc(m->host, cap * sizeof(*h));
-		if (!h)
+		hs = realloc(m->host, cap * sizeof(*hs));
+		if (!hs)
 			return -ENOMEM;
-		m->host = h;
+		m->host = hs;
 		m->ctr_cap = cap;
 	}
 	m->ctrs[m->nctrs] = (struct th_verify_counter){
 		.node = node, .vport = vport, .ct = ct };
 	memset(&m->host[m->nctrs], 0, sizeof(m->host[0]));
+	m->slot[h] = m->nctrs;
 	*id = m->nctrs++;
 	return 0;
 }
@@ -134,11 +177,9 @@ static int tv_chain_build(struct tv_model *m, uint32_t ci)
 		c->stride = last->rearm.stride;
 	}
 	/* as the engine reserves at posting: one for an error or cancel */
-	c->credits = 1;
+	c->credits = th_eng_chain_credits(vc->descs, vc->ndesc);
 	c->first_eff = m->neffs;
 	for (i = 0; i < vc->ndesc; i++) {
-		if (th_eng_desc_writes_cqe(&vc->descs[i]))
-			c->credits++;
 		ret = tv_desc_effects(m, vc, i);
 		if (ret)
 			return ret;
@@ -152,6 +193,14 @@ static int tv_host_build(struct tv_model *m)
 	uint32_t i, id;
 	int ret;
 
+	/* the counters the host waits on are counters of the model too */
+	for (i = 0; i < m->set->nwaits; i++) {
+		const struct th_verify_counter *c = &m->set->waits[i].counter;
+
+		ret = tv_counter_id(m, c->node, c->vport, c->ct, &id);
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < m->set->nactions; i++) {
 		const struct th_verify_action *a = &m->set->actions[i];
 		struct tv_host *h;
@@ -183,6 +232,8 @@ int tv_model_build(struct tv_model *m, const struct th_verify_set *set)
 	if (set->nchains && !set->chains)
 		return -EINVAL;
 	if (set->nactions && !set->actions)
+		return -EINVAL;
+	if ((set->nregions && !set->regions) || (set->nwaits && !set->waits))
 		return -EINVAL;
 	m->chains = calloc(set->nchains ? set->nchains : 1, sizeof(*m->chains));
 	if (!m->chains)
@@ -261,6 +312,7 @@ out:
 
 void tv_model_free(struct tv_model *m)
 {
+	free(m->slot);
 	free(m->succ_first);
 	free(m->succ);
 	free(m->ctrs);

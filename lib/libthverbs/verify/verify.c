@@ -23,6 +23,9 @@ static const char *const tv_class_names[TH_VERIFY_CLASS_MAX] = {
 	[TH_VERIFY_SELF_REARM]		= "self-rearm",
 	[TH_VERIFY_WARN_IMMEDIATE]	= "immediate",
 	[TH_VERIFY_WARN_WRITERS]	= "writers",
+	[TH_VERIFY_MEMORY]		= "memory",
+	[TH_VERIFY_WAIT]		= "wait",
+	[TH_VERIFY_AHEAD]		= "ahead",
 };
 
 const char *th_verify_class_name(enum th_verify_class cls)
@@ -300,44 +303,216 @@ static int tv_self_rearm(struct tv_model *m, uint32_t ci, uint64_t *reach,
 	return 0;
 }
 
-/* A counter that is set, and written by anything else too. */
-static void tv_writers(struct tv_model *m)
+/*
+ * A re-arming chain that fires with no host action at all, in a set the
+ * host drives: its rounds run ahead of the host's.
+ */
+static void tv_ahead(struct tv_model *m, uint32_t ci, uint64_t rounds)
 {
+	const struct tv_chain *c = &m->chains[ci];
+	struct th_verify_finding *f;
+	char cs[48], many[32];
+
+	f = tv_finding(m, TH_VERIFY_AHEAD, ci, TV_NONE, &c->trig);
+	if (!f)
+		return;
+	tv_why_counter(m, c->trig, cs, sizeof(cs));
+	if (rounds == TV_UNBOUNDED)
+		snprintf(many, sizeof(many), "without bound");
+	else
+		snprintf(many, sizeof(many), "%llu", (unsigned long long)rounds);
+	if (m->set->rounds && rounds > m->set->rounds) {
+		snprintf(f->why, sizeof(f->why),
+			 "re-arms by %llu on %s, which other chains can raise to fire it %s round(s) for the host's %u: it runs ahead of the host",
+			 (unsigned long long)c->stride, cs, many, m->set->rounds);
+		return;
+	}
+	snprintf(f->why, sizeof(f->why),
+		 "re-arms by %llu on %s but fires with no host action at all (%s): it runs a round ahead of the host's",
+		 (unsigned long long)c->stride, cs,
+		 c->threshold ? "chains that need none raise it to its threshold" :
+		 "threshold 0, met when it is posted");
+}
+
+/* The host's wait @wi: can its counter get there? */
+static void tv_wait(struct tv_model *m, uint32_t wi, const uint64_t *reach)
+{
+	const struct th_verify_wait *w = &m->set->waits[wi];
+	struct th_verify_finding *f;
+	char cs[48], names[96];
+	uint32_t id, raisers;
+
+	/* the model knows every counter the set names, waits included */
+	if (tv_counter_id(m, w->counter.node, w->counter.vport, w->counter.ct,
+			  &id) || reach[id] >= w->value)
+		return;
+	f = tv_finding(m, TH_VERIFY_WAIT, TV_NONE, TV_NONE, &id);
+	if (!f)
+		return;
+	tv_why_counter(m, id, cs, sizeof(cs));
+	raisers = tv_raisers(m, id, names, sizeof(names));
+	snprintf(f->why, sizeof(f->why),
+		 "the host waits for %s >= %llu, which can reach at most %llu: the host adds %llu and %u chain(s) raise it%s",
+		 cs, (unsigned long long)w->value, (unsigned long long)reach[id],
+		 (unsigned long long)m->host[id].inc, raisers, names);
+}
+
+/*
+ * A counter that is set, and written by anything else too: the writers
+ * of every counter counted in one pass over the chains' effects.
+ */
+static int tv_writers(struct tv_model *m)
+{
+	uint32_t *writers = calloc(m->nctrs + 1, sizeof(*writers));
+	uint32_t *setters = calloc(m->nctrs + 1, sizeof(*setters));
+	uint32_t *first_setter = malloc((m->nctrs + 1) * sizeof(*first_setter));
 	uint32_t i, ci, e;
 	char cs[48];
 
+	if (!writers || !setters || !first_setter) {
+		free(writers);
+		free(setters);
+		free(first_setter);
+		return -ENOMEM;
+	}
 	for (i = 0; i < m->nctrs; i++) {
-		uint32_t writers = m->host[i].writers;
-		uint32_t setters = m->host[i].setters;
-		uint32_t first_setter = TV_NONE;
+		writers[i] = m->host[i].writers;
+		setters[i] = m->host[i].setters;
+		first_setter[i] = TV_NONE;
+	}
+	for (ci = 0; ci < m->set->nchains; ci++) {
+		const struct tv_chain *c = &m->chains[ci];
+
+		if (c->refused)
+			continue;
+		for (e = c->first_eff; e < c->first_eff + c->neff; e++) {
+			i = m->effs[e].ctr;
+			writers[i]++;
+			if (!m->effs[e].set)
+				continue;
+			setters[i]++;
+			if (first_setter[i] == TV_NONE)
+				first_setter[i] = ci;
+		}
+	}
+	for (i = 0; i < m->nctrs; i++) {
 		struct th_verify_finding *f;
 
-		for (ci = 0; ci < m->set->nchains; ci++) {
-			const struct tv_chain *c = &m->chains[ci];
-
-			if (c->refused)
-				continue;
-			for (e = c->first_eff; e < c->first_eff + c->neff; e++) {
-				if (m->effs[e].ctr != i)
-					continue;
-				writers++;
-				if (m->effs[e].set) {
-					setters++;
-					if (first_setter == TV_NONE)
-						first_setter = ci;
-				}
-			}
-		}
-		if (!setters || writers < 2)
+		if (!setters[i] || writers[i] < 2)
 			continue;
-		f = tv_finding(m, TH_VERIFY_WARN_WRITERS, first_setter, TV_NONE, &i);
+		f = tv_finding(m, TH_VERIFY_WARN_WRITERS, first_setter[i], TV_NONE, &i);
 		if (!f)
 			continue;
 		tv_why_counter(m, i, cs, sizeof(cs));
 		snprintf(f->why, sizeof(f->why),
 			 "%s is set by %u update(s) and written by %u in all: its value depends on their order",
-			 cs, setters, writers);
+			 cs, setters[i], writers[i]);
 	}
+	free(writers);
+	free(setters);
+	free(first_setter);
+	return 0;
+}
+
+/*
+ * Which chains lie on a cycle of the dependency graph (a strongly
+ * connected component of more than one chain, or a chain that raises its
+ * own counter): Tarjan's algorithm, iterative, in time linear in the
+ * graph's edges.  Only those can feed themselves.
+ */
+static int tv_on_cycle(const struct tv_model *m, bool *on)
+{
+	uint32_t n = m->set->nchains, next = 0, sp = 0, cs = 0, v, w, e;
+	uint32_t *index = malloc((n + 1) * sizeof(*index));
+	uint32_t *low = malloc((n + 1) * sizeof(*low));
+	uint32_t *stack = malloc((n + 1) * sizeof(*stack));
+	uint32_t *call = malloc((n + 1) * sizeof(*call));
+	uint32_t *edge = malloc((n + 1) * sizeof(*edge));
+	bool *onstack = calloc(n + 1, sizeof(*onstack));
+	int ret = -ENOMEM;
+
+	if (!index || !low || !stack || !call || !edge || !onstack)
+		goto out;
+	for (v = 0; v < n; v++) {
+		index[v] = TV_NONE;
+		on[v] = false;
+	}
+	for (uint32_t root = 0; root < n; root++) {
+		if (index[root] != TV_NONE)
+			continue;
+		call[cs++] = root;
+		index[root] = low[root] = next++;
+		edge[root] = m->succ_first[root];
+		stack[sp++] = root;
+		onstack[root] = true;
+		while (cs) {
+			v = call[cs - 1];
+			if (edge[v] < m->succ_first[v + 1]) {
+				w = m->succ[edge[v]++];
+				if (w == v) {
+					on[v] = true;	/* raises its own counter */
+				} else if (index[w] == TV_NONE) {
+					index[w] = low[w] = next++;
+					edge[w] = m->succ_first[w];
+					stack[sp++] = w;
+					onstack[w] = true;
+					call[cs++] = w;
+				} else if (onstack[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			cs--;
+			if (cs && low[v] < low[call[cs - 1]])
+				low[call[cs - 1]] = low[v];
+			if (low[v] != index[v])
+				continue;
+			/* v roots a component: more than one chain is a cycle */
+			e = sp;
+			do {
+				w = stack[--sp];
+				onstack[w] = false;
+			} while (w != v);
+			if (e - sp > 1)
+				for (w = sp; w < e; w++)
+					on[stack[w]] = true;
+		}
+	}
+	ret = 0;
+out:
+	free(index);
+	free(low);
+	free(stack);
+	free(call);
+	free(edge);
+	free(onstack);
+	return ret;
+}
+
+/*
+ * The re-arming chains worth a fixed point of their own: with nothing
+ * firing without the host, a chain's one triggered round brings another
+ * only through a cycle back to its counter; otherwise (chains that fire
+ * on nothing, threshold 0) every re-arming chain is looked at.
+ */
+static int tv_rearm_suspects(const struct tv_model *m, bool *suspect,
+			     uint64_t *reach, uint64_t *rounds, bool *unaided)
+{
+	struct tv_start none = { .host = false, .seed = TV_NONE };
+	uint32_t n = m->set->nchains, ci;
+	bool any = false;
+	int ret = tv_reach(m, &none, reach, rounds);
+
+	for (ci = 0; !ret && ci < n; ci++) {
+		unaided[ci] = rounds[ci] > 0;
+		any |= unaided[ci];
+	}
+	if (ret || any) {
+		for (ci = 0; ci < n; ci++)
+			suspect[ci] = true;
+		return ret;
+	}
+	return tv_on_cycle(m, suspect);
 }
 
 static int tv_verify(struct tv_model *m)
@@ -351,17 +526,22 @@ static int tv_verify(struct tv_model *m)
 	bool *idle = calloc(n + 1, sizeof(*idle));
 	bool *in_cycle = calloc(n + 1, sizeof(*in_cycle));
 	bool *member = calloc(n + 1, sizeof(*member));
+	bool *suspect = calloc(n + 1, sizeof(*suspect));
+	bool *unaided = calloc(n + 1, sizeof(*unaided));
 	uint32_t *cyc = calloc(n + TH_VERIFY_PATH_MAX, sizeof(*cyc));
 	struct tv_start real = { .host = true, .seed = TV_NONE };
 	struct tv_start all = { .host = true, .seed = TV_NONE, .optimistic = true };
 	int ret = -ENOMEM;
 
 	if (!reach || !opt || !rounds || !tmp_reach || !tmp_rounds || !idle ||
-	    !in_cycle || !member || !cyc)
+	    !in_cycle || !member || !suspect || !unaided || !cyc)
 		goto out;
 	ret = tv_reach(m, &real, reach, rounds);
 	if (!ret)
 		ret = tv_reach(m, &all, opt, tmp_rounds);
+	if (!ret)
+		ret = tv_rearm_suspects(m, suspect, tmp_reach, tmp_rounds,
+					unaided);
 	if (ret)
 		goto out;
 	for (ci = 0; ci < n; ci++)
@@ -382,12 +562,19 @@ static int tv_verify(struct tv_model *m)
 				snprintf(f->why, sizeof(f->why),
 					 "threshold 0: it fires as soon as it is posted");
 		}
-		if (c->rearm)
+		if (c->rearm && ((unaided[ci] && m->set->nactions) ||
+				 (m->set->rounds && rounds[ci] > m->set->rounds))) {
+			tv_ahead(m, ci, rounds[ci]);
+			continue;
+		}
+		if (c->rearm && suspect[ci])
 			ret = tv_self_rearm(m, ci, tmp_reach, tmp_rounds,
 					    member, cyc);
 	}
+	for (ci = 0; !ret && ci < m->set->nwaits; ci++)
+		tv_wait(m, ci, reach);
 	if (!ret)
-		tv_writers(m);
+		ret = tv_writers(m);
 out:
 	free(reach);
 	free(opt);
@@ -397,6 +584,8 @@ out:
 	free(idle);
 	free(in_cycle);
 	free(member);
+	free(suspect);
+	free(unaided);
 	free(cyc);
 	return ret;
 }
@@ -412,10 +601,12 @@ int th_verify(const struct th_verify_set *set, struct th_verify_finding *out,
 	m.out = out;
 	m.max = max;
 	ret = tv_model_build(&m, set);
-	if (!ret) {
-		tv_fit(&m);
+	if (!ret)
+		ret = tv_fit(&m);
+	if (!ret)
+		ret = tv_memory(&m);
+	if (!ret)
 		ret = tv_model_graph(&m);
-	}
 	if (!ret)
 		ret = tv_verify(&m);
 	tv_model_free(&m);

@@ -38,7 +38,8 @@ struct tv_effect {
  * @stride: the REARM's stride
  * @credits: CQ entries it reserves when posted (1 + entries it writes)
  * @first_eff, @neff: its effects in tv_model.effs
- * @refused: a limit of the NIC refuses it: it is never posted
+ * @refused: a limit of the NIC refuses it: it is never posted (or a
+ *	range of it is outside its region: it fails when it runs)
  */
 struct tv_chain {
 	uint32_t trig;
@@ -63,6 +64,7 @@ struct tv_model {
 	const struct th_verify_set *set;
 	uint32_t nctrs, ctr_cap;
 	struct th_verify_counter *ctrs;
+	uint32_t *slot, nslots;		/* the counters' index (model.c) */
 	struct tv_host *host;		/* per counter */
 	struct tv_chain *chains;	/* per chain of the set */
 	uint32_t neffs, eff_cap;
@@ -111,7 +113,10 @@ uint64_t tv_sat_add(uint64_t a, uint64_t b);
 uint64_t tv_sat_mul(uint64_t a, uint64_t b);
 
 /* fit.c */
-void tv_fit(struct tv_model *m);
+int tv_fit(struct tv_model *m);
+
+/* memory.c */
+int tv_memory(struct tv_model *m);
 
 /* verify.c */
 struct th_verify_finding *tv_finding(struct tv_model *m,

@@ -61,7 +61,7 @@ if [ "$nbroken" -ge 12 ]; then
 else
 	not_ok "the corpus has $nbroken broken files" "want at least 3 per class a-d"
 fi
-for cls in unreachable cycle fit self-rearm; do
+for cls in unreachable cycle fit self-rearm wait ahead; do
 	c=$(grep -l "^# expect: $cls " "$VDIR"/*.chain | wc -l)
 	if [ "$c" -ge 3 ]; then
 		ok "the corpus has $c files of class $cls"
@@ -172,6 +172,50 @@ assert all(f["warning"] for f in d["findings"]) and d["findings"]
 else
 	not_ok "verify -j int_ops.chain: ok, warnings only" "exit $rc" "$(cat "$TMP/out")"
 fi
+
+# ---- --plan: the library's own plans ----------------------------------------
+for kind in allreduce reduce bcast; do
+	run verify --plan $kind --nodes 100 --radix 3 --bytes 300000
+	if [ "$rc" -eq 0 ] && grep -qE "^$kind --nodes 100 --radix 3 --bytes 300000: [0-9]+ chain\(s\), 0 finding\(s\), 0 warning\(s\); verified in [0-9.]+ s" "$TMP/out"; then
+		ok "verify --plan $kind: 100 ranks, radix 3, clean, exit 0"
+	else
+		not_ok "verify --plan $kind: 100 ranks, radix 3, clean, exit 0" \
+			"exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+	fi
+done
+run verify --plan allreduce --nodes 1024 --radix 2 -j
+if [ "$rc" -eq 0 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["ok"] is True and d["findings"] == [], d
+assert d["plan"] == "allreduce" and d["nodes"] == 1024 and d["radix"] == 2
+assert d["chains"] >= 1024 and d["verify_s"] > 0, d
+' "$TMP/out"; then
+	ok "verify --plan -j: 1024 ranks clean, chains and verify_s"
+else
+	not_ok "verify --plan -j: 1024 ranks clean, chains and verify_s" "exit $rc" \
+		"$(cat "$TMP/out" "$TMP/err")"
+fi
+# a CQ too small for a rank's chains: fit, exit 1
+run verify --plan bcast --nodes 8 --radix 2 --cq-entries 2
+if [ "$rc" -eq 1 ] && grep -qE "^fit: chain r[0-9]+#[0-9]+ \(.*\) counter -: " "$TMP/out"; then
+	ok "verify --plan --cq-entries 2: fit, exit 1"
+else
+	not_ok "verify --plan --cq-entries 2: fit, exit 1" "exit $rc" "$(cat "$TMP/out")"
+fi
+for bad in "--plan gather --nodes 4 --radix 2" "--plan allreduce --nodes 4" \
+	   "--plan allreduce --nodes 1 --radix 2" "--plan allreduce --nodes 4 --radix 1" \
+	   "--nodes 4 --radix 2 $EX/int_ops.chain" \
+	   "--plan reduce --nodes 4 --radix 2 $EX/int_ops.chain" \
+	   "--plan bcast --nodes 4 --radix 2 --bytes 0"; do
+	# shellcheck disable=SC2086
+	run verify $bad
+	if [ "$rc" -eq 2 ] && [ -s "$TMP/err" ]; then
+		ok "verify $bad: refused, exit 2"
+	else
+		not_ok "verify $bad: refused, exit 2" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+	fi
+done
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -136,6 +136,29 @@ struct th_coll_step {
 int th_coll_plan_step(const struct th_coll *coll, unsigned int i,
 		      struct th_coll_step *step);
 
+struct th_verify_finding;
+
+/*
+ * The plan of an @n-rank collective without posting it: no vport, no
+ * memory; rank r stands on node r, vport 0, and chains hold at most
+ * @limits->max_chain descriptors (NULL: the engine's default).  For
+ * th_coll_plan_step() and th_coll_verify(); th_coll_start() on it fails
+ * with EOPNOTSUPP.  th_coll_destroy() frees it.
+ */
+struct th_coll *th_coll_describe(unsigned int n,
+				 const struct th_coll_attr *attr,
+				 const struct th_nic_query *limits);
+/*
+ * th_verify() (thverbs/verify.h) on @coll's plan: its steps as the chains
+ * (finding i's chain is step i), each rank's start increment as the host's
+ * update, against @limits (NULL: none; with th_coll_describe(),
+ * node_count must cover the ranks).  Returns th_verify()'s answer, or
+ * -EOPNOTSUPP for a handle that drives only some of the ranks.
+ */
+int th_coll_verify(const struct th_coll *coll,
+		   const struct th_nic_query *limits,
+		   struct th_verify_finding *out, unsigned int max);
+
 /**
  * struct th_coll_counter - counters a collective handle uses on its vports
  * @first: the first counter

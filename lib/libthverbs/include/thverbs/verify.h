@@ -64,6 +64,38 @@ struct th_verify_action {
 };
 
 /**
+ * struct th_verify_region - a registered memory region the set may use
+ *	(th_mr_reg()): descriptors' ranges are checked against these when
+ *	th_verify_set.nregions is not 0
+ * @node: the node it is registered on
+ * @vport: its vport
+ * @lkey: its local key (th_mr_lkey())
+ * @rkey: its remote key (th_mr_rkey())
+ * @len: its length in bytes
+ * @access: TH_NIC_ACCESS_* it was registered with
+ */
+struct th_verify_region {
+	uint32_t node;
+	uint32_t vport;
+	uint32_t lkey;
+	uint64_t rkey;
+	uint64_t len;
+	uint32_t access;
+};
+
+/**
+ * struct th_verify_wait - a wait the host declares: it waits until
+ *	@counter reaches @value (th_ct_wait(), or the completion a chain
+ *	raises it beside)
+ * @counter: the counter
+ * @value: the success value waited for
+ */
+struct th_verify_wait {
+	struct th_verify_counter counter;
+	uint64_t value;
+};
+
+/**
  * struct th_verify_set - what th_verify() looks at
  * @chains: the chains, in the order they are posted
  * @nchains: how many
@@ -73,6 +105,14 @@ struct th_verify_action {
  *	max_counters, max_sq_entries, max_cq_entries; NULL: none checked
  * @sq_entries: the SQ slots of every vport (0: @limits->max_sq_entries)
  * @cq_entries: the CQ entries of every vport (0: @limits->max_cq_entries)
+ * @regions: the registered regions (THVERBS_1.4); with @nregions 0 no
+ *	range is checked
+ * @nregions: how many
+ * @waits: the host's waits (THVERBS_1.4)
+ * @nwaits: how many
+ * @rounds: the rounds the host's actions start, when it knows (a
+ *	collective's plan: 1); a re-arming chain that can fire more is
+ *	TH_VERIFY_AHEAD.  0: not known, not checked (THVERBS_1.4)
  */
 struct th_verify_set {
 	const struct th_verify_chain *chains;
@@ -82,6 +122,11 @@ struct th_verify_set {
 	const struct th_nic_query *limits;
 	uint32_t sq_entries;
 	uint32_t cq_entries;
+	const struct th_verify_region *regions;
+	uint32_t nregions;
+	const struct th_verify_wait *waits;
+	uint32_t nwaits;
+	uint32_t rounds;
 };
 
 /**
@@ -100,6 +145,17 @@ struct th_verify_set {
  * @TH_VERIFY_WARN_WRITERS: a warning: a counter is set (CT_SET or
  *	th_ct_set()) and written by another update too, so its value depends
  *	on their order
+ * @TH_VERIFY_MEMORY: a descriptor's range is outside every declared
+ *	region, or the region lacks the access it needs (only with
+ *	th_verify_set.nregions): the chain fails when it runs
+ * @TH_VERIFY_WAIT: a wait the host declares can never end: the counter
+ *	cannot reach the value (the finding's chain is UINT32_MAX)
+ * @TH_VERIFY_AHEAD: a re-arming chain in a set the host drives (it
+ *	declares actions) that fires a round with no host action at all:
+ *	its threshold is met at posting, or chains that need none raise it;
+ *	it runs a round ahead of the host's, whose k-th start finds round
+ *	k + 1 under way; or, with th_verify_set.rounds, one that can fire
+ *	more rounds than the host starts
  * @TH_VERIFY_CLASS_MAX: first invalid class
  */
 enum th_verify_class {
@@ -109,6 +165,9 @@ enum th_verify_class {
 	TH_VERIFY_SELF_REARM,
 	TH_VERIFY_WARN_IMMEDIATE,
 	TH_VERIFY_WARN_WRITERS,
+	TH_VERIFY_MEMORY,
+	TH_VERIFY_WAIT,
+	TH_VERIFY_AHEAD,
 	TH_VERIFY_CLASS_MAX
 };
 
@@ -132,7 +191,7 @@ struct th_verify_step {
  * @cls: enum th_verify_class
  * @chain: index of the chain in th_verify_set.chains; UINT32_MAX for a
  *	finding about a counter alone (TH_VERIFY_WARN_WRITERS of host
- *	actions only)
+ *	actions only, TH_VERIFY_WAIT)
  * @desc: the descriptor of the chain it is about, or UINT32_MAX
  * @has_counter: @counter is meaningful
  * @counter: the counter it is about
@@ -160,7 +219,10 @@ struct th_verify_finding {
  */
 int th_verify(const struct th_verify_set *set, struct th_verify_finding *out,
 	      unsigned int max);
-/* "unreachable", "cycle", "fit", "self-rearm", "immediate", "writers"; NULL past them. */
+/*
+ * "unreachable", "cycle", "fit", "self-rearm", "immediate", "writers",
+ * "memory", "wait", "ahead"; NULL past them.
+ */
 const char *th_verify_class_name(enum th_verify_class cls);
 /* Is @cls a warning (the chains still fire, finish and fit)? */
 bool th_verify_class_is_warning(enum th_verify_class cls);

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * test_plan_sweep.c - the library's own plans verify clean: every plan
+ * th_coll_describe() compiles for Allreduce, Reduce and Broadcast, N = 2
+ * ... 64 ranks and radix 2 ... 8, and N in {100, 255, 256, 257, 512, 1000,
+ * 1024} at every radix, with one segment and with four (the window's
+ * credits), gives th_coll_verify() no finding and no warning.
+ * TH_VERIFY_SWEEP=full sweeps every N from 2 to 1024 (make
+ * verify-sweep-full).  Then the refusals of th_coll_describe(),
+ * th_coll_verify() and th_coll_start() on a described plan.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <thverbs/coll.h>
+#include <thverbs/verify.h>
+#include "kselftest_harness.h"
+
+static const unsigned int sweep_large[] = { 100, 255, 256, 257, 512, 1000, 1024 };
+static const enum th_coll_kind sweep_kinds[] = {
+	TH_COLL_ALLREDUCE, TH_COLL_REDUCE, TH_COLL_BCAST,
+};
+/* elements: one segment, and four of 64 KiB (credits between windows) */
+static const uint32_t sweep_counts[] = { 1, 4 * 8192 };
+
+/* The engine's default limits, with a node per rank. */
+static struct th_nic_query sweep_limits(unsigned int n)
+{
+	struct th_nic_query q = {
+		.size = sizeof(q), .node_count = n, .max_counters = 256,
+		.max_sq_entries = 1024, .max_cq_entries = 1024, .max_chain = 16,
+	};
+	return q;
+}
+
+/*
+ * The plan of (@kind, @n, @k, @count): its findings, or -errno; the first
+ * one is logged.  @chains: how many it has.
+ */
+static int sweep_one(struct __test_metadata *_metadata, enum th_coll_kind kind,
+		     unsigned int n, unsigned int k, uint32_t count,
+		     unsigned int *chains)
+{
+	struct th_coll_attr a = {
+		.kind = kind, .op = TH_NIC_ALU_SUM, .dtype = TH_NIC_DT_INT64,
+		.count = count, .radix = k,
+	};
+	struct th_nic_query q = sweep_limits(n);
+	struct th_verify_finding f;
+	struct th_coll_step st;
+	struct th_coll *cl = th_coll_describe(n, &a, &q);
+	int found;
+
+	if (!cl)
+		return -errno;
+	for (*chains = 0; !th_coll_plan_step(cl, *chains, &st); (*chains)++)
+		;
+	found = th_coll_verify(cl, &q, &f, 1);
+	if (found > 0)
+		TH_LOG("kind %d n %u k %u count %u: %s on step %u: %s", kind, n,
+		       k, count, th_verify_class_name(f.cls), f.chain, f.why);
+	th_coll_destroy(cl);
+	return found;
+}
+
+static void sweep(struct __test_metadata *_metadata, unsigned int n)
+{
+	unsigned int ki, k, ci, chains;
+
+	for (ki = 0; ki < 3; ki++)
+		for (k = 2; k <= 8; k++)
+			for (ci = 0; ci < 2; ci++) {
+				ASSERT_EQ(0, sweep_one(_metadata, sweep_kinds[ki],
+						       n, k, sweep_counts[ci],
+						       &chains))
+					TH_LOG("kind %d n %u k %u count %u", ki,
+					       n, k, sweep_counts[ci]);
+				/* a plan with no chains would verify trivially */
+				ASSERT_GE(chains, n);
+			}
+}
+
+FIXTURE(sweep) {
+	int unused;
+};
+
+FIXTURE_SETUP(sweep)
+{
+	self->unused = 0;
+}
+
+FIXTURE_TEARDOWN(sweep)
+{
+}
+
+/* the full sweep (TH_VERIFY_SWEEP=full) takes minutes under the sanitizers */
+TEST_F_TIMEOUT(sweep, plans_of_2_to_64_ranks_verify_clean, 3600)
+{
+	const char *full = getenv("TH_VERIFY_SWEEP");
+	unsigned int n, last = full && !strcmp(full, "full") ? 1024 : 64;
+
+	for (n = 2; n <= last; n++)
+		sweep(_metadata, n);
+	TH_LOG("swept N = 2 ... %u, radix 2 ... 8, 3 kinds, 2 sizes", last);
+}
+
+TEST(plans_of_large_jobs_verify_clean)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(sweep_large) / sizeof(sweep_large[0]); i++)
+		sweep(_metadata, sweep_large[i]);
+}
+
+/* The sweep can fail: a fabric too small for the plan is a finding. */
+TEST(a_plan_beyond_the_fabric_is_found)
+{
+	struct th_coll_attr a = {
+		.kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
+		.dtype = TH_NIC_DT_INT64, .count = 1, .radix = 2,
+	};
+	struct th_nic_query q = sweep_limits(8);
+	struct th_verify_finding f[64];
+	struct th_coll *cl = th_coll_describe(16, &a, &q);
+	int n;
+
+	ASSERT_NE(NULL, cl);
+	n = th_coll_verify(cl, &q, f, 64);
+	ASSERT_GT(n, 0);
+	EXPECT_EQ(TH_VERIFY_FIT, f[0].cls);
+	EXPECT_NE(NULL, strstr(f[0].why, "but the fabric has 8 nodes")) TH_LOG("%s", f[0].why);
+	/* a CQ of 2 entries cannot hold a rank's chains */
+	q = sweep_limits(16);
+	q.max_cq_entries = 2;
+	n = th_coll_verify(cl, &q, f, 64);
+	ASSERT_GT(n, 0);
+	EXPECT_EQ(TH_VERIFY_FIT, f[0].cls);
+	th_coll_destroy(cl);
+}
+
+TEST(bad_plans_and_described_handles_are_refused)
+{
+	struct th_coll_attr a = {
+		.kind = TH_COLL_BCAST, .dtype = TH_NIC_DT_INT64, .count = 1,
+		.radix = 1,
+	};
+	struct th_nic_query q = sweep_limits(4);
+	struct th_verify_finding f;
+	struct th_coll *cl;
+
+	EXPECT_EQ(NULL, th_coll_describe(4, &a, &q));
+	EXPECT_EQ(EINVAL, errno);
+	a.radix = 2;
+	EXPECT_EQ(NULL, th_coll_describe(0, &a, &q));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(NULL, th_coll_describe(4, NULL, &q));
+	cl = th_coll_describe(4, &a, NULL);
+	ASSERT_NE(NULL, cl);
+	/* nothing was posted: no round to start */
+	EXPECT_EQ(-EOPNOTSUPP, th_coll_start(cl));
+	EXPECT_EQ(-EINVAL, th_coll_verify(NULL, &q, &f, 1));
+	EXPECT_EQ(-EINVAL, th_coll_verify(cl, &q, NULL, 1));
+	EXPECT_EQ(0, th_coll_verify(cl, &q, NULL, 0));
+	EXPECT_EQ(0, th_coll_verify(cl, NULL, NULL, 0));
+	th_coll_destroy(cl);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,37 @@
+# verify-tests.mk - host tests of the verifier on the library's own plans
+# (selftests/host/verify/): the sweep of every plan th_coll_describe()
+# compiles, and the mutation tool (verify_mutants: the library's plans
+# broken in small random ways, verified and run on the in-process
+# provider, the confusion matrix of the two) with its smoke test.
+VERIFY_TEST_SRCS := $(sort $(wildcard selftests/host/verify/test_*.c))
+VERIFY_TESTS	:= $(patsubst selftests/host/verify/%.c,$(BIN)/host/verify/%,$(VERIFY_TEST_SRCS))
+HOST_TESTS	+= $(VERIFY_TESTS)
+
+$(VERIFY_TESTS): $(BIN)/host/verify/%: $(S)/selftests/host/verify/%.o $(VERBS_SAN_OBJS) \
+		$(SCHED_SAN_OBJS) $(IPF_SAN_OBJS) $(OFI_SAN_OBJS) $(ENGINE_SAN_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS) $(OFI_LIBS)
+
+# every N from 2 to 1024 (the host test sweeps 2 ... 64 and seven large N)
+.PHONY: verify-sweep-full
+verify-sweep-full: $(BIN)/host/verify/test_plan_sweep
+	TH_VERIFY_SWEEP=full $(BIN)/host/verify/test_plan_sweep
+
+# The mutation tool: built without sanitizers (a thousand children), from
+# the library's own objects, which reach the collectives' plan (coll/plan.h)
+$(O)/selftests/host/verify/%.o $(S)/selftests/host/verify/%.o: \
+	TH_CPPFLAGS += -I$(TOP)/lib/libthverbs/coll -I$(TOP)/selftests/host/verify
+VERIFY_MUTANTS	:= $(BIN)/host/verify/verify_mutants
+ALL_TARGETS	+= $(VERIFY_MUTANTS)
+$(VERIFY_MUTANTS): $(O)/selftests/host/verify/verify_mutants.o \
+		$(O)/selftests/host/verify/mutants.o $(VERBS_OBJS) $(SCHED_OBJS) \
+		$(IPF_OBJS) $(ENGINE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -pthread -o $@ $^ $(TH_LDLIBS)
+# the smoke test links the sanitized mutation engine
+$(BIN)/host/verify/test_mutants: $(S)/selftests/host/verify/mutants.o
+
+MUTANTS		?= 1000
+.PHONY: verify-mutants
+verify-mutants: $(VERIFY_MUTANTS)
+	$(VERIFY_MUTANTS) --mutants $(MUTANTS)
