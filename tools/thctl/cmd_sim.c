@@ -13,7 +13,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <thverbs/coll.h>
 #include <thverbs/sim.h>
+#include <thverbs/verify.h>
 #include "chainset.h"
 #include "json.h"
 #include "thctl.h"
@@ -28,6 +30,8 @@ static void sim_usage(FILE *f)
 		"       thctl sim [OPTIONS] --pattern allreduce|reduce|bcast --ranks N\n"
 		"                 [--radix K] [--bytes B]\n"
 		"       thctl sim [OPTIONS] --chains FILE.chain [--nic D,C,A]\n"
+		"       thctl sim [OPTIONS] --plan allreduce|reduce|bcast --ranks N\n"
+		"                 [--radix K] [--bytes B] [--nic D,C,A]\n"
 		"\n"
 		"Simulates a GOAL schedule under the LogGP(S) model as LogGOPSim does\n"
 		"and prints each rank's finish time (ns) and the maximum.  With\n"
@@ -50,6 +54,9 @@ static void sim_usage(FILE *f)
 		"                      operation a chain on a counter, a send a PUT, a\n"
 		"                      calc NIC work; no host o) and run those\n"
 		"  --chains FILE       a chain file (thctl(1), 'thctl post') instead of GOAL\n"
+		"  --plan KIND         the chains the library compiles for a collective\n"
+		"                      of --ranks ranks (as thctl verify --plan), one\n"
+		"                      round, int64 sums of --bytes\n"
 		"  --nic D,C,A         with --chains or --offload: ns to start a\n"
 		"                      descriptor, ps per byte copied, ps per operand\n"
 		"                      byte reduced (default 100,100,250)\n"
@@ -230,6 +237,64 @@ static double sim_since(const struct timespec *t0)
 	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* the ranks of a --plan: each a node, in the library's plan */
+#define SIM_PLAN_MAX_RANKS	65536u
+
+/* thctl sim --plan KIND: the library's plan of a collective, one round */
+static int sim_plan(const char *kind, unsigned int ranks, unsigned int radix,
+		    uint64_t bytes, const struct th_sim_params *p,
+		    const struct th_sim_nic *nic, bool quiet, bool json,
+		    bool pretty)
+{
+	struct th_coll_attr attr = {
+		.op = TH_NIC_ALU_SUM, .dtype = TH_NIC_DT_INT64, .radix = radix,
+	};
+	struct th_sim_result res = { 0 };
+	struct th_verify_set *set;
+	struct timespec t0;
+	struct th_coll *cl;
+	char err[512] = "";
+	int ret;
+
+	if (!strcmp(kind, "allreduce")) {
+		attr.kind = TH_COLL_ALLREDUCE;
+	} else if (!strcmp(kind, "reduce")) {
+		attr.kind = TH_COLL_REDUCE;
+	} else if (!strcmp(kind, "bcast")) {
+		attr.kind = TH_COLL_BCAST;
+	} else {
+		fprintf(stderr, "thctl sim: unknown plan '%s': allreduce, reduce or bcast\n",
+			kind);
+		return THCTL_EXIT_USAGE;
+	}
+	if (ranks < 2 || ranks > SIM_PLAN_MAX_RANKS || radix < 2 ||
+	    bytes / 8 > UINT32_MAX) {
+		fprintf(stderr, "thctl sim: --plan takes 2 to %u ranks, a radix of 2 or more and bytes below 32 GiB\n",
+			SIM_PLAN_MAX_RANKS);
+		return THCTL_EXIT_USAGE;
+	}
+	attr.count = bytes / 8 ? (uint32_t)(bytes / 8) : 1;
+	cl = th_coll_describe(ranks, &attr, NULL);
+	set = cl ? th_coll_set(cl, NULL) : NULL;
+	if (!set) {
+		fprintf(stderr, "thctl sim: cannot build the %s plan of %u ranks: %s\n",
+			kind, ranks, strerror(errno));
+		th_coll_destroy(cl);
+		return THCTL_EXIT_FAIL;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = th_sim_chains(set, p, nic, &res, NULL, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "thctl sim: %s plan: %s\n", kind,
+			err[0] ? err : strerror(-ret));
+	else
+		sim_print(&res, sim_since(&t0), quiet, json, pretty);
+	th_sim_result_fini(&res);
+	th_coll_set_free(set);
+	th_coll_destroy(cl);
+	return ret ? THCTL_EXIT_FAIL : THCTL_EXIT_OK;
+}
+
 /* thctl sim --chains FILE: a chain file's chains in virtual time */
 static int sim_chains_file(const char *path, const struct th_sim_params *p,
 			   const struct th_sim_nic *nic, bool quiet, bool json,
@@ -335,6 +400,7 @@ int thctl_sim_main(int argc, char **argv)
 		{ "chains", required_argument, NULL, 'c' },
 		{ "nic", required_argument, NULL, 'N' },
 		{ "offload", no_argument, NULL, 'O' },
+		{ "plan", required_argument, NULL, 'L' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "pretty", no_argument, NULL, 'p' },
@@ -342,6 +408,7 @@ int thctl_sim_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *pattern = NULL, *export = NULL, *path = NULL, *chains = NULL;
+	const char *plan = NULL;
 	struct th_sim_nic nic;
 	bool have_nic = false, offload = false;
 	uint64_t ranks = 0, radix = 2, bytes = 8;
@@ -390,6 +457,9 @@ int thctl_sim_main(int argc, char **argv)
 		case 'O':
 			offload = true;
 			break;
+		case 'L':
+			plan = optarg;
+			break;
 		case 'N':
 			if (sim_parse_nic(optarg, &nic)) {
 				fprintf(stderr, "thctl sim: --nic: expected D,C,A (whole ns, ps, ps below 2^32), got '%s'\n",
@@ -422,8 +492,17 @@ int thctl_sim_main(int argc, char **argv)
 		}
 		return sim_chains_file(chains, &p, &nic, quiet, json, pretty);
 	}
+	if (plan) {
+		if (optind < argc || pattern || export || offload || !have_ranks) {
+			fprintf(stderr, "thctl sim: --plan KIND takes --ranks N (and --radix, --bytes, --nic), no GOAL file, --pattern, --export-goal or --offload\n");
+			return THCTL_EXIT_USAGE;
+		}
+		return sim_plan(plan, (unsigned int)ranks,
+				radix > UINT32_MAX ? 0 : (unsigned int)radix,
+				bytes, &p, &nic, quiet, json, pretty);
+	}
 	if (have_nic && !offload) {
-		fprintf(stderr, "thctl sim: --nic goes with --chains or --offload\n");
+		fprintf(stderr, "thctl sim: --nic goes with --chains, --offload or --plan\n");
 		return THCTL_EXIT_USAGE;
 	}
 	if (optind < argc)

@@ -662,6 +662,21 @@ int th_coll_verify(const struct th_coll *cl, const struct th_nic_query *limits,
 	return th_plan_verify(&cl->plan, &cl->g, limits, 0, 0, out, max);
 }
 
+struct th_verify_set *th_coll_set(const struct th_coll *cl,
+				  const struct th_nic_query *limits)
+{
+	if (!cl) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return th_plan_set(&cl->plan, &cl->g, limits);
+}
+
+void th_coll_set_free(struct th_verify_set *set)
+{
+	th_plan_set_destroy(set);
+}
+
 /*
  * Start the next round on every local rank: one counter increment each.
  * The plan's chains re-arm themselves, so nothing is posted, copied or

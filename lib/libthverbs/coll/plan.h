@@ -74,6 +74,15 @@ struct th_coll *th_coll_create_local_edit(struct th_vport *const *vps,
 					  void *const *send, void *const *recv,
 					  th_coll_plan_edit_fn edit, void *arg);
 
+/*
+ * plan_verify.c: the set th_plan_verify() checks, kept for the caller
+ * (th_coll_set()); NULL with errno; freed by th_plan_set_destroy().
+ */
+struct th_verify_set *th_plan_set(const struct th_plan *pl,
+				  const struct th_group *g,
+				  const struct th_nic_query *limits);
+void th_plan_set_destroy(struct th_verify_set *set);
+
 /* TH_VERIFY_PLANS=1 in the environment: verify every plan compiled. */
 bool th_plan_verify_wanted(void);
 /* @f, in one line, on stderr: "libthverbs: plan: CLASS: rank R step I ..." */

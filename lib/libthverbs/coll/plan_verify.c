@@ -5,7 +5,8 @@
  * very ones th_plan_post() posts; each rank's start increment is the
  * host's one update per round, its wait for the round's completion (D)
  * the host's one wait, and its send, recv and scratch regions those the
- * ranges must fall in (Documentation/verify.rst, "Plans").
+ * ranges must fall in (Documentation/verify.rst, "Plans").  The same set
+ * goes to the simulator (th_coll_set(), thctl sim --plan).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,36 +24,50 @@ bool th_plan_verify_wanted(void)
 	return env && *env && strcmp(env, "0");
 }
 
-int th_plan_verify(const struct th_plan *pl, const struct th_group *g,
-		   const struct th_nic_query *limits, uint32_t sq, uint32_t cq,
-		   struct th_verify_finding *out, unsigned int max)
-{
+/* A plan's set and the arrays it points into. */
+struct th_plan_set {
+	struct th_verify_set set;
 	struct th_verify_chain *chains;
 	struct th_verify_action *acts;
 	struct th_verify_region *regs;
 	struct th_verify_wait *waits;
-	struct th_verify_set set = {
-		.limits = limits, .sq_entries = sq, .cq_entries = cq,
-	};
-	unsigned int i;
-	int ret;
+};
 
+static void th_plan_set_free(struct th_plan_set *ps)
+{
+	free(ps->chains);
+	free(ps->acts);
+	free(ps->regs);
+	free(ps->waits);
+}
+
+static int th_plan_set_build(const struct th_plan *pl, const struct th_group *g,
+			     const struct th_nic_query *limits, uint32_t sq,
+			     uint32_t cq, struct th_plan_set *ps)
+{
+	struct th_verify_set *set = &ps->set;
+	unsigned int i;
+
+	memset(ps, 0, sizeof(*ps));
 	/* a rank's chains wait on its peers': half a job never fires */
 	if (g->nlocal != g->n)
 		return -EOPNOTSUPP;
-	chains = calloc(pl->nsteps + 1, sizeof(*chains));
-	acts = calloc(g->nlocal + 1, sizeof(*acts));
-	regs = calloc(3 * g->nlocal + 1, sizeof(*regs));
-	waits = calloc(g->nlocal + 1, sizeof(*waits));
-	if (!chains || !acts || !regs || !waits) {
-		ret = -ENOMEM;
-		goto out;
+	set->limits = limits;
+	set->sq_entries = sq;
+	set->cq_entries = cq;
+	ps->chains = calloc(pl->nsteps + 1, sizeof(*ps->chains));
+	ps->acts = calloc(g->nlocal + 1, sizeof(*ps->acts));
+	ps->regs = calloc(3 * g->nlocal + 1, sizeof(*ps->regs));
+	ps->waits = calloc(g->nlocal + 1, sizeof(*ps->waits));
+	if (!ps->chains || !ps->acts || !ps->regs || !ps->waits) {
+		th_plan_set_free(ps);
+		return -ENOMEM;
 	}
 	for (i = 0; i < pl->nsteps; i++) {
 		const struct th_plan_step *st = &pl->step[i];
 		const struct th_group_peer *p = &g->peers[g->local[st->local].rank];
 
-		chains[i] = (struct th_verify_chain){
+		ps->chains[i] = (struct th_verify_chain){
 			.name = st->what, .node = p->node, .vport = p->vport,
 			.descs = &pl->desc[st->first], .ndesc = st->ndesc,
 		};
@@ -69,42 +84,82 @@ int th_plan_verify(const struct th_plan *pl, const struct th_group *g,
 		};
 		unsigned int k;
 
-		acts[i] = (struct th_verify_action){
+		ps->acts[i] = (struct th_verify_action){
 			.counter = { .node = p->node, .vport = p->vport,
 				     .ct = TH_COLL_CT_S },
 			.value = 1,
 		};
-		waits[i] = (struct th_verify_wait){
+		ps->waits[i] = (struct th_verify_wait){
 			.counter = { .node = p->node, .vport = p->vport,
 				     .ct = TH_COLL_CT_D },
 			.value = 1,
 		};
 		for (k = 0; k < 3 && mr[0] && mr[1] && mr[2]; k++)
-			regs[set.nregions++] = (struct th_verify_region){
+			ps->regs[set->nregions++] = (struct th_verify_region){
 				.node = p->node, .vport = p->vport,
 				.lkey = mr[k]->lkey, .rkey = mr[k]->rkey,
 				.len = mr[k]->len, .access = TH_NIC_ACCESS_ALL,
 			};
 	}
-	set.chains = chains;
-	set.nchains = pl->nsteps;
-	set.actions = acts;
-	set.nactions = g->nlocal;
+	set->chains = ps->chains;
+	set->nchains = pl->nsteps;
+	set->actions = ps->acts;
+	set->nactions = g->nlocal;
 	/* a handle's regions are all there or none is checked */
-	if (set.nregions != 3 * g->nlocal)
-		set.nregions = 0;
-	set.regions = regs;
-	set.waits = waits;
-	set.nwaits = g->nlocal;
+	if (set->nregions != 3 * g->nlocal)
+		set->nregions = 0;
+	set->regions = ps->regs;
+	set->waits = ps->waits;
+	set->nwaits = g->nlocal;
 	/* the actions are one round's: no chain may fire two */
-	set.rounds = 1;
-	ret = th_verify(&set, out, max);
-out:
-	free(chains);
-	free(acts);
-	free(regs);
-	free(waits);
+	set->rounds = 1;
+	return 0;
+}
+
+int th_plan_verify(const struct th_plan *pl, const struct th_group *g,
+		   const struct th_nic_query *limits, uint32_t sq, uint32_t cq,
+		   struct th_verify_finding *out, unsigned int max)
+{
+	struct th_plan_set ps;
+	int ret;
+
+	ret = th_plan_set_build(pl, g, limits, sq, cq, &ps);
+	if (ret)
+		return ret;
+	ret = th_verify(&ps.set, out, max);
+	th_plan_set_free(&ps);
 	return ret;
+}
+
+struct th_verify_set *th_plan_set(const struct th_plan *pl,
+				  const struct th_group *g,
+				  const struct th_nic_query *limits)
+{
+	struct th_plan_set *ps = calloc(1, sizeof(*ps));
+	int ret;
+
+	if (!ps) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = th_plan_set_build(pl, g, limits, 0, 0, ps);
+	if (ret) {
+		free(ps);
+		errno = -ret;
+		return NULL;
+	}
+	/* the set is the first member: freed from it (th_coll_set_free()) */
+	return &ps->set;
+}
+
+void th_plan_set_destroy(struct th_verify_set *set)
+{
+	struct th_plan_set *ps = (struct th_plan_set *)set;
+
+	if (!ps)
+		return;
+	th_plan_set_free(ps);
+	free(ps);
 }
 
 void th_plan_verify_report(const struct th_plan *pl, const struct th_group *g,

@@ -419,8 +419,8 @@ expect_refusal "sim --chains: a malformed --nic, exit 2" 2 \
 	"^thctl sim: --nic: expected D,C,A" sim --chains "$TMP/never.chain" --nic 1,2
 expect_refusal "sim --chains with --pattern, exit 2" 2 \
 	"^thctl sim: --chains FILE goes alone" sim --chains "$TMP/never.chain" --pattern reduce --ranks 4
-expect_refusal "sim: --nic without --chains or --offload, exit 2" 2 \
-	"^thctl sim: --nic goes with --chains or --offload$" sim --nic 1,2,3 --pattern reduce --ranks 4
+expect_refusal "sim: --nic without --chains, --offload or --plan, exit 2" 2 \
+	"^thctl sim: --nic goes with --chains, --offload or --plan$" sim --nic 1,2,3 --pattern reduce --ranks 4
 # sim --offload: the schedule compiled into chains (th_sim_goal_chains)
 run sim -j --offload --pattern reduce --ranks 8 --bytes 1024
 if [ "$rc" -eq 0 ] && json_ok sim "assert d['ranks'] == 8 and d['max_ns'] == 3 * (100 + 2500 + 1023 * 6) and d['finish_ns'][0] == d['max_ns']"; then
@@ -438,6 +438,29 @@ printf 'num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\nl1: recv 8b 
 expect_refusal "sim --offload: a wildcard receive cannot be compiled, exit 2" 2 \
 	"^thctl sim: rank 1: the operation at line 6, a receive from any peer, cannot be compiled into chains" \
 	sim --offload "$TMP/any.goal"
+# sim --plan: the library's own plan of a collective, one round, in virtual time
+bad=""
+for kind in allreduce reduce bcast; do
+	for n in 2 3 5 8 17 64; do
+		for k in 2 4; do
+			run sim -j --plan "$kind" --ranks "$n" --radix "$k" --bytes 64
+			if [ "$rc" -ne 0 ] || ! json_ok sim "assert d['ranks'] == $n and d['max_ns'] > 0 and d['events'] > 0 and max(d['finish_ns']) == d['max_ns']"; then
+				bad="$bad $kind/$n/$k"
+			fi
+		done
+	done
+done
+if [ -z "$bad" ]; then
+	ok "sim --plan: every chain of the library's allreduce, reduce and bcast plans fires (N = 2..64, radix 2 and 4)"
+else
+	not_ok "sim --plan: plans that did not run:$bad" "$(cat "$TMP/err")"
+fi
+expect_refusal "sim --plan: an unknown plan, exit 2" 2 \
+	"^thctl sim: unknown plan 'gather': allreduce, reduce or bcast$" sim --plan gather --ranks 4
+expect_refusal "sim --plan without --ranks, exit 2" 2 \
+	"^thctl sim: --plan KIND takes --ranks N" sim --plan reduce
+expect_refusal "sim --plan of one rank, exit 2" 2 \
+	"^thctl sim: --plan takes 2 to 65536 ranks" sim --plan reduce --ranks 1
 expect_refusal "sim: neither a file nor a pattern, exit 2" 2 \
 	"^thctl sim: give a GOAL file or --pattern" sim -q
 truncate -s 1100M "$TMP/huge.goal"

@@ -158,6 +158,17 @@ struct th_coll *th_coll_describe(unsigned int n,
 int th_coll_verify(const struct th_coll *coll,
 		   const struct th_nic_query *limits,
 		   struct th_verify_finding *out, unsigned int max);
+struct th_verify_set;
+/*
+ * The set th_coll_verify() checks (@coll's steps as chains, the host's
+ * start increment and wait per rank, their regions), kept for the caller:
+ * for th_sim_chains() (thverbs/sim.h) or th_verify().  NULL with errno
+ * (EOPNOTSUPP for a handle that drives only some of the ranks); free it
+ * with th_coll_set_free().
+ */
+struct th_verify_set *th_coll_set(const struct th_coll *coll,
+				  const struct th_nic_query *limits);
+void th_coll_set_free(struct th_verify_set *set);
 
 /**
  * struct th_coll_counter - counters a collective handle uses on its vports
