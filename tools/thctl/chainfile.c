@@ -1494,3 +1494,12 @@ uint64_t cf_fnv1a64(const void *p, uint64_t len)
 	}
 	return h;
 }
+
+void cf_report(const char *cmd, const char *path, const struct cf_diag *diag)
+{
+	if (diag->line)
+		fprintf(stderr, "%s:%u:%u: %s\n", path, diag->line, diag->col,
+			diag->msg);
+	else
+		fprintf(stderr, "thctl %s: %s: %s\n", cmd, path, diag->msg);
+}

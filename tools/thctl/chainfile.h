@@ -151,6 +151,11 @@ struct chainfile *cf_parse(const char *text, const struct cf_limits *lim,
 struct chainfile *cf_load(const char *path, const struct cf_limits *lim,
 			  unsigned int flags, struct cf_diag *diag);
 void cf_free(struct chainfile *cf);
+/*
+ * Why cf_load() refused @path, on stderr: "PATH:LINE:COL: why", or
+ * "thctl CMD: PATH: why" for a file that could not be read.
+ */
+void cf_report(const char *cmd, const char *path, const struct cf_diag *diag);
 
 /* "f64", "u8", ...; NULL when out of range */
 const char *cf_dtype_name(unsigned int dtype);

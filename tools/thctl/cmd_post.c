@@ -665,11 +665,7 @@ int thctl_post_main(int argc, char **argv)
 
 	cf = cf_load(path, &lim, flags, &diag);
 	if (!cf) {
-		if (diag.line)
-			fprintf(stderr, "%s:%u:%u: %s\n", path, diag.line,
-				diag.col, diag.msg);
-		else
-			fprintf(stderr, "thctl post: %s: %s\n", path, diag.msg);
+		cf_report("post", path, &diag);
 		th_device_list_free(run.devs);
 		return THCTL_EXIT_USAGE;
 	}

@@ -315,11 +315,7 @@ static int sim_chains_file(const char *path, const struct th_sim_params *p,
 	/* no fabric's limits: the simulator takes what the file names */
 	cf = cf_load(path, NULL, 0, &diag);
 	if (!cf) {
-		if (diag.line)
-			fprintf(stderr, "%s:%u:%u: %s\n", path, diag.line,
-				diag.col, diag.msg);
-		else
-			fprintf(stderr, "thctl sim: %s: %s\n", path, diag.msg);
+		cf_report("sim", path, &diag);
 		return THCTL_EXIT_USAGE;
 	}
 	done = calloc(cf->nchains + 1, sizeof(*done));

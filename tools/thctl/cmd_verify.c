@@ -546,11 +546,7 @@ int thctl_verify_main(int argc, char **argv)
 	 */
 	cf = cf_load(path, NULL, 0, &diag);
 	if (!cf) {
-		if (diag.line)
-			fprintf(stderr, "%s:%u:%u: %s\n", path, diag.line,
-				diag.col, diag.msg);
-		else
-			fprintf(stderr, "thctl verify: %s: %s\n", path, diag.msg);
+		cf_report("verify", path, &diag);
 		return THCTL_EXIT_USAGE;
 	}
 	if (verify_limits(provider, &q)) {

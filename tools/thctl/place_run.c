@@ -155,8 +155,6 @@ static int pr_verify(const struct th_place_jobs *j, struct pr_row *row,
 	return n < 0 ? n : 0;
 }
 
-static double pr_error_pct(double measured, double predicted);
-
 /*
  * The model as the simulator's parameters, in picoseconds so that its
  * whole-unit G can hold 0.1 ns a byte: L its latency, G and the copy rate
@@ -249,20 +247,6 @@ static int pr_sim(const struct th_place_jobs *j, const struct th_place_model *m,
 	return ret;
 }
 
-static void pr_sim_text(const struct th_place_jobs *j, const struct pr_row *row)
-{
-	unsigned int k;
-
-	for (k = 0; k < row->r->njobs; k++)
-		printf("%-12s %-12s %14.3f %14.3f %9.2f\n", row->label,
-		       th_place_job_name(j, k), row->r->job[k].finish * 1e6,
-		       row->sim_finish[k] * 1e6,
-		       pr_error_pct(row->sim_finish[k], row->r->job[k].finish));
-	printf("%-12s %-12s %14.3f %14.3f %9.2f\n", row->label, "(makespan)",
-	       row->r->makespan * 1e6, row->sim_makespan * 1e6,
-	       pr_error_pct(row->sim_makespan, row->r->makespan));
-}
-
 static const char *pr_chain(const struct pr_row *row, uint32_t c)
 {
 	return row->names && c < row->chains && row->names[c] ? row->names[c] :
@@ -311,18 +295,63 @@ static double pr_error_pct(double measured, double predicted)
 	return fabs(e) < 0.005 ? 0 : e;
 }
 
-static void pr_run_text(const struct th_place_jobs *j, const struct pr_row *row)
+/* Each job's predicted finish against @finish, then the makespans. */
+static void pr_text_against(const struct th_place_jobs *j,
+			    const struct pr_row *row, double makespan,
+			    const double *finish)
 {
 	unsigned int k;
 
 	for (k = 0; k < row->r->njobs; k++)
 		printf("%-12s %-12s %14.3f %14.3f %9.2f\n", row->label,
 		       th_place_job_name(j, k), row->r->job[k].finish * 1e6,
-		       row->finish[k] * 1e6,
-		       pr_error_pct(row->finish[k], row->r->job[k].finish));
+		       finish[k] * 1e6,
+		       pr_error_pct(finish[k], row->r->job[k].finish));
 	printf("%-12s %-12s %14.3f %14.3f %9.2f\n", row->label, "(makespan)",
-	       row->r->makespan * 1e6, row->makespan * 1e6,
-	       pr_error_pct(row->makespan, row->r->makespan));
+	       row->r->makespan * 1e6, makespan * 1e6,
+	       pr_error_pct(makespan, row->r->makespan));
+}
+
+/*
+ * @key: {"predicted_makespan_us", "@what_makespan_us", "error_pct",
+ * ["events",] "jobs": [...]}: the prediction against a run or a
+ * simulation of it.
+ */
+static void pr_json_against(struct tj *t, const struct th_place_jobs *j,
+			    const struct pr_row *row, const char *key,
+			    const char *what, double makespan,
+			    const double *finish, uint64_t events)
+{
+	char name[32];
+	unsigned int k;
+
+	tj_key(t, key);
+	tj_obj_begin(t);
+	tj_key(t, "predicted_makespan_us");
+	tj_double(t, row->r->makespan * 1e6);
+	snprintf(name, sizeof(name), "%s_makespan_us", what);
+	tj_key(t, name);
+	tj_double(t, makespan * 1e6);
+	tj_key(t, "error_pct");
+	tj_double(t, pr_error_pct(makespan, row->r->makespan));
+	if (events)
+		tj_kv_u64(t, "events", events);
+	tj_key(t, "jobs");
+	tj_arr_begin(t);
+	snprintf(name, sizeof(name), "%s_us", what);
+	for (k = 0; k < row->r->njobs; k++) {
+		tj_obj_begin(t);
+		tj_kv_str(t, "job", th_place_job_name(j, k));
+		tj_key(t, "predicted_us");
+		tj_double(t, row->r->job[k].finish * 1e6);
+		tj_key(t, name);
+		tj_double(t, finish[k] * 1e6);
+		tj_key(t, "error_pct");
+		tj_double(t, pr_error_pct(finish[k], row->r->job[k].finish));
+		tj_obj_end(t);
+	}
+	tj_arr_end(t);
+	tj_obj_end(t);
 }
 
 static void pr_json_row(struct tj *t, const struct th_place_jobs *j,
@@ -378,59 +407,12 @@ static void pr_json_row(struct tj *t, const struct th_place_jobs *j,
 		tj_arr_end(t);
 		tj_obj_end(t);
 	}
-	if (row->simulated) {
-		tj_key(t, "sim");
-		tj_obj_begin(t);
-		tj_key(t, "predicted_makespan_us");
-		tj_double(t, row->r->makespan * 1e6);
-		tj_key(t, "simulated_makespan_us");
-		tj_double(t, row->sim_makespan * 1e6);
-		tj_key(t, "error_pct");
-		tj_double(t, pr_error_pct(row->sim_makespan, row->r->makespan));
-		tj_kv_u64(t, "events", row->sim_events);
-		tj_key(t, "jobs");
-		tj_arr_begin(t);
-		for (k = 0; k < row->r->njobs; k++) {
-			tj_obj_begin(t);
-			tj_kv_str(t, "job", th_place_job_name(j, k));
-			tj_key(t, "predicted_us");
-			tj_double(t, row->r->job[k].finish * 1e6);
-			tj_key(t, "simulated_us");
-			tj_double(t, row->sim_finish[k] * 1e6);
-			tj_key(t, "error_pct");
-			tj_double(t, pr_error_pct(row->sim_finish[k],
-						  row->r->job[k].finish));
-			tj_obj_end(t);
-		}
-		tj_arr_end(t);
-		tj_obj_end(t);
-	}
-	if (row->ran) {
-		tj_key(t, "run");
-		tj_obj_begin(t);
-		tj_key(t, "predicted_makespan_us");
-		tj_double(t, row->r->makespan * 1e6);
-		tj_key(t, "measured_makespan_us");
-		tj_double(t, row->makespan * 1e6);
-		tj_key(t, "error_pct");
-		tj_double(t, pr_error_pct(row->makespan, row->r->makespan));
-		tj_key(t, "jobs");
-		tj_arr_begin(t);
-		for (k = 0; k < row->r->njobs; k++) {
-			tj_obj_begin(t);
-			tj_kv_str(t, "job", th_place_job_name(j, k));
-			tj_key(t, "predicted_us");
-			tj_double(t, row->r->job[k].finish * 1e6);
-			tj_key(t, "measured_us");
-			tj_double(t, row->finish[k] * 1e6);
-			tj_key(t, "error_pct");
-			tj_double(t, pr_error_pct(row->finish[k],
-						  row->r->job[k].finish));
-			tj_obj_end(t);
-		}
-		tj_arr_end(t);
-		tj_obj_end(t);
-	}
+	if (row->simulated)
+		pr_json_against(t, j, row, "sim", "simulated", row->sim_makespan,
+				row->sim_finish, row->sim_events);
+	if (row->ran)
+		pr_json_against(t, j, row, "run", "measured", row->makespan,
+				row->finish, 0);
 	tj_obj_end(t);
 }
 
@@ -588,7 +570,8 @@ int thctl_place_run(const struct thctl_place_run_opts *o,
 				printf("%-12s %-12s %14s %14s %9s\n", "placement", "job",
 				       "predicted_us", "simulated_us", "error_%");
 			}
-			pr_sim_text(j, &rows[i]);
+			pr_text_against(j, &rows[i], rows[i].sim_makespan,
+					rows[i].sim_finish);
 		}
 		for (i = 0; o->run && i < nrows; i++) {
 			if (!rows[i].ran)
@@ -601,7 +584,8 @@ int thctl_place_run(const struct thctl_place_run_opts *o,
 				printf("%-12s %-12s %14s %14s %9s\n", "placement", "job",
 				       "predicted_us", "measured_us", "error_%");
 			}
-			pr_run_text(j, &rows[i]);
+			pr_text_against(j, &rows[i], rows[i].makespan,
+					rows[i].finish);
 		}
 	}
 	pr_fabric_close(&fab);
