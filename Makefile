@@ -32,6 +32,7 @@
 #   make verify-mutants  the chain verifier against 1000 broken plans run on
 #                   inproc: the confusion matrix (MUTANTS=N)
 #   make verify-sweep-full  every plan of N = 2 ... 1024 verified clean
+#   make verify-full  both, as TAP against the goal (part of check-full)
 #   make clean
 #   make help       this list
 #
@@ -153,8 +154,9 @@ CHECK_PARTS	:= hostcheck thctl-check apicheck refcheck installcheck lint \
 		   fuzz-smoke vmtest-quick
 CHECK_TAPS	:= host-thctl api man refs install lint fuzz vm
 CHECK_FULL_PARTS := hostcheck thctl-check apicheck refcheck installcheck pkgcheck \
-		   lint fuzz vmtest vmtest-debug vmtest-rxe
-CHECK_FULL_TAPS	:= host-thctl api man refs install pkg lint fuzz vm vm-debug vm-rxe
+		   lint fuzz verify-full vmtest vmtest-debug vmtest-rxe
+CHECK_FULL_TAPS	:= host-thctl api man refs install pkg lint fuzz verify-full vm \
+		   vm-debug vm-rxe
 
 # $(call run-check,PARTS,TAPS)
 define run-check
