@@ -26,7 +26,8 @@ FUZZ_BINS	:= $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%_fuzz)
 
 # what each target links: the engine and the in-process fabric, or a parser
 FUZZ_ENGINE_SRCS := $(ENGINE_SRCS) $(IPF_SRCS) selftests/host/lib/th_test.c
-FUZZ_PARSE_SRCS	:= $(SCHED_SRCS) $(addprefix lib/libthverbs/place/,place.c jobs.c model.c) \
+FUZZ_PARSE_SRCS	:= $(SCHED_SRCS) \
+		   $(addprefix lib/libthverbs/place/,place.c compose.c jobs.c model.c) \
 		   lib/libthverbs/coll/tree.c tools/thctl/chainfile.c
 FUZZ_ENGINE_OBJS := $(FUZZ_ENGINE_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_VERIFY_OBJS := $(VERIFY_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
