@@ -7,7 +7,7 @@
  * bit-identical to the placement DAG evaluated on the host in the same
  * order.  Each placement's chains, described to the verifier, verify
  * clean first (th_place_exec_describe(), th_verify()), and again as
- * compiled for posting (TH_VERIFY=1); from the second
+ * compiled for posting (TH_VERIFY_PLANS=1); from the second
  * round a watcher stamps each job's finish (th_place_exec_watch()), which
  * is positive and within the round.  Runs on the in-process provider on
  * the host and on th_nic.ko in the VM.  Also: what the executor refuses,
@@ -123,7 +123,7 @@ FIXTURE_SETUP(place)
 
 	memset(&self->w, 0, sizeof(self->w));
 	/* th_place_exec_create() verifies what it compiled, before posting */
-	setenv("TH_VERIFY", "1", 1);
+	setenv("TH_VERIFY_PLANS", "1", 1);
 	ASSERT_EQ(0, world_open(&self->w, NODES));
 	self->jobs = th_place_jobs_parse(jobs_text, strlen(jobs_text), &d);
 	ASSERT_NE(NULL, self->jobs);
@@ -242,7 +242,7 @@ TEST_F(place, every_algorithm_s_placement_computes_every_result)
 
 /*
  * Vports whose CQs are smaller than the placement's chains need: the NIC
- * refuses the post; with TH_VERIFY=1 the verifier finds it first (fit),
+ * refuses the post; with TH_VERIFY_PLANS=1 the verifier finds it first (fit),
  * EDEADLK, and nothing is posted.
  */
 TEST_F(place, a_placement_that_does_not_fit_is_refused_before_posting)
@@ -264,12 +264,12 @@ TEST_F(place, a_placement_that_does_not_fit_is_refused_before_posting)
 	EXPECT_EQ(EDEADLK, errno);
 	th_place_exec_destroy(x);
 	/* unverified, the post itself is refused: the verifier said so first */
-	setenv("TH_VERIFY", "0", 1);
+	setenv("TH_VERIFY_PLANS", "0", 1);
 	x = th_place_exec_create(self->jobs, r, small, NODES);
 	EXPECT_EQ(NULL, x);
 	EXPECT_NE(EDEADLK, errno);
 	th_place_exec_destroy(x);
-	setenv("TH_VERIFY", "1", 1);
+	setenv("TH_VERIFY_PLANS", "1", 1);
 	for (i = 0; i < NODES; i++)
 		th_vport_destroy(small[i]);
 	th_place_result_destroy(r);

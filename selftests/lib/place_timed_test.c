@@ -106,7 +106,7 @@ TEST(measured_equals_predicted_on_the_virtual_clock)
 
 	if (!world_inproc())
 		SKIP(return, "the timed mode is the in-process provider's");
-	setenv("TH_VERIFY", "1", 1);	/* every compile verified first */
+	setenv("TH_VERIFY_PLANS", "1", 1);	/* every compile verified first */
 	ASSERT_NE(NULL, m);
 	ASSERT_NE(NULL, fabric);
 	j = th_place_jobs_parse(jobs_text, strlen(jobs_text), &d);

@@ -1228,20 +1228,20 @@ struct th_verify_set *th_place_exec_describe(const struct th_place_jobs *j,
 }
 
 /*
- * TH_VERIFY=1 (debug runs, the tests): th_place_exec_create() verifies
- * the chains it compiled, as they will be posted, with the NIC's limits
- * of node 0; -EDEADLK on a finding (a chain that would not fire, finish
- * or fit), before anything is posted.
+ * TH_VERIFY_PLANS=1, as for the collectives' plans (th_plan_verify_wanted();
+ * debug runs, the tests): th_place_exec_create() verifies the chains it
+ * compiled, as they will be posted, with the NIC's limits of node 0;
+ * -EDEADLK on a finding (a chain that would not fire, finish or fit),
+ * before anything is posted.
  */
 static int th_px_verify_compiled(const struct th_place_exec *x,
 				 const struct th_nic_query *limits)
 {
-	const char *env = getenv("TH_VERIFY");
 	struct th_verify_finding f[4];
 	struct th_verify_set *set;
 	int n, i;
 
-	if (!env || strcmp(env, "1"))
+	if (!th_plan_verify_wanted())
 		return 0;
 	set = th_px_set_of(x, limits);
 	if (!set)

@@ -401,9 +401,10 @@ struct th_place_exec;
  * step takes one input, sources and sinks are pinned ('on') and read and
  * write host buffers there (EOPNOTSUPP otherwise); ENOSPC when a node
  * hosts more copies than its vport has counters.  Counters of the vports
- * are reset; the vports serve this placement only.  With TH_VERIFY=1 in
- * the environment the chains are verified first (th_verify(), the limits
- * of vps[0]'s node): EDEADLK on a finding, nothing posted.
+ * are reset; the vports serve this placement only.  With
+ * TH_VERIFY_PLANS=1 in the environment (as for the collectives' plans)
+ * the chains are verified first (th_verify(), the limits of vps[0]'s
+ * node): EDEADLK on a finding, nothing posted.
  */
 struct th_place_exec *th_place_exec_create(const struct th_place_jobs *j,
 					   const struct th_place_result *r,
