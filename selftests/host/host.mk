@@ -15,3 +15,13 @@ $(HOST_ENGINE_TESTS): $(BIN)/host/%: $(S)/selftests/host/%.o $(HOST_LIB_OBJS) \
 
 # the chain verifier's test links the verifier's objects too
 $(BIN)/host/test_verify: $(VERIFY_SAN_OBJS)
+
+# The summary line's script (scripts/test-summary.sh) on TAP logs made by
+# its test: the counts, and each failure listed with its diagnostics.
+SUMMARY_TEST	:= $(BIN)/host/scripts/test_test_summary
+HOST_TESTS	+= $(SUMMARY_TEST)
+
+$(SUMMARY_TEST): $(TOP)/selftests/host/scripts/test_test_summary.sh $(TOP)/scripts/test-summary.sh
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash %s %s\n' $< $(TOP)/scripts/test-summary.sh > $@
+	chmod +x $@

@@ -154,7 +154,7 @@ static void run_placement(struct __test_metadata *_metadata,
 	struct th_verify_set *set;
 	struct th_nic_query q;
 	double fin[4];
-	int nf;
+	int nf, ret;
 
 	ASSERT_NE(NULL, r);
 	/* the chains it is about to post verify, with this NIC's limits */
@@ -191,17 +191,35 @@ static void run_placement(struct __test_metadata *_metadata,
 				       job_count[job] * sizeof(double));
 			}
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		ASSERT_EQ(0, th_place_exec_start(x));
-		ASSERT_EQ(0, th_place_exec_wait(x, WAIT_NS));
+		ASSERT_EQ(0, th_place_exec_start(x)) {
+			TH_LOG("%s round %u", th_sched_alg_name(alg), round);
+		}
+		ret = th_place_exec_wait(x, WAIT_NS);
+		ASSERT_EQ(0, ret) {
+			TH_LOG("%s round %u: %s", th_sched_alg_name(alg), round,
+			       strerror(-ret));
+		}
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		wall = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
 		if (!round) {
 			EXPECT_EQ(-ENODATA, th_place_exec_finishes(x, fin, 4));
 		} else {
-			ASSERT_EQ(0, th_place_exec_finishes(x, fin, 4));
+			ret = th_place_exec_finishes(x, fin, 4);
+			ASSERT_EQ(0, ret) {
+				TH_LOG("%s round %u: %s", th_sched_alg_name(alg),
+				       round, strerror(-ret));
+			}
 			for (job = 0; job < 4; job++) {
-				EXPECT_GT(fin[job], 0);
-				EXPECT_LE(fin[job], wall);
+				EXPECT_GT(fin[job], 0) {
+					TH_LOG("%s round %u job %u: finish %g s",
+					       th_sched_alg_name(alg), round,
+					       job, fin[job]);
+				}
+				EXPECT_LE(fin[job], wall) {
+					TH_LOG("%s round %u job %u: finish %g s, round %g s",
+					       th_sched_alg_name(alg), round,
+					       job, fin[job], wall);
+				}
 			}
 		}
 		ref = reference(r, round);
