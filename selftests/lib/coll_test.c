@@ -312,6 +312,39 @@ TEST(handles_one_after_another_on_the_same_vports)
 	world_close(&w, N);
 }
 
+/*
+ * A delivery between vports of one fabric is done once it is posted: a
+ * parent's sends to its children share a chain (a chain of its own per
+ * child is for children behind a network, test_plan_sweep.c).
+ */
+TEST(local_children_share_a_chain)
+{
+	enum { N = 8 };
+	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
+				  .dtype = TH_NIC_DT_INT64, .count = 4,
+				  .radix = 2 };
+	unsigned int i, d, chains = 0, puts = 0;
+	struct world w = { 0 };
+	struct th_coll_step st;
+	struct th_coll *coll;
+
+	ASSERT_EQ(0, world_open(&w, N));
+	coll = th_coll_create_local(w.vp, N, &a, NULL, NULL);
+	ASSERT_NE(NULL, coll);
+	for (i = 0; !th_coll_plan_step(coll, i, &st); i++) {
+		if (st.rank || strcmp(st.what, "forward the result to the children"))
+			continue;
+		chains++;
+		for (d = 0; d < st.ndesc; d++)
+			puts += st.descs[d].opcode == TH_NIC_OP_PUT;
+	}
+	/* the root's children 1, 2 and 4, in one chain */
+	EXPECT_EQ(1, chains);
+	EXPECT_EQ(3, puts);
+	th_coll_destroy(coll);
+	world_close(&w, N);
+}
+
 TEST(bad_attributes_are_refused)
 {
 	struct world w = { 0 };

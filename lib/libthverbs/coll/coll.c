@@ -50,6 +50,7 @@ struct th_coll {
 	uint32_t nseg;
 	uint32_t window;	/* segments in flight per child: slot sets */
 	uint32_t max_chain;	/* the NIC's descriptors per chain */
+	uint32_t cq_room, sq_room;	/* a vport's CQ and SQ entries */
 	uint64_t started;	/* rounds started: the one being waited for */
 	uint64_t *done;		/* per local rank: rounds seen complete */
 	int broken;		/* a failed start: no further round */
@@ -169,10 +170,74 @@ static int th_coll_reduce(struct th_coll *cl, struct th_group_rank *rk,
 	return ret;
 }
 
+/* End the fan-out chain being built (the plan's one): F when @finish. */
+static int th_coll_fan_end(struct th_coll *cl, unsigned int li, uint16_t ct,
+			   uint64_t threshold, bool finish, const char *what)
+{
+	int ret = 0;
+
+	if (finish)
+		ret = th_chain_ct_inc(cl->plan.c, TH_COLL_CT_F, 1, 0);
+	return ret ? ret : th_coll_add(cl, li, ct, threshold, what);
+}
+
+/*
+ * A chain per child costs CQ room (each pending chain holds an entry) and
+ * SQ room (three descriptors where a batch spends one a child): @rk's
+ * children get theirs only while its plan keeps within half of each, so
+ * that a message of many segments to many children still fits its vport
+ * (in one chain per th_coll_fanout() children, as before).
+ */
+static bool th_coll_split_fits(const struct th_coll *cl,
+			       const struct th_group_rank *rk)
+{
+	uint64_t fans = cl->nseg + (cl->nseg > cl->window ?
+				    cl->nseg - cl->window : 0);
+	uint64_t chains = fans * rk->nchild + 2 * (uint64_t)cl->nseg + 8;
+	uint64_t descs = 3 * fans * rk->nchild + 4 * (uint64_t)cl->nseg + 32;
+
+	return 2 * chains <= cl->cq_room && 2 * descs <= cl->sq_room;
+}
+
+/*
+ * Is child @ch behind a network from @rk (ops->node_remote)?  A PUT there
+ * is a message, and its chain waits a round trip for the answer before
+ * its next descriptor: such a child gets a chain of its own, so that a
+ * parent serves its children at once, not one round trip after another.
+ * A described plan stands for ranks on NICs of their own: all remote.
+ */
+static bool th_coll_child_remote(const struct th_coll *cl,
+				 const struct th_group_rank *rk, unsigned int ch)
+{
+	const struct th_provider_ops *ops;
+
+	if (!th_coll_split_fits(cl, rk))
+		return false;
+	if (cl->g.described)
+		return true;
+	ops = rk->vp->ctx->dev.ops;
+	return ops->node_remote && ops->node_remote(rk->vp, cl->g.peers[ch].node);
+}
+
+/*
+ * The chains a fan-out to @rk's children takes: one per remote child, the
+ * others th_coll_fanout() a chain.  Each of them raises F once when it
+ * finishes a segment, so this is also F's count per segment below.
+ */
+static unsigned int th_coll_fan_chains(const struct th_coll *cl,
+				       const struct th_group_rank *rk)
+{
+	unsigned int j, remote = 0, fanout = th_coll_fanout(cl);
+
+	for (j = 0; j < rk->nchild; j++)
+		remote += th_coll_child_remote(cl, rk, rk->child[j]);
+	return remote + (rk->nchild - remote + fanout - 1) / fanout;
+}
+
 /*
  * Chains, each on @ct >= @threshold, that PUT @len bytes from @src at
  * @soff to every child (@key and @doff on the child), raising @rct there;
- * the last one also raises F here when @finish.
+ * each also raises F here when @finish (th_coll_fan_chains() of them).
  */
 static int th_coll_fan_out(struct th_coll *cl, unsigned int li, uint16_t ct,
 			   uint64_t threshold, const struct th_mr *src,
@@ -181,27 +246,39 @@ static int th_coll_fan_out(struct th_coll *cl, unsigned int li, uint16_t ct,
 			   const char *what)
 {
 	struct th_group_rank *rk = &cl->g.local[li];
-	unsigned int j = 0, in_chain, fanout = th_coll_fanout(cl);
-	struct th_chain *c;
+	unsigned int j, in_batch = 0, fanout = th_coll_fanout(cl);
+	struct th_chain *batch = NULL, *c;
 	struct th_remote to;
 	int ret = 0;
 
-	do {
-		c = th_plan_chain(&cl->plan);
-		for (in_chain = 0; !ret && j < rk->nchild && in_chain < fanout;
-		     j++, in_chain++) {
-			unsigned int ch = rk->child[j];
-			uint64_t key = recv_key ? cl->g.peers[ch].recv_key :
-					cl->g.peers[ch].scratch_key;
+	/* children come by growing subtree (tree.c): the largest goes first */
+	for (j = rk->nchild; !ret && j-- > 0;) {
+		unsigned int ch = rk->child[j];
+		uint64_t key = recv_key ? cl->g.peers[ch].recv_key :
+				cl->g.peers[ch].scratch_key;
+		bool alone = th_coll_child_remote(cl, rk, ch);
 
-			to = th_coll_remote(cl, ch, key, doff);
-			ret = th_chain_put(c, src, soff, &to, len, rct, 0);
+		/* the plan builds one chain at a time: a remote child's is
+		 * made whole between two batches of local ones */
+		if (alone && batch) {
+			ret = th_coll_fan_end(cl, li, ct, threshold, finish, what);
+			batch = NULL;
+			in_batch = 0;
 		}
-		if (!ret && j == rk->nchild && finish)
-			ret = th_chain_ct_inc(c, TH_COLL_CT_F, 1, 0);
-		if (!ret && th_chain_length(c))
-			ret = th_coll_add(cl, li, ct, threshold, what);
-	} while (!ret && j < rk->nchild);
+		c = batch ? batch : th_plan_chain(&cl->plan);
+		to = th_coll_remote(cl, ch, key, doff);
+		if (!ret)
+			ret = th_chain_put(c, src, soff, &to, len, rct, 0);
+		if (!ret && (alone || ++in_batch == fanout)) {
+			ret = th_coll_fan_end(cl, li, ct, threshold, finish, what);
+			batch = NULL;
+			in_batch = 0;
+		} else {
+			batch = c;
+		}
+	}
+	if (!ret && batch)
+		ret = th_coll_fan_end(cl, li, ct, threshold, finish, what);
 	return ret;
 }
 
@@ -352,6 +429,18 @@ static int th_coll_compile_down(struct th_coll *cl, unsigned int li, uint32_t s)
 	return ret;
 }
 
+/*
+ * F's count in a round: a segment ends once on a leaf and on Reduce's
+ * ranks, once per fan-out chain where it goes down to children.
+ */
+static uint64_t th_coll_finishes(const struct th_coll *cl,
+				 const struct th_group_rank *rk)
+{
+	if (cl->attr.kind == TH_COLL_REDUCE || !rk->nchild)
+		return cl->nseg;
+	return (uint64_t)cl->nseg * th_coll_fan_chains(cl, rk);
+}
+
 /* Every chain of local rank @li, for every round. */
 static int th_coll_compile_rank(struct th_coll *cl, unsigned int li)
 {
@@ -376,7 +465,8 @@ static int th_coll_compile_rank(struct th_coll *cl, unsigned int li)
 		if (!ret)
 			ret = th_chain_ct_inc(c, TH_COLL_CT_D, 1, 0);
 		if (!ret)
-			ret = th_coll_add(cl, li, TH_COLL_CT_F, cl->nseg,
+			ret = th_coll_add(cl, li, TH_COLL_CT_F,
+					  th_coll_finishes(cl, &cl->g.local[li]),
 					  "notify the host: round complete");
 	}
 	return ret;
@@ -472,8 +562,11 @@ static int th_coll_rank_setup(struct th_coll *cl, unsigned int li,
 	struct th_group_rank *rk = &cl->g.local[li];
 	int ret = th_group_rank_init(&cl->g, rk, rank, vp, send, recv);
 
-	if (!ret && !cl->max_chain)
+	if (!ret && !cl->max_chain) {
 		cl->max_chain = vp->ctx->attr.max_chain;
+		cl->cq_room = vp->cq_entries;
+		cl->sq_room = vp->sq_entries;
+	}
 	if (!ret)
 		ret = th_group_rank_register(&cl->g, rk,
 					     th_coll_scratch_bytes(cl, rk));
@@ -641,6 +734,10 @@ struct th_coll *th_coll_describe(unsigned int n, const struct th_coll_attr *attr
 	cl->g.described = true;
 	cl->max_chain = limits && limits->max_chain ? limits->max_chain :
 			TH_ENG_DEF_CHAIN;
+	cl->cq_room = limits && limits->max_cq_entries ?
+		      limits->max_cq_entries : TH_ENG_DEF_CQ;
+	cl->sq_room = limits && limits->max_sq_entries ?
+		      limits->max_sq_entries : TH_ENG_DEF_SQ;
 	for (r = 0; !ret && r < n; r++) {
 		struct th_group_rank *rk = &cl->g.local[r];
 

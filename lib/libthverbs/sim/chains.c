@@ -226,10 +226,15 @@ static int sc_desc(struct sc_run *s, uint32_t c, uint64_t t)
 	switch (d->kind) {
 	case SIM_CD_SEND:
 	case SIM_CD_FETCH:
+		/* the engine issues it (after its copy or reduction in
+		 * progress), then the NIC's send gap */
+		if (s->busy[node] > t)
+			return sim_heap_push(&s->heap, s->busy[node], c, EVC_DESC);
 		if (s->gs_free[node] > t)
 			return sim_heap_push(&s->heap, s->gs_free[node], c,
 					     EVC_DESC);
 		next = sc_add(s, t, s->cs->nic.desc_ns);
+		s->busy[node] = next;
 		/* a GET's request is one byte's worth; its bytes come back */
 		s->gs_free[node] = sc_add(s, sc_add(s, next, s->p->g),
 					  d->kind == SIM_CD_SEND ?

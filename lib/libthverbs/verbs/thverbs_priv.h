@@ -84,6 +84,14 @@ struct th_provider_ops {
 	 * be woken on the critical path); NULL: the NIC needs no help.
 	 */
 	void (*progress)(struct th_context *ctx);
+	/*
+	 * Node @node is behind a network from @vp: a delivery there is a
+	 * message, and the chain that sends it waits a round trip for its
+	 * answer before its next descriptor.  Plans give each such PUT a
+	 * chain of its own so that a parent's children are served at once
+	 * (coll.c).  NULL: every node is in this NIC's fabric.
+	 */
+	bool (*node_remote)(const struct th_vport *vp, uint32_t node);
 	/* statistics and fault injection; NULL: -EOPNOTSUPP */
 	int (*vport_stats)(struct th_vport *vp, struct th_stats *st);
 	int (*node_stats)(struct th_context *ctx, struct th_stats *st);

@@ -488,8 +488,11 @@ TEST(goal_calc_irequires_and_an_idle_rank)
 	ASSERT_EQ(0, run_goal(g, &res, err)) TH_LOG("%s", err);
 	EXPECT_EQ(3u, res.ranks);
 	EXPECT_EQ(0u, res.finish_ns[2]);
-	/* the calc: the engine busy D + 5000 from 0; the send after it */
-	EXPECT_EQ(D_ + 5000 + D_ + L_ + 7 * G_, res.max_ns);
+	/*
+	 * One descriptor at a time on the engine: it issues l1 (D), then
+	 * runs the calc (D + 5000), then issues l3, which arrives L + 7G on
+	 */
+	EXPECT_EQ(D_ + D_ + 5000 + D_ + L_ + 7 * G_, res.max_ns);
 	th_sim_result_fini(&res);
 	th_sim_goal_destroy(g);
 }

@@ -6,7 +6,8 @@
  * 1024} at every radix, with one segment and with four (the window's
  * credits), gives th_coll_verify() no finding and no warning.
  * TH_VERIFY_SWEEP=full sweeps every N from 2 to 1024 (make
- * verify-sweep-full).  Then the refusals of th_coll_describe(),
+ * verify-sweep-full).  A parent's chain per remote child.  Then the
+ * refusals of th_coll_describe(),
  * th_coll_verify() and th_coll_start() on a described plan.
  */
 #include <errno.h>
@@ -164,6 +165,113 @@ TEST(bad_plans_and_described_handles_are_refused)
 	EXPECT_EQ(-EINVAL, th_coll_verify(cl, &q, NULL, 1));
 	EXPECT_EQ(0, th_coll_verify(cl, &q, NULL, 0));
 	EXPECT_EQ(0, th_coll_verify(cl, NULL, NULL, 0));
+	th_coll_destroy(cl);
+}
+
+/*
+ * Rank @rank's chains doing @what in @cl: how many, how many PUTs each
+ * holds at most, their PUT targets in posting order (@to, up to @max),
+ * and the threshold of its "notify the host" step (@notify).
+ */
+static unsigned int fan_chains(const struct th_coll *cl, unsigned int rank,
+			       const char *what, unsigned int *most,
+			       unsigned int *to, unsigned int max,
+			       uint64_t *notify)
+{
+	unsigned int i, d, n = 0, puts, nto = 0;
+	struct th_coll_step st;
+
+	*most = 0;
+	for (i = 0; !th_coll_plan_step(cl, i, &st); i++) {
+		if (st.rank != rank)
+			continue;
+		if (!strcmp(st.what, "notify the host: round complete"))
+			*notify = st.threshold;
+		if (strcmp(st.what, what))
+			continue;
+		n++;
+		for (d = 0, puts = 0; d < st.ndesc; d++) {
+			if (st.descs[d].opcode != TH_NIC_OP_PUT)
+				continue;
+			puts++;
+			if (nto < max)
+				to[nto++] = st.descs[d].xfer.node;
+		}
+		*most = puts > *most ? puts : *most;
+	}
+	return n;
+}
+
+/*
+ * A described plan stands for ranks on NICs of their own: a parent sends
+ * to each child from a chain of its own (a chain waits for each remote
+ * delivery before its next descriptor), largest subtree first, and the
+ * round completes once every one of them has raised F.
+ */
+TEST(a_parent_sends_to_each_remote_child_from_a_chain_of_its_own)
+{
+	static const struct {
+		enum th_coll_kind kind;
+		const char *what;
+	} cases[] = {
+		{ TH_COLL_ALLREDUCE, "forward the result to the children" },
+		{ TH_COLL_BCAST, "forward the result to the children" },
+		{ TH_COLL_REDUCE, "credit: children's contributions consumed" },
+	};
+	struct th_nic_query q = sweep_limits(16);
+	unsigned int c, most, to[8];
+	uint64_t notify = 0;
+
+	for (c = 0; c < 3; c++) {
+		struct th_coll_attr a = {
+			.kind = cases[c].kind, .op = TH_NIC_ALU_SUM,
+			.dtype = TH_NIC_DT_INT64, .count = 1, .radix = 2,
+		};
+		struct th_coll *cl = th_coll_describe(16, &a, &q);
+
+		ASSERT_NE(NULL, cl);
+		/* the root of 16, radix 2: children 1, 2, 4, 8 */
+		ASSERT_EQ(4, fan_chains(cl, 0, cases[c].what, &most, to, 8,
+					&notify)) TH_LOG("case %u", c);
+		EXPECT_EQ(1, most);
+		EXPECT_EQ(8, to[0]);
+		EXPECT_EQ(4, to[1]);
+		EXPECT_EQ(2, to[2]);
+		EXPECT_EQ(1, to[3]);
+		/* F: once per chain going down; Reduce's ranks: once */
+		EXPECT_EQ(c == 2 ? 1 : 4, notify) TH_LOG("case %u", c);
+		/* rank 8's children 9, 10, 12: three chains */
+		EXPECT_EQ(3, fan_chains(cl, 8, cases[c].what, &most, to, 8,
+					&notify));
+		EXPECT_EQ(12, to[0]);
+		EXPECT_EQ(c == 2 ? 1 : 3, notify);
+		EXPECT_EQ(0, th_coll_verify(cl, &q, NULL, 0));
+		th_coll_destroy(cl);
+	}
+}
+
+/*
+ * A chain per child would not fit a plan of many segments in the vport's
+ * CQ: 64 segments of 64 KiB to 4 children keep one chain per segment
+ * with every child's PUT in it, and the plan fits and verifies clean.
+ */
+TEST(a_plan_of_many_segments_keeps_its_children_in_one_chain)
+{
+	struct th_nic_query q = sweep_limits(16);
+	struct th_coll_attr a = {
+		.kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
+		.dtype = TH_NIC_DT_INT64, .count = 64 * 8192, .radix = 2,
+	};
+	unsigned int most, to[8];
+	uint64_t notify = 0;
+	struct th_coll *cl = th_coll_describe(16, &a, &q);
+
+	ASSERT_NE(NULL, cl);
+	EXPECT_EQ(64, fan_chains(cl, 0, "forward the result to the children",
+				 &most, to, 8, &notify));
+	EXPECT_EQ(4, most);
+	EXPECT_EQ(64, notify);
+	EXPECT_EQ(0, th_coll_verify(cl, &q, NULL, 0));
 	th_coll_destroy(cl);
 }
 

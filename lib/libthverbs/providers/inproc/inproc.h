@@ -223,6 +223,7 @@ int th_ip_ct_update(struct th_vport *vp, bool set, struct th_nic_ct_update *u);
 int th_ip_ct_wait(struct th_vport *vp, struct th_nic_ct_wait *w);
 int th_ip_cancel(struct th_vport *vp, struct th_nic_cancel *c);
 int th_ip_vport_fd(const struct th_vport *vp);
+bool th_ip_node_remote(const struct th_vport *vp, uint32_t node);
 
 /* stats.c: statistics and fault injection for the library calls */
 struct th_vport;

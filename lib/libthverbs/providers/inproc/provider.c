@@ -202,6 +202,14 @@ int th_ip_vport_fd(const struct th_vport *vp)
 	return -EOPNOTSUPP;	/* wait with th_ct_wait() or poll the CQ */
 }
 
+/* A node of the fabric's network (the ofi provider's other ranks). */
+bool th_ip_node_remote(const struct th_vport *vp, uint32_t node)
+{
+	const struct th_ipf_net *net = th_ip_vport(vp)->fabric->net;
+
+	return net && net->node_remote && net->node_remote(net->arg, node);
+}
+
 static bool th_ip_timed(const struct th_vport *vp)
 {
 	return th_ip_vport(vp)->fabric->eng.timing;

@@ -600,6 +600,7 @@ const struct th_provider_ops th_ofi_provider = {
 	.ct_update	= th_ip_ct_update,
 	.ct_wait	= th_ofi_ct_wait,
 	.progress	= th_ofi_ctx_progress,
+	.node_remote	= th_ip_node_remote,
 	.cancel		= th_ip_cancel,
 	.vport_fd	= th_ip_vport_fd,
 	.vport_stats	= th_ip_vport_stats,
