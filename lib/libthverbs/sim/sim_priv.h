@@ -95,6 +95,11 @@ struct sim_heap {
 	struct sim_event *ev;
 	size_t n, cap;
 	uint64_t next_seq;
+	/* events pushed for the instant last popped, in order (a ring) */
+	struct sim_event *now;
+	size_t now_head, now_n, now_cap;
+	uint64_t now_time;
+	bool popped;
 };
 
 int sim_heap_push(struct sim_heap *h, uint64_t time, uint32_t op,
