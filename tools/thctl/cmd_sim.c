@@ -49,7 +49,9 @@ static void sim_usage(FILE *f)
 		"  --bytes B           each message's size (default 8)\n"
 		"  --export-goal FILE  write the schedule as GOAL text to FILE (- for\n"
 		"                      standard output: then nothing else is printed\n"
-		"                      and nothing simulated)\n"
+		"                      and nothing simulated); with --chains or\n"
+		"                      --plan, the chains' first round as the host\n"
+		"                      operations that do the same work\n"
 		"  --offload           compile the schedule into triggered chains (each\n"
 		"                      operation a chain on a counter, a send a PUT, a\n"
 		"                      calc NIC work; no host o) and run those\n"
@@ -177,6 +179,30 @@ static int sim_export(const struct th_sim_goal *g, const char *path)
 	return 0;
 }
 
+/*
+ * --export-goal with --plan or --chains: @set's first round as GOAL to
+ * @path; 1 when that was all (to standard output), 0 to go on, -1 failed.
+ */
+static int sim_export_set(const struct th_verify_set *set,
+			  const struct th_sim_nic *nic, const char *path)
+{
+	struct th_sim_goal *g;
+	char err[512] = "";
+	int ret;
+
+	if (!path)
+		return 0;
+	ret = th_sim_chains_goal(set, nic, &g, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "thctl sim: --export-goal: %s\n",
+			err[0] ? err : strerror(-ret));
+		return -1;
+	}
+	ret = sim_export(g, path);
+	th_sim_goal_destroy(g);
+	return ret ? -1 : !strcmp(path, "-");
+}
+
 static void sim_print(const struct th_sim_result *res, double wall, bool quiet,
 		      bool json, bool pretty)
 {
@@ -243,8 +269,8 @@ static double sim_since(const struct timespec *t0)
 /* thctl sim --plan KIND: the library's plan of a collective, one round */
 static int sim_plan(const char *kind, unsigned int ranks, unsigned int radix,
 		    uint64_t bytes, const struct th_sim_params *p,
-		    const struct th_sim_nic *nic, bool quiet, bool json,
-		    bool pretty)
+		    const struct th_sim_nic *nic, const char *export,
+		    bool quiet, bool json, bool pretty)
 {
 	struct th_coll_attr attr = {
 		.op = TH_NIC_ALU_SUM, .dtype = TH_NIC_DT_INT64, .radix = radix,
@@ -282,6 +308,12 @@ static int sim_plan(const char *kind, unsigned int ranks, unsigned int radix,
 		th_coll_destroy(cl);
 		return THCTL_EXIT_FAIL;
 	}
+	ret = sim_export_set(set, nic, export);
+	if (ret) {
+		th_coll_set_free(set);
+		th_coll_destroy(cl);
+		return ret < 0 ? THCTL_EXIT_FAIL : THCTL_EXIT_OK;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = th_sim_chains(set, p, nic, &res, NULL, err, sizeof(err));
 	if (ret)
@@ -297,8 +329,8 @@ static int sim_plan(const char *kind, unsigned int ranks, unsigned int radix,
 
 /* thctl sim --chains FILE: a chain file's chains in virtual time */
 static int sim_chains_file(const char *path, const struct th_sim_params *p,
-			   const struct th_sim_nic *nic, bool quiet, bool json,
-			   bool pretty)
+			   const struct th_sim_nic *nic, const char *export,
+			   bool quiet, bool json, bool pretty)
 {
 	struct th_sim_result res = { 0 };
 	struct chainfile *cf;
@@ -324,6 +356,11 @@ static int sim_chains_file(const char *path, const struct th_sim_params *p,
 		free(done);
 		cf_free(cf);
 		return THCTL_EXIT_FAIL;
+	}
+	ret = sim_export_set(&cs.set, nic, export);
+	if (ret) {
+		ret = ret < 0 ? THCTL_EXIT_FAIL : THCTL_EXIT_OK;
+		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = th_sim_chains(&cs.set, p, nic, &res, done, err, sizeof(err));
@@ -482,20 +519,21 @@ int thctl_sim_main(int argc, char **argv)
 		}
 	}
 	if (chains) {
-		if (optind < argc || pattern || have_ranks || export || offload) {
-			fprintf(stderr, "thctl sim: --chains FILE goes alone: no GOAL file, --pattern, --ranks, --export-goal or --offload\n");
+		if (optind < argc || pattern || have_ranks || offload) {
+			fprintf(stderr, "thctl sim: --chains FILE goes alone: no GOAL file, --pattern, --ranks or --offload\n");
 			return THCTL_EXIT_USAGE;
 		}
-		return sim_chains_file(chains, &p, &nic, quiet, json, pretty);
+		return sim_chains_file(chains, &p, &nic, export, quiet, json,
+				       pretty);
 	}
 	if (plan) {
-		if (optind < argc || pattern || export || offload || !have_ranks) {
-			fprintf(stderr, "thctl sim: --plan KIND takes --ranks N (and --radix, --bytes, --nic), no GOAL file, --pattern, --export-goal or --offload\n");
+		if (optind < argc || pattern || offload || !have_ranks) {
+			fprintf(stderr, "thctl sim: --plan KIND takes --ranks N (and --radix, --bytes, --nic, --export-goal), no GOAL file, --pattern or --offload\n");
 			return THCTL_EXIT_USAGE;
 		}
 		return sim_plan(plan, (unsigned int)ranks,
 				radix > UINT32_MAX ? 0 : (unsigned int)radix,
-				bytes, &p, &nic, quiet, json, pretty);
+				bytes, &p, &nic, export, quiet, json, pretty);
 	}
 	if (have_nic && !offload) {
 		fprintf(stderr, "thctl sim: --nic goes with --chains, --offload or --plan\n");

@@ -447,33 +447,22 @@ int sim_cset_run(const struct sim_cset *cs, const struct th_sim_params *p,
 	return ret;
 }
 
-int th_sim_chains(const struct th_verify_set *set,
-		  const struct th_sim_params *params,
-		  const struct th_sim_nic *nic, struct th_sim_result *res,
-		  uint64_t *chain_done_ns, char *err, size_t errlen)
+int sim_cset_build(struct sim_cset *cs, const struct th_verify_set *set,
+		   const struct th_sim_nic *nic, char *err, size_t errlen)
 {
 	struct th_sim_nic defaults;
-	struct sim_cset cs;
 	uint32_t i;
 	int ret = 0;
 
-	memset(res, 0, sizeof(*res));
-	if (err && errlen)
-		err[0] = '\0';
-	if (!set || !params ||
-	    (set->nchains && !set->chains) || (set->nactions && !set->actions)) {
-		sim_err(err, errlen, "no set, no parameters, or no chains or actions where their count says some");
-		return -EINVAL;
-	}
 	if (!nic) {
 		th_sim_nic_default(&defaults);
 		nic = &defaults;
 	}
-	sim_cset_init(&cs, nic);
+	sim_cset_init(cs, nic);
 	for (i = 0; !ret && i < set->nchains; i++) {
 		const struct th_verify_chain *vc = &set->chains[i];
 
-		ret = sim_cset_add_chain(&cs, vc->node, vc->vport, vc->descs,
+		ret = sim_cset_add_chain(cs, vc->node, vc->vport, vc->descs,
 					 vc->ndesc);
 		if (ret == -EINVAL)
 			sim_err(err, errlen, "chain %u has no descriptors or an opcode unknown to the NIC",
@@ -483,16 +472,39 @@ int th_sim_chains(const struct th_verify_set *set,
 				i, SIM_MAX_RANKS - 1);
 	}
 	for (i = 0; !ret && i < set->nactions; i++) {
-		ret = sim_cset_add_action(&cs, &set->actions[i]);
+		ret = sim_cset_add_action(cs, &set->actions[i]);
 		if (ret == -E2BIG)
 			sim_err(err, errlen, "action %u names a node past %u",
 				i, SIM_MAX_RANKS - 1);
 	}
 	if (ret == -ENOMEM)
 		sim_err(err, errlen, "out of memory");
-	if (!ret)
-		ret = sim_cset_run(&cs, params, set->chains, res, chain_done_ns,
-				   err, errlen);
+	if (ret)
+		sim_cset_fini(cs);
+	return ret;
+}
+
+int th_sim_chains(const struct th_verify_set *set,
+		  const struct th_sim_params *params,
+		  const struct th_sim_nic *nic, struct th_sim_result *res,
+		  uint64_t *chain_done_ns, char *err, size_t errlen)
+{
+	struct sim_cset cs;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (err && errlen)
+		err[0] = '\0';
+	if (!set || !params ||
+	    (set->nchains && !set->chains) || (set->nactions && !set->actions)) {
+		sim_err(err, errlen, "no set, no parameters, or no chains or actions where their count says some");
+		return -EINVAL;
+	}
+	ret = sim_cset_build(&cs, set, nic, err, errlen);
+	if (ret)
+		return ret;
+	ret = sim_cset_run(&cs, params, set->chains, res, chain_done_ns, err,
+			   errlen);
 	sim_cset_fini(&cs);
 	return ret;
 }

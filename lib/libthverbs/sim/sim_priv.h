@@ -171,6 +171,12 @@ int sim_cset_add_chain(struct sim_cset *cs, uint32_t node, uint32_t vport,
 		       const struct th_nic_desc *descs, uint32_t ndesc);
 int sim_cset_add_action(struct sim_cset *cs, const struct th_verify_action *a);
 void sim_cset_fini(struct sim_cset *cs);
+/*
+ * @cs from @set's chains and actions (th_sim_chains()'s input; @nic NULL:
+ * the defaults); on failure @cs is freed and @err says why.
+ */
+int sim_cset_build(struct sim_cset *cs, const struct th_verify_set *set,
+		   const struct th_sim_nic *nic, char *err, size_t errlen);
 
 /*
  * chains.c: runs @cs (th_sim_chains()); @names, if not NULL, names the

@@ -11,6 +11,7 @@
  * irequires, an idle rank, and what cannot be compiled.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -495,6 +496,113 @@ TEST(goal_calc_irequires_and_an_idle_rank)
 	EXPECT_EQ(D_ + D_ + 5000 + D_ + L_ + 7 * G_, res.max_ns);
 	th_sim_result_fini(&res);
 	th_sim_goal_destroy(g);
+}
+
+/* @set as GOAL text (th_sim_chains_goal(), th_sim_goal_write()), or NULL */
+static char *goal_of(const struct th_verify_set *set, int *ret, char *err)
+{
+	struct th_sim_nic n = nic();
+	struct th_sim_goal *g;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	*ret = th_sim_chains_goal(set, &n, &g, err, 256);
+	if (*ret)
+		return NULL;
+	f = open_memstream(&buf, &len);
+	if (f) {
+		*ret = th_sim_goal_write(g, f);
+		fclose(f);
+	}
+	th_sim_goal_destroy(g);
+	return buf;
+}
+
+/*
+ * Chains as GOAL: node 0's host start fires a PUT to node 1, whose chain
+ * (waiting for it) copies 1000 bytes and puts back; node 0's last chain
+ * waits for that.  The text says so, operation by operation, and the
+ * host-driven run of it is the LogGP sum for two messages and a calc.
+ */
+TEST(chains_as_goal)
+{
+	struct th_nic_desc ping = put(0, 1, 1, 8, 5);
+	struct th_nic_desc work[2] = { copy(5, 1, 1000), put(0, 0, 0, 8, 6) };
+	struct th_nic_desc last = ct_op(TH_NIC_OP_CT_INC, 6, 1, 7, 1);
+	struct th_verify_chain c[3] = {
+		chain(0, &ping, 1), chain(1, work, 2), chain(0, &last, 1),
+	};
+	struct th_verify_action a = inc(0, 0, 1);
+	struct th_verify_set set = { .chains = c, .nchains = 3,
+				     .actions = &a, .nactions = 1 };
+	static const char want[] =
+		"num_ranks 2\n\n"
+		"rank 0 {\n"
+		"l1: send 8b to 1 tag 0\n"
+		"l2: recv 8b from 1 tag 1\n"
+		"l3: calc 0\n"
+		"l3 requires l2\n"
+		"}\n\n"
+		"rank 1 {\n"
+		"l1: recv 8b from 0 tag 0\n"
+		"l2: calc 200\n"
+		"l3: send 8b to 0 tag 1\n"
+		"l2 requires l1\n"
+		"l3 requires l2\n"
+		"}\n";
+	struct th_sim_params p = params();
+	struct th_sim_result res;
+	struct th_sim_goal *g;
+	char err[256];
+	char *text;
+	int ret;
+
+	text = goal_of(&set, &ret, err);
+	ASSERT_EQ(0, ret) TH_LOG("%s", err);
+	ASSERT_NE(NULL, text);
+	EXPECT_STREQ(want, text);
+	/* and it runs host-driven: o + L + o, the calc, o + L + o, the calc 0 */
+	ASSERT_EQ(0, th_sim_goal_parse(text, strlen(text), "t", &g, err, 256))
+		TH_LOG("%s", err);
+	ASSERT_EQ(0, th_sim_run(g, &p, &res, err, 256)) TH_LOG("%s", err);
+	EXPECT_EQ(2 * (1500 + L_ + 7 * G_ + 1500) + 200, res.finish_ns[0]);
+	th_sim_result_fini(&res);
+	th_sim_goal_destroy(g);
+	free(text);
+}
+
+/*
+ * What has no GOAL order: a chain whose counter a round never raises to
+ * its threshold (EDEADLK), two chains that each raise the other's
+ * counter (ELOOP); and no set (EINVAL).
+ */
+TEST(chains_as_goal_refusals)
+{
+	struct th_nic_desc one = ct_op(TH_NIC_OP_CT_INC, 0, 2, 1, 1);
+	struct th_nic_desc x = ct_op(TH_NIC_OP_CT_INC, 0, 1, 1, 1);
+	struct th_nic_desc y = ct_op(TH_NIC_OP_CT_INC, 1, 1, 0, 1);
+	struct th_verify_chain c[2] = { chain(0, &x, 1), chain(0, &y, 1) };
+	struct th_verify_action a = inc(0, 0, 1);
+	struct th_verify_set set = { .chains = c, .nchains = 1,
+				     .actions = &a, .nactions = 1 };
+	struct th_sim_goal *g = NULL;
+	char err[256];
+	int ret;
+
+	c[0] = chain(0, &one, 1);
+	c[0].name = "short";
+	EXPECT_EQ(NULL, goal_of(&set, &ret, err));
+	EXPECT_EQ(-EDEADLK, ret);
+	EXPECT_NE(NULL, strstr(err, "short")) TH_LOG("%s", err);
+	c[0] = chain(0, &x, 1);
+	set.nchains = 2;
+	set.nactions = 0;
+	EXPECT_EQ(NULL, goal_of(&set, &ret, err));
+	EXPECT_EQ(-ELOOP, ret) TH_LOG("%s", err);
+	EXPECT_EQ(-EINVAL, th_sim_chains_goal(NULL, NULL, &g, err, 256));
+	EXPECT_EQ(-EINVAL, th_sim_chains_goal(&set, NULL, NULL, err, 256));
+	EXPECT_EQ(NULL, g);
 }
 
 TEST(goal_refusals)

@@ -455,6 +455,28 @@ if [ -z "$bad" ]; then
 else
 	not_ok "sim --plan: plans that did not run:$bad" "$(cat "$TMP/err")"
 fi
+# --export-goal with --chains and --plan: the chains' first round as GOAL
+run sim --chains "$TOP/tools/thctl/examples/first_chain.chain" --export-goal -
+if [ "$rc" -eq 0 ] && [ "$(tr '\n' '|' < "$TMP/out")" = "num_ranks 2||rank 0 {|l1: send 64b to 1 tag 0|l2: calc 0|l2 requires l1|}||rank 1 {|l1: recv 64b from 0 tag 0|}|" ]; then
+	ok "sim --chains --export-goal -: the put as a send and its receive, the notify a calc 0 after it"
+else
+	not_ok "sim --chains --export-goal -: the put as a send and its receive" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+run sim -q --plan allreduce --ranks 8 --radix 2 --export-goal "$TMP/plan8.goal"
+rc1=$rc
+grep -q "^max: " "$TMP/out" && max1=1 || max1=0
+sends=$(grep -c ": send " "$TMP/plan8.goal")
+recvs=$(grep -c ": recv " "$TMP/plan8.goal")
+run sim -q "$TMP/plan8.goal"
+if [ "$rc1" -eq 0 ] && [ "$max1" -eq 1 ] && [ "$(head -n 1 "$TMP/plan8.goal")" = "num_ranks 8" ] &&
+   [ "$sends" -eq 14 ] && [ "$recvs" -eq 14 ] && [ "$rc" -eq 0 ]; then
+	ok "sim --plan --export-goal: the 8-rank allreduce plan as GOAL (7 puts up, 7 down), simulated too; the GOAL runs host-driven"
+else
+	not_ok "sim --plan --export-goal: the 8-rank allreduce plan as GOAL" "exit $rc1/$rc, $sends sends, $recvs receives" "$(cat "$TMP/out" "$TMP/err")"
+fi
+expect_refusal "sim --chains --export-goal: a chain its round never fires has no GOAL order, exit 1" 1 \
+	"^thctl sim: --export-goal: chain stuck waits for 2 on its counter, which the set raises by 1 in a round: it never fires$" \
+	sim --chains "$TMP/never.chain" --export-goal -
 expect_refusal "sim --plan: an unknown plan, exit 2" 2 \
 	"^thctl sim: unknown plan 'gather': allreduce, reduce or bcast$" sim --plan gather --ranks 4
 expect_refusal "sim --plan without --ranks, exit 2" 2 \

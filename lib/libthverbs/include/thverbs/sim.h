@@ -130,6 +130,21 @@ int th_sim_goal_chains(const struct th_sim_goal *goal,
 const struct th_verify_set *th_sim_chainset_set(const struct th_sim_chainset *cs);
 void th_sim_chainset_destroy(struct th_sim_chainset *cs);
 /*
+ * The first round of @set's chains as a GOAL schedule (Documentation/
+ * sim.rst, "Chains as GOAL"), for LogGOPSim or th_sim_run(): node n is
+ * rank n; a message is a send and its receive, a GET a request and its
+ * reply, a copy or reduction a calc of @nic's time for it (NULL:
+ * th_sim_nic_default()), any other descriptor a calc of 0; each waits for
+ * the one before it in its chain, and a chain's first for every operation
+ * that raises its trigger counter in the round.  -EDEADLK when a chain's
+ * counter is raised by less than its threshold in a round, -ELOOP when
+ * the chains wait on each other within one, -EINVAL, -E2BIG past GOAL's
+ * limits, -ENOMEM; said in @err.  th_sim_goal_destroy() frees *@goal.
+ */
+int th_sim_chains_goal(const struct th_verify_set *set,
+		       const struct th_sim_nic *nic, struct th_sim_goal **goal,
+		       char *err, size_t errlen);
+/*
  * th_sim_goal_chains() then th_sim_chains() in one, without holding the
  * NIC's descriptors of the whole schedule (for a million ranks): @res as
  * th_sim_chains() fills it.
