@@ -28,6 +28,7 @@ struct thctl_place_opts {
 	unsigned int nodes;
 	int alg;		/* -1: every algorithm */
 	const char *svg;
+	const char *export_goal;
 	bool json;
 	bool pretty;
 	bool write_model;
@@ -83,6 +84,9 @@ static void thctl_place_usage(FILE *f)
 		"                      'trees' placement is shorter\n"
 		"      --svg FILE      the Gantt chart of the first algorithm's placement,\n"
 		"                      one row per node, coloured by job, duplicates hatched\n"
+		"      --export-goal FILE  the first algorithm's placement, its chains'\n"
+		"                      first round, as GOAL for LogGOPSim (times in ps;\n"
+		"                      the thctl sim command to run it on stderr)\n"
 		"  -j, --json          JSON instead of the table; -p, --pretty: indented\n"
 		"      --write-model   print the default model in the model file format\n"
 		"      --calibrate     measure the model on a provider's first two nodes\n"
@@ -125,6 +129,7 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 		{ "nodes", required_argument, NULL, 'n' },
 		{ "alg", required_argument, NULL, 'a' },
 		{ "svg", required_argument, NULL, 'S' },
+		{ "export-goal", required_argument, NULL, 'E' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "pretty", no_argument, NULL, 'p' },
 		{ "write-model", no_argument, NULL, 'W' },
@@ -204,6 +209,9 @@ static int thctl_place_args(int argc, char **argv, struct thctl_place_opts *o)
 			break;
 		case 'S':
 			o->svg = optarg;
+			break;
+		case 'E':
+			o->export_goal = optarg;
 			break;
 		case 'J':
 			o->json = true;
@@ -518,6 +526,19 @@ int thctl_place_main(int argc, char **argv)
 		th_place_jobs_destroy(j);
 		return THCTL_EXIT_USAGE;
 	}
+	if (o.export_goal && (o.run.run || o.run.verify || o.run.sim)) {
+		fprintf(stderr, "thctl place: --export-goal writes a placement and runs nothing: not with --run, --verify or --sim\n");
+		th_place_model_destroy(m);
+		th_place_jobs_destroy(j);
+		return THCTL_EXIT_USAGE;
+	}
+	for (i = 1; o.export_goal && i < m->nodes; i++)
+		if (m->alu[i] != m->alu[0]) {
+			fprintf(stderr, "thctl place: --export-goal: the model's nodes have different ALU rates: a GOAL calc has one\n");
+			th_place_model_destroy(m);
+			th_place_jobs_destroy(j);
+			return THCTL_EXIT_USAGE;
+		}
 	if (o.run.run || o.run.verify || o.run.sim) {
 		o.run.alg = o.alg;
 		o.run.json = o.json;
@@ -592,6 +613,13 @@ int thctl_place_main(int argc, char **argv)
 			fclose(f);
 		free(grp);
 		free(names);
+	}
+	if (o.export_goal && rows[0].r) {
+		int st = thctl_place_export_goal(j, m, rows[0].r, rows[0].label,
+						 o.export_goal);
+
+		if (st)
+			status = st;
 	}
 	for (i = 0; i < nrows; i++)
 		th_place_result_destroy(rows[i].r);

@@ -25,6 +25,7 @@
 #include <thverbs/sim.h>
 #include <thverbs/verbs.h>
 #include <thverbs/verify.h>
+#include "th_engine.h"
 
 #define PR_TIMEOUT_NS	20000000000ULL	/* a round, at most */
 #define PR_WARMUP	1
@@ -245,6 +246,59 @@ static int pr_sim(const struct th_place_jobs *j, const struct th_place_model *m,
 	th_place_exec_describe_free(set);
 	free(done);
 	return ret;
+}
+
+int thctl_place_export_goal(const struct th_place_jobs *j,
+			    const struct th_place_model *m,
+			    const struct th_place_result *r,
+			    const char *label, const char *path)
+{
+	/* the engine's defaults: what shapes the chains (max_chain, counters) */
+	struct th_nic_query q = {
+		.size = sizeof(q), .node_count = m->nodes,
+		.max_counters = TH_ENG_DEF_COUNTERS,
+		.max_sq_entries = TH_ENG_DEF_SQ, .max_cq_entries = TH_ENG_DEF_CQ,
+		.max_chain = TH_ENG_DEF_CHAIN,
+	};
+	struct th_verify_set *set;
+	struct th_sim_goal *g = NULL;
+	struct th_sim_params p;
+	struct th_sim_nic nic;
+	char err[512] = "";
+	FILE *f;
+	int ret;
+
+	if (pr_sim_params(m, &p, &nic)) {
+		fprintf(stderr, "thctl place: --export-goal: the model's nodes have different ALU rates: a GOAL calc has one\n");
+		return THCTL_EXIT_FAIL;
+	}
+	set = th_place_exec_describe(j, r, &q);
+	if (!set) {
+		fprintf(stderr, "thctl place: --export-goal: cannot describe the %s placement's chains: %s\n",
+			label, th_strerror(errno));
+		return THCTL_EXIT_FAIL;
+	}
+	ret = th_sim_chains_goal(set, &nic, &g, err, sizeof(err));
+	th_place_exec_describe_free(set);
+	if (ret) {
+		fprintf(stderr, "thctl place: --export-goal: %s\n",
+			err[0] ? err : th_strerror(-ret));
+		return THCTL_EXIT_FAIL;
+	}
+	f = fopen(path, "w");
+	ret = f ? th_sim_goal_write(g, f) : -errno;
+	if (f && fclose(f) && !ret)
+		ret = -EIO;
+	th_sim_goal_destroy(g);
+	if (ret) {
+		fprintf(stderr, "thctl place: --export-goal %s: %s\n", path,
+			th_strerror(-ret));
+		return THCTL_EXIT_FAIL;
+	}
+	fprintf(stderr, "thctl place: %s: the %s placement's first round as GOAL, times in ps: thctl sim --loggp %llu,0,0,%llu,0,%llu %s\n",
+		path, label, (unsigned long long)p.L, (unsigned long long)p.G,
+		(unsigned long long)p.S, path);
+	return THCTL_EXIT_OK;
 }
 
 static const char *pr_chain(const struct pr_row *row, uint32_t c)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * place_run.h - 'thctl place --run', '--verify' and '--sim'
- * (place_run.c): the chosen placements verified before anything is
- * posted, then run on a provider, or their chains simulated, predicted
- * against measured or simulated per job.
+ * place_run.h - 'thctl place --run', '--verify', '--sim' and
+ * '--export-goal' (place_run.c): the chosen placements verified before
+ * anything is posted, then run on a provider, or their chains simulated,
+ * predicted against measured or simulated per job, or written as GOAL.
  */
 #ifndef THCTL_PLACE_RUN_H
 #define THCTL_PLACE_RUN_H
@@ -28,5 +28,15 @@ struct thctl_place_run_opts {
 int thctl_place_run(const struct thctl_place_run_opts *o,
 		    const struct th_place_jobs *j,
 		    const struct th_place_model *m);
+
+/*
+ * --export-goal: the first round of placement @r's chains (@label's) as
+ * GOAL text to @path (th_sim_chains_goal()), its times in picoseconds as
+ * --sim's; the LogGP parameters that go with it on stderr.  Exit status.
+ */
+int thctl_place_export_goal(const struct th_place_jobs *j,
+			    const struct th_place_model *m,
+			    const struct th_place_result *r,
+			    const char *label, const char *path);
 
 #endif /* THCTL_PLACE_RUN_H */

@@ -932,6 +932,26 @@ for x in p:
 	expect_refusal "place --sim with different ALU rates: exit 2" 2 \
 		"^thctl place: --sim: hagd: the model's nodes have different ALU rates" \
 		place --sim -a hagd --model "$EX/place/slow-roots.model" "$EX/place/tenants.jobs"
+	# --export-goal: the first algorithm's placement as GOAL, and how to run it
+	run place -a heft --export-goal "$TMP/pl.goal" "$EX/place/tenants.jobs"
+	cmd=$(sed -n 's/^thctl place: .*pl\.goal: the heft placement.s first round as GOAL, times in ps: thctl \(sim --loggp [0-9,]* .*\)$/\1/p' "$TMP/err")
+	sends=$(grep -c ": send " "$TMP/pl.goal" 2>/dev/null)
+	recvs=$(grep -c ": recv " "$TMP/pl.goal" 2>/dev/null)
+	rc1=$rc
+	# shellcheck disable=SC2086 # the printed command, word by word
+	[ -n "$cmd" ] && run $cmd -q
+	if [ "$rc1" -eq 0 ] && [ -n "$cmd" ] && [ "$(head -n 1 "$TMP/pl.goal")" = "num_ranks 8" ] &&
+	   [ "$sends" -gt 0 ] && [ "$sends" -eq "$recvs" ] && [ "$rc" -eq 0 ] && grep -q "^max: " "$TMP/out"; then
+		ok "place --export-goal: the heft placement as GOAL ($sends messages), and the thctl sim command printed for it runs"
+	else
+		not_ok "place --export-goal" "exit $rc1/$rc, '$cmd', $sends sends, $recvs receives" "$(cat "$TMP/err")"
+	fi
+	expect_refusal "place --export-goal with --sim: exit 2" 2 \
+		"^thctl place: --export-goal writes a placement and runs nothing" \
+		place --sim --export-goal "$TMP/x.goal" "$EX/place/tenants.jobs"
+	expect_refusal "place --export-goal with different ALU rates: refused before placing, exit 2" 2 \
+		"^thctl place: --export-goal: the model's nodes have different ALU rates" \
+		place -a heft --export-goal "$TMP/x.goal" --model "$EX/place/slow-roots.model" "$EX/place/tenants.jobs"
 	# --run on the virtual clock: each job's measured finish is its predicted one
 	for jf in "$EX"/place/*.jobs; do
 		if grep -qE '^[a-z]+ .* release ' "$jf"; then
