@@ -5,42 +5,14 @@
 
 #include "sched_priv.h"
 
-struct th_heft_key {
-	const double *rank;
-};
-
-static int th_heft_cmp(const void *a, const void *b, void *arg)
-{
-	const struct th_heft_key *k = arg;
-	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
-
-	if (k->rank[x] != k->rank[y])
-		return k->rank[x] > k->rank[y] ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
 int th_sched_heft_list(const struct th_dag *dag, unsigned int *out)
 {
-	unsigned int n = dag->ntasks, i, *raw;
-	struct th_heft_key key;
-	double *rank;
-	int ret = -ENOMEM;
+	double *rank = malloc(dag->ntasks * sizeof(*rank));
+	int ret = rank ? th_sched_bottom_levels(dag, rank) : -ENOMEM;
 
-	rank = malloc(n * sizeof(*rank));
-	raw = malloc(n * sizeof(*raw));
-	if (!rank || !raw)
-		goto out;
-	ret = th_sched_bottom_levels(dag, rank);
-	if (ret)
-		goto out;
-	for (i = 0; i < n; i++)
-		raw[i] = i;
-	key.rank = rank;
-	qsort_r(raw, n, sizeof(*raw), th_heft_cmp, &key);
-	ret = th_sched_ready_order(dag, raw, out);
-out:
+	if (!ret)
+		ret = th_sched_list_by_rank(dag, rank, out);
 	free(rank);
-	free(raw);
 	return ret;
 }
 

@@ -165,46 +165,21 @@ static void th_peft_ranks(const struct th_dag *dag, const double *oct,
 	}
 }
 
-struct th_peft_key {
-	const double *rank;
-};
-
-static int th_peft_cmp(const void *a, const void *b, void *arg)
-{
-	const struct th_peft_key *k = arg;
-	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
-
-	if (k->rank[x] != k->rank[y])
-		return k->rank[x] > k->rank[y] ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
 /* The list from a computed table: decreasing rank_oct, ties by task number. */
 static int th_peft_list_of(const struct th_dag *dag, const double *oct,
 			   unsigned int *out)
 {
-	unsigned int n = dag->ntasks, i, *raw;
-	struct th_peft_key key;
-	double *rank;
-	int ret = -ENOMEM;
+	double *rank = malloc(dag->ntasks * sizeof(*rank));
+	int ret;
 
-	rank = malloc(n * sizeof(*rank));
-	raw = malloc(n * sizeof(*raw));
-	if (!rank || !raw)
-		goto out;
+	if (!rank)
+		return -ENOMEM;
 	if (th_peft_by_class(dag))
 		th_peft_ranks_classes(dag, oct, rank);
 	else
 		th_peft_ranks(dag, oct, rank);
-	for (i = 0; i < n; i++)
-		raw[i] = i;
-	key.rank = rank;
-	qsort_r(raw, n, sizeof(*raw), th_peft_cmp, &key);
-	/* rank_oct need not fall along every edge: the tie rule keeps it a topological order */
-	ret = th_sched_ready_order(dag, raw, out);
-out:
+	ret = th_sched_list_by_rank(dag, rank, out);
 	free(rank);
-	free(raw);
 	return ret;
 }
 

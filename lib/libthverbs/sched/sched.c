@@ -799,6 +799,34 @@ out:
 	return ret;
 }
 
+/* Decreasing @rank, ties by task number (qsort_r's comparator). */
+static int th_sched_rank_cmp(const void *a, const void *b, void *arg)
+{
+	const double *rank = arg;
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	if (rank[x] != rank[y])
+		return rank[x] > rank[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+int th_sched_list_by_rank(const struct th_dag *dag, const double *rank,
+			  unsigned int *out)
+{
+	unsigned int n = dag->ntasks, i, *raw = malloc(n * sizeof(*raw));
+	int ret;
+
+	if (!raw)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		raw[i] = i;
+	qsort_r(raw, n, sizeof(*raw), th_sched_rank_cmp, (void *)rank);
+	/* a rank need not fall along every edge: the tie rule keeps the order topological */
+	ret = th_sched_ready_order(dag, raw, out);
+	free(raw);
+	return ret;
+}
+
 int th_sched_list(const struct th_dag *dag, enum th_sched_alg alg,
 		  unsigned int *out)
 {

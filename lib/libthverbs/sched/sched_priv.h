@@ -241,6 +241,12 @@ unsigned int th_sched_candidates(struct th_sched *s, unsigned int v,
 				 const unsigned int **out);
 int th_sched_ready_order(const struct th_dag *dag, const unsigned int *list,
 			 unsigned int *out);
+/*
+ * The list of HEFT and PEFT: the tasks by decreasing @rank, ties by task
+ * number, then in ready order (th_sched_ready_order()).  -ENOMEM.
+ */
+int th_sched_list_by_rank(const struct th_dag *dag, const double *rank,
+			  unsigned int *out);
 
 /* The algorithms, each in its file; the schedule s starts empty. */
 int th_sched_heft(struct th_sched *s);
