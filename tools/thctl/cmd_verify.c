@@ -17,6 +17,7 @@
 #include <thverbs/verbs.h>
 #include <thverbs/coll.h>
 #include <thverbs/verify.h>
+#include "finding.h"
 #include "json.h"
 #include "thctl.h"
 #include "chainfile.h"
@@ -56,12 +57,6 @@ static void verify_usage(FILE *f)
 		"malformed FILE.\n");
 }
 
-static void verify_counter_str(const struct th_verify_counter *c, char *buf,
-			       size_t len)
-{
-	snprintf(buf, len, "n%u.v%u.ct%u", c->node, c->vport, c->ct);
-}
-
 static unsigned int verify_line(const struct chainfile *cf,
 				const struct th_verify_finding *f)
 {
@@ -87,7 +82,7 @@ static void verify_print(const char *path, const struct chainfile *cf,
 	char cs[48] = "-";
 
 	if (f->has_counter)
-		verify_counter_str(&f->counter, cs, sizeof(cs));
+		thctl_counter_str(&f->counter, cs, sizeof(cs));
 	if (line)
 		printf("%s:%u: ", path, line);
 	else
@@ -99,48 +94,35 @@ static void verify_print(const char *path, const struct chainfile *cf,
 		return;
 	printf("  path:");
 	for (i = 0; i < f->npath; i++) {
-		verify_counter_str(&f->path[i].counter, cs, sizeof(cs));
+		thctl_counter_str(&f->path[i].counter, cs, sizeof(cs));
 		printf(" %s -> %s ->", cf->chains[f->path[i].chain].name, cs);
 	}
 	/* a path leads to the finding's chain */
 	printf(" %s\n", f->chain < cf->nchains ? cf->chains[f->chain].name : "-");
 }
 
+/* A chain file's chain by its name (thctl_finding_json()). */
+static bool verify_file_chain(const void *arg, uint32_t chain, char *buf,
+			      size_t len)
+{
+	const struct chainfile *cf = arg;
+
+	if (chain >= cf->nchains)
+		return false;
+	snprintf(buf, len, "%s", cf->chains[chain].name);
+	return true;
+}
+
+static void verify_file_keys(struct tj *j, const void *arg,
+			     const struct th_verify_finding *f)
+{
+	tj_kv_u64(j, "line", verify_line(arg, f));
+}
+
 static void verify_json(struct tj *j, const struct chainfile *cf,
 			const struct th_verify_finding *f)
 {
-	unsigned int i;
-	char cs[48];
-
-	tj_obj_begin(j);
-	tj_kv_str(j, "class", th_verify_class_name(f->cls));
-	tj_key(j, "warning");
-	tj_bool(j, th_verify_class_is_warning(f->cls));
-	tj_kv_u64(j, "line", verify_line(cf, f));
-	tj_key(j, "chain");
-	if (f->chain < cf->nchains)
-		tj_str(j, cf->chains[f->chain].name);
-	else
-		tj_null(j);
-	tj_key(j, "counter");
-	if (f->has_counter) {
-		verify_counter_str(&f->counter, cs, sizeof(cs));
-		tj_str(j, cs);
-	} else {
-		tj_null(j);
-	}
-	tj_kv_str(j, "why", f->why);
-	tj_key(j, "path");
-	tj_arr_begin(j);
-	for (i = 0; i < f->npath; i++) {
-		tj_obj_begin(j);
-		tj_kv_str(j, "chain", cf->chains[f->path[i].chain].name);
-		verify_counter_str(&f->path[i].counter, cs, sizeof(cs));
-		tj_kv_str(j, "counter", cs);
-		tj_obj_end(j);
-	}
-	tj_arr_end(j);
-	tj_obj_end(j);
+	thctl_finding_json(j, f, verify_file_chain, verify_file_keys, cf);
 }
 
 /* The limits: node 0 of @provider's answer, the fabric's node count. */
@@ -299,7 +281,7 @@ static void verify_plan_print(const struct th_coll *cl,
 	unsigned int i;
 
 	if (f->has_counter)
-		verify_counter_str(&f->counter, cs, sizeof(cs));
+		thctl_counter_str(&f->counter, cs, sizeof(cs));
 	verify_step_name(cl, f->chain, nm, sizeof(nm));
 	th_coll_plan_step(cl, f->chain, &st);
 	printf("%s: chain %s (%s) counter %s: %s\n", th_verify_class_name(f->cls),
@@ -309,49 +291,35 @@ static void verify_plan_print(const struct th_coll *cl,
 	printf("  path:");
 	for (i = 0; i < f->npath; i++) {
 		verify_step_name(cl, f->path[i].chain, nm, sizeof(nm));
-		verify_counter_str(&f->path[i].counter, cs, sizeof(cs));
+		thctl_counter_str(&f->path[i].counter, cs, sizeof(cs));
 		printf(" %s -> %s ->", nm, cs);
 	}
 	verify_step_name(cl, f->chain, nm, sizeof(nm));
 	printf(" %s\n", nm);
 }
 
-static void verify_plan_json(struct tj *j, const struct th_coll *cl,
+/* A plan's step by its name, rN#I (thctl_finding_json()). */
+static bool verify_plan_chain(const void *arg, uint32_t chain, char *buf,
+			      size_t len)
+{
+	verify_step_name(arg, chain, buf, len);
+	return true;
+}
+
+static void verify_plan_keys(struct tj *j, const void *arg,
 			     const struct th_verify_finding *f)
 {
 	struct th_coll_step st = { 0 };
-	unsigned int i;
-	char cs[48], nm[32];
 
-	th_coll_plan_step(cl, f->chain, &st);
-	tj_obj_begin(j);
-	tj_kv_str(j, "class", th_verify_class_name(f->cls));
-	tj_key(j, "warning");
-	tj_bool(j, th_verify_class_is_warning(f->cls));
-	verify_step_name(cl, f->chain, nm, sizeof(nm));
-	tj_kv_str(j, "chain", nm);
+	th_coll_plan_step(arg, f->chain, &st);
 	tj_kv_u64(j, "rank", st.rank);
 	tj_kv_str(j, "what", st.what ? st.what : "");
-	tj_key(j, "counter");
-	if (f->has_counter) {
-		verify_counter_str(&f->counter, cs, sizeof(cs));
-		tj_str(j, cs);
-	} else {
-		tj_null(j);
-	}
-	tj_kv_str(j, "why", f->why);
-	tj_key(j, "path");
-	tj_arr_begin(j);
-	for (i = 0; i < f->npath; i++) {
-		tj_obj_begin(j);
-		verify_step_name(cl, f->path[i].chain, nm, sizeof(nm));
-		tj_kv_str(j, "chain", nm);
-		verify_counter_str(&f->path[i].counter, cs, sizeof(cs));
-		tj_kv_str(j, "counter", cs);
-		tj_obj_end(j);
-	}
-	tj_arr_end(j);
-	tj_obj_end(j);
+}
+
+static void verify_plan_json(struct tj *j, const struct th_coll *cl,
+			     const struct th_verify_finding *f)
+{
+	thctl_finding_json(j, f, verify_plan_chain, verify_plan_keys, cl);
 }
 
 #define VERIFY_PLAN_RUNS	5

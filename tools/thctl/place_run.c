@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "finding.h"
 #include "json.h"
 #include "place_measure.h"
 #include "place_run.h"
@@ -307,10 +308,11 @@ static const char *pr_chain(const struct pr_row *row, uint32_t c)
 	       "-";
 }
 
-static void pr_counter(const struct th_verify_counter *c, char *buf,
-		       size_t len)
+/* A described chain by its name, JOB.TASK@nNODE (thctl_finding_json()). */
+static bool pr_chain_name(const void *arg, uint32_t c, char *buf, size_t len)
 {
-	snprintf(buf, len, "n%u.v%u.ct%u", c->node, c->vport, c->ct);
+	snprintf(buf, len, "%s", pr_chain(arg, c));
+	return true;
 }
 
 static void pr_verify_text(const struct pr_row *row)
@@ -326,7 +328,7 @@ static void pr_verify_text(const struct pr_row *row)
 
 		strcpy(cs, "-");
 		if (f->has_counter)
-			pr_counter(&f->counter, cs, sizeof(cs));
+			thctl_counter_str(&f->counter, cs, sizeof(cs));
 		printf("  %s: chain %s counter %s: %s\n",
 		       th_verify_class_name(f->cls), pr_chain(row, f->chain), cs,
 		       f->why);
@@ -334,7 +336,7 @@ static void pr_verify_text(const struct pr_row *row)
 			continue;
 		printf("    path:");
 		for (k = 0; k < f->npath; k++) {
-			pr_counter(&f->path[k].counter, cs, sizeof(cs));
+			thctl_counter_str(&f->path[k].counter, cs, sizeof(cs));
 			printf(" %s -> %s ->", pr_chain(row, f->path[k].chain), cs);
 		}
 		printf(" %s\n", pr_chain(row, f->chain));
@@ -411,8 +413,7 @@ static void pr_json_against(struct tj *t, const struct th_place_jobs *j,
 static void pr_json_row(struct tj *t, const struct th_place_jobs *j,
 			const struct pr_row *row, const struct thctl_place_run_opts *o)
 {
-	unsigned int i, k;
-	char cs[48];
+	unsigned int i;
 
 	tj_obj_begin(t);
 	tj_kv_str(t, "placement", row->label);
@@ -430,34 +431,8 @@ static void pr_json_row(struct tj *t, const struct th_place_jobs *j,
 		tj_double(t, row->describe_s);
 		tj_key(t, "list");
 		tj_arr_begin(t);
-		for (i = 0; i < row->nf; i++) {
-			const struct th_verify_finding *f = &row->f[i];
-
-			tj_obj_begin(t);
-			tj_kv_str(t, "class", th_verify_class_name(f->cls));
-			tj_key(t, "warning");
-			tj_bool(t, th_verify_class_is_warning(f->cls));
-			tj_kv_str(t, "chain", pr_chain(row, f->chain));
-			tj_key(t, "counter");
-			if (f->has_counter) {
-				pr_counter(&f->counter, cs, sizeof(cs));
-				tj_str(t, cs);
-			} else {
-				tj_null(t);
-			}
-			tj_kv_str(t, "why", f->why);
-			tj_key(t, "path");
-			tj_arr_begin(t);
-			for (k = 0; k < f->npath; k++) {
-				tj_obj_begin(t);
-				tj_kv_str(t, "chain", pr_chain(row, f->path[k].chain));
-				pr_counter(&f->path[k].counter, cs, sizeof(cs));
-				tj_kv_str(t, "counter", cs);
-				tj_obj_end(t);
-			}
-			tj_arr_end(t);
-			tj_obj_end(t);
-		}
+		for (i = 0; i < row->nf; i++)
+			thctl_finding_json(t, &row->f[i], pr_chain_name, NULL, row);
 		tj_arr_end(t);
 		tj_obj_end(t);
 	}
