@@ -9,7 +9,9 @@ IPF_SRCS	:= $(sort $(wildcard lib/libthverbs/providers/inproc/*.c))
 IPF_OBJS	:= $(IPF_SRCS:%.c=$(O)/%.o)
 IPF_SAN_OBJS	:= $(IPF_SRCS:%.c=$(S)/%.o)
 # The ofi provider, when libfabric's headers are here (Debian: libfabric-dev);
-# OFI=0 builds without it.  Only the shared library and the sanitized host
+# OFI=0 builds without it.  The shared library does not link libfabric: the
+# provider loads it at a job's join (providers/ofi/fabric_dl.c), so that a
+# process that never joins one does not pay its dependencies' start.  Only the shared library and the sanitized host
 # tests have it: the static archive is what the VM's programs link, and
 # the VM has no libfabric.  The rest of the library reaches it through its
 # entry in the registration list (verbs/providers.c), a weak symbol.
@@ -100,7 +102,7 @@ $(LIBTHVERBS_SO): $(LIBTHVERBS_OBJS) $(OFI_OBJS) $(LIBTHVERBS_MAP)
 	$(CC) $(TH_CFLAGS) $(CFLAGS) $(LDFLAGS) -shared \
 		-Wl,-soname,$(LIBTHVERBS_SONAME) -Wl,-z,defs \
 		-Wl,--version-script=$(LIBTHVERBS_MAP) \
-		-o $@ $(LIBTHVERBS_OBJS) $(OFI_OBJS) $(TH_LDLIBS) $(OFI_LIBS)
+		-o $@ $(LIBTHVERBS_OBJS) $(OFI_OBJS) $(TH_LDLIBS)
 	ln -sf $(notdir $@) $(B)/lib/$(LIBTHVERBS_SONAME)
 	ln -sf $(LIBTHVERBS_SONAME) $(B)/lib/libthverbs.so
 

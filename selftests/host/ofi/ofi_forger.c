@@ -32,6 +32,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+/* libfabric linked here, by its own names (fabric_dl.h) */
+#define TH_OFI_FABRIC_LINKED
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>

@@ -450,6 +450,29 @@ TEST(a_rank_that_cannot_join_fails_the_shm_job_on_every_rank)
 	EXPECT_EQ(0, count_lines(out, "", "timed out"));
 }
 
+/*
+ * libfabric is loaded at the join (fabric_dl.c): a rank that cannot load
+ * it says why, and the join fails on every rank with its error; nothing
+ * runs and nobody waits for the timeout.
+ */
+TEST(a_rank_without_libfabric_fails_the_join_on_every_rank)
+{
+	const char *argv[] = { "-n", "2", "--provider", "ofi", "--timeout", "30",
+			       "sh", "-c",
+			       "[ \"$TH_RANK\" = 1 ] && export TH_OFI_LIBFABRIC=/nonexistent/libfabric.so.1; exec \"$0\" put",
+			       TH_OFI_RANK, NULL };
+	static char out[1 << 14];
+
+	unsetenv("TH_OFI_PROVIDER");
+	EXPECT_EQ(1, run_thrun(argv, NULL, out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(1, count_lines(out, "libthverbs: ofi rank 1: cannot load libfabric (TH_OFI_LIBFABRIC): ",
+				 "/nonexistent/libfabric.so.1"));
+	EXPECT_EQ(2, count_lines(out, "ofi_rank: boot: ", "Function not implemented"));
+	EXPECT_EQ(0, count_lines(out, "ofi_rank 0 (put)", ""));
+	EXPECT_EQ(0, count_lines(out, "", "timed out"));
+}
+
 /* A malformed deadline is named once per rank, and nothing runs. */
 TEST(a_malformed_timeout_is_named)
 {

@@ -28,6 +28,8 @@
 #define TH_OFI_H
 
 #include <pthread.h>
+
+#include "fabric_dl.h"
 #include <rdma/fabric.h>
 #include <rdma/fi_trigger.h>
 

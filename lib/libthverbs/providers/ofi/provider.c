@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include "fabric_dl.h"	/* before any <rdma/...> */
 #include <rdma/fi_domain.h>
 
 #include "thverbs_priv.h"
@@ -437,6 +438,15 @@ static int th_ofi_boot(struct th_boot *b)
 	ret = th_ofi_timeout(&o->timeout_ns);
 	if (!ret)
 		ret = th_ofi_trigger_mode(&trigger);
+	/* libfabric itself, loaded now (fabric_dl.c): a rank without it fails the join */
+	if (!ret) {
+		const char *why;
+
+		ret = th_fi_load(&why);
+		if (ret)
+			fprintf(stderr, "libthverbs: ofi rank %u: %s\n", o->rank,
+				why);
+	}
 	/* every peer on the first rail until the join says otherwise */
 	o->rail_of = calloc(o->size, sizeof(*o->rail_of));
 	if (!ret && !o->rail_of)

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fabric_dl.h"	/* before any <rdma/...> */
 #include <rdma/fi_domain.h>
 
 #include "ofi.h"
