@@ -3,7 +3,8 @@
 # check-api.sh - the public line of libthverbs, as TAP: the functions the
 # shared library exports, the functions its public headers declare and the
 # names its version script lists must be one list, each under a symbol
-# version.  That each has a manual page is Documentation/man/check-man.sh's.
+# version, and the Debian symbols file must list them at those versions.
+# That each has a manual page is Documentation/man/check-man.sh's.
 #
 # Usage: scripts/check-api.sh LIBRARY.so HEADER_DIR MAP
 #
@@ -54,5 +55,16 @@ nm -D --defined-only --with-symbol-versions "$lib" 2>/dev/null |
 	awk '$2 == "T" && $3 !~ /@@THVERBS_/' > "$tmp/d"
 sed 's/^/#   /' "$tmp/d"
 tap "$(test -s "$tmp/d"; echo $((!$?)))" "every exported function carries a THVERBS_ version"
+# the Debian package's symbols file (dpkg-gensymbols, lintian): each export
+# at its version, beside the library, before the package build finds it
+symbols=$top/debian/libthverbs1.symbols
+if [ -f "$symbols" ]; then
+	nm -D --defined-only --with-symbol-versions "$lib" 2>/dev/null |
+		awk '$2 == "T" { sub(/@@/, "@", $3); print $3 }' | sort -u > "$tmp/versioned"
+	sed -n 's/^ \(th_[a-z0-9_]*@THVERBS_[0-9.]*\) .*/\1/p' "$symbols" | sort -u > "$tmp/packaged"
+	comm -3 "$tmp/versioned" "$tmp/packaged" > "$tmp/d"
+	sed 's/^/#   /' "$tmp/d"
+	tap "$(test -s "$tmp/d"; echo $((!$?)))" "debian/libthverbs1.symbols lists exactly the exports, at their versions"
+fi
 echo "1..$n"
 exit $fail
