@@ -10,6 +10,7 @@
  * collective fail (exit 2), never hang (exit 3).  COLL_IGNORE_TERM=1 makes
  * the ranks outlive thrun's SIGTERM (until its SIGKILL, --grace later), so
  * that a test sees every survivor report the failure itself.
+ * COLL_REPORT_FANOUT=1 prints how each rank's plan sends down.
  */
 #include <errno.h>
 #include <signal.h>
@@ -23,6 +24,28 @@
 #define COUNT 2048
 
 static unsigned int g_size, g_radix;
+
+/*
+ * COLL_REPORT_FANOUT=1: how this rank's plan sends the result down, as
+ * "coll_rank R: fan-out: C chain(s), P put(s)" (a chain of its own per
+ * child behind a network, children of one fabric sharing one).
+ */
+static void report_fanout(const struct th_coll *coll, unsigned int rank)
+{
+	unsigned int i, d, chains = 0, puts = 0;
+	struct th_coll_step st;
+
+	for (i = 0; !th_coll_plan_step(coll, i, &st); i++) {
+		if (strcmp(st.what, "forward the result to the children"))
+			continue;
+		chains++;
+		for (d = 0; d < st.ndesc; d++)
+			puts += st.descs[d].opcode == TH_NIC_OP_PUT;
+	}
+	printf("coll_rank %u: fan-out: %u chain(s), %u put(s)\n", rank, chains,
+	       puts);
+	fflush(stdout);
+}
 
 static double input(unsigned int rank, unsigned int round, unsigned int i)
 {
@@ -96,6 +119,8 @@ static int rank_main(struct th_boot *boot, void *arg)
 		fprintf(stderr, "coll_rank %d: setup: %s\n", rank, strerror(errno));
 		return 1;
 	}
+	if (getenv("COLL_REPORT_FANOUT"))
+		report_fanout(coll, rank);
 	for (round = 0; round < g_rounds; round++) {
 		for (i = 0; i < COUNT; i++)
 			send[i] = input(rank, round, i);

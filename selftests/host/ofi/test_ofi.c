@@ -288,6 +288,32 @@ static void coll_job(struct __test_metadata *_metadata, const char *n,
 	ASSERT_EQ(0, run_thrun(argv, NULL, NULL, 0));
 }
 
+/*
+ * Over libfabric a delivery is answered a round trip later, and a chain
+ * waits for it: the root of 4 (radix 2) sends each of the 4 segments of
+ * coll_rank's 16 KiB to its children 2 and 1 from a chain each (8 chains,
+ * 8 PUTs), rank 2 to its one child (4, 4); as threads of one process (one
+ * fabric) the root sends each segment to both from one chain (4, 8).
+ */
+TEST(a_parent_sends_to_each_child_of_another_process_from_its_own_chain)
+{
+	const char *procs[] = { "-n", "4", "--provider", "ofi", "--timeout", "60",
+				TH_COLL_RANK, "2", "2", NULL };
+	const char *threads[] = { "--threads", "4", "--timeout", "60",
+				  TH_COLL_RANK, "2", "2", NULL };
+	static char out[1 << 14];
+
+	setenv("COLL_REPORT_FANOUT", "1", 1);
+	EXPECT_EQ(0, run_thrun(procs, NULL, out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(1, count_lines(out, "coll_rank 0: fan-out: ", "8 chain(s), 8 put(s)"));
+	EXPECT_EQ(1, count_lines(out, "coll_rank 2: fan-out: ", "4 chain(s), 4 put(s)"));
+	EXPECT_EQ(0, run_thrun(threads, NULL, out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(1, count_lines(out, "coll_rank 0: fan-out: ", "4 chain(s), 8 put(s)"));
+	unsetenv("COLL_REPORT_FANOUT");
+}
+
 TEST(allreduce_2_processes) { coll_job(_metadata, "2", "2"); }
 TEST(allreduce_4_processes) { coll_job(_metadata, "4", "2"); }
 TEST(allreduce_8_processes_4_nomial) { coll_job(_metadata, "8", "4"); }

@@ -54,7 +54,8 @@ static void *th_fi_sym(const char *name, const char *version)
 /* TH_OFI_LIBFABRIC: another build of libfabric 1.x, by its path */
 static void th_fi_open(void)
 {
-	const char *path = getenv("TH_OFI_LIBFABRIC");
+	/* not for a program that runs with another user's rights */
+	const char *path = secure_getenv("TH_OFI_LIBFABRIC");
 
 	if (!path || !path[0])
 		path = "libfabric.so.1";
