@@ -7,8 +7,9 @@
  *
  * Counters of a rank's vport (counters.h):
  *   S     the host's start (one per round)
- *   F     segments finished on this rank; a NOTIFY fires when it reaches
- *         nseg * k in round k
+ *   F     segments finished on this rank, once per fan-out chain where a
+ *         segment goes down to children; a NOTIFY fires when it reaches
+ *         th_coll_finishes() * k in round k
  *   Y     Broadcast: this rank and its children are ready to receive
  *   D     rounds complete: raised right after the round's NOTIFY
  *   U(s)  segment s: contributions arrived (children's puts, own start)

@@ -14,7 +14,8 @@ static const struct th_coll_counter th_coll_counters[] = {
 	{ TH_COLL_CT_S, 1, "S", "offload",
 	  "the host's start: one increment per round" },
 	{ TH_COLL_CT_F, 1, "F", "offload",
-	  "segments finished on this rank; NOTIFY at nseg per round" },
+	  "segments finished on this rank (once per fan-out chain where they "
+	  "go down); NOTIFY when a round's are all in" },
 	{ TH_COLL_CT_Y, 1, "Y", "offload (Broadcast)",
 	  "this rank and each child ready to receive the round" },
 	{ TH_COLL_CT_D, 1, "D", "offload",
