@@ -67,8 +67,11 @@ WERROR	?= -Werror
 WARNFLAGS := -Wall -Wextra $(WERROR)
 TH_CFLAGS := -std=gnu11 $(WARNFLAGS) -fPIC -pthread
 TH_LDLIBS := -lm -pthread
+# The sanitized tree is the project's debug build: TH_DEBUG_BUILD turns on
+# what costs time in a release build (the plans' verification before
+# posting, coll/plan_verify.c).
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
-	    -fno-omit-frame-pointer
+	    -fno-omit-frame-pointer -DTH_DEBUG_BUILD
 # Host tests include kselftest_harness.h, extracted from linux-source-6.1;
 # as a system header, so its own warnings do not fail -Werror builds.
 TESTCPPFLAGS := -isystem $(KSFT) -I$(TOP)/selftests/host/lib -I$(TOP)/selftests/common

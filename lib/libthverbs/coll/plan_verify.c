@@ -17,11 +17,26 @@
 #include "plan.h"
 #include "thverbs_priv.h"
 
+/*
+ * A debug build (TH_DEBUG_BUILD: the sanitized objects the host tests
+ * link, or CPPFLAGS=-DTH_DEBUG_BUILD) verifies every plan and placement
+ * unless TH_VERIFY_PLANS=0: a broken compile is then an EPROTO at
+ * creation, not a hang in some later round.  A release build verifies
+ * only when asked, as the check costs a plan's compile again.
+ */
+#ifdef TH_DEBUG_BUILD
+#define TH_VERIFY_PLANS_DEFAULT true
+#else
+#define TH_VERIFY_PLANS_DEFAULT false
+#endif
+
 bool th_plan_verify_wanted(void)
 {
 	const char *env = getenv("TH_VERIFY_PLANS");
 
-	return env && *env && strcmp(env, "0");
+	if (!env || !*env)
+		return TH_VERIFY_PLANS_DEFAULT;
+	return strcmp(env, "0");
 }
 
 /* A plan's set and the arrays it points into. */

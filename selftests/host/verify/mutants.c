@@ -303,7 +303,7 @@ static void mut_child(const struct mut_config *cfg, unsigned int idx,
 	struct th_coll *cl;
 	int ndev = 0, ret;
 
-	unsetenv("TH_VERIFY_PLANS");	/* the hook verifies, the run must go on */
+	setenv("TH_VERIFY_PLANS", "0", 1);	/* the hook verifies; the run goes on */
 	a.kind = (enum th_coll_kind)mut_pick(&e.rng, 3);
 	n = 2 + mut_pick(&e.rng, MUT_MAX_RANKS - 1);
 	a.radix = 2 + mut_pick(&e.rng, 3);
