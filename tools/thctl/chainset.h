@@ -2,7 +2,8 @@
 /*
  * chainset.h - a chain file's chains, 'start' actions and 'expect' waits
  * as the set th_verify() and th_sim_chains() take: the descriptors
- * 'thctl post' would post, every node's one vport (0).
+ * 'thctl post' would post, every node's one vport (0), its MRs as the
+ * set's regions.
  */
 #ifndef THCTL_CHAINSET_H
 #define THCTL_CHAINSET_H
@@ -19,6 +20,7 @@ struct cf_set {
 	struct th_verify_action *actions;
 	struct th_verify_wait *waits;
 	struct th_nic_desc *descs;
+	struct th_verify_region *regions;
 };
 
 /* Fills @s from @cf (its limits stay NULL); 0 or -ENOMEM. */
