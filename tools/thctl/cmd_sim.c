@@ -31,7 +31,7 @@ static void sim_usage(FILE *f)
 		"                 [--radix K] [--bytes B]\n"
 		"       thctl sim [OPTIONS] --chains FILE.chain [--nic D,C,A]\n"
 		"       thctl sim [OPTIONS] --plan allreduce|reduce|bcast --ranks N\n"
-		"                 [--radix K] [--bytes B] [--nic D,C,A]\n"
+		"                 [--radix K] [--bytes B] [--nic D,C,A] [--host-driven]\n"
 		"\n"
 		"Simulates a GOAL schedule under the LogGP(S) model as LogGOPSim does\n"
 		"and prints each rank's finish time (ns) and the maximum.  With\n"
@@ -59,6 +59,10 @@ static void sim_usage(FILE *f)
 		"  --plan KIND         the chains the library compiles for a collective\n"
 		"                      of --ranks ranks (as thctl verify --plan), one\n"
 		"                      round, int64 sums of --bytes\n"
+		"  --host-driven       with --plan: beside it, the same tree driven by\n"
+		"                      the hosts (--pattern KIND: host o at each hop, no\n"
+		"                      reduction charged) and offloaded ideally\n"
+		"                      (--pattern KIND --offload), and the ratios\n"
 		"  --nic D,C,A         with --chains or --offload: ns to start a\n"
 		"                      descriptor, ps per byte copied, ps per operand\n"
 		"                      byte reduced (default 100,100,250)\n"
@@ -263,6 +267,111 @@ static double sim_since(const struct timespec *t0)
 	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* one of --host-driven's variants beside the plan */
+struct sim_variant {
+	const char *name;
+	struct th_sim_result res;
+	double wall;
+	int ret;
+};
+
+/*
+ * --plan KIND --host-driven: the GOAL pattern of the same tree run by
+ * the hosts (@v[0]) and compiled into chains (@v[1]), in one command
+ * with the plan; 0, or the first failure (said).
+ */
+static int sim_beside(const char *kind, unsigned int ranks,
+		      unsigned int radix, uint64_t bytes,
+		      const struct th_sim_params *p,
+		      const struct th_sim_nic *nic, struct sim_variant v[2])
+{
+	struct th_sim_goal *g;
+	struct timespec t0;
+	char err[512] = "";
+	int ret, i;
+
+	v[0].name = "host-driven";
+	v[1].name = "offloaded-tree";
+	ret = th_sim_goal_gen(kind, ranks, radix, bytes, &g, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "thctl sim: --host-driven: %s\n",
+			err[0] ? err : strerror(-ret));
+		return ret;
+	}
+	for (i = 0; i < 2; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		v[i].ret = i ? th_sim_goal_offload(g, p, nic, &v[i].res, err,
+						   sizeof(err)) :
+			       th_sim_run(g, p, &v[i].res, err, sizeof(err));
+		v[i].wall = sim_since(&t0);
+		if (v[i].ret) {
+			fprintf(stderr, "thctl sim: --host-driven: %s: %s\n",
+				v[i].name, err[0] ? err : strerror(-v[i].ret));
+			ret = v[i].ret;
+			break;
+		}
+	}
+	th_sim_goal_destroy(g);
+	return ret;
+}
+
+/* the plan's result, then each variant's beside it and the ratios */
+static void sim_print_beside(const struct th_sim_result *res, double wall,
+			     const struct sim_variant v[2], bool quiet,
+			     bool json, bool pretty)
+{
+	unsigned int r;
+	struct tj t;
+	int i;
+
+	if (!json) {
+		for (r = 0; !quiet && r < res->ranks; r++)
+			printf("rank %u: %" PRIu64 " ns\n", r, res->finish_ns[r]);
+		printf("plan: max %" PRIu64 " ns; %u ranks, %" PRIu64 " events, %.3f s\n",
+		       res->max_ns, res->ranks, res->events, wall);
+		for (i = 0; i < 2; i++)
+			printf("%s: max %" PRIu64 " ns; plan / %s %.3f\n",
+			       v[i].name, v[i].res.max_ns, v[i].name,
+			       v[i].res.max_ns ? (double)res->max_ns /
+						 (double)v[i].res.max_ns : 0.0);
+		return;
+	}
+	tj_init(&t, stdout, pretty);
+	tj_obj_begin(&t);
+	tj_kv_u64(&t, "ranks", res->ranks);
+	tj_key(&t, "finish_ns");
+	tj_arr_begin(&t);
+	for (r = 0; r < res->ranks; r++)
+		tj_u64(&t, res->finish_ns[r]);
+	tj_arr_end(&t);
+	tj_kv_u64(&t, "max_ns", res->max_ns);
+	tj_kv_u64(&t, "events", res->events);
+	tj_key(&t, "wall_s");
+	tj_double(&t, wall);
+	tj_key(&t, "beside");
+	tj_arr_begin(&t);
+	for (i = 0; i < 2; i++) {
+		tj_obj_begin(&t);
+		tj_kv_str(&t, "name", v[i].name);
+		tj_key(&t, "finish_ns");
+		tj_arr_begin(&t);
+		for (r = 0; r < v[i].res.ranks; r++)
+			tj_u64(&t, v[i].res.finish_ns[r]);
+		tj_arr_end(&t);
+		tj_kv_u64(&t, "max_ns", v[i].res.max_ns);
+		tj_kv_u64(&t, "events", v[i].res.events);
+		tj_key(&t, "wall_s");
+		tj_double(&t, v[i].wall);
+		tj_key(&t, "plan_ratio");
+		tj_double(&t, v[i].res.max_ns ? (double)res->max_ns /
+						 (double)v[i].res.max_ns : 0.0);
+		tj_obj_end(&t);
+	}
+	tj_arr_end(&t);
+	tj_obj_end(&t);
+	tj_finish(&t);
+}
+
 /* the ranks of a --plan: each a node, in the library's plan */
 #define SIM_PLAN_MAX_RANKS	65536u
 
@@ -270,8 +379,9 @@ static double sim_since(const struct timespec *t0)
 static int sim_plan(const char *kind, unsigned int ranks, unsigned int radix,
 		    uint64_t bytes, const struct th_sim_params *p,
 		    const struct th_sim_nic *nic, const char *export,
-		    bool quiet, bool json, bool pretty)
+		    bool beside, bool quiet, bool json, bool pretty)
 {
+	struct sim_variant v[2] = { 0 };
 	struct th_coll_attr attr = {
 		.op = TH_NIC_ALU_SUM, .dtype = TH_NIC_DT_INT64, .radix = radix,
 	};
@@ -280,6 +390,7 @@ static int sim_plan(const char *kind, unsigned int ranks, unsigned int radix,
 	struct timespec t0;
 	struct th_coll *cl;
 	char err[512] = "";
+	double wall;
 	int ret;
 
 	if (!strcmp(kind, "allreduce")) {
@@ -316,11 +427,18 @@ static int sim_plan(const char *kind, unsigned int ranks, unsigned int radix,
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = th_sim_chains(set, p, nic, &res, NULL, err, sizeof(err));
+	wall = sim_since(&t0);
 	if (ret)
 		fprintf(stderr, "thctl sim: %s plan: %s\n", kind,
 			err[0] ? err : strerror(-ret));
-	else
-		sim_print(&res, sim_since(&t0), quiet, json, pretty);
+	else if (beside)
+		ret = sim_beside(kind, ranks, radix, bytes, p, nic, v);
+	if (!ret && beside)
+		sim_print_beside(&res, wall, v, quiet, json, pretty);
+	else if (!ret)
+		sim_print(&res, wall, quiet, json, pretty);
+	th_sim_result_fini(&v[0].res);
+	th_sim_result_fini(&v[1].res);
 	th_sim_result_fini(&res);
 	th_coll_set_free(set);
 	th_coll_destroy(cl);
@@ -434,6 +552,7 @@ int thctl_sim_main(int argc, char **argv)
 		{ "nic", required_argument, NULL, 'N' },
 		{ "offload", no_argument, NULL, 'O' },
 		{ "plan", required_argument, NULL, 'L' },
+		{ "host-driven", no_argument, NULL, 'H' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "pretty", no_argument, NULL, 'p' },
@@ -443,7 +562,7 @@ int thctl_sim_main(int argc, char **argv)
 	const char *pattern = NULL, *export = NULL, *path = NULL, *chains = NULL;
 	const char *plan = NULL;
 	struct th_sim_nic nic;
-	bool have_nic = false, offload = false;
+	bool have_nic = false, offload = false, beside = false;
 	uint64_t ranks = 0, radix = 2, bytes = 8;
 	bool quiet = false, json = false, pretty = false, have_ranks = false;
 	struct th_sim_goal *g = NULL;
@@ -493,6 +612,9 @@ int thctl_sim_main(int argc, char **argv)
 		case 'L':
 			plan = optarg;
 			break;
+		case 'H':
+			beside = true;
+			break;
 		case 'N':
 			if (sim_parse_nic(optarg, &nic)) {
 				fprintf(stderr, "thctl sim: --nic: expected D,C,A (whole ns, ps, ps below 2^32), got '%s'\n",
@@ -526,14 +648,19 @@ int thctl_sim_main(int argc, char **argv)
 		return sim_chains_file(chains, &p, &nic, export, quiet, json,
 				       pretty);
 	}
+	if (beside && (!plan || export)) {
+		fprintf(stderr, "thctl sim: --host-driven goes with --plan, without --export-goal\n");
+		return THCTL_EXIT_USAGE;
+	}
 	if (plan) {
 		if (optind < argc || pattern || offload || !have_ranks) {
-			fprintf(stderr, "thctl sim: --plan KIND takes --ranks N (and --radix, --bytes, --nic, --export-goal), no GOAL file, --pattern or --offload\n");
+			fprintf(stderr, "thctl sim: --plan KIND takes --ranks N (and --radix, --bytes, --nic, --export-goal, --host-driven), no GOAL file, --pattern or --offload\n");
 			return THCTL_EXIT_USAGE;
 		}
 		return sim_plan(plan, (unsigned int)ranks,
 				radix > UINT32_MAX ? 0 : (unsigned int)radix,
-				bytes, &p, &nic, export, quiet, json, pretty);
+				bytes, &p, &nic, export, beside, quiet, json,
+				pretty);
 	}
 	if (have_nic && !offload) {
 		fprintf(stderr, "thctl sim: --nic goes with --chains, --offload or --plan\n");

@@ -455,6 +455,46 @@ if [ -z "$bad" ]; then
 else
 	not_ok "sim --plan: plans that did not run:$bad" "$(cat "$TMP/err")"
 fi
+# --host-driven: the plan, and beside it the same tree host-driven and
+# ideally offloaded, each equal to its own command's run
+run sim -j --plan reduce --ranks 16 --radix 4 --bytes 64
+cp "$TMP/out" "$TMP/plan.json"
+run sim -j --pattern reduce --ranks 16 --radix 4 --bytes 64
+cp "$TMP/out" "$TMP/host.json"
+run sim -j --pattern reduce --ranks 16 --radix 4 --bytes 64 --offload
+cp "$TMP/out" "$TMP/off.json"
+run sim -j --plan reduce --ranks 16 --radix 4 --bytes 64 --host-driven
+if [ "$rc" -eq 0 ] && python3 - "$TMP" <<'PY'
+import json, sys
+t = sys.argv[1]
+d = json.load(open(f"{t}/out"))
+pl, ho, of = (json.load(open(f"{t}/{f}.json")) for f in ("plan", "host", "off"))
+b = {v["name"]: v for v in d["beside"]}
+assert d["finish_ns"] == pl["finish_ns"] and d["max_ns"] == pl["max_ns"]
+assert b["host-driven"]["finish_ns"] == ho["finish_ns"]
+assert b["offloaded-tree"]["finish_ns"] == of["finish_ns"]
+for v in b.values():
+    assert abs(v["plan_ratio"] - d["max_ns"] / v["max_ns"]) < 1e-9
+PY
+then
+	ok "sim --plan --host-driven: the plan, the host-driven tree and the offloaded tree, each as its own command gives it"
+else
+	not_ok "sim --plan --host-driven: the three variants as their own commands give them" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+run sim -q --plan allreduce --ranks 1024 --host-driven
+if [ "$rc" -eq 0 ] && grep -qE "^plan: max [0-9]+ ns" "$TMP/out" &&
+   grep -qE "^host-driven: max [0-9]+ ns; plan / host-driven [0-9.]+$" "$TMP/out" &&
+   grep -qE "^offloaded-tree: max [0-9]+ ns; plan / offloaded-tree [0-9.]+$" "$TMP/out"; then
+	ok "sim -q --plan --host-driven: one line per variant with its ratio"
+else
+	not_ok "sim -q --plan --host-driven: one line per variant" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+expect_refusal "sim --host-driven without --plan, exit 2" 2 \
+	"^thctl sim: --host-driven goes with --plan, without --export-goal$" \
+	sim --host-driven --pattern allreduce --ranks 4
+expect_refusal "sim --plan --host-driven --export-goal, exit 2" 2 \
+	"^thctl sim: --host-driven goes with --plan, without --export-goal$" \
+	sim --plan allreduce --ranks 4 --host-driven --export-goal -
 # --export-goal with --chains and --plan: the chains' first round as GOAL
 run sim --chains "$TOP/tools/thctl/examples/first_chain.chain" --export-goal -
 if [ "$rc" -eq 0 ] && [ "$(tr '\n' '|' < "$TMP/out")" = "num_ranks 2||rank 0 {|l1: send 64b to 1 tag 0|l2: calc 0|l2 requires l1|}||rank 1 {|l1: recv 64b from 0 tag 0|}|" ]; then
