@@ -445,6 +445,28 @@ static void pr_json_row(struct tj *t, const struct th_place_jobs *j,
 	tj_obj_end(t);
 }
 
+/*
+ * --sim: the placement of least simulated makespan and the one of least
+ * predicted makespan (the first of equals, in the rows' order: the
+ * algorithms', then the trees'); -1 when none was simulated.
+ */
+static void pr_sim_best(const struct pr_row *rows, unsigned int nrows,
+			int *by_sim, int *by_pred)
+{
+	unsigned int i;
+
+	*by_sim = -1;
+	*by_pred = -1;
+	for (i = 0; i < nrows; i++) {
+		if (!rows[i].simulated)
+			continue;
+		if (*by_sim < 0 || rows[i].sim_makespan < rows[*by_sim].sim_makespan)
+			*by_sim = (int)i;
+		if (*by_pred < 0 || rows[i].r->makespan < rows[*by_pred].r->makespan)
+			*by_pred = (int)i;
+	}
+}
+
 static void pr_row_free(struct pr_row *row)
 {
 	unsigned int i;
@@ -470,6 +492,7 @@ int thctl_place_run(const struct thctl_place_run_opts *o,
 	char n[16];
 	int a, ret, status = THCTL_EXIT_OK;
 	bool timed = false;
+	int by_sim, by_pred;
 	struct tj t;
 
 	if (strcmp(provider, "inproc") && strcmp(provider, "kernel")) {
@@ -570,6 +593,7 @@ int thctl_place_run(const struct thctl_place_run_opts *o,
 		}
 		rows[i].ran = !ret;
 	}
+	pr_sim_best(rows, nrows, &by_sim, &by_pred);
 	if (o->json) {
 		tj_init(&t, stdout, o->pretty);
 		tj_obj_begin(&t);
@@ -585,6 +609,17 @@ int thctl_place_run(const struct thctl_place_run_opts *o,
 			if (rows[i].r)
 				pr_json_row(&t, j, &rows[i], o);
 		tj_arr_end(&t);
+		if (by_sim >= 0) {
+			tj_key(&t, "sim_best");
+			tj_obj_begin(&t);
+			tj_kv_str(&t, "placement", rows[by_sim].label);
+			tj_key(&t, "simulated_makespan_us");
+			tj_double(&t, rows[by_sim].sim_makespan * 1e6);
+			tj_kv_str(&t, "predicted_best", rows[by_pred].label);
+			tj_key(&t, "predicted_best_simulated_us");
+			tj_double(&t, rows[by_pred].sim_makespan * 1e6);
+			tj_obj_end(&t);
+		}
 		tj_obj_end(&t);
 		tj_finish(&t);
 	} else {
@@ -602,6 +637,12 @@ int thctl_place_run(const struct thctl_place_run_opts *o,
 			pr_text_against(j, &rows[i], rows[i].sim_makespan,
 					rows[i].sim_finish);
 		}
+		/* the simulator's choice beside the list schedules' */
+		if (by_sim >= 0)
+			printf("# least simulated makespan: %s, %.3f us; least predicted: %s, %.3f us simulated\n",
+			       rows[by_sim].label, rows[by_sim].sim_makespan * 1e6,
+			       rows[by_pred].label,
+			       rows[by_pred].sim_makespan * 1e6);
 		for (i = 0; o->run && i < nrows; i++) {
 			if (!rows[i].ran)
 				continue;

@@ -969,6 +969,34 @@ for x in p:
 	else
 		not_ok "place --sim" "exit $rc" "$(cat "$TMP/err")"
 	fi
+	# the simulator's choice beside the list schedules': on shared-sum at
+	# the default model's short hops HCPFD's duplicates are predicted
+	# best, and the simulator, where the copy's fan-out waits for each
+	# delivery, says otherwise; both named, each the first least
+	run place --sim -j "$EX/place/shared-sum.jobs"
+	if [ "$rc" -eq 0 ] && python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+p, b = d["placements"], d["sim_best"]
+def first_min(key):
+    m = min(key(x) for x in p)
+    return next(x for x in p if key(x) == m)
+by_sim = first_min(lambda x: x["sim"]["simulated_makespan_us"])
+by_pred = first_min(lambda x: x["sim"]["predicted_makespan_us"])
+assert b["placement"] == by_sim["placement"], (b, by_sim["placement"])
+assert b["simulated_makespan_us"] == by_sim["sim"]["simulated_makespan_us"], b
+assert b["predicted_best"] == by_pred["placement"], (b, by_pred["placement"])
+assert b["predicted_best_simulated_us"] == by_pred["sim"]["simulated_makespan_us"], b
+assert b["placement"] != b["predicted_best"], b' "$TMP/out" 2> "$TMP/err"; then
+		ok "place --sim -j: sim_best names the least simulated placement and the least predicted one's simulated makespan"
+	else
+		not_ok "place --sim -j: sim_best" "exit $rc" "$(cat "$TMP/err")"
+	fi
+	run place --sim "$EX/place/shared-sum.jobs"
+	if [ "$rc" -eq 0 ] && grep -qE "^# least simulated makespan: [a-z+]+, [0-9.]+ us; least predicted: [a-z+]+, [0-9.]+ us simulated$" "$TMP/out"; then
+		ok "place --sim: the line of the simulator's choice"
+	else
+		not_ok "place --sim: the line of the simulator's choice" "exit $rc" "$(tail -3 "$TMP/out")"
+	fi
 	expect_refusal "place --sim with different ALU rates: exit 2" 2 \
 		"^thctl place: --sim: hagd: the model's nodes have different ALU rates" \
 		place --sim -a hagd --model "$EX/place/slow-roots.model" "$EX/place/tenants.jobs"
