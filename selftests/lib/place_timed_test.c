@@ -237,4 +237,79 @@ TEST(described_chains_verify_and_a_broken_threshold_is_found)
 	th_place_model_destroy(m);
 }
 
+/*
+ * A copy with several consumers on other nodes sends to each from a chain
+ * of its own (described chains stand for nodes behind a network, where a
+ * chain waits for each delivery before its next descriptor): HEFT sums
+ * shared-sum's two inputs once and delivers the sum to four nodes, three
+ * of them remote.
+ */
+TEST(a_copy_sends_to_each_remote_consumer_from_a_chain_of_its_own)
+{
+	static const char shared_sum[] =
+		"thjobs 1\n"
+		"dag S\n"
+		"  step in0 copy 16K on 0\n  step in1 copy 16K on 1\n"
+		"  step sum reduce 2 16K\n"
+		"  step out0 copy 16K on 0\n  step out1 copy 16K on 1\n"
+		"  step out2 copy 16K on 2\n  step out3 copy 16K on 3\n"
+		"  edge in0 sum 16K\n  edge in1 sum 16K\n"
+		"  edge sum out0 16K\n  edge sum out1 16K\n"
+		"  edge sum out2 16K\n  edge sum out3 16K\n"
+		"end\n";
+	struct th_place_model *m = th_place_model_create(4);
+	const struct th_verify_chain *main_chain = NULL;
+	unsigned int c, i, nsum = 0, sum_node = 0, seen = 0;
+	struct th_place_result *r;
+	struct th_verify_set *set;
+	struct th_place_jobs *j;
+	struct th_dag_diag d;
+	struct th_nic_query q;
+
+	ASSERT_NE(NULL, m);
+	m->latency = 5e-5;
+	j = th_place_jobs_parse(shared_sum, strlen(shared_sum), &d);
+	ASSERT_NE(NULL, j);
+	r = th_place_run(j, m, TH_PLACE_SCHEDULED, TH_SCHED_HEFT);
+	ASSERT_NE(NULL, r);
+	limits(&q);
+	set = th_place_exec_describe(j, r, &q);
+	ASSERT_NE(NULL, set);
+	for (c = 0; c < set->nchains; c++) {
+		const struct th_verify_chain *vc = &set->chains[c];
+		unsigned int puts = 0, to = 0;
+
+		if (strncmp(vc->name, "S.sum@n", 7))
+			continue;
+		nsum++;
+		for (i = 0; i < vc->ndesc; i++)
+			if (vc->descs[i].opcode == TH_NIC_OP_PUT) {
+				puts++;
+				to = vc->descs[i].xfer.node;
+			}
+		if (!strchr(vc->name, '/')) {	/* the sum itself: no PUT */
+			main_chain = vc;
+			sum_node = vc->node;
+			EXPECT_EQ(0, puts) TH_LOG("%s", vc->name);
+			continue;
+		}
+		/* one PUT each, to a node of its own, all on one counter */
+		EXPECT_EQ(1, puts) TH_LOG("%s", vc->name);
+		EXPECT_NE(vc->node, to);
+		EXPECT_EQ(0, seen & (1u << to)) TH_LOG("%s: node %u twice", vc->name, to);
+		seen |= 1u << to;
+		EXPECT_EQ(1, vc->descs[0].threshold);
+		if (c && strchr(set->chains[c - 1].name, '/'))
+			EXPECT_EQ(set->chains[c - 1].descs[0].trig_ct,
+				  vc->descs[0].trig_ct);
+	}
+	ASSERT_NE(NULL, main_chain);
+	EXPECT_EQ(4, nsum);
+	EXPECT_EQ(0xfu & ~(1u << sum_node), seen);
+	th_place_exec_describe_free(set);
+	th_place_result_destroy(r);
+	th_place_jobs_destroy(j);
+	th_place_model_destroy(m);
+}
+
 TEST_HARNESS_MAIN

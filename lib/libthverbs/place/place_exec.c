@@ -67,6 +67,7 @@ struct th_px_copy {
 	unsigned int next;		/* the copy after it on its node, or ANY */
 	uint64_t out;			/* output in its node's scratch */
 	uint16_t x, y;			/* counters; y 0: none */
+	bool split;			/* a chain per remote consumer, on y */
 	uint16_t f;			/* finished (a last task's copy); 0: none */
 	unsigned int nin;
 	struct th_px_input *in;		/* in the DAG's predecessor order */
@@ -294,6 +295,39 @@ static int th_px_index_uses(struct th_place_exec *x)
 	return 0;
 }
 
+/*
+ * Is @to behind a network from @from (the provider's node_remote)?  A
+ * PUT there is a message, and the chain that sends it waits for its
+ * answer before its next descriptor, so a copy with several such
+ * consumers gives each a chain of its own (th_px_compile_copy()), as
+ * the collectives' fan-out does.  A description stands for nodes on
+ * NICs of their own: all remote.
+ */
+static bool th_px_node_remote(const struct th_place_exec *x, unsigned int from,
+			      unsigned int to)
+{
+	const struct th_provider_ops *ops;
+	struct th_vport *vp;
+
+	if (from == to)
+		return false;
+	if (x->describe)
+		return true;
+	vp = x->g.local[from].vp;
+	ops = vp->ctx->dev.ops;
+	return ops->node_remote && ops->node_remote(vp, x->g.peers[to].node);
+}
+
+/* Does use @u of copy @ci go from a chain of its own? */
+static bool th_px_use_alone(const struct th_place_exec *x, unsigned int ci,
+			    unsigned int u)
+{
+	const struct th_px_copy *w = &x->copy[x->use[u].copy];
+
+	return x->copy[ci].split && w->in[x->use[u].in].remote &&
+	       th_px_node_remote(x, x->copy[ci].node, w->node);
+}
+
 /* Lay out every node's scratch and give every copy its counters. */
 static int th_px_layout(struct th_place_exec *x, uint64_t *scratch)
 {
@@ -364,18 +398,29 @@ static int th_px_layout(struct th_place_exec *x, uint64_t *scratch)
 	 * from chains that fire on it once the operation is done (so that, on
 	 * a virtual clock too, they leave after it).  In the chain: the
 	 * operation's passes, F, the node's next turn, the outputs, DONE,
-	 * REARM.
+	 * REARM.  A copy with two or more consumers behind a network gets Y
+	 * too, and each of those a chain of its own on it (PUT, DONE, REARM),
+	 * when the rest (the local outputs and Y's increment) fit in one;
+	 * each of those chains raises DONE, so its node counts them.
 	 */
 	for (c = 0; !ret && c < x->ncopies; c++) {
-		const struct th_px_copy *cp = &x->copy[c];
-		unsigned int len;
+		struct th_px_copy *cp = &x->copy[c];
+		unsigned int len, nuse, nalone = 0, u;
 
-		len = x->use_first[c + 1] - x->use_first[c];
-		len += cp->nin > TH_NIC_MAX_OPERANDS ?
-		       2 + (cp->nin - TH_NIC_MAX_OPERANDS - 1) / TH_PX_PASS : 1;
+		nuse = x->use_first[c + 1] - x->use_first[c];
+		len = cp->nin > TH_NIC_MAX_OPERANDS ?
+		      2 + (cp->nin - TH_NIC_MAX_OPERANDS - 1) / TH_PX_PASS : 1;
 		len += (cp->f != 0) + (cp->next != TH_PLACE_ANY) + 2;
-		if (len > x->max_chain)
-			x->copy[c].y = next_ct[cp->node]++;
+		cp->split = true;	/* to ask th_px_use_alone() */
+		for (u = x->use_first[c]; u < x->use_first[c + 1]; u++)
+			nalone += th_px_use_alone(x, c, u);
+		cp->split = nalone >= 2 && len + nuse - nalone <= x->max_chain;
+		if (cp->split) {
+			x->per_node[cp->node] += nalone - 1;
+			cp->y = next_ct[cp->node]++;
+		} else if (len + nuse > x->max_chain) {
+			cp->y = next_ct[cp->node]++;
+		}
 	}
 	/*
 	 * More copies on a node than counters: refused when posting; a
@@ -453,9 +498,14 @@ static int th_px_operation(struct th_place_exec *x, struct th_chain *c,
 	return th_px_sum(c, cp, mr, count);
 }
 
-/* Tell every consumer of copy @ci: PUT (remote) or CT_INC (local). */
+/*
+ * Tell every consumer of copy @ci: PUT (remote) or CT_INC (local); @alone
+ * those that go from chains of their own (th_px_use_alone()), or the
+ * others.
+ */
 static int th_px_fan_out(struct th_place_exec *x, unsigned int ci,
-			 struct th_chain **c, uint16_t ct, uint64_t thr)
+			 struct th_chain **c, uint16_t ct, uint64_t thr,
+			 bool alone)
 {
 	const struct th_px_copy *cp = &x->copy[ci];
 	const struct th_mr *mr = x->g.local[cp->node].scratch_mr;
@@ -468,6 +518,8 @@ static int th_px_fan_out(struct th_place_exec *x, unsigned int ci,
 		const struct th_px_copy *w = &x->copy[x->use[u].copy];
 		const struct th_px_input *in = &w->in[x->use[u].in];
 
+		if (th_px_use_alone(x, ci, u) != alone)
+			continue;
 		/* room for this and the final CT_INC DONE and REARM */
 		if (th_chain_length(*c) + 3 > x->max_chain) {
 			ret = th_plan_add(&x->plan, cp->node, ct, thr, thr,
@@ -486,6 +538,48 @@ static int th_px_fan_out(struct th_place_exec *x, unsigned int ci,
 	return ret;
 }
 
+/*
+ * A split copy after its operation in @c: the local outputs and Y's
+ * increment there; then a chain per remote consumer on Y (PUT, DONE), the
+ * copy's last chain the last of them.
+ */
+static int th_px_compile_split(struct th_place_exec *x, unsigned int ci,
+			       struct th_chain *c, uint64_t nin)
+{
+	const struct th_px_copy *cp = &x->copy[ci];
+	const struct th_mr *mr = x->g.local[cp->node].scratch_mr;
+	uint64_t b = th_px_bytes(x, cp->task);
+	unsigned int u, left = 0;
+	struct th_remote to;
+	int ret;
+
+	ret = th_px_fan_out(x, ci, &c, cp->x, nin, false);
+	if (!ret)
+		ret = th_chain_ct_inc(c, cp->y, 1, 0);
+	if (!ret)
+		ret = th_plan_add(&x->plan, cp->node, cp->x, nin, nin,
+				  "placement: task");
+	for (u = x->use_first[ci]; u < x->use_first[ci + 1]; u++)
+		left += th_px_use_alone(x, ci, u);
+	for (u = x->use_first[ci]; !ret && u < x->use_first[ci + 1]; u++) {
+		const struct th_px_copy *w = &x->copy[x->use[u].copy];
+		const struct th_px_input *in = &w->in[x->use[u].in];
+
+		if (!th_px_use_alone(x, ci, u))
+			continue;
+		c = th_plan_chain(&x->plan);
+		to = th_px_remote(x, w->node, in->off);
+		ret = th_chain_put(c, mr, cp->out, &to, b, w->x, 0);
+		if (!ret)
+			ret = th_chain_ct_inc(c, TH_PX_CT_DONE, 1, 0);
+		if (!ret)
+			ret = th_plan_add(&x->plan, cp->node, cp->y, 1, 1,
+					  --left ? "placement: output" :
+					  TH_PX_LAST_CHAIN);
+	}
+	return ret;
+}
+
 static int th_px_compile_copy(struct th_place_exec *x, unsigned int ci)
 {
 	const struct th_px_copy *cp = &x->copy[ci];
@@ -500,16 +594,18 @@ static int th_px_compile_copy(struct th_place_exec *x, unsigned int ci)
 		ret = th_chain_ct_inc(c, cp->f, 1, 0);
 	if (!ret && cp->next != TH_PLACE_ANY)
 		ret = th_chain_ct_inc(c, x->copy[cp->next].x, 1, 0);
-	if (!ret && cp->y) {
+	if (!ret && cp->split) {
+		return th_px_compile_split(x, ci, c, nin);
+	} else if (!ret && cp->y) {
 		ret = th_chain_ct_inc(c, cp->y, 1, 0);
 		if (!ret)
 			ret = th_plan_add(&x->plan, cp->node, cp->x, nin, nin,
 					  "placement: task");
 		c = th_plan_chain(&x->plan);
 		if (!ret)
-			ret = th_px_fan_out(x, ci, &c, cp->y, 1);
+			ret = th_px_fan_out(x, ci, &c, cp->y, 1, false);
 	} else if (!ret) {
-		ret = th_px_fan_out(x, ci, &c, cp->x, nin);
+		ret = th_px_fan_out(x, ci, &c, cp->x, nin, false);
 	}
 	if (!ret)
 		ret = th_chain_ct_inc(c, TH_PX_CT_DONE, 1, 0);
