@@ -532,13 +532,12 @@ int thctl_place_main(int argc, char **argv)
 		th_place_jobs_destroy(j);
 		return THCTL_EXIT_USAGE;
 	}
-	for (i = 1; o.export_goal && i < m->nodes; i++)
-		if (m->alu[i] != m->alu[0]) {
-			fprintf(stderr, "thctl place: --export-goal: the model's nodes have different ALU rates: a GOAL calc has one\n");
-			th_place_model_destroy(m);
-			th_place_jobs_destroy(j);
-			return THCTL_EXIT_USAGE;
-		}
+	if (o.export_goal && !thctl_place_one_alu_rate(m)) {
+		fprintf(stderr, "thctl place: --export-goal: the model's nodes have different ALU rates: a GOAL calc has one\n");
+		th_place_model_destroy(m);
+		th_place_jobs_destroy(j);
+		return THCTL_EXIT_USAGE;
+	}
 	if (o.run.run || o.run.verify || o.run.sim) {
 		o.run.alg = o.alg;
 		o.run.json = o.json;

@@ -164,14 +164,21 @@ static int pr_verify(const struct th_place_jobs *j, struct pr_row *row,
  * model has none: every node's engine and NIC are its own); the ALU one
  * rate, the simulator's NIC costs being the same on every node.
  */
-static int pr_sim_params(const struct th_place_model *m,
-			 struct th_sim_params *p, struct th_sim_nic *nic)
+bool thctl_place_one_alu_rate(const struct th_place_model *m)
 {
 	unsigned int i;
 
 	for (i = 1; i < m->nodes; i++)
 		if (m->alu[i] != m->alu[0])
-			return -EINVAL;
+			return false;
+	return true;
+}
+
+static int pr_sim_params(const struct th_place_model *m,
+			 struct th_sim_params *p, struct th_sim_nic *nic)
+{
+	if (!thctl_place_one_alu_rate(m))
+		return -EINVAL;
 	memset(p, 0, sizeof(*p));
 	p->L = (uint64_t)llround(m->latency * 1e12);
 	p->G = (uint64_t)llround(1e12 / m->bandwidth);

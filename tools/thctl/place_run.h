@@ -30,6 +30,12 @@ int thctl_place_run(const struct thctl_place_run_opts *o,
 		    const struct th_place_model *m);
 
 /*
+ * Do the model's nodes share one ALU rate?  The simulator's NIC costs
+ * (--sim) and a GOAL calc (--export-goal) have one for every node.
+ */
+bool thctl_place_one_alu_rate(const struct th_place_model *m);
+
+/*
  * --export-goal: the first round of placement @r's chains (@label's) as
  * GOAL text to @path (th_sim_chains_goal()), its times in picoseconds as
  * --sim's; the LogGP parameters that go with it on stderr.  Exit status.
