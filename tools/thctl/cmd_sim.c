@@ -207,6 +207,24 @@ static int sim_export_set(const struct th_verify_set *set,
 	return ret ? -1 : !strcmp(path, "-");
 }
 
+/* @res's keys in an open JSON object: ranks, finish_ns, max_ns, events, wall_s */
+static void sim_json_result(struct tj *t, const struct th_sim_result *res,
+			    double wall)
+{
+	unsigned int r;
+
+	tj_kv_u64(t, "ranks", res->ranks);
+	tj_key(t, "finish_ns");
+	tj_arr_begin(t);
+	for (r = 0; r < res->ranks; r++)
+		tj_u64(t, res->finish_ns[r]);
+	tj_arr_end(t);
+	tj_kv_u64(t, "max_ns", res->max_ns);
+	tj_kv_u64(t, "events", res->events);
+	tj_key(t, "wall_s");
+	tj_double(t, wall);
+}
+
 static void sim_print(const struct th_sim_result *res, double wall, bool quiet,
 		      bool json, bool pretty)
 {
@@ -221,16 +239,7 @@ static void sim_print(const struct th_sim_result *res, double wall, bool quiet,
 	if (json) {
 		tj_init(&t, stdout, pretty);
 		tj_obj_begin(&t);
-		tj_kv_u64(&t, "ranks", res->ranks);
-		tj_key(&t, "finish_ns");
-		tj_arr_begin(&t);
-		for (r = 0; r < res->ranks; r++)
-			tj_u64(&t, res->finish_ns[r]);
-		tj_arr_end(&t);
-		tj_kv_u64(&t, "max_ns", res->max_ns);
-		tj_kv_u64(&t, "events", res->events);
-		tj_key(&t, "wall_s");
-		tj_double(&t, wall);
+		sim_json_result(&t, res, wall);
 		tj_obj_end(&t);
 		tj_finish(&t);
 		return;
@@ -338,30 +347,13 @@ static void sim_print_beside(const struct th_sim_result *res, double wall,
 	}
 	tj_init(&t, stdout, pretty);
 	tj_obj_begin(&t);
-	tj_kv_u64(&t, "ranks", res->ranks);
-	tj_key(&t, "finish_ns");
-	tj_arr_begin(&t);
-	for (r = 0; r < res->ranks; r++)
-		tj_u64(&t, res->finish_ns[r]);
-	tj_arr_end(&t);
-	tj_kv_u64(&t, "max_ns", res->max_ns);
-	tj_kv_u64(&t, "events", res->events);
-	tj_key(&t, "wall_s");
-	tj_double(&t, wall);
+	sim_json_result(&t, res, wall);
 	tj_key(&t, "beside");
 	tj_arr_begin(&t);
 	for (i = 0; i < 2; i++) {
 		tj_obj_begin(&t);
 		tj_kv_str(&t, "name", v[i].name);
-		tj_key(&t, "finish_ns");
-		tj_arr_begin(&t);
-		for (r = 0; r < v[i].res.ranks; r++)
-			tj_u64(&t, v[i].res.finish_ns[r]);
-		tj_arr_end(&t);
-		tj_kv_u64(&t, "max_ns", v[i].res.max_ns);
-		tj_kv_u64(&t, "events", v[i].res.events);
-		tj_key(&t, "wall_s");
-		tj_double(&t, v[i].wall);
+		sim_json_result(&t, &v[i].res, v[i].wall);
 		tj_key(&t, "plan_ratio");
 		tj_double(&t, v[i].res.max_ns ? (double)res->max_ns /
 						 (double)v[i].res.max_ns : 0.0);

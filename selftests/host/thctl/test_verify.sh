@@ -99,25 +99,25 @@ else
 	not_ok "post memory_put_target_lacks_remote_write.chain unverified: the put never lands" \
 		"exit $rc" "$(cat "$TMP/out" "$TMP/err")"
 fi
-run post --verify "$VDIR/memory_put_target_lacks_remote_write.chain"
-if [ "$rc" -eq 1 ] && grep -q "does not verify: nothing posted" "$TMP/err" &&
-   grep -qE ": memory: chain send counter -: .*lacks the remote access" "$TMP/out"; then
-	ok "post --verify memory_put_target_lacks_remote_write.chain: the finding, nothing posted"
-else
-	not_ok "post --verify memory_put_target_lacks_remote_write.chain: the finding, nothing posted" \
-		"exit $rc" "$(cat "$TMP/out" "$TMP/err")"
-fi
+# post --verify FILE must refuse it: the finding /RE/ on stdout, nothing
+# posted (no completion listed), exit 1
+post_verify_refuses() {
+	local f=$1 re=$2 what
+	what="post --verify $(basename "$f"): the finding, nothing posted, exit 1"
+	run post --verify "$f"
+	if [ "$rc" -eq 1 ] && grep -q "does not verify: nothing posted" "$TMP/err" &&
+	   grep -qE "$re" "$TMP/out" && ! grep -q "completion" "$TMP/out"; then
+		ok "$what"
+	else
+		not_ok "$what" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+	fi
+}
+post_verify_refuses "$VDIR/memory_put_target_lacks_remote_write.chain" \
+	": memory: chain send counter -: .*lacks the remote access"
 
 # ---- thctl post --verify: a finding stops the post, a clean file runs -------
-run post --verify "$VDIR/unreachable_host_short.chain"
-if [ "$rc" -eq 1 ] && grep -q "does not verify: nothing posted" "$TMP/err" &&
-   grep -qE ": unreachable: chain go counter n0.v0.ct0: " "$TMP/out" &&
-   ! grep -q "completion" "$TMP/out"; then
-	ok "post --verify unreachable_host_short.chain: the finding, nothing posted, exit 1"
-else
-	not_ok "post --verify unreachable_host_short.chain: the finding, nothing posted, exit 1" \
-		"exit $rc" "$(cat "$TMP/out" "$TMP/err")"
-fi
+post_verify_refuses "$VDIR/unreachable_host_short.chain" \
+	": unreachable: chain go counter n0.v0.ct0: "
 run post --verify "$VDIR/clean_rearm.chain"
 if [ "$rc" -eq 0 ] && grep -q "0 finding(s)" "$TMP/out" &&
    grep -q "ct1 success 3 failure 0" "$TMP/out"; then

@@ -100,85 +100,87 @@ static int world(struct th_vport **vps, struct th_context **ctx, unsigned int n)
 	return 0;
 }
 
-TEST(th_verify_plans_refuses_a_broken_plan_and_posts_a_sound_one)
-{
-	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
-				  .dtype = TH_NIC_DT_INT64, .count = 1,
-				  .radix = 2 };
+/* four ranks on the in-process fabric, rank r contributing r + 1 */
+FIXTURE(four) {
 	struct th_vport *vps[4];
 	struct th_context *ctx[4];
 	int64_t send[4], recv[4];
 	void *sp[4], *rp[4];
+};
+
+FIXTURE_SETUP(four)
+{
+	unsigned int r;
+
+	ASSERT_EQ(0, world(self->vps, self->ctx, 4));
+	for (r = 0; r < 4; r++) {
+		self->send[r] = r + 1;
+		self->recv[r] = 0;
+		self->sp[r] = &self->send[r];
+		self->rp[r] = &self->recv[r];
+	}
+}
+
+FIXTURE_TEARDOWN(four)
+{
+	unsigned int r;
+
+	for (r = 0; r < 4; r++) {
+		th_vport_destroy(self->vps[r]);
+		th_device_close(self->ctx[r]);
+	}
+}
+
+TEST_F(four, th_verify_plans_refuses_a_broken_plan_and_posts_a_sound_one)
+{
+	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
+				  .dtype = TH_NIC_DT_INT64, .count = 1,
+				  .radix = 2 };
 	struct th_coll *cl;
 	unsigned int r;
 
-	ASSERT_EQ(0, world(vps, ctx, 4));
-	for (r = 0; r < 4; r++) {
-		send[r] = r + 1;
-		recv[r] = 0;
-		sp[r] = &send[r];
-		rp[r] = &recv[r];
-	}
 	setenv("TH_VERIFY_PLANS", "1", 1);
-	cl = th_coll_create_local_edit(vps, 4, &a, sp, rp,
+	cl = th_coll_create_local_edit(self->vps, 4, &a, self->sp, self->rp,
 				       raise_first_threshold, NULL);
 	EXPECT_EQ(NULL, cl);
 	EXPECT_EQ(EPROTO, errno);
 	/* the same plan unbroken verifies, is posted and runs */
-	cl = th_coll_create_local(vps, 4, &a, sp, rp);
+	cl = th_coll_create_local(self->vps, 4, &a, self->sp, self->rp);
 	ASSERT_NE(NULL, cl) TH_LOG("%s", strerror(errno));
 	ASSERT_EQ(0, th_coll_start(cl));
 	ASSERT_EQ(0, th_coll_wait(cl, 10000000000ULL));
 	for (r = 0; r < 4; r++)
-		EXPECT_EQ(10, recv[r]);
+		EXPECT_EQ(10, self->recv[r]);
 	th_coll_destroy(cl);
-	for (r = 0; r < 4; r++) {
-		th_vport_destroy(vps[r]);
-		th_device_close(ctx[r]);
-	}
 }
 
 /*
  * This test is a debug build (the sanitized objects, TH_DEBUG_BUILD): with
  * TH_VERIFY_PLANS unset it verifies anyway, and only "0" turns it off.
  */
-TEST(a_debug_build_verifies_unless_told_not_to)
+TEST_F(four, a_debug_build_verifies_unless_told_not_to)
 {
 	struct th_coll_attr a = { .kind = TH_COLL_REDUCE, .op = TH_NIC_ALU_SUM,
 				  .dtype = TH_NIC_DT_INT64, .count = 1,
 				  .radix = 2 };
-	struct th_vport *vps[4];
-	struct th_context *ctx[4];
-	int64_t send[4], recv[4];
-	void *sp[4], *rp[4];
 	struct th_coll *cl;
-	unsigned int r;
 
-	ASSERT_EQ(0, world(vps, ctx, 4));
-	for (r = 0; r < 4; r++) {
-		sp[r] = &send[r];
-		rp[r] = &recv[r];
-	}
 	unsetenv("TH_VERIFY_PLANS");
-	cl = th_coll_create_local_edit(vps, 4, &a, sp, rp,
+	cl = th_coll_create_local_edit(self->vps, 4, &a, self->sp, self->rp,
 				       raise_first_threshold, NULL);
 	EXPECT_EQ(NULL, cl);
 	EXPECT_EQ(EPROTO, errno);
 	setenv("TH_VERIFY_PLANS", "", 1);
-	cl = th_coll_create_local_edit(vps, 4, &a, sp, rp,
+	cl = th_coll_create_local_edit(self->vps, 4, &a, self->sp, self->rp,
 				       raise_first_threshold, NULL);
 	EXPECT_EQ(NULL, cl);
 	EXPECT_EQ(EPROTO, errno);
 	/* told not to, the broken plan is posted (and never started) */
 	setenv("TH_VERIFY_PLANS", "0", 1);
-	cl = th_coll_create_local_edit(vps, 4, &a, sp, rp,
+	cl = th_coll_create_local_edit(self->vps, 4, &a, self->sp, self->rp,
 				       raise_first_threshold, NULL);
 	EXPECT_NE(NULL, cl) TH_LOG("%s", strerror(errno));
 	th_coll_destroy(cl);
-	for (r = 0; r < 4; r++) {
-		th_vport_destroy(vps[r]);
-		th_device_close(ctx[r]);
-	}
 }
 
 TEST_HARNESS_MAIN
