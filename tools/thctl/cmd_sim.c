@@ -423,8 +423,9 @@ static int sim_plan(const char *kind, unsigned int ranks, unsigned int radix,
 	if (ret)
 		fprintf(stderr, "thctl sim: %s plan: %s\n", kind,
 			err[0] ? err : strerror(-ret));
-	else if (beside)
-		ret = sim_beside(kind, ranks, radix, bytes, p, nic, v);
+	else if (beside)	/* the same bytes as the plan's elements */
+		ret = sim_beside(kind, ranks, radix,
+				 (uint64_t)attr.count * sizeof(int64_t), p, nic, v);
 	if (!ret && beside)
 		sim_print_beside(&res, wall, v, quiet, json, pretty);
 	else if (!ret)
@@ -632,6 +633,10 @@ int thctl_sim_main(int argc, char **argv)
 			return THCTL_EXIT_USAGE;
 		}
 	}
+	if (beside && (!plan || export)) {
+		fprintf(stderr, "thctl sim: --host-driven goes with --plan, without --export-goal\n");
+		return THCTL_EXIT_USAGE;
+	}
 	if (chains) {
 		if (optind < argc || pattern || have_ranks || offload) {
 			fprintf(stderr, "thctl sim: --chains FILE goes alone: no GOAL file, --pattern, --ranks or --offload\n");
@@ -639,10 +644,6 @@ int thctl_sim_main(int argc, char **argv)
 		}
 		return sim_chains_file(chains, &p, &nic, export, quiet, json,
 				       pretty);
-	}
-	if (beside && (!plan || export)) {
-		fprintf(stderr, "thctl sim: --host-driven goes with --plan, without --export-goal\n");
-		return THCTL_EXIT_USAGE;
 	}
 	if (plan) {
 		if (optind < argc || pattern || offload || !have_ranks) {

@@ -455,7 +455,7 @@ static void pr_json_row(struct tj *t, const struct th_place_jobs *j,
 /*
  * --sim: the placement of least simulated makespan and the one of least
  * predicted makespan (the first of equals, in the rows' order: the
- * algorithms', then the trees'); -1 when none was simulated.
+ * algorithms', then the trees'); -1 unless every placement was simulated.
  */
 static void pr_sim_best(const struct pr_row *rows, unsigned int nrows,
 			int *by_sim, int *by_pred)
@@ -464,9 +464,10 @@ static void pr_sim_best(const struct pr_row *rows, unsigned int nrows,
 
 	*by_sim = -1;
 	*by_pred = -1;
-	for (i = 0; i < nrows; i++) {
+	for (i = 0; i < nrows; i++)
 		if (!rows[i].simulated)
-			continue;
+			return;
+	for (i = 0; i < nrows; i++) {
 		if (*by_sim < 0 || rows[i].sim_makespan < rows[*by_sim].sim_makespan)
 			*by_sim = (int)i;
 		if (*by_pred < 0 || rows[i].r->makespan < rows[*by_pred].r->makespan)

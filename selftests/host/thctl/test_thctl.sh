@@ -492,6 +492,9 @@ fi
 expect_refusal "sim --host-driven without --plan, exit 2" 2 \
 	"^thctl sim: --host-driven goes with --plan, without --export-goal$" \
 	sim --host-driven --pattern allreduce --ranks 4
+expect_refusal "sim --chains --host-driven, exit 2" 2 \
+	"^thctl sim: --host-driven goes with --plan, without --export-goal$" \
+	sim --chains "$TOP/tools/thctl/examples/first_chain.chain" --host-driven
 expect_refusal "sim --plan --host-driven --export-goal, exit 2" 2 \
 	"^thctl sim: --host-driven goes with --plan, without --export-goal$" \
 	sim --plan allreduce --ranks 4 --host-driven --export-goal -

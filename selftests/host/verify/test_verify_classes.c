@@ -3,7 +3,7 @@
  * test_verify_classes.c - the verifier's classes added for the library's
  * plans and the mutation check: memory (a descriptor's range outside the
  * declared regions, locally or at its target, or without the access it
- * needs), wait (a wait the host declares that can never end), ahead (a
+ * needs: a transfer's, a copy's, a reduction's, an inline write's), wait (a wait the host declares that can never end), ahead (a
  * re-arming chain that fires with no host action); each found, and its
  * sound twin clean.  And the engine's one fit function, th_eng_chain_fit(),
  * refusing each size rule as the doorbell does.
@@ -80,6 +80,93 @@ TEST(a_range_outside_its_region_is_memory)
 	EXPECT_NE(NULL, strstr(f[0].why, "lacks")) TH_LOG("%s", f[0].why);
 	/* no regions declared: nothing checked */
 	EXPECT_EQ(0, verify_put(1000, regs, 0, f));
+}
+
+/* One descriptor on node 0, against @regs: the findings' count. */
+static int verify_one(const struct th_nic_desc *d,
+		      const struct th_verify_region *regs, unsigned int nregs,
+		      struct th_verify_finding *f)
+{
+	struct th_verify_chain c = { .name = "one", .descs = d, .ndesc = 1 };
+	struct th_verify_set set = {
+		.chains = &c, .nchains = 1, .actions = &start0, .nactions = 1,
+		.regions = regs, .nregions = nregs,
+	};
+
+	return th_verify(&set, f, 4);
+}
+
+/*
+ * A copy's, a reduction's and a local inline write's ranges, as the
+ * doorbell reads them: sources inside their region, the destination
+ * inside a region with local write.
+ */
+TEST(local_ranges_of_copy_reduce_and_inline_write_are_memory)
+{
+	struct th_verify_region regs[2] = {
+		{ .node = 0, .lkey = 1, .len = 64, .access = 0 },
+		{ .node = 0, .lkey = 2, .len = 64,
+		  .access = TH_NIC_ACCESS_LOCAL_WRITE },
+	};
+	struct th_verify_finding f[4];
+	struct th_nic_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = TH_NIC_OP_COPY;
+	d.threshold = 1;
+	d.copy.src_key = 1;
+	d.copy.dst_key = 2;
+	d.copy.len = 64;
+	EXPECT_EQ(0, verify_one(&d, regs, 2, f));
+	d.copy.src_off = 8;		/* the source past its 64 bytes */
+	ASSERT_EQ(1, verify_one(&d, regs, 2, f));
+	EXPECT_EQ(TH_VERIFY_MEMORY, f[0].cls);
+	EXPECT_NE(NULL, strstr(f[0].why, "key 0x1")) TH_LOG("%s", f[0].why);
+	d.copy.src_off = 0;
+	d.copy.dst_key = 1;		/* into the region without local write */
+	ASSERT_EQ(1, verify_one(&d, regs, 2, f));
+	EXPECT_NE(NULL, strstr(f[0].why, "lacks the local access")) TH_LOG("%s", f[0].why);
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = TH_NIC_OP_REDUCE;
+	d.threshold = 1;
+	d.reduce.alu_op = TH_NIC_ALU_SUM;
+	d.reduce.dtype = TH_NIC_DT_FLOAT64;
+	d.reduce.count = 4;		/* 32 bytes */
+	d.reduce.nsrc = 2;
+	d.reduce.dst_key = 2;
+	d.reduce.src_key[0] = 1;
+	d.reduce.src_key[1] = 1;
+	d.reduce.src_off[1] = 32;
+	EXPECT_EQ(0, verify_one(&d, regs, 2, f));
+	d.reduce.src_off[1] = 40;	/* the second operand past the end */
+	ASSERT_EQ(1, verify_one(&d, regs, 2, f));
+	EXPECT_NE(NULL, strstr(f[0].why, "local range [40, +32)")) TH_LOG("%s", f[0].why);
+	/* strided: operand i at src_off[0] + i * src_off[1], key 0's */
+	d.reduce.rflags = TH_NIC_RF_STRIDED;
+	d.reduce.src_key[1] = 0;
+	d.reduce.src_off[1] = 32;
+	EXPECT_EQ(0, verify_one(&d, regs, 2, f));
+	d.reduce.src_off[0] = 8;
+	ASSERT_EQ(1, verify_one(&d, regs, 2, f));
+	EXPECT_NE(NULL, strstr(f[0].why, "local range [40, +32)")) TH_LOG("%s", f[0].why);
+	d.reduce.src_off[0] = 0;
+	d.reduce.dst_key = 1;		/* the destination without local write */
+	ASSERT_EQ(1, verify_one(&d, regs, 2, f));
+	EXPECT_NE(NULL, strstr(f[0].why, "lacks the local access")) TH_LOG("%s", f[0].why);
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = TH_NIC_OP_WRITE_INLINE;
+	d.threshold = 1;
+	d.wr_inline.len = 4;
+	d.wr_inline.lkey = 2;
+	d.wr_inline.off = 60;
+	EXPECT_EQ(0, verify_one(&d, regs, 2, f));
+	d.wr_inline.lkey = 1;
+	ASSERT_EQ(1, verify_one(&d, regs, 2, f));
+	EXPECT_NE(NULL, strstr(f[0].why, "lacks the local access")) TH_LOG("%s", f[0].why);
+	/* no regions declared: nothing checked */
+	EXPECT_EQ(0, verify_one(&d, regs, 0, f));
 }
 
 TEST(a_chain_behind_a_failing_one_is_unreachable_too)
