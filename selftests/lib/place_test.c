@@ -279,6 +279,22 @@ TEST_F(place, every_algorithm_s_placement_computes_every_result)
 }
 
 /*
+ * The same placements laid out as over a network (TH_PLACE_SPLIT=1): each
+ * consumer on another node is sent to from a chain of its own, raising
+ * its node's DONE; on both providers, with every result checked.
+ */
+TEST_F(place, every_placement_laid_out_as_over_a_network_computes_every_result)
+{
+	unsigned int a;
+
+	setenv("TH_PLACE_SPLIT", "1", 1);
+	for (a = 0; a < TH_SCHED_NR_ALGS; a++)
+		run_placement(_metadata, self, TH_PLACE_SCHEDULED, a);
+	run_placement(_metadata, self, TH_PLACE_TREES, TH_SCHED_HEFT);
+	unsetenv("TH_PLACE_SPLIT");
+}
+
+/*
  * Vports whose CQs are smaller than the placement's chains need: the NIC
  * refuses the post; with TH_VERIFY_PLANS=1 the verifier finds it first (fit),
  * EDEADLK, and nothing is posted.

@@ -63,14 +63,29 @@ static struct th_place_model *model(unsigned int nodes)
  * The virtual makespan of each round of placement @r, in seconds; each
  * job's measured finish in the last round into @fin (r->njobs).
  */
-static int run_rounds(struct th_place_jobs *j, struct th_place_result *r,
-		      struct world *w, double *t, double *fin)
+/* The chains posted on the @n vports of @w so far. */
+static uint64_t chains_posted(struct world *w, unsigned int n)
 {
+	struct th_stats st;
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!th_vport_stats(w->vp[i], &st))
+			sum += st.chains_posted;
+	return sum;
+}
+
+static int run_rounds(struct th_place_jobs *j, struct th_place_result *r,
+		      struct world *w, double *t, double *fin, uint64_t *posted)
+{
+	uint64_t before = chains_posted(w, NODES);
 	struct th_place_exec *x = th_place_exec_create(j, r, w->vp, NODES);
 	unsigned int round;
 	double t0;
 	int ret = x ? 0 : -errno;
 
+	*posted = chains_posted(w, NODES) - before;
 	/* nothing measured before a round */
 	if (!ret && th_place_exec_finishes(x, fin, r->njobs) != -ENODATA)
 		ret = -EPROTO;
@@ -95,13 +110,49 @@ static int run_rounds(struct th_place_jobs *j, struct th_place_result *r,
 	return ret;
 }
 
-TEST(measured_equals_predicted_on_the_virtual_clock)
+/*
+ * Two layouts of the same placements: as on one host (the in-process
+ * fabric's nodes are local: a copy's outputs share its chain), and as
+ * over a network (TH_PLACE_SPLIT=1: each consumer on another node is
+ * sent to from a chain of its own, which a description always shows).
+ */
+FIXTURE(layout) {
+	int unused;
+};
+
+FIXTURE_VARIANT(layout) {
+	const char *split;
+};
+
+FIXTURE_VARIANT_ADD(layout, one_host) {
+	.split = "0",
+};
+
+FIXTURE_VARIANT_ADD(layout, as_over_a_network) {
+	.split = "1",
+};
+
+FIXTURE_SETUP(layout)
+{
+	self->unused = 0;
+	setenv("TH_PLACE_SPLIT", variant->split, 1);
+}
+
+FIXTURE_TEARDOWN(layout)
+{
+	unsetenv("TH_PLACE_SPLIT");
+}
+
+TEST_F(layout, measured_equals_predicted_on_the_virtual_clock)
 {
 	struct th_place_model *fabric = model(TH_PLACE_MAX_NODES);
 	struct th_place_model *m = model(NODES);
+	bool split = !strcmp(variant->split, "1");
+	uint64_t posted_all = 0, described_all = 0;
 	struct th_place_jobs *j;
 	struct th_dag_diag d;
 	struct world w = { 0 };
+	struct th_nic_query q;
 	unsigned int v, round, checked = 0;
 
 	if (!world_inproc())
@@ -119,20 +170,33 @@ TEST(measured_equals_predicted_on_the_virtual_clock)
 	EXPECT_EQ(-1.0, th_place_timed_now());	/* still real time */
 	ASSERT_EQ(0, th_place_timed(fabric));
 	ASSERT_EQ(0, world_open(&w, NODES));
+	ASSERT_EQ(0, th_device_query(w.ctx[0], &q));
 	/* the clock cannot change under live vports */
 	EXPECT_EQ(-EBUSY, th_place_timed(NULL));
 	for (v = 0; v <= TH_SCHED_NR_ALGS; v++) {
 		bool trees = v == TH_SCHED_NR_ALGS;
 		struct th_place_result *r;
 		double t[ROUNDS], again[ROUNDS], fin[8], fin2[8];
+		uint64_t posted, posted2;
+		struct th_verify_set *set;
 		unsigned int k;
 
 		/* the per-job trees need every DAG step pinned: none here free */
 		r = th_place_run(j, m, trees ? TH_PLACE_TREES : TH_PLACE_SCHEDULED,
 				 trees ? TH_SCHED_HEFT : v);
 		ASSERT_NE(NULL, r);
-		ASSERT_EQ(0, run_rounds(j, r, &w, t, fin));
-		ASSERT_EQ(0, run_rounds(j, r, &w, again, fin2));
+		ASSERT_EQ(0, run_rounds(j, r, &w, t, fin, &posted));
+		ASSERT_EQ(0, run_rounds(j, r, &w, again, fin2, &posted2));
+		EXPECT_EQ(posted, posted2);
+		/* split, what is posted is what a description shows */
+		set = th_place_exec_describe(j, r, &q);
+		ASSERT_NE(NULL, set);
+		if (split)
+			EXPECT_EQ(set->nchains, posted) TH_LOG("%s",
+				trees ? "trees" : th_sched_alg_name(v));
+		posted_all += posted;
+		described_all += set->nchains;
+		th_place_exec_describe_free(set);
 		/* each job finishes when the placer said, on the clock */
 		ASSERT_EQ(5, r->njobs);
 		for (k = 0; k < r->njobs; k++) {
@@ -159,6 +223,9 @@ TEST(measured_equals_predicted_on_the_virtual_clock)
 		th_place_result_destroy(r);
 	}
 	EXPECT_EQ((TH_SCHED_NR_ALGS + 1) * ROUNDS, checked);
+	/* on one host, fewer chains: the consumers share the copy's */
+	if (!split)
+		EXPECT_LT(posted_all, described_all);
 	world_close(&w, NODES);
 	ASSERT_EQ(0, th_place_timed(NULL));
 	EXPECT_EQ(-1.0, th_place_timed_now());

@@ -15,8 +15,12 @@
  * job there, its send and recv buffers.  Per copy: counter X (inputs
  * arrived: its chain fires at k * inputs in round k) and, when its
  * outputs need more than one chain, counter Y (the operation done; the
- * fan-out chains fire on it).  Counter 0 of every node counts the copies
- * that finished there: the host waits until all of them have, each round.
+ * fan-out chains fire on it).  A copy with two or more consumers behind a
+ * network (the provider's node_remote) sends to each from a chain of its
+ * own on Y, since a chain waits for each delivery there before its next
+ * descriptor.  Counter 0 of every node counts the chains that end a
+ * copy's work there (one a copy, or one a consumer served alone): the
+ * host waits until all of them have, each round.
  *
  * Which copy feeds a consumer: a copy of the producer on the consumer's
  * node if there is one, else the copy whose output arrives first by the
@@ -32,7 +36,9 @@
  *
  * The same compile, with no vports (keys 0, node i's vport 0), describes
  * the chains to th_verify() (th_place_exec_describe()): one definition of
- * what is posted, for the poster and the verifier.
+ * what is posted, for the poster and the verifier.  A description stands
+ * for nodes on NICs of their own, so it is the layout over a network;
+ * TH_PLACE_SPLIT=1 posts that layout on one host too.
  */
 #include <errno.h>
 #include <math.h>
@@ -118,6 +124,7 @@ struct th_place_exec {
 	uint64_t max_chain;
 	uint32_t ct_count;
 	bool describe;			/* compiled, never posted: no vports */
+	bool all_remote;		/* TH_PLACE_SPLIT: as if over a network */
 	struct th_mr *fake_mr;		/* describe: each node's scratch, key 0 */
 	/* measuring: the copies with F, when each last finished */
 	unsigned int *fin_copy, nfin;
@@ -296,6 +303,18 @@ static int th_px_index_uses(struct th_place_exec *x)
 }
 
 /*
+ * TH_PLACE_SPLIT=1: lay a placement out as over a network on any provider
+ * (every other node remote), so that a single host runs, and the tests
+ * check, the chains a fabric of several hosts would get.
+ */
+static bool th_px_split_wanted(void)
+{
+	const char *env = getenv("TH_PLACE_SPLIT");
+
+	return env && *env && strcmp(env, "0");
+}
+
+/*
  * Is @to behind a network from @from (the provider's node_remote)?  A
  * PUT there is a message, and the chain that sends it waits for its
  * answer before its next descriptor, so a copy with several such
@@ -311,7 +330,7 @@ static bool th_px_node_remote(const struct th_place_exec *x, unsigned int from,
 
 	if (from == to)
 		return false;
-	if (x->describe)
+	if (x->describe || x->all_remote)
 		return true;
 	vp = x->g.local[from].vp;
 	ops = vp->ctx->dev.ops;
@@ -326,6 +345,20 @@ static bool th_px_use_alone(const struct th_place_exec *x, unsigned int ci,
 
 	return x->copy[ci].split && w->in[x->use[u].in].remote &&
 	       th_px_node_remote(x, x->copy[ci].node, w->node);
+}
+
+/* The consumers of copy @ci that would go from chains of their own. */
+static unsigned int th_px_nalone(struct th_place_exec *x, unsigned int ci)
+{
+	struct th_px_copy *cp = &x->copy[ci];
+	bool split = cp->split;
+	unsigned int u, n = 0;
+
+	cp->split = true;	/* th_px_use_alone() asks it first */
+	for (u = x->use_first[ci]; u < x->use_first[ci + 1]; u++)
+		n += th_px_use_alone(x, ci, u);
+	cp->split = split;
+	return n;
 }
 
 /* Lay out every node's scratch and give every copy its counters. */
@@ -398,29 +431,38 @@ static int th_px_layout(struct th_place_exec *x, uint64_t *scratch)
 	 * from chains that fire on it once the operation is done (so that, on
 	 * a virtual clock too, they leave after it).  In the chain: the
 	 * operation's passes, F, the node's next turn, the outputs, DONE,
-	 * REARM.  A copy with two or more consumers behind a network gets Y
-	 * too, and each of those a chain of its own on it (PUT, DONE, REARM),
-	 * when the rest (the local outputs and Y's increment) fit in one;
-	 * each of those chains raises DONE, so its node counts them.
+	 * REARM.  A copy with two or more consumers behind a network may
+	 * split: Y too, and each of those consumers a chain of its own on it
+	 * (PUT, DONE, REARM), when the rest (the local outputs and Y's
+	 * increment) fit in one; each of those chains raises DONE, so its
+	 * node counts them.  The Ys that must be come first; a split that
+	 * would need a counter more than the vport has is not made.
 	 */
 	for (c = 0; !ret && c < x->ncopies; c++) {
 		struct th_px_copy *cp = &x->copy[c];
-		unsigned int len, nuse, nalone = 0, u;
+		unsigned int len, nuse, nalone;
 
 		nuse = x->use_first[c + 1] - x->use_first[c];
 		len = cp->nin > TH_NIC_MAX_OPERANDS ?
 		      2 + (cp->nin - TH_NIC_MAX_OPERANDS - 1) / TH_PX_PASS : 1;
 		len += (cp->f != 0) + (cp->next != TH_PLACE_ANY) + 2;
-		cp->split = true;	/* to ask th_px_use_alone() */
-		for (u = x->use_first[c]; u < x->use_first[c + 1]; u++)
-			nalone += th_px_use_alone(x, c, u);
+		nalone = th_px_nalone(x, c);
 		cp->split = nalone >= 2 && len + nuse - nalone <= x->max_chain;
-		if (cp->split) {
-			x->per_node[cp->node] += nalone - 1;
+		if (len + nuse > x->max_chain)
 			cp->y = next_ct[cp->node]++;
-		} else if (len + nuse > x->max_chain) {
-			cp->y = next_ct[cp->node]++;
+	}
+	/* the splits that need a Y of their own, while counters last */
+	for (c = 0; !ret && c < x->ncopies; c++) {
+		struct th_px_copy *cp = &x->copy[c];
+
+		if (cp->split && !cp->y) {
+			if (next_ct[cp->node] < x->ct_count)
+				cp->y = next_ct[cp->node]++;
+			else
+				cp->split = false;
 		}
+		if (cp->split)
+			x->per_node[cp->node] += th_px_nalone(x, c) - 1;
 	}
 	/*
 	 * More copies on a node than counters: refused when posting; a
@@ -865,6 +907,7 @@ static struct th_place_exec *th_px_compile(const struct th_place_jobs *j,
 	x->j = j;
 	x->nodes = nodes;
 	x->describe = !vps;
+	x->all_remote = th_px_split_wanted();
 	x->max_chain = vps ? vps[0]->ctx->attr.max_chain : limits->max_chain;
 	x->ct_count = vps ? vps[0]->info.ct_count : limits->max_counters;
 	for (c = 0; vps && c < nodes; c++)
