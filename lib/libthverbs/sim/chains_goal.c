@@ -22,6 +22,14 @@
  * updates need none.  That is exact for the library's plans, whose
  * thresholds count every update of a round; a chain whose threshold less
  * updates would reach waits here for them all.
+ *
+ * Chains of one node that fire together (one counter, one threshold) run
+ * in the order they were posted: the engine runs one until it waits for
+ * a delivery, then the next.  So a chain's first operation irequires the
+ * first message of the chain before it (starts once that one started),
+ * or requires its last operation when it sends none; without this a
+ * parent's credits, ready as early as its reduction, would go before the
+ * reduction's result in GOAL, where the engine sends the result first.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -151,6 +159,55 @@ static int cg_desc(struct cg_build *b, uint32_t c, uint32_t di,
 	}
 }
 
+/* chain indices by node, trigger counter, threshold, then posting order */
+static int cg_cmp_fire(const void *a, const void *b, void *arg)
+{
+	const struct sim_cchain *ch = arg;
+	const struct sim_cchain *x = &ch[*(const uint32_t *)a];
+	const struct sim_cchain *y = &ch[*(const uint32_t *)b];
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	if (x->ctr != y->ctr)
+		return x->ctr < y->ctr ? -1 : 1;
+	if (x->threshold != y->threshold)
+		return x->threshold < y->threshold ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 :
+	       *(const uint32_t *)a > *(const uint32_t *)b;
+}
+
+/*
+ * Chains that fire together on a node keep their posting order: each
+ * one's first operation after the previous one's first message has
+ * started (@park, -1: none), or after its last operation (@last).
+ */
+static int cg_fire_order(struct cg_build *b, const uint32_t *first,
+			 const int64_t *park, const uint32_t *last)
+{
+	const struct sim_cchain *ch = b->cs->chains;
+	uint32_t n = b->cs->nchains, i, *ord;
+	int ret = 0;
+
+	ord = malloc(((size_t)n + 1) * sizeof(*ord));
+	if (!ord)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		ord[i] = i;
+	qsort_r(ord, n, sizeof(*ord), cg_cmp_fire, (void *)ch);
+	for (i = 1; !ret && i < n; i++) {
+		uint32_t p = ord[i - 1], c = ord[i];
+
+		if (ch[p].node != ch[c].node || ch[p].ctr != ch[c].ctr ||
+		    ch[p].threshold != ch[c].threshold)
+			continue;
+		ret = park[p] >= 0 ?
+		      sim_goal_add_dep(b->g, first[c], (uint32_t)park[p], true) :
+		      sim_goal_add_dep(b->g, first[c], last[p], false);
+	}
+	free(ord);
+	return ret;
+}
+
 static int cg_cmp_raise(const void *a, const void *b)
 {
 	const struct cg_raise *x = a, *y = b;
@@ -201,7 +258,8 @@ int th_sim_chains_goal(const struct th_verify_set *set,
 {
 	struct cg_build b = { 0 };
 	uint64_t *by_host = NULL;
-	uint32_t *first = NULL;
+	uint32_t *first = NULL, *last = NULL;
+	int64_t *park = NULL;
 	struct sim_cset cs;
 	uint32_t c, i;
 	int ret;
@@ -222,7 +280,9 @@ int th_sim_chains_goal(const struct th_verify_set *set,
 	b.g = sim_goal_new(cs.nodes ? cs.nodes : 1);
 	by_host = calloc(cs.nctrs + 1, sizeof(*by_host));
 	first = calloc(cs.nchains + 1, sizeof(*first));
-	if (!b.g || !by_host || !first)
+	last = calloc(cs.nchains + 1, sizeof(*last));
+	park = malloc((cs.nchains + 1) * sizeof(*park));
+	if (!b.g || !by_host || !first || !last || !park)
 		ret = -ENOMEM;
 	for (i = 0; !ret && i < cs.nacts; i++)
 		by_host[cs.acts[i].ctr] += cs.acts[i].value;
@@ -230,16 +290,25 @@ int th_sim_chains_goal(const struct th_verify_set *set,
 		const struct sim_cchain *cc = &cs.chains[c];
 		int64_t start = -1, done = -1, prev = -1;
 
+		park[c] = -1;
 		for (i = 0; !ret && i < cc->ndesc; i++) {
+			uint8_t kind = cs.descs[cc->first + i].kind;
+
 			ret = cg_desc(&b, c, cc->first + i, &start, &done);
 			if (!ret && prev >= 0)
 				ret = sim_goal_add_dep(b.g, (uint32_t)start,
 						       (uint32_t)prev, false);
 			if (!ret && !i)
 				first[c] = (uint32_t)start;
+			if (park[c] < 0 && (kind == SIM_CD_SEND ||
+					    kind == SIM_CD_FETCH))
+				park[c] = start;
 			prev = done;
 		}
+		last[c] = (uint32_t)prev;
 	}
+	if (!ret)
+		ret = cg_fire_order(&b, first, park, last);
 	if (!ret)
 		qsort(b.raise, b.nraise, sizeof(*b.raise), cg_cmp_raise);
 	for (c = 0; !ret && c < cs.nchains; c++)
@@ -260,6 +329,8 @@ int th_sim_chains_goal(const struct th_verify_set *set,
 	free(b.raise);
 	free(by_host);
 	free(first);
+	free(last);
+	free(park);
 	sim_cset_fini(&cs);
 	return ret;
 }

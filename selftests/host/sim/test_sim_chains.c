@@ -573,6 +573,49 @@ TEST(chains_as_goal)
 }
 
 /*
+ * Chains that fire together keep their posting order in GOAL: node 0's
+ * host start fires a copy-then-put chain and, posted after it, a put of
+ * its own; the second's send irequires the first's (it starts once the
+ * first message started, not before the copy is done), and a third chain
+ * of no message is required whole by the one after it.
+ */
+TEST(chains_that_fire_together_keep_their_posting_order)
+{
+	struct th_nic_desc first[2] = { copy(0, 1, 1000), put(0, 0, 1, 8, 5) };
+	struct th_nic_desc second = put(0, 1, 2, 8, 5);
+	struct th_nic_desc third = ct_op(TH_NIC_OP_CT_INC, 0, 1, 9, 1);
+	struct th_nic_desc fourth = put(0, 1, 1, 16, 6);
+	struct th_verify_chain c[4] = {
+		chain(0, first, 2), chain(0, &second, 1), chain(0, &third, 1),
+		chain(0, &fourth, 1),
+	};
+	struct th_verify_action a = inc(0, 0, 1);
+	struct th_verify_set set = { .chains = c, .nchains = 4,
+				     .actions = &a, .nactions = 1 };
+	static const char want_rank0[] =
+		"rank 0 {\n"
+		"l1: calc 200\n"
+		"l2: send 8b to 1 tag 0\n"
+		"l3: send 8b to 2 tag 1\n"
+		"l4: calc 0\n"
+		"l5: send 16b to 1 tag 2\n"
+		"l2 requires l1\n"
+		"l3 irequires l2\n"
+		"l4 irequires l3\n"
+		"l5 requires l4\n"
+		"}\n";
+	char err[256];
+	char *text;
+	int ret;
+
+	text = goal_of(&set, &ret, err);
+	ASSERT_EQ(0, ret) TH_LOG("%s", err);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, want_rank0)) TH_LOG("%s", text);
+	free(text);
+}
+
+/*
  * What has no GOAL order: a chain whose counter a round never raises to
  * its threshold (EDEADLK), two chains that each raise the other's
  * counter (ELOOP); and no set (EINVAL).
