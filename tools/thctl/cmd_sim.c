@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,10 @@ static void sim_usage(FILE *f)
 		"  --ranks N           its ranks (1 to 16777216)\n"
 		"  --radix K           its tree's radix (default 2: schedgen's binomial)\n"
 		"  --bytes B           each message's size (default 8)\n"
+		"  --reduce-per-byte R with --pattern (and --plan --host-driven): a\n"
+		"                      calc of R x B time units after each receive a\n"
+		"                      reduction takes (the host's CPU; the NIC's with\n"
+		"                      --offload); default 0, as schedgen\n"
 		"  --export-goal FILE  write the schedule as GOAL text to FILE (- for\n"
 		"                      standard output: then nothing else is printed\n"
 		"                      and nothing simulated); with --chains or\n"
@@ -276,6 +281,15 @@ static double sim_since(const struct timespec *t0)
 	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* --reduce-per-byte @per_byte for messages of @bytes: a calc's time */
+static uint64_t sim_calc(double per_byte, uint64_t bytes)
+{
+	double t = per_byte * (double)bytes;
+
+	/* past GOAL's 2^40, which the generator refuses with a message */
+	return t < 0x1p40 ? (uint64_t)llround(t) : 1ull << 40;
+}
+
 /* one of --host-driven's variants beside the plan */
 struct sim_variant {
 	const char *name;
@@ -290,7 +304,7 @@ struct sim_variant {
  * with the plan; 0, or the first failure (said).
  */
 static int sim_beside(const char *kind, unsigned int ranks,
-		      unsigned int radix, uint64_t bytes,
+		      unsigned int radix, uint64_t bytes, uint64_t calc,
 		      const struct th_sim_params *p,
 		      const struct th_sim_nic *nic, struct sim_variant v[2])
 {
@@ -301,7 +315,8 @@ static int sim_beside(const char *kind, unsigned int ranks,
 
 	v[0].name = "host-driven";
 	v[1].name = "offloaded-tree";
-	ret = th_sim_goal_gen(kind, ranks, radix, bytes, &g, err, sizeof(err));
+	ret = th_sim_goal_gen_calc(kind, ranks, radix, bytes, calc, &g, err,
+				   sizeof(err));
 	if (ret) {
 		fprintf(stderr, "thctl sim: --host-driven: %s\n",
 			err[0] ? err : strerror(-ret));
@@ -369,7 +384,8 @@ static void sim_print_beside(const struct th_sim_result *res, double wall,
 
 /* thctl sim --plan KIND: the library's plan of a collective, one round */
 static int sim_plan(const char *kind, unsigned int ranks, unsigned int radix,
-		    uint64_t bytes, const struct th_sim_params *p,
+		    uint64_t bytes, double per_byte,
+		    const struct th_sim_params *p,
 		    const struct th_sim_nic *nic, const char *export,
 		    bool beside, bool quiet, bool json, bool pretty)
 {
@@ -425,7 +441,9 @@ static int sim_plan(const char *kind, unsigned int ranks, unsigned int radix,
 			err[0] ? err : strerror(-ret));
 	else if (beside)	/* the same bytes as the plan's elements */
 		ret = sim_beside(kind, ranks, radix,
-				 (uint64_t)attr.count * sizeof(int64_t), p, nic, v);
+				 (uint64_t)attr.count * sizeof(int64_t),
+				 sim_calc(per_byte, (uint64_t)attr.count *
+						    sizeof(int64_t)), p, nic, v);
 	if (!ret && beside)
 		sim_print_beside(&res, wall, v, quiet, json, pretty);
 	else if (!ret)
@@ -546,6 +564,7 @@ int thctl_sim_main(int argc, char **argv)
 		{ "offload", no_argument, NULL, 'O' },
 		{ "plan", required_argument, NULL, 'L' },
 		{ "host-driven", no_argument, NULL, 'H' },
+		{ "reduce-per-byte", required_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "pretty", no_argument, NULL, 'p' },
@@ -557,6 +576,8 @@ int thctl_sim_main(int argc, char **argv)
 	struct th_sim_nic nic;
 	bool have_nic = false, offload = false, beside = false;
 	uint64_t ranks = 0, radix = 2, bytes = 8;
+	double per_byte = 0;
+	bool have_per_byte = false;
 	bool quiet = false, json = false, pretty = false, have_ranks = false;
 	struct th_sim_goal *g = NULL;
 	struct th_sim_result res;
@@ -608,6 +629,20 @@ int thctl_sim_main(int argc, char **argv)
 		case 'H':
 			beside = true;
 			break;
+		case 'R': {
+			char *end;
+
+			errno = 0;
+			per_byte = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(per_byte >= 0) ||
+			    per_byte > 1e9) {
+				fprintf(stderr, "thctl sim: --reduce-per-byte: expected time units per byte, 0 to 1e9, got '%s'\n",
+					optarg);
+				return THCTL_EXIT_USAGE;
+			}
+			have_per_byte = true;
+			break;
+		}
 		case 'N':
 			if (sim_parse_nic(optarg, &nic)) {
 				fprintf(stderr, "thctl sim: --nic: expected D,C,A (whole ns, ps, ps below 2^32), got '%s'\n",
@@ -637,6 +672,10 @@ int thctl_sim_main(int argc, char **argv)
 		fprintf(stderr, "thctl sim: --host-driven goes with --plan, without --export-goal\n");
 		return THCTL_EXIT_USAGE;
 	}
+	if (have_per_byte && !pattern && !beside) {
+		fprintf(stderr, "thctl sim: --reduce-per-byte goes with --pattern or --plan --host-driven\n");
+		return THCTL_EXIT_USAGE;
+	}
 	if (chains) {
 		if (optind < argc || pattern || have_ranks || offload) {
 			fprintf(stderr, "thctl sim: --chains FILE goes alone: no GOAL file, --pattern, --ranks or --offload\n");
@@ -652,8 +691,8 @@ int thctl_sim_main(int argc, char **argv)
 		}
 		return sim_plan(plan, (unsigned int)ranks,
 				radix > UINT32_MAX ? 0 : (unsigned int)radix,
-				bytes, &p, &nic, export, beside, quiet, json,
-				pretty);
+				bytes, per_byte, &p, &nic, export, beside, quiet,
+				json, pretty);
 	}
 	if (have_nic && !offload) {
 		fprintf(stderr, "thctl sim: --nic goes with --chains, --offload or --plan\n");
@@ -686,9 +725,11 @@ int thctl_sim_main(int argc, char **argv)
 		ret = th_sim_goal_parse(text, len, path, &g, err, sizeof(err));
 		free(text);
 	} else {
-		ret = th_sim_goal_gen(pattern, (unsigned int)ranks,
-				      radix > UINT32_MAX ? 0 : (unsigned int)radix,
-				      bytes, &g, err, sizeof(err));
+		ret = th_sim_goal_gen_calc(pattern, (unsigned int)ranks,
+					   radix > UINT32_MAX ? 0 :
+					   (unsigned int)radix, bytes,
+					   sim_calc(per_byte, bytes), &g, err,
+					   sizeof(err));
 	}
 	if (ret) {
 		fprintf(stderr, "thctl sim: %s\n", err[0] ? err : strerror(-ret));

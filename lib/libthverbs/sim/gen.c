@@ -4,6 +4,9 @@
  * allreduce (a reduce then a broadcast) rooted at rank 0, with radix 2
  * being the binomial tree of LogGOPSim's schedgen (binomialtreereduce,
  * binomialtreebcast), so that its README's example can be reproduced.
+ * schedgen charges no reduction; th_sim_goal_gen_calc() puts a calc
+ * after each receive a reduction takes, for a fair comparison of a
+ * host-driven tree (its CPU reduces) with an offloaded one.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -33,6 +36,7 @@ struct gen {
 	struct th_sim_goal *g;
 	unsigned int n, k;
 	uint64_t bytes;
+	uint64_t calc;			/* a reduction's time; 0: none */
 	int64_t *recvs;			/* a rank's receives, scratch */
 	int64_t *child;			/* a rank's children, scratch */
 };
@@ -69,9 +73,10 @@ static unsigned int gen_children(const struct gen *gen, uint64_t v,
 
 /*
  * A reduce on rank @v (tag @tag): the send to the parent first (schedgen's
- * label order), then the receives from the children; the send requires
- * them all.  Returns the send, or for the root -1; *@nrecv receives are
- * left in gen->recvs.
+ * label order), then the receives from the children, each followed by
+ * the calc of its reduction when gen->calc is set; the send requires
+ * them all.  Returns the send, or for the root -1; *@nrecv receives (or
+ * their calcs) are left in gen->recvs.
  */
 static int gen_reduce_rank(struct gen *gen, uint32_t v, uint32_t tag,
 			   int64_t *send, unsigned int *nrecv)
@@ -91,6 +96,17 @@ static int gen_reduce_rank(struct gen *gen, uint32_t v, uint32_t tag,
 		gen->recvs[i] = gen_op(gen, v, SIM_RECV, (uint32_t)child[i], tag);
 		if (gen->recvs[i] < 0)
 			return -ENOSPC;
+		if (gen->calc) {
+			struct sim_op op = { .kind = SIM_CALC, .rank = v,
+					     .arg = gen->calc };
+			int64_t c = sim_goal_add_op(gen->g, &op);
+
+			if (c < 0 || sim_goal_add_dep(gen->g, (uint32_t)c,
+						      (uint32_t)gen->recvs[i],
+						      false))
+				return -ENOSPC;
+			gen->recvs[i] = c;
+		}
 		if (*send >= 0 &&
 		    sim_goal_add_dep(gen->g, (uint32_t)*send,
 				     (uint32_t)gen->recvs[i], false))
@@ -142,7 +158,15 @@ int th_sim_goal_gen(const char *pattern, unsigned int ranks,
 		    unsigned int radix, uint64_t bytes,
 		    struct th_sim_goal **goal, char *err, size_t errlen)
 {
-	struct gen gen = { .n = ranks, .k = radix, .bytes = bytes };
+	return th_sim_goal_gen_calc(pattern, ranks, radix, bytes, 0, goal, err,
+				    errlen);
+}
+
+int th_sim_goal_gen_calc(const char *pattern, unsigned int ranks,
+			 unsigned int radix, uint64_t bytes, uint64_t calc,
+			 struct th_sim_goal **goal, char *err, size_t errlen)
+{
+	struct gen gen = { .n = ranks, .k = radix, .bytes = bytes, .calc = calc };
 	bool reduce, bcast;
 	unsigned int v, nrecv;
 	int64_t send;
@@ -168,6 +192,11 @@ int th_sim_goal_gen(const char *pattern, unsigned int ranks,
 	}
 	if (bytes >= SIM_MAX_SIZE) {
 		sim_err(err, errlen, "%" PRIu64 " bytes: below 2^40", bytes);
+		return -EINVAL;
+	}
+	if (calc >= SIM_MAX_SIZE) {
+		sim_err(err, errlen, "a reduction of %" PRIu64 ": below 2^40",
+			calc);
 		return -EINVAL;
 	}
 	gen.g = sim_goal_new(ranks);

@@ -204,6 +204,46 @@ TEST(allreduce_closed_form)
 	}
 }
 
+/*
+ * With a calc of C after each receive a reduction takes
+ * (th_sim_goal_gen_calc()): the reduce's log2 P levels each add C, the
+ * broadcast none; C = 0 is th_sim_goal_gen()'s schedule; C past 2^40 is
+ * refused.
+ */
+TEST(allreduce_with_reductions_closed_form)
+{
+	const uint64_t c = 800;
+	struct th_sim_params p;
+	struct th_sim_goal *g;
+	char err[256] = "";
+	unsigned int k;
+
+	th_sim_params_default(&p);
+	for (k = 1; k <= 12; k++) {
+		struct th_sim_result res, plain;
+		struct th_sim_goal *g0;
+
+		ASSERT_EQ(0, th_sim_goal_gen_calc("allreduce", 1u << k, 2, 8, c,
+						  &g, err, sizeof(err)))
+			TH_LOG("%s", err);
+		ASSERT_EQ(0, th_sim_run(g, &p, &res, err, sizeof(err)))
+			TH_LOG("%s", err);
+		EXPECT_EQ(2ull * k * (2 * O_ + L_ + 7 * G_) + k * c, res.max_ns)
+			TH_LOG("P = %u", 1u << k);
+		ASSERT_EQ(0, th_sim_goal_gen_calc("allreduce", 1u << k, 2, 8, 0,
+						  &g0, err, sizeof(err)));
+		ASSERT_EQ(0, th_sim_run(g0, &p, &plain, err, sizeof(err)));
+		EXPECT_EQ(2ull * k * (2 * O_ + L_ + 7 * G_), plain.max_ns);
+		th_sim_result_fini(&res);
+		th_sim_result_fini(&plain);
+		th_sim_goal_destroy(g);
+		th_sim_goal_destroy(g0);
+	}
+	EXPECT_EQ(-EINVAL, th_sim_goal_gen_calc("reduce", 4, 2, 8, 1ull << 40,
+						&g, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "below 2^40")) TH_LOG("%s", err);
+}
+
 /* reduce alone and broadcast alone: log2 P hops each */
 TEST(reduce_and_bcast_closed_form)
 {

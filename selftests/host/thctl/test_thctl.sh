@@ -455,6 +455,26 @@ if [ -z "$bad" ]; then
 else
 	not_ok "sim --plan: plans that did not run:$bad" "$(cat "$TMP/err")"
 fi
+# --reduce-per-byte: a calc after each receive a reduction takes; 2
+# ranks, 1000 B, 0.5 a byte: o + L + 999 G + o + 500
+run sim --pattern reduce --ranks 2 --bytes 1000 --reduce-per-byte 0.5
+if [ "$rc" -eq 0 ] && grep -q "^rank 0: 11994 ns$" "$TMP/out"; then
+	ok "sim --pattern --reduce-per-byte: the root's reduction charged (11994 ns)"
+else
+	not_ok "sim --pattern --reduce-per-byte: the root's reduction charged" "exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+run sim --pattern reduce --ranks 2 --bytes 1000 --reduce-per-byte 0.5 --export-goal -
+if [ "$rc" -eq 0 ] && grep -q "^l2: calc 500$" "$TMP/out" && grep -q "^l2 requires l1$" "$TMP/out"; then
+	ok "sim --reduce-per-byte --export-goal: the calc after the receive"
+else
+	not_ok "sim --reduce-per-byte --export-goal: the calc after the receive" "exit $rc" "$(cat "$TMP/out")"
+fi
+expect_refusal "sim --reduce-per-byte below 0, exit 2" 2 \
+	"^thctl sim: --reduce-per-byte: expected time units per byte, 0 to 1e9, got '-1'$" \
+	sim --pattern reduce --ranks 4 --reduce-per-byte -1
+expect_refusal "sim --reduce-per-byte with a GOAL file, exit 2" 2 \
+	"^thctl sim: --reduce-per-byte goes with --pattern or --plan --host-driven$" \
+	sim --reduce-per-byte 1 "$TMP/plan8.goal"
 # --host-driven: the plan, and beside it the same tree host-driven and
 # ideally offloaded, each equal to its own command's run
 run sim -j --plan reduce --ranks 16 --radix 4 --bytes 64

@@ -63,6 +63,16 @@ int th_sim_goal_gen(const char *pattern, unsigned int ranks,
 		    unsigned int radix, uint64_t bytes,
 		    struct th_sim_goal **goal, char *err, size_t errlen);
 
+/*
+ * th_sim_goal_gen(), and after each receive a reduction takes a calc of
+ * @calc (the reducing rank's CPU host-driven, its NIC once offloaded), on
+ * which the rank's send up (or the root's broadcast) waits; 0 is
+ * th_sim_goal_gen()'s schedule.  Since THVERBS_1.5.
+ */
+int th_sim_goal_gen_calc(const char *pattern, unsigned int ranks,
+			 unsigned int radix, uint64_t bytes, uint64_t calc,
+			 struct th_sim_goal **goal, char *err, size_t errlen);
+
 /* Writes @goal as GOAL text that th_sim_goal_parse() and LogGOPSim read. */
 int th_sim_goal_write(const struct th_sim_goal *goal, FILE *f);
 
