@@ -677,8 +677,9 @@ int thctl_sim_main(int argc, char **argv)
 		return THCTL_EXIT_USAGE;
 	}
 	if (chains) {
-		if (optind < argc || pattern || have_ranks || offload) {
-			fprintf(stderr, "thctl sim: --chains FILE goes alone: no GOAL file, --pattern, --ranks or --offload\n");
+		if (optind < argc || pattern || have_ranks || offload || plan ||
+		    have_per_byte) {
+			fprintf(stderr, "thctl sim: --chains FILE goes alone: no GOAL file, --pattern, --plan, --ranks, --offload or --reduce-per-byte\n");
 			return THCTL_EXIT_USAGE;
 		}
 		return sim_chains_file(chains, &p, &nic, export, quiet, json,

@@ -30,6 +30,9 @@
  * or requires its last operation when it sends none; without this a
  * parent's credits, ready as early as its reduction, would go before the
  * reduction's result in GOAL, where the engine sends the result first.
+ * Where a later chain raises the counter an earlier one waits on (a
+ * threshold below the round's updates), GOAL cannot have both, and the
+ * order is dropped for the whole set (th_sim_chains_goal()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -252,47 +255,39 @@ static int cg_trigger(struct cg_build *b, const struct th_verify_set *set,
 	return ret;
 }
 
-int th_sim_chains_goal(const struct th_verify_set *set,
-		       const struct th_sim_nic *nic, struct th_sim_goal **out,
-		       char *err, size_t errlen)
+/*
+ * @cs as GOAL into *@out; with @keep_order, chains that fire together keep
+ * their posting order (cg_fire_order()).
+ */
+static int cg_build_goal(const struct th_verify_set *set,
+			 const struct sim_cset *cs, bool keep_order,
+			 struct th_sim_goal **out, char *err, size_t errlen)
 {
 	struct cg_build b = { 0 };
 	uint64_t *by_host = NULL;
 	uint32_t *first = NULL, *last = NULL;
 	int64_t *park = NULL;
-	struct sim_cset cs;
 	uint32_t c, i;
-	int ret;
+	int ret = 0;
 
-	if (err && errlen)
-		err[0] = '\0';
-	if (!out || !set || (set->nchains && !set->chains) ||
-	    (set->nactions && !set->actions)) {
-		sim_err(err, errlen, "no set or no result, or no chains or actions where their count says some");
-		return -EINVAL;
-	}
-	*out = NULL;
-	ret = sim_cset_build(&cs, set, nic, err, errlen);
-	if (ret)
-		return ret;
-	b.cs = &cs;
+	b.cs = cs;
 	b.next_tag = 0;
-	b.g = sim_goal_new(cs.nodes ? cs.nodes : 1);
-	by_host = calloc(cs.nctrs + 1, sizeof(*by_host));
-	first = calloc(cs.nchains + 1, sizeof(*first));
-	last = calloc(cs.nchains + 1, sizeof(*last));
-	park = malloc((cs.nchains + 1) * sizeof(*park));
+	b.g = sim_goal_new(cs->nodes ? cs->nodes : 1);
+	by_host = calloc(cs->nctrs + 1, sizeof(*by_host));
+	first = calloc(cs->nchains + 1, sizeof(*first));
+	last = calloc(cs->nchains + 1, sizeof(*last));
+	park = malloc((cs->nchains + 1) * sizeof(*park));
 	if (!b.g || !by_host || !first || !last || !park)
 		ret = -ENOMEM;
-	for (i = 0; !ret && i < cs.nacts; i++)
-		by_host[cs.acts[i].ctr] += cs.acts[i].value;
-	for (c = 0; !ret && c < cs.nchains; c++) {
-		const struct sim_cchain *cc = &cs.chains[c];
+	for (i = 0; !ret && i < cs->nacts; i++)
+		by_host[cs->acts[i].ctr] += cs->acts[i].value;
+	for (c = 0; !ret && c < cs->nchains; c++) {
+		const struct sim_cchain *cc = &cs->chains[c];
 		int64_t start = -1, done = -1, prev = -1;
 
 		park[c] = -1;
 		for (i = 0; !ret && i < cc->ndesc; i++) {
-			uint8_t kind = cs.descs[cc->first + i].kind;
+			uint8_t kind = cs->descs[cc->first + i].kind;
 
 			ret = cg_desc(&b, c, cc->first + i, &start, &done);
 			if (!ret && prev >= 0)
@@ -307,21 +302,14 @@ int th_sim_chains_goal(const struct th_verify_set *set,
 		}
 		last[c] = (uint32_t)prev;
 	}
-	if (!ret)
+	if (!ret && keep_order)
 		ret = cg_fire_order(&b, first, park, last);
 	if (!ret)
 		qsort(b.raise, b.nraise, sizeof(*b.raise), cg_cmp_raise);
-	for (c = 0; !ret && c < cs.nchains; c++)
+	for (c = 0; !ret && c < cs->nchains; c++)
 		ret = cg_trigger(&b, set, by_host, c, first[c], err, errlen);
-	if (!ret) {
+	if (!ret)
 		ret = sim_goal_finalize(b.g, "the chains", err, errlen);
-		if (ret == -ELOOP)
-			sim_err(err, errlen, "the chains wait on each other within a round (a counter raised by what it triggers): no GOAL order");
-	}
-	if (ret == -E2BIG)
-		sim_err(err, errlen, "the set passes GOAL's limits (2^30 operations or dependencies, 2^31 messages)");
-	else if (ret == -ENOMEM || ret == -ENOSPC)
-		sim_err(err, errlen, "out of memory or past 2^30 operations");
 	if (ret)
 		th_sim_goal_destroy(b.g);
 	else
@@ -331,6 +319,44 @@ int th_sim_chains_goal(const struct th_verify_set *set,
 	free(first);
 	free(last);
 	free(park);
+	return ret;
+}
+
+int th_sim_chains_goal(const struct th_verify_set *set,
+		       const struct th_sim_nic *nic, struct th_sim_goal **out,
+		       char *err, size_t errlen)
+{
+	struct sim_cset cs;
+	int ret;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!out || !set || (set->nchains && !set->chains) ||
+	    (set->nactions && !set->actions)) {
+		sim_err(err, errlen, "no set or no result, or no chains or actions where their count says some");
+		return -EINVAL;
+	}
+	*out = NULL;
+	ret = sim_cset_build(&cs, set, nic, err, errlen);
+	if (ret)
+		return ret;
+	ret = cg_build_goal(set, &cs, true, out, err, errlen);
+	/*
+	 * A later chain that raises what an earlier one of its group waits
+	 * for (their thresholds below a round's updates): GOAL, which waits
+	 * for every raiser, cannot also keep their order; then none is kept.
+	 */
+	if (ret == -ELOOP) {
+		if (err && errlen)
+			err[0] = '\0';
+		ret = cg_build_goal(set, &cs, false, out, err, errlen);
+	}
+	if (ret == -ELOOP)
+		sim_err(err, errlen, "the chains wait on each other within a round (a counter raised by what it triggers): no GOAL order");
+	else if (ret == -E2BIG)
+		sim_err(err, errlen, "the set passes GOAL's limits (2^30 operations or dependencies, 2^31 messages)");
+	else if (ret == -ENOMEM || ret == -ENOSPC)
+		sim_err(err, errlen, "out of memory or past 2^30 operations");
 	sim_cset_fini(&cs);
 	return ret;
 }

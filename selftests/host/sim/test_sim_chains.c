@@ -616,6 +616,34 @@ TEST(chains_that_fire_together_keep_their_posting_order)
 }
 
 /*
+ * Where the order cannot be kept: chains A and B fire together on ct 0
+ * >= 1, B raises ct 0 again and C waits for 2.  GOAL makes A wait for
+ * every raiser, B's raise among them, so A before B would be a cycle:
+ * the order is dropped and the set still has its GOAL, with no irequires.
+ */
+TEST(chains_whose_order_goal_cannot_keep_still_have_a_goal)
+{
+	struct th_nic_desc a = put(0, 1, 1, 8, 5);
+	struct th_nic_desc b = ct_op(TH_NIC_OP_CT_INC, 0, 1, 0, 1);
+	struct th_nic_desc c = put(0, 2, 1, 8, 6);
+	struct th_verify_chain ch[3] = {
+		chain(0, &a, 1), chain(0, &b, 1), chain(0, &c, 1),
+	};
+	struct th_verify_action act = inc(0, 0, 1);
+	struct th_verify_set set = { .chains = ch, .nchains = 3,
+				     .actions = &act, .nactions = 1 };
+	char err[256];
+	char *text;
+	int ret;
+
+	text = goal_of(&set, &ret, err);
+	ASSERT_EQ(0, ret) TH_LOG("%s", err);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(NULL, strstr(text, "irequires")) TH_LOG("%s", text);
+	free(text);
+}
+
+/*
  * What has no GOAL order: a chain whose counter a round never raises to
  * its threshold (EDEADLK), two chains that each raise the other's
  * counter (ELOOP); and no set (EINVAL).

@@ -472,6 +472,9 @@ fi
 expect_refusal "sim --reduce-per-byte below 0, exit 2" 2 \
 	"^thctl sim: --reduce-per-byte: expected time units per byte, 0 to 1e9, got '-1'$" \
 	sim --pattern reduce --ranks 4 --reduce-per-byte -1
+expect_refusal "sim --chains with --plan, exit 2" 2 \
+	"^thctl sim: --chains FILE goes alone" \
+	sim --chains "$TOP/tools/thctl/examples/first_chain.chain" --plan reduce --ranks 4
 expect_refusal "sim --reduce-per-byte with a GOAL file, exit 2" 2 \
 	"^thctl sim: --reduce-per-byte goes with --pattern or --plan --host-driven$" \
 	sim --reduce-per-byte 1 "$TMP/plan8.goal"
