@@ -65,9 +65,10 @@ static void sim_usage(FILE *f)
 		"                      of --ranks ranks (as thctl verify --plan), one\n"
 		"                      round, int64 sums of --bytes\n"
 		"  --host-driven       with --plan: beside it, the same tree driven by\n"
-		"                      the hosts (--pattern KIND: host o at each hop, no\n"
-		"                      reduction charged) and offloaded ideally\n"
-		"                      (--pattern KIND --offload), and the ratios\n"
+		"                      the hosts (--pattern KIND: host o at each hop,\n"
+		"                      reductions as --reduce-per-byte says) and\n"
+		"                      offloaded ideally (--pattern KIND --offload),\n"
+		"                      and the ratios\n"
 		"  --nic D,C,A         with --chains or --offload: ns to start a\n"
 		"                      descriptor, ps per byte copied, ps per operand\n"
 		"                      byte reduced (default 100,100,250)\n"
@@ -295,7 +296,6 @@ struct sim_variant {
 	const char *name;
 	struct th_sim_result res;
 	double wall;
-	int ret;
 };
 
 /*
@@ -324,14 +324,13 @@ static int sim_beside(const char *kind, unsigned int ranks,
 	}
 	for (i = 0; i < 2; i++) {
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		v[i].ret = i ? th_sim_goal_offload(g, p, nic, &v[i].res, err,
-						   sizeof(err)) :
-			       th_sim_run(g, p, &v[i].res, err, sizeof(err));
+		ret = i ? th_sim_goal_offload(g, p, nic, &v[i].res, err,
+					      sizeof(err)) :
+			  th_sim_run(g, p, &v[i].res, err, sizeof(err));
 		v[i].wall = sim_since(&t0);
-		if (v[i].ret) {
+		if (ret) {
 			fprintf(stderr, "thctl sim: --host-driven: %s: %s\n",
-				v[i].name, err[0] ? err : strerror(-v[i].ret));
-			ret = v[i].ret;
+				v[i].name, err[0] ? err : strerror(-ret));
 			break;
 		}
 	}

@@ -337,27 +337,30 @@ static bool th_px_node_remote(const struct th_place_exec *x, unsigned int from,
 	return ops->node_remote && ops->node_remote(vp, x->g.peers[to].node);
 }
 
+/* Is use @u of copy @ci a PUT to a node behind a network? */
+static bool th_px_use_remote(const struct th_place_exec *x, unsigned int ci,
+			     unsigned int u)
+{
+	const struct th_px_copy *w = &x->copy[x->use[u].copy];
+
+	return w->in[x->use[u].in].remote &&
+	       th_px_node_remote(x, x->copy[ci].node, w->node);
+}
+
 /* Does use @u of copy @ci go from a chain of its own? */
 static bool th_px_use_alone(const struct th_place_exec *x, unsigned int ci,
 			    unsigned int u)
 {
-	const struct th_px_copy *w = &x->copy[x->use[u].copy];
-
-	return x->copy[ci].split && w->in[x->use[u].in].remote &&
-	       th_px_node_remote(x, x->copy[ci].node, w->node);
+	return x->copy[ci].split && th_px_use_remote(x, ci, u);
 }
 
-/* The consumers of copy @ci that would go from chains of their own. */
-static unsigned int th_px_nalone(struct th_place_exec *x, unsigned int ci)
+/* The consumers of copy @ci a split would serve from chains of their own. */
+static unsigned int th_px_nalone(const struct th_place_exec *x, unsigned int ci)
 {
-	struct th_px_copy *cp = &x->copy[ci];
-	bool split = cp->split;
 	unsigned int u, n = 0;
 
-	cp->split = true;	/* th_px_use_alone() asks it first */
 	for (u = x->use_first[ci]; u < x->use_first[ci + 1]; u++)
-		n += th_px_use_alone(x, ci, u);
-	cp->split = split;
+		n += th_px_use_remote(x, ci, u);
 	return n;
 }
 

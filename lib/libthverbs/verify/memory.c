@@ -7,9 +7,10 @@
  * destination; an inline write that stays here) and the range at its
  * target (th_eng_desc_target()), each inside a region of that node and
  * vport with the access it needs (th_eng_desc_local_access() and
- * th_eng_desc_remote_access() for a transfer and its target).  A chain with a range outside
- * fails when it runs: it is taken as never firing, so the chains that wait
- * on it are reported too.  No regions declared: nothing is checked.
+ * th_eng_desc_remote_access() for a transfer and its target).  A chain
+ * with a range outside fails when it runs: it is taken as never firing,
+ * so the chains that wait on it are reported too.  No regions declared:
+ * nothing is checked.
  */
 #include <errno.h>
 #include <stdio.h>
