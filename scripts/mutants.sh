@@ -81,13 +81,30 @@ EOF
 # only files whose content differs are copied, and they get a new mtime,
 # so make rebuilds exactly what changed (a copy keeping the worktree's
 # older mtime could leave a stale object, a mutant's even, in place).
-mkdir -p "$SCRATCH" || die "cannot create $SCRATCH"
+# A file an earlier run copied that the worktree no longer has goes from
+# the copy too (the list of copied files is kept in build/): the Makefile
+# builds every source it finds, and a source moved away since then broke
+# the unmutated build.  What the builds made beside the sources stays.
+mkdir -p "$SCRATCH/build" || die "cannot create $SCRATCH"
 (cd "$TOP" && git ls-files -co --exclude-standard -z) | python3 -c '
 import os, shutil, sys
 src, dst = sys.argv[1:3]
-for f in sys.stdin.buffer.read().decode().split("\0"):
+files = [f for f in sys.stdin.buffer.read().decode().split("\0") if f]
+listed = os.path.join(dst, "build", ".mutants-copied")
+try:
+    with open(listed) as x:
+        before = x.read().split("\0")
+except OSError:
+    before = []
+keep = set(files)
+for f in before:
+    if f and f not in keep and os.path.isfile(os.path.join(dst, f)):
+        os.remove(os.path.join(dst, f))
+with open(listed, "w") as x:
+    x.write("\0".join(files))
+for f in files:
     a, b = os.path.join(src, f), os.path.join(dst, f)
-    if not f or not os.path.isfile(a):
+    if not os.path.isfile(a):
         continue
     with open(a, "rb") as x:
         data = x.read()

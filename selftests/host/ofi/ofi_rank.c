@@ -458,6 +458,47 @@ static int case_waits(struct rank_env *e)
 	       (th_boot_barrier(e->boot) ? fail("barrier") : 0);
 }
 
+#define STREAM_BATCHES	8
+
+/*
+ * A stream of deliveries that no waiter reads (test_ofi runs it over
+ * tcp;ofi_rxm and counts, in the exit reports, how often a message had to
+ * wake the progress thread in the queue): STREAM_BATCHES times, TRIG_ROUNDS
+ * triggered ping-pong rounds posted ahead, started by rank 0 and waited
+ * for as a whole; each batch's counters end exact.
+ */
+static int case_stream(struct rank_env *e)
+{
+	uint64_t base, to;
+	struct th_chain *c;
+	int b, i, ret;
+
+	for (b = 0; b < STREAM_BATCHES; b++) {
+		base = (uint64_t)b * (TRIG_ROUNDS + !g_rank);
+		for (i = 0; i < TRIG_ROUNDS; i++) {
+			c = th_chain_create();
+			th_chain_trigger(c, CT_TRIG, base + i + 1, i);
+			th_chain_put(c, e->mr, 64, &e->peer, 8, CT_TRIG, 0);
+			ret = post(e, c);
+			if (ret)
+				return fail("batch %d chain %d: post: %s", b, i,
+					    strerror(-ret));
+		}
+		if (th_boot_barrier(e->boot))
+			return fail("barrier");
+		if (!g_rank)
+			th_ct_inc(e->vp, CT_TRIG, 1);
+		to = base + TRIG_ROUNDS + !g_rank;
+		ret = th_ct_wait(e->vp, CT_TRIG, to, 20 * SEC);
+		if (ret)
+			return fail("batch %d: wait: %s", b, strerror(-ret));
+		/* the peer's last PUT may still be on its way here */
+		if (th_boot_barrier(e->boot) || ct_exact(e, CT_TRIG, to, "batch"))
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * The link between the ranks goes down under a live job (test_netns.sh
  * cuts it once rank 0 created OFI_CUT_READY, and then creates
@@ -1037,6 +1078,8 @@ int main(int argc, char **argv)
 		ret = case_peer_dies(&e);
 	else if (!strcmp(g_case, "waits"))
 		ret = case_waits(&e);
+	else if (!strcmp(g_case, "stream"))
+		ret = case_stream(&e);
 	else if (!strcmp(g_case, "doorbell"))
 		ret = case_doorbell(&e);
 	else if (!strcmp(g_case, "forged"))

@@ -255,6 +255,57 @@ TEST(waits_are_exact_when_the_waiter_sleeps_over_tcp)
 }
 
 /*
+ * Each rank's exit report (TH_OFI_VERBOSE): completions its progress
+ * thread read, and how many of its reads a message had to wake it for,
+ * asleep in the queue.  The number of ranks that reported.
+ */
+static int queue_reports(const char *out, unsigned long long *reads,
+			 unsigned long long *wakes, int max)
+{
+	const char *p = out;
+	unsigned long long w;
+	unsigned int r;
+	int n = 0;
+
+	while ((p = strstr(p, "libthverbs: ofi rank ")) && n < max) {
+		if (sscanf(p, "libthverbs: ofi rank %u: completions read: %llu by the progress thread, %llu by waiters; %llu reads woke",
+			   &r, &reads[n], &w, &wakes[n]) == 4)
+			n++;
+		p++;
+	}
+	return n;
+}
+
+/*
+ * Over tcp;ofi_rxm the progress thread sleeps in the queue (fi_cq_sread())
+ * when idle; while messages flow (a completion within TH_SPIN_US) it keeps
+ * looking without sleeping, so a stream that no waiter reads does not pay
+ * a wake-up per delivery.  A stream of 8 x 48 triggered round trips (no
+ * waiter reads it after its first TH_SPIN_US): at most a quarter of the
+ * thread's reads on each rank began asleep in the queue.  With passive
+ * waits the thread sleeps in the queue before nearly every read, which is
+ * what this tells apart (about 80 % measured).
+ */
+TEST(a_busy_progress_thread_reads_tcp_without_sleeping_in_the_queue)
+{
+	unsigned long long reads[2], wakes[2];
+	static char out[1 << 14];
+	int i;
+
+	setenv("TH_WAIT_POLICY", "auto", 1);
+	setenv("TH_SPIN_US", "200", 1);
+	EXPECT_EQ(0, run_case_on("stream", "tcp;ofi_rxm", out, sizeof(out)));
+	unsetenv("TH_SPIN_US");
+	unsetenv("TH_WAIT_POLICY");
+	TH_LOG("%s", out);
+	ASSERT_EQ(2, queue_reports(out, reads, wakes, 2));
+	for (i = 0; i < 2; i++) {
+		EXPECT_LE(100ULL, reads[i]);
+		EXPECT_GE(reads[i] / 4, wakes[i]);
+	}
+}
+
+/*
  * On shm an idle progress thread sleeps on its doorbell, and a peer's
  * message rings it (bell.c): rank 1 sends one PUT after 50 ms, and its
  * exit report counts a peer it woke, rank 0's a sleep a ring ended.

@@ -408,6 +408,8 @@ struct th_ofi_mr {
  * @ended: an operation was marked ended for the thread's next pass
  * @thread_reads: entries the progress thread read (under @cq_lock)
  * @waiter_reads: entries waiters read (under @cq_lock)
+ * @queue_wakes: the thread's reads that slept in the queue first and
+ *	were ended by what arrived (fi_cq_sread(); under @cq_lock)
  */
 struct th_ofi {
 	struct th_ipf *ipf;
@@ -476,6 +478,7 @@ struct th_ofi {
 	bool ended;
 	u64 thread_reads;
 	u64 waiter_reads;
+	u64 queue_wakes;
 };
 
 /* net.c: libfabric's objects, sending, and the progress thread */
