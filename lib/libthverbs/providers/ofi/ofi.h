@@ -343,7 +343,8 @@ struct th_ofi_mr {
  * @cq_poll: the progress thread polls the completion queues, with a
  *	backoff when idle, instead of sleeping in one (th_ofi_cq_idle()):
  *	with shm's, and with two, since it can sleep in only one
- * @cq_idle_since: @cq_poll: when the queue last gave an entry (ns)
+ * @cq_idle_since: when the thread last read an entry (ns): it stays busy,
+ *	not asleep in a queue, for TH_SPIN_US after (th_ofi_cq_busy())
  * @cq_nap_ns: @cq_poll: the current idle sleep, doubled up to a bound
  * @bell: this rank's doorbell, which its progress thread naps on (bell.c),
  *	or NULL; @bell_name its shared-memory name until the job joined
