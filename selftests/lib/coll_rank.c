@@ -10,7 +10,9 @@
  * collective fail (exit 2), never hang (exit 3).  COLL_IGNORE_TERM=1 makes
  * the ranks outlive thrun's SIGTERM (until its SIGKILL, --grace later), so
  * that a test sees every survivor report the failure itself.
- * COLL_REPORT_FANOUT=1 prints how each rank's plan sends down.
+ * COLL_REPORT_FANOUT=1 prints how each rank's plan sends down;
+ * COLL_ONE_SEGMENT=1 makes the message one segment (of 512 elements
+ * otherwise); COLL_COUNT=N sends N doubles a rank instead of 2048.
  */
 #include <errno.h>
 #include <signal.h>
@@ -21,29 +23,35 @@
 
 #include <thverbs/verbs.h>
 
-#define COUNT 2048
+/* elements a rank: 2048 (16 KiB), or COLL_COUNT (up to 1 Mi) */
+static unsigned int g_count = 2048;
 
 static unsigned int g_size, g_radix;
 
 /*
  * COLL_REPORT_FANOUT=1: how this rank's plan sends the result down, as
- * "coll_rank R: fan-out: C chain(s), P put(s)" (a chain of its own per
- * child behind a network, children of one fabric sharing one).
+ * "coll_rank R: fan-out: C chain(s), P put(s), ends before the answers:
+ * yes|no" (a chain of its own per child behind a network, children of one
+ * fabric sharing one; "yes" where the round ends with a copy into recv,
+ * not once the PUTs are answered: an Allreduce root of one segment with
+ * children behind a network).
  */
 static void report_fanout(const struct th_coll *coll, unsigned int rank)
 {
-	unsigned int i, d, chains = 0, puts = 0;
+	unsigned int i, d, chains = 0, puts = 0, early = 0;
 	struct th_coll_step st;
 
 	for (i = 0; !th_coll_plan_step(coll, i, &st); i++) {
-		if (strcmp(st.what, "forward the result to the children"))
+		early += !strcmp(st.what, "copy the result into recv: done");
+		if (strcmp(st.what, "forward the result to the children") &&
+		    strcmp(st.what, "send the result to the children"))
 			continue;
 		chains++;
 		for (d = 0; d < st.ndesc; d++)
 			puts += st.descs[d].opcode == TH_NIC_OP_PUT;
 	}
-	printf("coll_rank %u: fan-out: %u chain(s), %u put(s)\n", rank, chains,
-	       puts);
+	printf("coll_rank %u: fan-out: %u chain(s), %u put(s), ends before the answers: %s\n",
+	       rank, chains, puts, early ? "yes" : "no");
 	fflush(stdout);
 }
 
@@ -55,14 +63,14 @@ static double input(unsigned int rank, unsigned int round, unsigned int i)
 static void ref_tree(unsigned int v, unsigned int round, double *out)
 {
 	unsigned int kids[64], n, j, i;
-	double *sub = malloc(sizeof(double) * COUNT);
+	double *sub = malloc(sizeof(double) * g_count);
 
-	for (i = 0; i < COUNT; i++)
+	for (i = 0; i < g_count; i++)
 		out[i] = input(v, round, i);
 	n = th_tree_children(g_size, 0, g_radix, v, kids, 64);
 	for (j = 0; j < n; j++) {
 		ref_tree(kids[j], round, sub);
-		for (i = 0; i < COUNT; i++)
+		for (i = 0; i < g_count; i++)
 			out[i] += sub[i];
 	}
 	free(sub);
@@ -84,10 +92,12 @@ static int rank_main(struct th_boot *boot, void *arg)
 {
 	const char *kill_env = getenv("COLL_KILL_RANK");
 	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
-				  .dtype = TH_NIC_DT_FLOAT64, .count = COUNT,
-				  .segment = 512, .radix = g_radix };
-	double *send = calloc(3 * COUNT, sizeof(double));
-	double *recv = send + COUNT, *want = send + 2 * COUNT;
+				  .dtype = TH_NIC_DT_FLOAT64, .count = g_count,
+				  .segment = getenv("COLL_ONE_SEGMENT") ? g_count : 512,
+				  .radix = g_radix };
+	double *send = calloc(4 * g_count, sizeof(double));
+	double *recv = send + g_count, *want = send + 2 * g_count;
+	double *got = send + 3 * g_count;
 	bool threads = arg != NULL;
 	struct th_vport_attr va = { 0 };
 	struct th_domain *dom = NULL;
@@ -122,7 +132,7 @@ static int rank_main(struct th_boot *boot, void *arg)
 	if (getenv("COLL_REPORT_FANOUT"))
 		report_fanout(coll, rank);
 	for (round = 0; round < g_rounds; round++) {
-		for (i = 0; i < COUNT; i++)
+		for (i = 0; i < g_count; i++)
 			send[i] = input(rank, round, i);
 		/* a thread cannot be killed alone: that rank just leaves */
 		if (threads && kill_env && atoi(kill_env) == rank && round == 1)
@@ -144,8 +154,15 @@ static int rank_main(struct th_boot *boot, void *arg)
 				th_strerror(ret));
 			return ret == -ETIMEDOUT ? 3 : 2;
 		}
+		/*
+		 * A round complete leaves the buffers to the host: as a
+		 * program may, reuse recv at once (a rank still sending
+		 * from it would send this to its children)
+		 */
+		memcpy(got, recv, g_count * sizeof(double));
+		memset(recv, 0xff, g_count * sizeof(double));
 		ref_tree(0, round, want);
-		if (memcmp(want, recv, COUNT * sizeof(double))) {
+		if (memcmp(want, got, g_count * sizeof(double))) {
 			fprintf(stderr, "coll_rank %d: round %u: wrong result\n",
 				rank, round);
 			return 1;
@@ -179,6 +196,12 @@ int main(int argc, char **argv)
 		g_size = atoi(getenv("TH_SIZE"));
 	else if (getenv("PMI_SIZE"))	/* MPICH's mpiexec (boot/pmi.c) */
 		g_size = atoi(getenv("PMI_SIZE"));
+	if (getenv("COLL_COUNT"))
+		g_count = strtoul(getenv("COLL_COUNT"), NULL, 0);
+	if (!g_count || g_count > (1u << 20)) {
+		fprintf(stderr, "coll_rank: COLL_COUNT must be 1 to 1048576\n");
+		return 1;
+	}
 	if (!g_size || g_size > 64) {
 		fprintf(stderr, "coll_rank: run me under thrun -n N, --threads N or mpiexec -n N (N <= 64)\n");
 		return 1;

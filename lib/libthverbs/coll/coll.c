@@ -236,6 +236,38 @@ static unsigned int th_coll_fan_chains(const struct th_coll *cl,
 }
 
 /*
+ * Does the Allreduce root @rk finish a round before its children have
+ * answered its result's PUTs?  A PUT to a child behind a network is
+ * answered a round trip after it leaves, and a fan-out chain raising F
+ * after it made the root, at N <= radix the slowest rank, complete one
+ * round trip after the last child got the result (3 one-way messages
+ * where a leaf takes 2).  Instead such a root of a one-segment message
+ * reduces into its scratch (tmp, otherwise unused on the root), its
+ * fan-out chains PUT from there and raise nothing, and one more chain,
+ * posted after them on the same counter, copies tmp into recv and raises
+ * F: the round ends once the PUTs are issued and the copy is made, and
+ * the host may reuse recv at once.  tmp is overwritten only by the next
+ * round's reduction, which waits for every child's next contribution,
+ * sent once that child has this round's result.  The copy is off the
+ * children's path: the PUTs go first.  A PUT that fails still fails its
+ * chain (and leaves the child waiting); the root's own result is
+ * complete either way.
+ */
+static bool th_coll_early_root(const struct th_coll *cl,
+			       const struct th_group_rank *rk)
+{
+	unsigned int j;
+
+	if (cl->attr.kind != TH_COLL_ALLREDUCE || rk->parent >= 0 ||
+	    !rk->nchild || cl->nseg != 1)
+		return false;
+	for (j = 0; j < rk->nchild; j++)
+		if (th_coll_child_remote(cl, rk, rk->child[j]))
+			return true;
+	return false;
+}
+
+/*
  * Chains, each on @ct >= @threshold, that PUT @len bytes from @src at
  * @soff to every child (@key and @doff on the child), raising @rct there;
  * each also raises F here when @finish (th_coll_fan_chains() of them).
@@ -312,13 +344,15 @@ static int th_coll_compile_up(struct th_coll *cl, unsigned int li, uint32_t s)
 	uint64_t thr = th_coll_up_threshold(cl, rk, s);
 	struct th_chain *c = th_plan_chain(&cl->plan);
 	bool root = rk->parent < 0;
+	bool early = th_coll_early_root(cl, rk);
 	const char *what = NULL;
 	struct th_remote to;
 	int ret = 0;
 
+	/* an early root reduces into tmp, and copies to recv beside its PUTs */
 	if (rk->nchild)
-		ret = th_coll_reduce(cl, rk, s, root ? rk->recv_mr : rk->scratch_mr,
-				     root ? so : to_off);
+		ret = th_coll_reduce(cl, rk, s, root && !early ? rk->recv_mr :
+				     rk->scratch_mr, root && !early ? so : to_off);
 	else if (root)
 		ret = th_chain_copy(c, rk->send_mr, so, rk->recv_mr, so, len, 0);
 	if (!ret && !root) {
@@ -416,6 +450,21 @@ static int th_coll_compile_down(struct th_coll *cl, unsigned int li, uint32_t s)
 			ret = th_coll_add(cl, li, TH_COLL_CT_B(s), 1,
 					  "copy the data into the result");
 	}
+	if (!ret && rk->nchild && th_coll_early_root(cl, rk)) {
+		ret = th_coll_fan_out(cl, li, TH_COLL_CT_B(s), thr,
+				      rk->scratch_mr, th_coll_tmp_off(cl, s),
+				      len, true, so, TH_COLL_CT_B(s), false,
+				      "send the result to the children");
+		c = th_plan_chain(&cl->plan);
+		if (!ret)
+			ret = th_chain_copy(c, rk->scratch_mr,
+					    th_coll_tmp_off(cl, s), rk->recv_mr,
+					    so, len, 0);
+		if (!ret)
+			ret = th_chain_ct_inc(c, TH_COLL_CT_F, 1, 0);
+		return ret ? ret : th_coll_add(cl, li, TH_COLL_CT_B(s), thr,
+					       "copy the result into recv: done");
+	}
 	if (!ret && rk->nchild)
 		return th_coll_fan_out(cl, li, TH_COLL_CT_B(s), thr, rk->recv_mr,
 				       so, len, true, so, TH_COLL_CT_B(s), true,
@@ -437,7 +486,9 @@ static int th_coll_compile_down(struct th_coll *cl, unsigned int li, uint32_t s)
 static uint64_t th_coll_finishes(const struct th_coll *cl,
 				 const struct th_group_rank *rk)
 {
-	if (cl->attr.kind == TH_COLL_REDUCE || !rk->nchild)
+	/* an early root's segment ends with its copy into recv */
+	if (cl->attr.kind == TH_COLL_REDUCE || !rk->nchild ||
+	    th_coll_early_root(cl, rk))
 		return cl->nseg;
 	return (uint64_t)cl->nseg * th_coll_fan_chains(cl, rk);
 }

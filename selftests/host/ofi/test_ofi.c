@@ -357,11 +357,53 @@ TEST(a_parent_sends_to_each_child_of_another_process_from_its_own_chain)
 	setenv("COLL_REPORT_FANOUT", "1", 1);
 	EXPECT_EQ(0, run_thrun(procs, NULL, out, sizeof(out)));
 	TH_LOG("%s", out);
-	EXPECT_EQ(1, count_lines(out, "coll_rank 0: fan-out: ", "8 chain(s), 8 put(s)"));
+	EXPECT_EQ(1, count_lines(out, "coll_rank 0: fan-out: ",
+				 "8 chain(s), 8 put(s), ends before the answers: no"));
 	EXPECT_EQ(1, count_lines(out, "coll_rank 2: fan-out: ", "4 chain(s), 4 put(s)"));
 	EXPECT_EQ(0, run_thrun(threads, NULL, out, sizeof(out)));
 	TH_LOG("%s", out);
 	EXPECT_EQ(1, count_lines(out, "coll_rank 0: fan-out: ", "4 chain(s), 8 put(s)"));
+	unsetenv("COLL_REPORT_FANOUT");
+}
+
+/*
+ * An Allreduce root of one segment whose children are behind a network
+ * ends its round once its PUTs of the result have left and its copy into
+ * recv is made, not a round trip later when they are answered: 2 and 4
+ * ranks, radix 4 (the root's children are every other rank), every
+ * round's result checked on every rank by coll_rank, whose ranks
+ * overwrite recv as soon as a round ends (a root still sending from it
+ * would corrupt its children's result where a PUT reads its source
+ * late); as threads of one process, where a delivery is done once
+ * posted, the root keeps the usual plan.
+ */
+TEST(an_allreduce_root_finishes_before_its_children_answer)
+{
+	const char *two[] = { "-n", "2", "--provider", "ofi", "--timeout", "60",
+			      TH_COLL_RANK, "5", "4", NULL };
+	const char *four[] = { "-n", "4", "--provider", "ofi", "--timeout", "60",
+			       TH_COLL_RANK, "5", "4", NULL };
+	const char *threads[] = { "--threads", "4", "--timeout", "60",
+				  TH_COLL_RANK, "5", "4", NULL };
+	static char out[1 << 14];
+
+	setenv("COLL_REPORT_FANOUT", "1", 1);
+	setenv("COLL_ONE_SEGMENT", "1", 1);
+	EXPECT_EQ(0, run_thrun(two, NULL, out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(1, count_lines(out, "coll_rank 0: fan-out: ",
+				 "1 chain(s), 1 put(s), ends before the answers: yes"));
+	EXPECT_EQ(0, run_thrun(four, NULL, out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(1, count_lines(out, "coll_rank 0: fan-out: ",
+				 "3 chain(s), 3 put(s), ends before the answers: yes"));
+	EXPECT_EQ(3, count_lines(out, "coll_rank ",
+				 "0 chain(s), 0 put(s), ends before the answers: no"));
+	EXPECT_EQ(0, run_thrun(threads, NULL, out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(1, count_lines(out, "coll_rank 0: fan-out: ",
+				 "1 chain(s), 3 put(s), ends before the answers: no"));
+	unsetenv("COLL_ONE_SEGMENT");
 	unsetenv("COLL_REPORT_FANOUT");
 }
 

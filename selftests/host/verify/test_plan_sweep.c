@@ -170,6 +170,9 @@ TEST(bad_plans_and_described_handles_are_refused)
 	th_coll_destroy(cl);
 }
 
+/* fan_chains()'s chains that raise F */
+static unsigned int fan_f;
+
 /*
  * Rank @rank's chains doing @what in @cl: how many, how many PUTs each
  * holds at most, their PUT targets in posting order (@to, up to @max),
@@ -192,6 +195,11 @@ static unsigned int fan_chains(const struct th_coll *cl, unsigned int rank,
 		if (strcmp(st.what, what))
 			continue;
 		n++;
+		/* does the chain raise F (after its PUTs)? */
+		for (d = 0; d < st.ndesc; d++)
+			if (st.descs[d].opcode == TH_NIC_OP_CT_INC)
+				break;
+		fan_f += d < st.ndesc;
 		for (d = 0, puts = 0; d < st.ndesc; d++) {
 			if (st.descs[d].opcode != TH_NIC_OP_PUT)
 				continue;
@@ -214,11 +222,14 @@ TEST(a_parent_sends_to_each_remote_child_from_a_chain_of_its_own)
 {
 	static const struct {
 		enum th_coll_kind kind;
-		const char *what;
+		const char *root, *what;
 	} cases[] = {
-		{ TH_COLL_ALLREDUCE, "forward the result to the children" },
-		{ TH_COLL_BCAST, "forward the result to the children" },
-		{ TH_COLL_REDUCE, "credit: children's contributions consumed" },
+		{ TH_COLL_ALLREDUCE, "send the result to the children",
+		  "forward the result to the children" },
+		{ TH_COLL_BCAST, "forward the result to the children",
+		  "forward the result to the children" },
+		{ TH_COLL_REDUCE, "credit: children's contributions consumed",
+		  "credit: children's contributions consumed" },
 	};
 	struct th_nic_query q = sweep_limits(16);
 	unsigned int c, most, to[8];
@@ -233,18 +244,26 @@ TEST(a_parent_sends_to_each_remote_child_from_a_chain_of_its_own)
 
 		ASSERT_NE(NULL, cl);
 		/* the root of 16, radix 2: children 1, 2, 4, 8 */
-		ASSERT_EQ(4, fan_chains(cl, 0, cases[c].what, &most, to, 8,
+		fan_f = 0;
+		ASSERT_EQ(4, fan_chains(cl, 0, cases[c].root, &most, to, 8,
 					&notify)) TH_LOG("case %u", c);
+		/* the Allreduce root's end with their PUT (th_coll_early_root()) */
+		EXPECT_EQ(c == 1 ? 4 : 0, fan_f) TH_LOG("case %u", c);
 		EXPECT_EQ(1, most);
 		EXPECT_EQ(8, to[0]);
 		EXPECT_EQ(4, to[1]);
 		EXPECT_EQ(2, to[2]);
 		EXPECT_EQ(1, to[3]);
-		/* F: once per chain going down; Reduce's ranks: once */
-		EXPECT_EQ(c == 2 ? 1 : 4, notify) TH_LOG("case %u", c);
+		/*
+		 * F: once per chain going down; Reduce's ranks and the
+		 * Allreduce root (its copy into recv): once
+		 */
+		EXPECT_EQ(c == 1 ? 4 : 1, notify) TH_LOG("case %u", c);
 		/* rank 8's children 9, 10, 12: three chains */
+		fan_f = 0;
 		EXPECT_EQ(3, fan_chains(cl, 8, cases[c].what, &most, to, 8,
 					&notify));
+		EXPECT_EQ(c == 2 ? 0 : 3, fan_f);
 		EXPECT_EQ(12, to[0]);
 		EXPECT_EQ(c == 2 ? 1 : 3, notify);
 		EXPECT_EQ(0, th_coll_verify(cl, &q, NULL, 0));
