@@ -60,8 +60,9 @@ static void bench_usage(FILE *f)
 		"                 default 5, at least 5).\n"
 		"Reports the median and p10/p90 of N samples (default 2000).\n"
 		"On ofi the two nodes are the two ranks' processes: the hop crosses\n"
-		"libfabric (TH_OFI_PROVIDER, default tcp;ofi_rxm) both ways, and rank 0\n"
-		"prints; the ranks' waits follow TH_WAIT_POLICY.\n");
+		"libfabric both ways (TH_OFI_PROVIDER; by default shm when both\n"
+		"ranks are on this host, tcp;ofi_rxm otherwise), and rank 0 prints;\n"
+		"the ranks' waits follow TH_WAIT_POLICY.\n");
 }
 
 /* Round trips of triggered PUTs between two nodes, all posted ahead. */
