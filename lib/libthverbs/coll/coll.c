@@ -236,29 +236,31 @@ static unsigned int th_coll_fan_chains(const struct th_coll *cl,
 }
 
 /*
- * Does the Allreduce root @rk finish a round before its children have
- * answered its result's PUTs?  A PUT to a child behind a network is
- * answered a round trip after it leaves, and a fan-out chain raising F
- * after it made the root, at N <= radix the slowest rank, complete one
- * round trip after the last child got the result (3 one-way messages
- * where a leaf takes 2).  Instead such a root of a one-segment message
- * reduces into its scratch (tmp, otherwise unused on the root), its
- * fan-out chains PUT from there and raise nothing, and one more chain,
- * posted after them on the same counter, copies tmp into recv and raises
- * F: the round ends once the PUTs are issued and the copy is made, and
- * the host may reuse recv at once.  tmp is overwritten only by the next
- * round's reduction, which waits for every child's next contribution,
- * sent once that child has this round's result.  The copy is off the
- * children's path: the PUTs go first.  A PUT that fails still fails its
- * chain (and leaves the child waiting); the root's own result is
- * complete either way.
+ * Does the root @rk finish a round before its children have answered its
+ * PUTs of the result (Allreduce) or the data (Broadcast)?  A PUT to a
+ * child behind a network is answered a round trip after it leaves, and a
+ * fan-out chain raising F after it made the root, at N <= radix the
+ * slowest rank, complete one round trip after the last child got the
+ * data (3 one-way messages where a leaf takes 2).  Instead such a root
+ * of a one-segment message sends from its scratch (tmp, otherwise unused
+ * on a root): the Allreduce root reduces into it, the Broadcast root
+ * copies its send buffer there; its fan-out chains PUT from there and
+ * raise nothing, and one more chain, posted after them on the same
+ * counter, copies tmp into recv and raises F.  The round ends once the
+ * PUTs are issued and the copy is made, and the host may reuse its
+ * buffers at once.  tmp is written again only in the next round once
+ * every child has started it (Allreduce: its contribution; Broadcast:
+ * its ready PUT), which a child does once it has this round's data.  The
+ * copy into recv is off the children's path: the PUTs go first.  A PUT
+ * that fails still fails its chain (and leaves the child waiting); the
+ * root's own result is complete either way.
  */
 static bool th_coll_early_root(const struct th_coll *cl,
 			       const struct th_group_rank *rk)
 {
 	unsigned int j;
 
-	if (cl->attr.kind != TH_COLL_ALLREDUCE || rk->parent >= 0 ||
+	if (cl->attr.kind == TH_COLL_REDUCE || rk->parent >= 0 ||
 	    !rk->nchild || cl->nseg != 1)
 		return false;
 	for (j = 0; j < rk->nchild; j++)
@@ -436,6 +438,7 @@ static int th_coll_compile_down(struct th_coll *cl, unsigned int li, uint32_t s)
 	enum th_coll_kind kind = cl->attr.kind;
 	uint64_t so = th_coll_seg_off(cl, s);
 	uint64_t len = (uint64_t)th_coll_seg_count(cl, s) * cl->esize;
+	bool early = th_coll_early_root(cl, rk);
 	bool root = rk->parent < 0;
 	uint64_t thr = 1;
 	struct th_chain *c;
@@ -445,12 +448,18 @@ static int th_coll_compile_down(struct th_coll *cl, unsigned int li, uint32_t s)
 		thr = 2;	/* data arrived and children ready */
 	if (kind == TH_COLL_BCAST && root) {
 		c = th_plan_chain(&cl->plan);
-		ret = th_chain_copy(c, rk->send_mr, so, rk->recv_mr, so, len, 0);
+		if (early)
+			ret = th_chain_copy(c, rk->send_mr, so, rk->scratch_mr,
+					    th_coll_tmp_off(cl, s), len, 0);
+		else
+			ret = th_chain_copy(c, rk->send_mr, so, rk->recv_mr, so,
+					    len, 0);
 		if (!ret)
-			ret = th_coll_add(cl, li, TH_COLL_CT_B(s), 1,
+			ret = th_coll_add(cl, li, TH_COLL_CT_B(s), 1, early ?
+					  "copy the data into scratch" :
 					  "copy the data into the result");
 	}
-	if (!ret && rk->nchild && th_coll_early_root(cl, rk)) {
+	if (!ret && early) {
 		ret = th_coll_fan_out(cl, li, TH_COLL_CT_B(s), thr,
 				      rk->scratch_mr, th_coll_tmp_off(cl, s),
 				      len, true, so, TH_COLL_CT_B(s), false,
