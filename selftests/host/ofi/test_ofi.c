@@ -340,6 +340,27 @@ static void coll_job(struct __test_metadata *_metadata, const char *n,
 }
 
 /*
+ * A coll_rank job that says how each rank's plan sends down
+ * (COLL_REPORT_FANOUT): @n processes over ofi, or @n threads of one
+ * process when @threads; @rounds rounds of a @radix-nomial Allreduce,
+ * every result checked.  thrun's exit status; its output in @out.
+ */
+static int fanout_job(bool threads, const char *n, const char *rounds,
+		      const char *radix, char *out, size_t cap)
+{
+	const char *procs[] = { "-n", n, "--provider", "ofi", "--timeout", "60",
+				TH_COLL_RANK, rounds, radix, NULL };
+	const char *thr[] = { "--threads", n, "--timeout", "60", TH_COLL_RANK,
+			      rounds, radix, NULL };
+	int st;
+
+	setenv("COLL_REPORT_FANOUT", "1", 1);
+	st = run_thrun(threads ? thr : procs, NULL, out, cap);
+	unsetenv("COLL_REPORT_FANOUT");
+	return st;
+}
+
+/*
  * Over libfabric a delivery is answered a round trip later, and a chain
  * waits for it: the root of 4 (radix 2) sends each of the 4 segments of
  * coll_rank's 16 KiB to its children 2 and 1 from a chain each (8 chains,
@@ -348,22 +369,16 @@ static void coll_job(struct __test_metadata *_metadata, const char *n,
  */
 TEST(a_parent_sends_to_each_child_of_another_process_from_its_own_chain)
 {
-	const char *procs[] = { "-n", "4", "--provider", "ofi", "--timeout", "60",
-				TH_COLL_RANK, "2", "2", NULL };
-	const char *threads[] = { "--threads", "4", "--timeout", "60",
-				  TH_COLL_RANK, "2", "2", NULL };
 	static char out[1 << 14];
 
-	setenv("COLL_REPORT_FANOUT", "1", 1);
-	EXPECT_EQ(0, run_thrun(procs, NULL, out, sizeof(out)));
+	EXPECT_EQ(0, fanout_job(false, "4", "2", "2", out, sizeof(out)));
 	TH_LOG("%s", out);
 	EXPECT_EQ(1, count_lines(out, "coll_rank 0: fan-out: ",
 				 "8 chain(s), 8 put(s), ends before the answers: no"));
 	EXPECT_EQ(1, count_lines(out, "coll_rank 2: fan-out: ", "4 chain(s), 4 put(s)"));
-	EXPECT_EQ(0, run_thrun(threads, NULL, out, sizeof(out)));
+	EXPECT_EQ(0, fanout_job(true, "4", "2", "2", out, sizeof(out)));
 	TH_LOG("%s", out);
 	EXPECT_EQ(1, count_lines(out, "coll_rank 0: fan-out: ", "4 chain(s), 8 put(s)"));
-	unsetenv("COLL_REPORT_FANOUT");
 }
 
 /*
@@ -379,32 +394,31 @@ TEST(a_parent_sends_to_each_child_of_another_process_from_its_own_chain)
  */
 TEST(an_allreduce_root_finishes_before_its_children_answer)
 {
-	const char *two[] = { "-n", "2", "--provider", "ofi", "--timeout", "60",
-			      TH_COLL_RANK, "5", "4", NULL };
-	const char *four[] = { "-n", "4", "--provider", "ofi", "--timeout", "60",
-			       TH_COLL_RANK, "5", "4", NULL };
-	const char *threads[] = { "--threads", "4", "--timeout", "60",
-				  TH_COLL_RANK, "5", "4", NULL };
+	static const struct {
+		const char *n, *root;
+		int leaves;
+	} jobs[] = {
+		{ "2", "1 chain(s), 1 put(s), ends before the answers: yes", 1 },
+		{ "4", "3 chain(s), 3 put(s), ends before the answers: yes", 3 },
+	};
 	static char out[1 << 14];
+	unsigned int j;
 
-	setenv("COLL_REPORT_FANOUT", "1", 1);
 	setenv("COLL_ONE_SEGMENT", "1", 1);
-	EXPECT_EQ(0, run_thrun(two, NULL, out, sizeof(out)));
-	TH_LOG("%s", out);
-	EXPECT_EQ(1, count_lines(out, "coll_rank 0: fan-out: ",
-				 "1 chain(s), 1 put(s), ends before the answers: yes"));
-	EXPECT_EQ(0, run_thrun(four, NULL, out, sizeof(out)));
-	TH_LOG("%s", out);
-	EXPECT_EQ(1, count_lines(out, "coll_rank 0: fan-out: ",
-				 "3 chain(s), 3 put(s), ends before the answers: yes"));
-	EXPECT_EQ(3, count_lines(out, "coll_rank ",
-				 "0 chain(s), 0 put(s), ends before the answers: no"));
-	EXPECT_EQ(0, run_thrun(threads, NULL, out, sizeof(out)));
+	for (j = 0; j < 2; j++) {
+		EXPECT_EQ(0, fanout_job(false, jobs[j].n, "5", "4", out,
+					sizeof(out)));
+		TH_LOG("%s", out);
+		EXPECT_EQ(1, count_lines(out, "coll_rank 0: fan-out: ",
+					 jobs[j].root));
+		EXPECT_EQ(jobs[j].leaves, count_lines(out, "coll_rank ",
+				"0 chain(s), 0 put(s), ends before the answers: no"));
+	}
+	EXPECT_EQ(0, fanout_job(true, "4", "5", "4", out, sizeof(out)));
 	TH_LOG("%s", out);
 	EXPECT_EQ(1, count_lines(out, "coll_rank 0: fan-out: ",
 				 "1 chain(s), 3 put(s), ends before the answers: no"));
 	unsetenv("COLL_ONE_SEGMENT");
-	unsetenv("COLL_REPORT_FANOUT");
 }
 
 TEST(allreduce_2_processes) { coll_job(_metadata, "2", "2"); }
