@@ -124,6 +124,8 @@ typedef __s16 s16;
 typedef __s32 s32;
 typedef __s64 s64;
 
+#define U64_MAX			((u64)~0ULL)
+
 /* The in-process provider's engine may sleep in userspace: a mutex. */
 #define th_lock_t		pthread_mutex_t
 #define th_lock_init(l)		pthread_mutex_init(l, NULL)

@@ -269,6 +269,27 @@ static inline u64 th_eng_desc_len(const struct th_nic_desc *d)
 	}
 }
 
+/**
+ * struct th_eng_local_range - a range of its own vport's MR a descriptor
+ *	touches (th_eng_desc_local_ranges())
+ * @key: the MR's local key
+ * @access: what it must allow: TH_NIC_ACCESS_LOCAL_WRITE where written
+ * @off: the offset in the MR (U64_MAX where computing it overflowed)
+ * @len: bytes
+ */
+struct th_eng_local_range {
+	u32 key;
+	u32 access;
+	u64 off;
+	u64 len;
+};
+
+/* A destination and every operand of a REDUCE at most */
+#define TH_ENG_LOCAL_RANGES	(1 + TH_NIC_MAX_OPERANDS)
+
+u32 th_eng_desc_local_ranges(const struct th_nic_desc *d,
+			     struct th_eng_local_range *out);
+
 /* Does @d write a CQ entry when it succeeds? */
 static inline bool th_eng_desc_writes_cqe(const struct th_nic_desc *d)
 {

@@ -45,6 +45,23 @@ static u32 th_eng_local_range(struct th_eng_vport *vp, u32 lkey, u32 access,
 }
 
 /*
+ * @d's local ranges (th_eng_desc_local_ranges()), each inside an MR of
+ * @vp that allows its access: the first refusal, or 0.
+ */
+static u32 th_eng_local_ranges_ok(struct th_eng_vport *vp,
+				  const struct th_nic_desc *d)
+	__must_hold(&vp->lock)
+{
+	struct th_eng_local_range lr[TH_ENG_LOCAL_RANGES];
+	u32 i, n = th_eng_desc_local_ranges(d, lr), reason = 0;
+
+	for (i = 0; i < n && !reason; i++)
+		reason = th_eng_local_range(vp, lr[i].key, lr[i].access,
+					    lr[i].off, lr[i].len);
+	return reason;
+}
+
+/*
  * A remote target: a fabric address that can exist, and a range that
  * cannot wrap; the key and the domain are checked by the target when it
  * runs.
@@ -84,8 +101,7 @@ u32 th_eng_check_xfer(struct th_eng_vport *vp, const struct th_nic_desc *d,
 
 	if (x->rsvd0 || !th_eng_all_zero(x->rsvd, sizeof(x->rsvd)))
 		return TH_NIC_REFUSE_RESERVED;
-	reason = th_eng_local_range(vp, x->lkey, th_eng_desc_local_access(d),
-				    x->loff, x->len);
+	reason = th_eng_local_ranges_ok(vp, d);
 	if (reason)
 		return reason;
 	if (!th_eng_remote_ok(vp, x->roff, x->len))
@@ -99,15 +115,10 @@ u32 th_eng_check_copy(struct th_eng_vport *vp, const struct th_nic_desc *d,
 	__must_hold(&vp->lock)
 {
 	const struct th_nic_desc_copy *c = &d->copy;
-	u32 reason;
 
 	if (!th_eng_all_zero(c->rsvd, sizeof(c->rsvd)))
 		return TH_NIC_REFUSE_RESERVED;
-	reason = th_eng_local_range(vp, c->src_key, 0, c->src_off, c->len);
-	if (!reason)
-		reason = th_eng_local_range(vp, c->dst_key, TH_NIC_ACCESS_LOCAL_WRITE,
-					    c->dst_off, c->len);
-	return reason;
+	return th_eng_local_ranges_ok(vp, d);
 }
 
 /* WRITE_INLINE: its bytes, and a local range or a remote target. */
@@ -133,8 +144,7 @@ u32 th_eng_check_inline(struct th_eng_vport *vp, const struct th_nic_desc *d,
 	} else {
 		if (w->node || w->vport || w->rkey)
 			return TH_NIC_REFUSE_ADDRESS;
-		reason = th_eng_local_range(vp, w->lkey, TH_NIC_ACCESS_LOCAL_WRITE,
-					    w->off, w->len);
+		reason = th_eng_local_ranges_ok(vp, d);
 		if (reason)
 			return reason;
 	}
@@ -171,12 +181,13 @@ u32 th_eng_check_reduce(struct th_eng_vport *vp, const struct th_nic_desc *d,
 			u32 pos __always_unused, u32 n __always_unused)
 	__must_hold(&vp->lock)
 {
+	struct th_eng_local_range lr[TH_ENG_LOCAL_RANGES];
 	const struct th_nic_desc_reduce *r = &d->reduce;
 	bool strided = r->rflags & TH_NIC_RF_STRIDED;
 	u32 max_src = TH_NIC_MAX_OPERANDS;
 	const struct th_eng_mr *dst;
-	u64 bytes, dst_addr, off;
-	u32 esize, i, used_off, used_key, reason;
+	u32 esize, i, nr, used_off, used_key, reason;
+	u64 bytes, dst_addr;
 
 	if (!th_alu_op_valid(r->alu_op, r->dtype))
 		return TH_NIC_REFUSE_ALU;
@@ -197,29 +208,22 @@ u32 th_eng_check_reduce(struct th_eng_vport *vp, const struct th_nic_desc *d,
 		if (r->src_off[i])
 			return TH_NIC_REFUSE_RESERVED;
 
+	/* the destination, then each operand (th_eng_desc_local_ranges()) */
 	esize = th_alu_dtype_size(r->dtype);
-	bytes = (u64)r->count * esize;
-	dst = th_eng_local_mr(vp, r->dst_key, TH_NIC_ACCESS_LOCAL_WRITE);
+	nr = th_eng_desc_local_ranges(d, lr);
+	bytes = lr[0].len;
+	dst = th_eng_local_mr(vp, lr[0].key, lr[0].access);
 	if (!dst)
 		return TH_NIC_REFUSE_LKEY;
-	if (th_eng_mr_allows(dst, 0, r->dst_off, bytes))
+	if (th_eng_mr_allows(dst, 0, lr[0].off, bytes))
 		return TH_NIC_REFUSE_RANGE;
-	dst_addr = dst->uaddr + r->dst_off;
+	dst_addr = dst->uaddr + lr[0].off;
 	if (dst_addr & (esize - 1))
 		return TH_NIC_REFUSE_ALIGN;
 
-	for (i = 0; i < r->nsrc; i++) {
-		if (strided) {
-			if (check_mul_overflow((u64)i, (u64)r->src_off[1], &off) ||
-			    check_add_overflow(off, (u64)r->src_off[0], &off))
-				return TH_NIC_REFUSE_RANGE;
-			reason = th_eng_reduce_operand_ok(vp, r->src_key[0], off,
-							  bytes, esize, dst_addr);
-		} else {
-			reason = th_eng_reduce_operand_ok(vp, r->src_key[i],
-							  r->src_off[i], bytes,
-							  esize, dst_addr);
-		}
+	for (i = 1; i < nr; i++) {
+		reason = th_eng_reduce_operand_ok(vp, lr[i].key, lr[i].off, bytes,
+						  esize, dst_addr);
 		if (reason)
 			return reason;
 	}

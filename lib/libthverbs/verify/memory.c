@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * memory.c - the ranges of every descriptor against the regions the set
- * declares (th_verify_set.regions), as the doorbell's checks read them
- * (th_validate.c): its local ranges (a transfer's lkey, offset and
- * length; a copy's source and destination; a reduction's operands and
- * destination; an inline write that stays here) and the range at its
- * target (th_eng_desc_target()), each inside a region of that node and
- * vport with the access it needs (th_eng_desc_local_access() and
- * th_eng_desc_remote_access() for a transfer and its target).  A chain
+ * declares (th_verify_set.regions), read as the doorbell reads them: its
+ * local ranges from th_eng_desc_local_ranges() (a transfer's lkey,
+ * offset and length; a copy's source and destination; a reduction's
+ * destination and operands; an inline write that stays here), the same
+ * function th_validate.c checks, and the range at its target
+ * (th_eng_desc_target(), th_eng_desc_remote_access()), each inside a
+ * region of that node and vport with the access it needs.  A chain
  * with a range outside fails when it runs: it is taken as never firing,
  * so the chains that wait on it are reported too.  No regions declared:
  * nothing is checked.
@@ -109,69 +109,24 @@ static const char *tv_range_bad(const struct tv_regions *r, bool remote,
 }
 
 /*
- * The local ranges of a copy, a reduction or an inline write that stays
- * on its vport, as th_eng_check_copy(), _reduce() and _inline() read
- * them: sources read (no access needed), destinations written (local
- * write).  NULL when each is inside a region with that access.
+ * @d's ranges on its own vport and at its target, as the doorbell and the
+ * target read them: each local range (th_eng_desc_local_ranges(), the
+ * doorbell's own reading) inside a region of the chain's vport with the
+ * access it needs, and the target's range inside a region there that
+ * allows the remote access.  NULL when all are.
  */
-static const char *tv_local_bad(const struct tv_regions *r,
-				const struct th_verify_chain *vc,
-				const struct th_nic_desc *d, char *why, size_t size)
-{
-	const struct th_nic_desc_reduce *rd = &d->reduce;
-	uint32_t n = vc->node, v = vc->vport, i;
-	uint64_t bytes;
-
-	switch (th_eng_opdef(d->opcode)->operand) {
-	case TH_ENG_OPND_COPY:
-		if (tv_range_bad(r, false, n, v, d->copy.src_key,
-				 d->copy.src_off, d->copy.len, 0, why, size))
-			return why;
-		return tv_range_bad(r, false, n, v, d->copy.dst_key,
-				    d->copy.dst_off, d->copy.len,
-				    TH_NIC_ACCESS_LOCAL_WRITE, why, size);
-	case TH_ENG_OPND_INLINE:
-		if (d->flags & TH_NIC_DF_REMOTE)
-			return NULL;	/* its target's: below */
-		return tv_range_bad(r, false, n, v, d->wr_inline.lkey,
-				    d->wr_inline.off, d->wr_inline.len,
-				    TH_NIC_ACCESS_LOCAL_WRITE, why, size);
-	case TH_ENG_OPND_REDUCE:
-		bytes = th_eng_desc_len(d);
-		if (tv_range_bad(r, false, n, v, rd->dst_key, rd->dst_off, bytes,
-				 TH_NIC_ACCESS_LOCAL_WRITE, why, size))
-			return why;
-		for (i = 0; i < rd->nsrc && i < TH_NIC_MAX_OPERANDS; i++) {
-			bool strided = rd->rflags & TH_NIC_RF_STRIDED;
-			uint64_t off = strided ? rd->src_off[0] +
-					       (uint64_t)i * rd->src_off[1] :
-					       rd->src_off[i];
-
-			if (tv_range_bad(r, false, n, v,
-					 rd->src_key[strided ? 0 : i], off,
-					 bytes, 0, why, size))
-				return why;
-		}
-		return NULL;
-	default:
-		return NULL;
-	}
-}
-
 static const char *tv_desc_bad(const struct tv_regions *r,
 			       const struct th_verify_chain *vc,
 			       const struct th_nic_desc *d, char *why, size_t size)
 {
+	struct th_eng_local_range lr[TH_ENG_LOCAL_RANGES];
 	struct th_eng_remote_op op;
-	u32 need;
+	u32 i, n = th_eng_desc_local_ranges(d, lr), need;
 
-	if (th_eng_opdef(d->opcode)->operand == TH_ENG_OPND_XFER &&
-	    tv_range_bad(r, false, vc->node, vc->vport, d->xfer.lkey,
-			 d->xfer.loff, d->xfer.len, th_eng_desc_local_access(d),
-			 why, size))
-		return why;
-	if (tv_local_bad(r, vc, d, why, size))
-		return why;
+	for (i = 0; i < n; i++)
+		if (tv_range_bad(r, false, vc->node, vc->vport, lr[i].key,
+				 lr[i].off, lr[i].len, lr[i].access, why, size))
+			return why;
 	need = th_eng_desc_remote_access(d);
 	if (need && th_eng_desc_target(d, &op) &&
 	    tv_range_bad(r, true, op.node, op.vport, op.rkey, op.roff, op.len,
