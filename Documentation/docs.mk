@@ -115,7 +115,8 @@ $(DOCS_DIR)/%.html: $(DOCS_DIR)/src/%.rst
 # .rst name in the pages, README.md, the man pages and the code's comments
 # resolves, and every source file's first line names that file
 # (scripts/check-refs.py).  A TAP line per dead reference, so that the
-# summary names each one.
+# summary names each one.  And every text scripts/mutants.list mutates
+# is still in its file, once (make mutants refuses to start otherwise).
 .PHONY: refcheck
 refcheck:
 	@mkdir -p $(LOGS)
@@ -127,7 +128,14 @@ refcheck:
 	  else \
 		echo "$$out" | awk '{ print "not ok " NR " dead reference: " $$0 }'; \
 	  fi; } > $(LOGS)/refs.tap; \
-	cat $(LOGS)/refs.tap; exit $$rc
+	mut=$$($(TOP)/scripts/mutants.sh --list-check 2>&1); mrc=$$?; \
+	n=$$(grep -c '^' $(LOGS)/refs.tap); \
+	{ if [ $$mrc = 0 ]; then \
+		echo "ok $$((n + 1)) every text scripts/mutants.list mutates occurs once in its file"; \
+	  else \
+		echo "not ok $$((n + 1)) scripts/mutants.list is stale: $$(echo "$$mut" | head -c 2000 | tr '\n' ' ')"; \
+	  fi; } >> $(LOGS)/refs.tap; \
+	cat $(LOGS)/refs.tap; [ $$rc = 0 ] && [ $$mrc = 0 ]
 
 # Its host test: the checker over a tiny tree with one good and one dead
 # reference of each kind (selftests/host/docs/test_check_refs.sh).

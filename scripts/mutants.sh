@@ -10,6 +10,9 @@
 # test is missing, or the mutation changes nothing observable.
 #
 #   scripts/mutants.sh [LIST]      default scripts/mutants.list
+#   scripts/mutants.sh --list-check [LIST]
+#                                  only the list's check below, on the
+#                                  worktree (make refcheck): no build
 #
 # Environment: MUTANTS_DIR (scratch copy, default /tmp/th_nic-mutants.$UID,
 # reused between runs), MUTANTS_TIMEOUT (seconds per test run, 120),
@@ -24,6 +27,11 @@
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+LIST_CHECK=
+if [ "${1:-}" = --list-check ]; then
+	LIST_CHECK=1
+	shift
+fi
 LIST=${1:-$TOP/scripts/mutants.list}
 SCRATCH=${MUTANTS_DIR:-/tmp/th_nic-mutants.$(id -u)}
 TIMEOUT=${MUTANTS_TIMEOUT:-120}
@@ -63,6 +71,21 @@ done <"$LIST"
 count() {
 	python3 -c 'import sys; print(open(sys.argv[1]).read().count(sys.argv[2]))' "$1" "$2"
 }
+
+# --list-check: every entry's text once in the worktree's file, or exit 2.
+if [ -n "$LIST_CHECK" ]; then
+	bad=0
+	for i in "${!files[@]}"; do
+		c=0
+		[ -f "$TOP/${files[$i]}" ] && c=$(count "$TOP/${files[$i]}" "${origs[$i]}")
+		if [ "$c" != 1 ]; then
+			echo "$LIST:${lines[$i]}: '${origs[$i]}' occurs $c times in ${files[$i]} (must be exactly once)"
+			bad=1
+		fi
+	done
+	[ $bad = 0 ] || exit 2
+	exit 0
+fi
 
 # Replace the one occurrence of $2 in $1 by $3.
 replace() {
