@@ -16,8 +16,9 @@
 #   make hostcheck  host tests only (sanitizers on; CHECK_JOBS at a time)
 #   make lint       checkpatch --strict and sparse over the kernel-side code
 #   make refcheck   every :doc:, include and file reference of the pages,
-#                   README, man pages and comments resolves, and every
-#                   file's first line names it (check's)
+#                   README, man pages and comments resolves, every
+#                   file's first line names it, and every text of
+#                   scripts/mutants.list is still in its file (check's)
 #   make docs       Documentation/ rendered to HTML in build/docs
 #   make fuzz       libFuzzer targets, FUZZ_SECONDS (60) each, under ASan/UBSan
 #   make vmtest     boot Debian's kernel in QEMU and run the selftests there
