@@ -112,14 +112,22 @@ mkdir -p "$SCRATCH/build" || die "cannot create $SCRATCH"
 (cd "$TOP" && git ls-files -co --exclude-standard -z) | python3 -c '
 import os, shutil, sys
 src, dst = sys.argv[1:3]
-files = [f for f in sys.stdin.buffer.read().decode().split("\0") if f]
+# a tracked file deleted from the worktree (not yet staged) is listed too
+files = [f for f in sys.stdin.buffer.read().decode().split("\0")
+         if f and os.path.isfile(os.path.join(src, f))]
 listed = os.path.join(dst, "build", ".mutants-copied")
+keep = set(files)
 try:
     with open(listed) as x:
         before = x.read().split("\0")
 except OSError:
+    # a copy from before the list was kept: every file outside build/
     before = []
-keep = set(files)
+    for root, dirs, names in os.walk(dst):
+        if root == dst:
+            dirs[:] = [d for d in dirs if d not in ("build", ".git")]
+        before += [os.path.relpath(os.path.join(root, n), dst) for n in names]
+    before = [f for f in before if f.endswith((".c", ".h", ".S"))]
 for f in before:
     if f and f not in keep and os.path.isfile(os.path.join(dst, f)):
         os.remove(os.path.join(dst, f))

@@ -55,6 +55,14 @@ static void report_fanout(const struct th_coll *coll, unsigned int rank)
 	fflush(stdout);
 }
 
+/* COLL_ONE_SEGMENT=1: the whole message is one segment */
+static bool one_segment(void)
+{
+	const char *v = getenv("COLL_ONE_SEGMENT");
+
+	return v && !strcmp(v, "1");
+}
+
 static double input(unsigned int rank, unsigned int round, unsigned int i)
 {
 	return (double)((rank * 5 + round * 11 + i) % 64) / 4;
@@ -93,7 +101,7 @@ static int rank_main(struct th_boot *boot, void *arg)
 	const char *kill_env = getenv("COLL_KILL_RANK");
 	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
 				  .dtype = TH_NIC_DT_FLOAT64, .count = g_count,
-				  .segment = getenv("COLL_ONE_SEGMENT") ? g_count : 512,
+				  .segment = one_segment() ? g_count : 512,
 				  .radix = g_radix };
 	double *send = calloc(4 * g_count, sizeof(double));
 	double *recv = send + g_count, *want = send + 2 * g_count;
@@ -196,9 +204,12 @@ int main(int argc, char **argv)
 		g_size = atoi(getenv("TH_SIZE"));
 	else if (getenv("PMI_SIZE"))	/* MPICH's mpiexec (boot/pmi.c) */
 		g_size = atoi(getenv("PMI_SIZE"));
-	if (getenv("COLL_COUNT"))
-		g_count = strtoul(getenv("COLL_COUNT"), NULL, 0);
-	if (!g_count || g_count > (1u << 20)) {
+	if (getenv("COLL_COUNT")) {
+		unsigned long c = strtoul(getenv("COLL_COUNT"), NULL, 0);
+
+		g_count = c <= (1u << 20) ? (unsigned int)c : 0;
+	}
+	if (!g_count) {
 		fprintf(stderr, "coll_rank: COLL_COUNT must be 1 to 1048576\n");
 		return 1;
 	}

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <thverbs/coll.h>
 #include "group.h"
@@ -195,19 +196,57 @@ int th_group_barrier(struct th_group *g)
 	return th_group_agree(g, 0);
 }
 
+static uint64_t th_group_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Drain @vp's CQ until @chains final entries came, or for at most
+ * TH_GROUP_QUIESCE_NS.  A chain still running when cancelled (a delivery
+ * to another process not yet answered: a root that ended its round before
+ * its children answered, a leaf whose contribution's answer is on its
+ * way) is only stopped, and writes its entry when its round ends; left in
+ * the CQ, that entry would be the next handle's on this vport.  The bound
+ * keeps a dead peer, whose answer never comes, from holding the teardown
+ * past it: then the entry lands late, as it did before.
+ */
+#define TH_GROUP_QUIESCE_NS	(500 * 1000000ULL)
+
+static void th_group_drain(struct th_vport *vp, int chains)
+{
+	uint64_t deadline = th_group_now_ns() + TH_GROUP_QUIESCE_NS;
+	const struct timespec nap = { 0, 20000 };
+	struct th_nic_cqe cqe[16];
+	int n, j, finals = 0;
+
+	for (;;) {
+		n = th_poll_cq(vp, cqe, 16);
+		for (j = 0; j < n; j++)
+			finals += !!(cqe[j].flags & TH_NIC_CQE_F_FINAL);
+		if (n > 0)
+			continue;
+		if (finals >= chains || th_group_now_ns() > deadline)
+			return;
+		nanosleep(&nap, NULL);
+	}
+}
+
 void th_group_quiesce(struct th_group *g)
 {
-	struct th_nic_cqe cqe[16];
 	unsigned int i;
 
 	for (i = 0; g->local && i < g->nlocal; i++) {
 		struct th_group_rank *rk = &g->local[i];
+		int chains;
 
 		if (!rk->vp)
 			continue;
-		th_cancel_all(rk->vp);
-		while (th_poll_cq(rk->vp, cqe, 16) > 0)
-			;
+		chains = th_cancel_all(rk->vp);
+		th_group_drain(rk->vp, chains > 0 ? chains : 0);
 	}
 }
 

@@ -87,7 +87,10 @@ int th_group_exchange(struct th_group *g, int err);
 int th_group_agree(struct th_group *g, int err);
 /* A barrier through the exchange hook (no-op with every rank local). */
 int th_group_barrier(struct th_group *g);
-/* Cancel every chain on the local vports and drain their CQs. */
+/*
+ * Cancel every chain on the local vports and drain their CQs, waiting
+ * (boundedly) for the entries of chains that were still running.
+ */
 void th_group_quiesce(struct th_group *g);
 /* Deregister and free; @g may be partly initialised. */
 void th_group_fini(struct th_group *g);

@@ -9,7 +9,8 @@ HOST_TESTS	+= $(OFI_TESTS)
 
 $(S)/selftests/host/ofi/test_ofi.o: TH_CPPFLAGS += -DTH_THRUN='"$(BIN)/thrun"' \
 	-DTH_OFI_RANK='"$(OFI_RANK)"' -DTH_COLL_RANK='"$(COLL_RANK_HOST)"' \
-	-DTH_OFI_FORGER='"$(OFI_FORGER)"'
+	-DTH_OFI_FORGER='"$(OFI_FORGER)"' \
+	-DTH_OFI_ATTACK_SUPP='"$(TOP)/selftests/host/ofi/libfabric-attack.supp"'
 
 # the attacker of test_ofi's forged-messages case: it knows the wire
 # (ofi.h) but nothing of the job's

@@ -31,6 +31,9 @@
 #ifndef TH_OFI_FORGER
 #error "TH_OFI_FORGER: the path of ofi_forger, from ofi-tests.mk"
 #endif
+#ifndef TH_OFI_ATTACK_SUPP
+#error "TH_OFI_ATTACK_SUPP: the forged case's suppressions, from ofi-tests.mk"
+#endif
 #ifndef TH_COLL_RANK
 #error "TH_COLL_RANK: the path of coll_rank, from ofi-tests.mk"
 #endif
@@ -280,11 +283,13 @@ static int queue_reports(const char *out, unsigned long long *reads,
  * Over tcp;ofi_rxm the progress thread sleeps in the queue (fi_cq_sread())
  * when idle; while messages flow (a completion within TH_SPIN_US) it keeps
  * looking without sleeping, so a stream that no waiter reads does not pay
- * a wake-up per delivery.  A stream of 8 x 48 triggered round trips (no
- * waiter reads it after its first TH_SPIN_US): at most a quarter of the
- * thread's reads on each rank began asleep in the queue.  With passive
- * waits the thread sleeps in the queue before nearly every read, which is
- * what this tells apart (about 80 % measured).
+ * a wake-up per delivery.  A stream of 8 x 48 triggered round trips that
+ * the ranks wait for by reading their counters (so only the progress
+ * thread reads the queue), with the thread's window at its bound (1 ms,
+ * a margin for a loaded machine): on each rank the thread read every
+ * entry, and at most a quarter of its reads began asleep in the queue.
+ * With passive waits (or the busy path removed) about a third do, a
+ * message after each reply.
  */
 TEST(a_busy_progress_thread_reads_tcp_without_sleeping_in_the_queue)
 {
@@ -293,14 +298,14 @@ TEST(a_busy_progress_thread_reads_tcp_without_sleeping_in_the_queue)
 	int i;
 
 	setenv("TH_WAIT_POLICY", "auto", 1);
-	setenv("TH_SPIN_US", "200", 1);
+	setenv("TH_SPIN_US", "1000", 1);
 	EXPECT_EQ(0, run_case_on("stream", "tcp;ofi_rxm", out, sizeof(out)));
 	unsetenv("TH_SPIN_US");
 	unsetenv("TH_WAIT_POLICY");
 	TH_LOG("%s", out);
 	ASSERT_EQ(2, queue_reports(out, reads, wakes, 2));
 	for (i = 0; i < 2; i++) {
-		EXPECT_LE(100ULL, reads[i]);
+		EXPECT_LE(8 * 48 * 2ULL, reads[i]);
 		EXPECT_GE(reads[i] / 4, wakes[i]);
 	}
 }
@@ -392,7 +397,7 @@ TEST(a_parent_sends_to_each_child_of_another_process_from_its_own_chain)
  * late); as threads of one process, where a delivery is done once
  * posted, the root keeps the usual plan.
  */
-TEST(an_allreduce_root_finishes_before_its_children_answer)
+TEST(an_allreduce_roots_plan_ends_its_round_before_its_children_answer)
 {
 	static const struct {
 		const char *n, *root;
@@ -501,7 +506,11 @@ TEST(forged_messages_from_another_user_change_nothing)
 	}
 	setenv("FORGE_DIR", dir, 1);
 	setenv("TH_OFI_PROVIDER", "tcp;ofi_rxm", 1);
+	/* libfabric's own leak of a half-set-up attacker connection */
+	setenv("LSAN_OPTIONS", "suppressions=" TH_OFI_ATTACK_SUPP
+	       ":print_suppressions=0", 1);
 	st = run_thrun(argv, NULL, out, sizeof(out));
+	unsetenv("LSAN_OPTIONS");
 	unsetenv("TH_OFI_PROVIDER");
 	unsetenv("FORGE_DIR");
 	if (waitpid(pid, &fst, 0) != pid)

@@ -55,6 +55,8 @@
  * more often (on 2 CPUs, 50 us cost the spinning hop about 2x).
  */
 #define TH_OFI_DRIVEN_US	200
+/* the longest a busy progress thread looks without sleeping (th_ofi_cq_busy()) */
+#define TH_OFI_BUSY_MAX_US	1000
 
 u64 th_ofi_now_ns(void)
 {
@@ -629,6 +631,26 @@ static int th_ofi_tcp_nap(struct th_ofi *o, const struct timespec *nap)
 }
 
 /*
+ * Whether the progress thread read a completion within the last
+ * TH_SPIN_US, at most TH_OFI_BUSY_MAX_US (not with
+ * TH_WAIT_POLICY=passive): while a stream of messages flows it keeps
+ * looking, yielding between looks, rather than sleep in the queue and be
+ * woken for the next one (fi_cq_sread(): a wake-up on the critical path
+ * of every hop, 25-50 us on a VM).  The bound keeps an idle rank asleep
+ * between its peers' PINGs whatever TH_SPIN_US says.
+ */
+static bool th_ofi_cq_busy(struct th_ofi *o)
+{
+	uint64_t spin_us;
+
+	if (th_wait_policy_get(&spin_us) == TH_WAIT_PASSIVE)
+		return false;
+	if (spin_us > TH_OFI_BUSY_MAX_US)
+		spin_us = TH_OFI_BUSY_MAX_US;
+	return th_ofi_now_ns() - o->cq_idle_since < spin_us * 1000;
+}
+
+/*
  * The polled queues (shm: fi_cq_sread() on its only wait object ignores
  * its timeout in libfabric 1.17; or two rails) were empty: the thread yields while it was
  * busy recently (for TH_SPIN_US; not with TH_WAIT_POLICY=passive), then
@@ -647,21 +669,6 @@ static int th_ofi_tcp_nap(struct th_ofi *o, const struct timespec *nap)
  * this, 320 with every pair on TCP); shm's queue is looked at after each
  * nap, as in a job on one host.
  */
-/*
- * Whether the progress thread read a completion within the last
- * TH_SPIN_US (not with TH_WAIT_POLICY=passive): while a stream of
- * messages flows it keeps looking, yielding between looks, rather than
- * sleep in the queue and be woken for the next one (fi_cq_sread(): a
- * wake-up on the critical path of every hop, 25-50 us on a VM).
- */
-static bool th_ofi_cq_busy(struct th_ofi *o)
-{
-	uint64_t spin_us;
-
-	if (th_wait_policy_get(&spin_us) == TH_WAIT_PASSIVE)
-		return false;
-	return th_ofi_now_ns() - o->cq_idle_since < spin_us * 1000;
-}
 
 static void th_ofi_cq_idle(struct th_ofi *o)
 {
@@ -777,6 +784,8 @@ static ssize_t th_ofi_thread_read(struct th_ofi *o, struct fi_cq_data_entry *e)
 		if (pthread_mutex_trylock(&o->cq_lock))
 			return 0;
 		n = th_ofi_read_rails_locked(o, e, &o->thread_reads);
+		if (n > 0)
+			o->cq_idle_since = th_ofi_now_ns();
 	} else if (o->cq_poll) {
 		/* read, and sleep only with the queues let go */
 		pthread_mutex_lock(&o->cq_lock);
@@ -801,21 +810,25 @@ static ssize_t th_ofi_thread_read(struct th_ofi *o, struct fi_cq_data_entry *e)
 		o->cq_idle_since = th_ofi_now_ns();
 		return n;
 	} else {
-		/* one rail, idle: asleep in the queue */
+		/* one rail, idle: a last look, then asleep in the queue */
 		pthread_mutex_lock(&o->cq_lock);
-		__atomic_store_n(&o->cq_kicked, false, __ATOMIC_RELAXED);
-		__atomic_store_n(&o->cq_asleep, true, __ATOMIC_RELEASE);
-		n = fi_cq_sread(o->rail[0].cq, e, 16, NULL, TH_OFI_POLL_MS);
-		__atomic_store_n(&o->cq_asleep, false, __ATOMIC_RELEASE);
-		if (n == -FI_ENOSYS)
-			n = fi_cq_read(o->rail[0].cq, e, 16);
-		/* woken for a waiter, or for an operation to end: not idle */
-		if (n == -FI_EAGAIN &&
-		    __atomic_load_n(&o->cq_kicked, __ATOMIC_ACQUIRE))
-			n = 0;
+		n = fi_cq_read(o->rail[0].cq, e, 16);
+		if (n == -FI_EAGAIN) {
+			__atomic_store_n(&o->cq_kicked, false, __ATOMIC_RELAXED);
+			__atomic_store_n(&o->cq_asleep, true, __ATOMIC_RELEASE);
+			n = fi_cq_sread(o->rail[0].cq, e, 16, NULL, TH_OFI_POLL_MS);
+			__atomic_store_n(&o->cq_asleep, false, __ATOMIC_RELEASE);
+			if (n == -FI_ENOSYS)
+				n = fi_cq_read(o->rail[0].cq, e, 16);
+			else if (n > 0)
+				o->queue_wakes++;
+			/* woken for a waiter, or for an operation to end: not idle */
+			if (n == -FI_EAGAIN &&
+			    __atomic_load_n(&o->cq_kicked, __ATOMIC_ACQUIRE))
+				n = 0;
+		}
 		if (n > 0) {
 			o->thread_reads += n;
-			o->queue_wakes++;
 			o->cq_idle_since = th_ofi_now_ns();
 		}
 		th_ofi_handle_locked(o, 0, e, n);
