@@ -135,8 +135,6 @@ with open(listed, "w") as x:
     x.write("\0".join(files))
 for f in files:
     a, b = os.path.join(src, f), os.path.join(dst, f)
-    if not os.path.isfile(a):
-        continue
     with open(a, "rb") as x:
         data = x.read()
     try:

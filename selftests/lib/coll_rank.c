@@ -33,8 +33,8 @@ static unsigned int g_size, g_radix;
  * "coll_rank R: fan-out: C chain(s), P put(s), ends before the answers:
  * yes|no" (a chain of its own per child behind a network, children of one
  * fabric sharing one; "yes" where the round ends with a copy into recv,
- * not once the PUTs are answered: an Allreduce root of one segment with
- * children behind a network).
+ * not once the PUTs are answered: an Allreduce or Broadcast root of one
+ * segment with children behind a network).
  */
 static void report_fanout(const struct th_coll *coll, unsigned int rank)
 {

@@ -205,26 +205,25 @@ static uint64_t th_group_now_ns(void)
 }
 
 /*
- * Drain @vp's CQ until @chains final entries came, or for at most
- * TH_GROUP_QUIESCE_NS.  A chain still running when cancelled (a delivery
- * to another process not yet answered: a root that ended its round before
- * its children answered, a leaf whose contribution's answer is on its
- * way) is only stopped, and writes its entry when its round ends; left in
- * the CQ, that entry would be the next handle's on this vport.  The bound
- * keeps a dead peer, whose answer never comes, from holding the teardown
- * past it: then the entry lands late, as it did before.
+ * Drain @vp's CQ until @chains final entries came, or until @deadline.
+ * A chain still running when cancelled (a delivery to another process not
+ * yet answered: a root that ended its round before its children answered,
+ * a leaf whose contribution's answer is on its way) is only stopped, and
+ * writes its entry when its round ends; left in the CQ, that entry would
+ * be the next handle's on this vport.  The deadline keeps a dead peer,
+ * whose answer never comes, from holding the teardown past it: then the
+ * entry lands late, as it did before.
  */
-#define TH_GROUP_QUIESCE_NS	(500 * 1000000ULL)
-
-static void th_group_drain(struct th_vport *vp, int chains)
+static void th_group_drain(struct th_vport *vp, int chains, uint64_t deadline)
 {
-	uint64_t deadline = th_group_now_ns() + TH_GROUP_QUIESCE_NS;
 	const struct timespec nap = { 0, 20000 };
 	struct th_nic_cqe cqe[16];
 	int n, j, finals = 0;
 
 	for (;;) {
 		n = th_poll_cq(vp, cqe, 16);
+		if (n < 0)
+			return;		/* nothing more will come */
 		for (j = 0; j < n; j++)
 			finals += !!(cqe[j].flags & TH_NIC_CQE_F_FINAL);
 		if (n > 0)
@@ -235,8 +234,12 @@ static void th_group_drain(struct th_vport *vp, int chains)
 	}
 }
 
+/* the whole teardown's bound, whatever the number of local ranks */
+#define TH_GROUP_QUIESCE_NS	(500 * 1000000ULL)
+
 void th_group_quiesce(struct th_group *g)
 {
+	uint64_t deadline = th_group_now_ns() + TH_GROUP_QUIESCE_NS;
 	unsigned int i;
 
 	for (i = 0; g->local && i < g->nlocal; i++) {
@@ -246,7 +249,7 @@ void th_group_quiesce(struct th_group *g)
 		if (!rk->vp)
 			continue;
 		chains = th_cancel_all(rk->vp);
-		th_group_drain(rk->vp, chains > 0 ? chains : 0);
+		th_group_drain(rk->vp, chains > 0 ? chains : 0, deadline);
 	}
 }
 

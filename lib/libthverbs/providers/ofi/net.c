@@ -669,7 +669,6 @@ static bool th_ofi_cq_busy(struct th_ofi *o)
  * this, 320 with every pair on TCP); shm's queue is looked at after each
  * nap, as in a job on one host.
  */
-
 static void th_ofi_cq_idle(struct th_ofi *o)
 {
 	struct timespec nap;
