@@ -27,6 +27,8 @@
 
 #define BIG		(1u << 20)	/* past the eager limit: RMA */
 #define SMALL		64
+/* eager, but past what a message built on the stack carries (injected) */
+#define EAGER_MID	2048
 #define TH_PAIRS_MAX	16	/* ranks, with OFI_PEER_XOR */
 #define SEC		1000000000ULL
 #define CT_DATA		1	/* the target's: deliveries arrived */
@@ -1069,6 +1071,10 @@ int main(int argc, char **argv)
 		return 1;
 	if (!strcmp(g_case, "put"))
 		ret = case_put(&e, SMALL, false);
+	else if (!strcmp(g_case, "put_eager"))
+		ret = case_put(&e, EAGER_MID, false);
+	else if (!strcmp(g_case, "get_eager"))
+		ret = case_put(&e, EAGER_MID, true);
 	else if (!strcmp(g_case, "put_rma"))
 		ret = case_put(&e, BIG, false);
 	else if (!strcmp(g_case, "get"))

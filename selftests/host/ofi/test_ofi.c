@@ -156,6 +156,8 @@ static int count_lines(const char *out, const char *prefix, const char *text)
 	}
 
 OFI_CASE(put)
+OFI_CASE(put_eager)
+OFI_CASE(get_eager)
 OFI_CASE(put_rma)
 OFI_CASE(get)
 OFI_CASE(get_rma)
@@ -307,6 +309,55 @@ TEST(a_busy_progress_thread_reads_tcp_without_sleeping_in_the_queue)
 	for (i = 0; i < 2; i++) {
 		EXPECT_LE(8 * 48 * 2ULL, reads[i]);
 		EXPECT_GE(reads[i] / 4, wakes[i]);
+	}
+}
+
+/*
+ * Each rank's exit report (TH_OFI_VERBOSE): messages it sent, and how
+ * many of them by fi_inject().  The number of ranks that reported.
+ */
+static int send_reports(const char *out, unsigned long long *sends,
+			unsigned long long *injected, int max)
+{
+	const char *p = out;
+	unsigned int r;
+	int n = 0;
+
+	while ((p = strstr(p, "libthverbs: ofi rank ")) && n < max) {
+		if (sscanf(p, "libthverbs: ofi rank %u: messages sent: %llu, %llu of them injected",
+			   &r, &sends[n], &injected[n]) == 3)
+			n++;
+		p++;
+	}
+	return n;
+}
+
+/*
+ * On shm a small message goes by fi_inject(): no transmit completion to
+ * read, no transfer to allocate (net.c: th_ofi_inject()).  The stream's
+ * 8 x 48 triggered 8-byte PUTs of each rank, every counter checked by the
+ * ranks: each rank injected all but its HELLO (rank 0 connects to rank
+ * 1).  Over tcp;ofi_rxm, where a send's failure is learnt from its
+ * completion, nothing is injected.
+ */
+TEST(small_messages_on_shm_are_sent_without_a_completion_to_read)
+{
+	unsigned long long sends[2], injected[2];
+	static char out[1 << 14];
+	int i;
+
+	EXPECT_EQ(0, run_case_on("stream", NULL, out, sizeof(out)));
+	TH_LOG("%s", out);
+	ASSERT_EQ(2, send_reports(out, sends, injected, 2));
+	for (i = 0; i < 2; i++) {
+		EXPECT_LE(8 * 48ULL, injected[i]);
+		EXPECT_GE(1ULL, sends[i] - injected[i]);
+	}
+	EXPECT_EQ(0, run_case_on("stream", "tcp;ofi_rxm", out, sizeof(out)));
+	ASSERT_EQ(2, send_reports(out, sends, injected, 2));
+	for (i = 0; i < 2; i++) {
+		EXPECT_LE(8 * 48ULL, sends[i]);
+		EXPECT_EQ(0ULL, injected[i]);
 	}
 }
 

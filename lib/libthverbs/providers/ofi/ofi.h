@@ -37,6 +37,8 @@
 
 /* bytes a delivery carries inside one message; more go by RMA */
 #define TH_OFI_EAGER		4096
+/* payload bytes of a message built on the stack to be injected, at most */
+#define TH_OFI_INJECT_MAX	256
 /* receive buffers posted at once */
 #define TH_OFI_RX_BUFS		64
 /* the longest endpoint name exchanged at boot */
@@ -303,6 +305,9 @@ struct th_ofi_bell;
  * @cq_poll: its completion queue is polled, not slept in (shm)
  * @wait_fd: the descriptor its completion queue signals on, or -1
  *	(net.c: th_ofi_cq_idle())
+ * @inject_max: the largest message sent by fi_inject() on it, or 0: on
+ *	shm, whose send has put the bytes in the peer's queue when it
+ *	returns, its inject size (net.c: th_ofi_inject())
  * @rx: its receive buffers
  */
 struct th_ofi_rail {
@@ -317,6 +322,7 @@ struct th_ofi_rail {
 	bool mr_local;
 	bool cq_poll;
 	int wait_fd;
+	size_t inject_max;
 	struct th_ofi_xfer *rx[TH_OFI_RX_BUFS];
 };
 
@@ -411,6 +417,8 @@ struct th_ofi_mr {
  * @waiter_reads: entries waiters read (under @cq_lock)
  * @queue_wakes: the thread's reads that slept in the queue first and
  *	were ended by what arrived (fi_cq_sread(); under @cq_lock)
+ * @sends, @injected: messages handed to libfabric, and how many of them
+ *	by fi_inject() (under @lock)
  */
 struct th_ofi {
 	struct th_ipf *ipf;
@@ -480,6 +488,8 @@ struct th_ofi {
 	u64 thread_reads;
 	u64 waiter_reads;
 	u64 queue_wakes;
+	u64 sends;
+	u64 injected;
 };
 
 /* net.c: libfabric's objects, sending, and the progress thread */
