@@ -463,9 +463,8 @@ static int th_ofi_submit(struct th_ofi *o, struct th_ofi_xfer *x)
  * backlog: 0 when it went, -FI_EAGAIN when it must take the queued path
  * (th_ofi_submit()), or the error that makes the peer unreachable.  What
  * an injected message saves is the transmit completion: one entry less
- * to read, a transfer less to allocate and free, for each message; on
- * one host about half of what the progress thread spends on a
- * delivery besides libfabric's own work (ofi.rst, "One host").
+ * to read (of the two a hop cost each rank), a transfer less to allocate
+ * and free (ofi.rst, "A small message on shm needs no completion").
  */
 static ssize_t th_ofi_inject(struct th_ofi *o, u32 peer, const void *msg,
 			     size_t len)
