@@ -31,18 +31,22 @@ static unsigned int g_size, g_radix;
 /*
  * COLL_REPORT_FANOUT=1: how this rank's plan sends the result down, as
  * "coll_rank R: fan-out: C chain(s), P put(s), ends before the answers:
- * yes|no" (a chain of its own per child behind a network, children of one
- * fabric sharing one; "yes" where the round ends with a copy into recv,
- * not once the PUTs are answered: an Allreduce or Broadcast root of one
- * segment with children behind a network).
+ * yes|no, exchange: yes|no" (a chain of its own per child behind a
+ * network, children of one fabric sharing one; "yes" where the round ends
+ * with a copy into recv, not once the PUTs are answered: an Allreduce or
+ * Broadcast root of one segment with children behind a network; an
+ * exchange where the two ranks of a one-segment Allreduce send each other
+ * their contributions, and there is no tree).
  */
 static void report_fanout(const struct th_coll *coll, unsigned int rank)
 {
-	unsigned int i, d, chains = 0, puts = 0, early = 0;
+	unsigned int i, d, chains = 0, puts = 0, early = 0, exchange = 0;
 	struct th_coll_step st;
 
 	for (i = 0; !th_coll_plan_step(coll, i, &st); i++) {
 		early += !strcmp(st.what, "copy the result into recv: done");
+		exchange += !strcmp(st.what,
+				    "start: send own contribution to the peer");
 		if (strcmp(st.what, "forward the result to the children") &&
 		    strcmp(st.what, "send the result to the children"))
 			continue;
@@ -50,8 +54,9 @@ static void report_fanout(const struct th_coll *coll, unsigned int rank)
 		for (d = 0; d < st.ndesc; d++)
 			puts += st.descs[d].opcode == TH_NIC_OP_PUT;
 	}
-	printf("coll_rank %u: fan-out: %u chain(s), %u put(s), ends before the answers: %s\n",
-	       rank, chains, puts, early ? "yes" : "no");
+	printf("coll_rank %u: fan-out: %u chain(s), %u put(s), ends before the answers: %s, exchange: %s\n",
+	       rank, chains, puts, early ? "yes" : "no",
+	       exchange ? "yes" : "no");
 	fflush(stdout);
 }
 

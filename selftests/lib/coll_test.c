@@ -345,6 +345,56 @@ TEST(local_children_share_a_chain)
 	world_close(&w, N);
 }
 
+/*
+ * Two ranks exchange their contributions and each reduces both (coll.c:
+ * th_coll_exchange()), in the same order on both: the root's first, as
+ * the tree's root does.  MAX keeps the earlier of -0.0 and +0.0 and the
+ * first NaN, so the root's -0.0 against the other's +0.0, and the root's
+ * NaN against the other's NaN of another payload, leave the root's bytes
+ * on both ranks, for either root and in odd and even rounds (the
+ * exchange's two sets of chains).
+ */
+TEST(a_two_rank_allreduce_reduces_the_roots_operand_first_on_both)
+{
+	static const uint64_t root_bits[2] = { 0x8000000000000000ULL,
+					       0x7ff8000000000001ULL };
+	static const uint64_t other_bits[2] = { 0x0000000000000000ULL,
+						0x7ff8000000000002ULL };
+	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE,
+				  .op = TH_NIC_ALU_MAX,
+				  .dtype = TH_NIC_DT_FLOAT64, .count = 2,
+				  .radix = 2 };
+	uint64_t send[2][2], recv[2][2];
+	void *sp[2] = { send[0], send[1] }, *rp[2] = { recv[0], recv[1] };
+	struct world w = { 0 };
+	struct th_coll *coll;
+	unsigned int root, round, r, i;
+
+	ASSERT_EQ(0, world_open(&w, 2));
+	for (root = 0; root < 2; root++) {
+		a.root = root;
+		coll = th_coll_create_local(w.vp, 2, &a, sp, rp);
+		ASSERT_NE(NULL, coll);
+		for (round = 0; round < 4; round++) {
+			for (r = 0; r < 2; r++)
+				for (i = 0; i < 2; i++)
+					send[r][i] = r == root ? root_bits[i] :
+						     other_bits[i];
+			memset(recv, 0xee, sizeof(recv));
+			ASSERT_EQ(0, th_coll_start(coll));
+			ASSERT_EQ(0, th_coll_wait(coll, 20000000000ULL));
+			for (r = 0; r < 2; r++)
+				for (i = 0; i < 2; i++)
+					EXPECT_EQ(root_bits[i], recv[r][i]) {
+						TH_LOG("root %u round %u rank %u element %u",
+						       root, round, r, i);
+					}
+		}
+		th_coll_destroy(coll);
+	}
+	world_close(&w, 2);
+}
+
 TEST(bad_attributes_are_refused)
 {
 	struct world w = { 0 };

@@ -26,6 +26,8 @@
  *              contribution (a zero-byte PUT from the parent: the credit);
  *   Broadcast  a parent sends down only once its children's hosts have
  *              started the round (their ready PUTs raise its Y).
+ * An Allreduce of two ranks in one segment is no tree but an exchange
+ * (th_coll_exchange()): each rank sends the other its contribution.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -96,9 +98,14 @@ static uint64_t th_coll_slot_off(const struct th_coll *cl, unsigned int j,
 	       th_coll_seg_bytes(cl);
 }
 
+static bool th_coll_exchange(const struct th_coll *cl);
+
 static uint64_t th_coll_scratch_bytes(const struct th_coll *cl,
 				      const struct th_group_rank *rk)
 {
+	/* an exchange: two copies of send, two slots for the peer's */
+	if (th_coll_exchange(cl))
+		return 4 * th_coll_seg_bytes(cl);
 	return (1 + (uint64_t)rk->nchild) * cl->window * th_coll_seg_bytes(cl);
 }
 
@@ -489,6 +496,84 @@ static int th_coll_compile_down(struct th_coll *cl, unsigned int li, uint32_t s)
 }
 
 /*
+ * An Allreduce of two ranks in one segment is an exchange, not a tree:
+ * each rank PUTs its contribution to the other and reduces both itself,
+ * so a round takes one one-way message where the tree's leaf waits for
+ * two (its contribution up, the result down) and the root for one.  Two
+ * sets of buffers in scratch, used by odd and even rounds: tmp(p), the
+ * copy of send that the PUT reads (a PUT may read its source after the
+ * round ended here, as an RMA write or a verbs NIC's DMA does), and
+ * slot(p), where the peer's contribution lands; each set has its own two
+ * chains, re-arming every second round.  No credit is needed:
+ *   slot(p)  the peer's PUT of round k + 2 follows its round k + 1, which
+ *            needs this rank's PUT of k + 1, sent at this rank's start of
+ *            k + 1, after its round k (the reduce of slot(p)) completed;
+ *   tmp(p)   this rank's copy of round k + 2 follows its round k + 1,
+ *            which needs the peer's PUT of k + 1, which the peer sent
+ *            after its round k had this rank's PUT of k from tmp(p).
+ * Both ranks reduce the root's contribution first, as the tree's root
+ * does: the result is the same bytes on both and as the tree's (MAX and
+ * MIN keep the first NaN and the earlier of -0.0 and +0.0).
+ */
+static bool th_coll_exchange(const struct th_coll *cl)
+{
+	return cl->attr.kind == TH_COLL_ALLREDUCE && cl->g.n == 2 &&
+	       cl->nseg == 1;
+}
+
+static int th_coll_compile_exchange(struct th_coll *cl, unsigned int li)
+{
+	struct th_group_rank *rk = &cl->g.local[li];
+	unsigned int peer = 1 - rk->rank, mine = rk->rank != cl->attr.root;
+	uint32_t count = th_coll_seg_count(cl, 0);
+	uint64_t len = (uint64_t)count * cl->esize;
+	uint64_t b = th_coll_seg_bytes(cl), tmp, slot;
+	const struct th_mr *src[2];
+	uint64_t off[2], first;
+	struct th_remote to;
+	struct th_chain *c;
+	int ret = 0;
+
+	cl->plan.period = 2;
+	/* the set of odd rounds first (round 1), then of even ones */
+	for (first = 1; !ret && first <= 2; first++) {
+		tmp = (first - 1) * b;
+		slot = (first + 1) * b;
+		/* own start: copy send, count it, send the copy */
+		c = th_plan_chain(&cl->plan);
+		ret = th_chain_copy(c, rk->send_mr, 0, rk->scratch_mr, tmp,
+				    len, 0);
+		if (!ret)
+			ret = th_chain_ct_inc(c, TH_COLL_CT_U(0), 1, 0);
+		to = th_coll_remote(cl, peer, cl->g.peers[peer].scratch_key,
+				    slot);
+		if (!ret)
+			ret = th_chain_put(c, rk->scratch_mr, tmp, &to, len,
+					   TH_COLL_CT_U(0), 0);
+		if (!ret)
+			ret = th_plan_add(&cl->plan, li, TH_COLL_CT_S, first, 2,
+					  "start: send own contribution to the peer");
+		/* both contributions here: the result */
+		c = th_plan_chain(&cl->plan);
+		src[mine] = rk->send_mr;
+		off[mine] = 0;
+		src[!mine] = rk->scratch_mr;
+		off[!mine] = slot;
+		if (!ret)
+			ret = th_chain_reduce(c, cl->attr.op, cl->attr.dtype,
+					      count, rk->recv_mr, 0, 2, src,
+					      off, false, 0);
+		if (!ret)
+			ret = th_chain_ct_inc(c, TH_COLL_CT_F, 1, 0);
+		if (!ret)
+			ret = th_plan_add(&cl->plan, li, TH_COLL_CT_U(0),
+					  2 * first, 4,
+					  "reduce own and the peer's contribution");
+	}
+	return ret;
+}
+
+/*
  * F's count in a round: a segment ends once on a leaf and on Reduce's
  * ranks, once per fan-out chain where it goes down to children.
  */
@@ -497,7 +582,7 @@ static uint64_t th_coll_finishes(const struct th_coll *cl,
 {
 	/* an early root's segment ends with its copy into recv */
 	if (cl->attr.kind == TH_COLL_REDUCE || !rk->nchild ||
-	    th_coll_early_root(cl, rk))
+	    th_coll_early_root(cl, rk) || th_coll_exchange(cl))
 		return cl->nseg;
 	return (uint64_t)cl->nseg * th_coll_fan_chains(cl, rk);
 }
@@ -510,14 +595,17 @@ static int th_coll_compile_rank(struct th_coll *cl, unsigned int li)
 	uint32_t s;
 	int ret = 0;
 
-	if (kind == TH_COLL_BCAST) {
+	if (th_coll_exchange(cl)) {
+		ret = th_coll_compile_exchange(cl, li);
+	} else if (kind == TH_COLL_BCAST) {
 		ret = th_coll_compile_ready(cl, li);
 	} else {
 		ret = th_coll_start_fan(cl, li, true);
 		for (s = 0; !ret && s < cl->nseg; s++)
 			ret = th_coll_compile_up(cl, li, s);
 	}
-	for (s = 0; !ret && s < cl->nseg && kind != TH_COLL_REDUCE; s++)
+	for (s = 0; !ret && s < cl->nseg && kind != TH_COLL_REDUCE &&
+	     !th_coll_exchange(cl); s++)
 		ret = th_coll_compile_down(cl, li, s);
 	/* the round's completion entry: the same every round */
 	if (!ret) {

@@ -13,6 +13,7 @@
 int th_plan_init(struct th_plan *pl)
 {
 	memset(pl, 0, sizeof(*pl));
+	pl->period = 1;
 	pl->c = th_chain_create();
 	return pl->c ? 0 : -ENOMEM;
 }

@@ -35,6 +35,8 @@ struct th_plan {
 	struct th_nic_desc *desc;
 	uint32_t ndesc, dcap;
 	struct th_chain *c;	/* the compiler's builder */
+	/* rounds in which every chain fires once: 1, or 2 (an exchange) */
+	unsigned int period;
 };
 
 int th_plan_init(struct th_plan *pl);

@@ -89,7 +89,9 @@ static int th_plan_set_build(const struct th_plan *pl, const struct th_group *g,
 	}
 	/*
 	 * Each rank: the host starts the round, and waits for the round's
-	 * NOTIFY, raised beside D (th_coll_wait()); its three regions.
+	 * NOTIFY, raised beside D (th_coll_wait()); its three regions.  A
+	 * plan whose chains take turns (an exchange: odd and even rounds)
+	 * is looked at over its period: that many starts and rounds.
 	 */
 	for (i = 0; i < g->nlocal; i++) {
 		const struct th_group_rank *rk = &g->local[i];
@@ -102,12 +104,12 @@ static int th_plan_set_build(const struct th_plan *pl, const struct th_group *g,
 		ps->acts[i] = (struct th_verify_action){
 			.counter = { .node = p->node, .vport = p->vport,
 				     .ct = TH_COLL_CT_S },
-			.value = 1,
+			.value = pl->period,
 		};
 		ps->waits[i] = (struct th_verify_wait){
 			.counter = { .node = p->node, .vport = p->vport,
 				     .ct = TH_COLL_CT_D },
-			.value = 1,
+			.value = pl->period,
 		};
 		for (k = 0; k < 3 && mr[0] && mr[1] && mr[2]; k++)
 			ps->regs[set->nregions++] = (struct th_verify_region){
@@ -126,8 +128,8 @@ static int th_plan_set_build(const struct th_plan *pl, const struct th_group *g,
 	set->regions = ps->regs;
 	set->waits = ps->waits;
 	set->nwaits = g->nlocal;
-	/* the actions are one round's: no chain may fire two */
-	set->rounds = 1;
+	/* the actions are one period's: no chain may fire more rounds */
+	set->rounds = pl->period;
 	return 0;
 }
 

@@ -440,7 +440,7 @@ TEST(a_parent_sends_to_each_child_of_another_process_from_its_own_chain)
 /*
  * An Allreduce root of one segment whose children are behind a network
  * ends its round once its PUTs of the result have left and its copy into
- * recv is made, not a round trip later when they are answered: 2 and 4
+ * recv is made, not a round trip later when they are answered: 3 and 4
  * ranks, radix 4 (the root's children are every other rank), every
  * round's result checked on every rank by coll_rank, whose ranks
  * overwrite recv as soon as a round ends (a root still sending from it
@@ -454,7 +454,7 @@ TEST(an_allreduce_roots_plan_ends_its_round_before_its_children_answer)
 		const char *n, *root;
 		int leaves;
 	} jobs[] = {
-		{ "2", "1 chain(s), 1 put(s), ends before the answers: yes", 1 },
+		{ "3", "2 chain(s), 2 put(s), ends before the answers: yes", 2 },
 		{ "4", "3 chain(s), 3 put(s), ends before the answers: yes", 3 },
 	};
 	static char out[1 << 14];
@@ -475,6 +475,33 @@ TEST(an_allreduce_roots_plan_ends_its_round_before_its_children_answer)
 	EXPECT_EQ(1, count_lines(out, "coll_rank 0: fan-out: ",
 				 "1 chain(s), 3 put(s), ends before the answers: no"));
 	unsetenv("COLL_ONE_SEGMENT");
+}
+
+/*
+ * Two processes' Allreduce of one segment is an exchange (coll.c:
+ * th_coll_exchange()): each rank sends its contribution to the other and
+ * reduces both, one message a round instead of two one after the other;
+ * no rank fans out.  5 rounds (both of the exchange's sets of chains),
+ * every result checked by coll_rank, whose ranks overwrite recv and send
+ * as soon as a round ends; as threads of one process too.  Of several
+ * segments it is a tree.
+ */
+TEST(an_allreduce_of_two_processes_is_an_exchange)
+{
+	static char out[1 << 14];
+
+	setenv("COLL_ONE_SEGMENT", "1", 1);
+	EXPECT_EQ(0, fanout_job(false, "2", "5", "2", out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(2, count_lines(out, "coll_rank ",
+				 "0 chain(s), 0 put(s), ends before the answers: no, exchange: yes"));
+	EXPECT_EQ(0, fanout_job(true, "2", "5", "2", out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(2, count_lines(out, "coll_rank ", "exchange: yes"));
+	unsetenv("COLL_ONE_SEGMENT");
+	EXPECT_EQ(0, fanout_job(false, "2", "5", "2", out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(2, count_lines(out, "coll_rank ", "exchange: no"));
 }
 
 TEST(allreduce_2_processes) { coll_job(_metadata, "2", "2"); }
