@@ -395,6 +395,50 @@ TEST(a_two_rank_allreduce_reduces_the_roots_operand_first_on_both)
 	world_close(&w, 2);
 }
 
+/*
+ * A two-rank Broadcast of one segment is sent eagerly into one of two
+ * slots, the leaf's consumption crediting the root (coll.c:
+ * th_coll_eager_pair()): its plan has the root's send chain and no
+ * ready PUT, and 5 rounds (both sets of chains, odd and even), for
+ * either root, give every rank the root's data; of several segments it
+ * keeps the ready protocol.
+ */
+TEST(a_two_rank_broadcast_is_sent_before_the_leaf_is_ready)
+{
+	struct th_coll_attr a = { .kind = TH_COLL_BCAST, .op = TH_NIC_ALU_SUM,
+				  .dtype = TH_NIC_DT_INT64, .count = 37,
+				  .radix = 2 };
+	struct th_coll_step st;
+	struct th_coll *cl;
+	unsigned int root, i, eager, ready;
+
+	for (root = 0; root < 2; root++) {
+		a.root = root;
+		a.segment = 0;
+		ASSERT_EQ(0, run_coll(_metadata, &a, 2, 5));
+		cl = th_coll_describe(2, &a, NULL);
+		ASSERT_NE(NULL, cl);
+		for (i = eager = ready = 0; !th_coll_plan_step(cl, i, &st); i++) {
+			eager += !strcmp(st.what, "send the data to the leaf and into recv: done");
+			ready += !strcmp(st.what, "start: ready to receive");
+		}
+		th_coll_destroy(cl);
+		EXPECT_EQ(2, eager);
+		EXPECT_EQ(0, ready);
+		a.segment = 10;
+		ASSERT_EQ(0, run_coll(_metadata, &a, 2, 5));
+		cl = th_coll_describe(2, &a, NULL);
+		ASSERT_NE(NULL, cl);
+		for (i = eager = ready = 0; !th_coll_plan_step(cl, i, &st); i++) {
+			eager += !strcmp(st.what, "send the data to the leaf and into recv: done");
+			ready += !strcmp(st.what, "start: ready to receive");
+		}
+		th_coll_destroy(cl);
+		EXPECT_EQ(0, eager);
+		EXPECT_EQ(2, ready);
+	}
+}
+
 TEST(bad_attributes_are_refused)
 {
 	struct world w = { 0 };

@@ -158,6 +158,7 @@ TEST(init_under_threads_points_to_run)
 struct coll_job {
 	enum th_coll_kind kind;
 	bool p2p;
+	bool one_segment;	/* two ranks: the exchange, the eager Broadcast */
 	unsigned int radix, root;
 	int results[64];
 	unsigned int rounds_ok[64];
@@ -203,7 +204,7 @@ static int coll_rank(struct th_boot *b, void *arg)
 	struct th_coll_attr a = { .kind = j->kind, .op = TH_NIC_ALU_SUM,
 				  .dtype = TH_NIC_DT_FLOAT64, .count = COUNT,
 				  .radix = j->radix, .root = j->root,
-				  .segment = 512 };
+				  .segment = j->one_segment ? COUNT : 512 };
 	double *send = calloc(2 * COUNT, sizeof(double)), *recv = send + COUNT;
 	struct th_device **devs;
 	struct th_context *ctx = NULL;
@@ -259,9 +260,15 @@ FIXTURE_VARIANT(ranks) {
 	unsigned int n, radix, root;
 	enum th_coll_kind kind;
 	bool p2p;
+	bool one_segment;
 };
 FIXTURE_VARIANT_ADD(ranks, allreduce_n2_k2) {
 	.n = 2, .radix = 2, .kind = TH_COLL_ALLREDUCE };
+FIXTURE_VARIANT_ADD(ranks, allreduce_n2_one_segment) {
+	.n = 2, .radix = 2, .kind = TH_COLL_ALLREDUCE, .one_segment = true };
+FIXTURE_VARIANT_ADD(ranks, bcast_n2_one_segment_root1) {
+	.n = 2, .radix = 2, .root = 1, .kind = TH_COLL_BCAST,
+	.one_segment = true };
 FIXTURE_VARIANT_ADD(ranks, allreduce_n16_k4) {
 	.n = 16, .radix = 4, .kind = TH_COLL_ALLREDUCE };
 FIXTURE_VARIANT_ADD(ranks, allreduce_n64_k2) {
@@ -282,6 +289,7 @@ FIXTURE_SETUP(ranks)
 	self->j.radix = variant->radix;
 	self->j.root = variant->root;
 	self->j.p2p = variant->p2p;
+	self->j.one_segment = variant->one_segment;
 }
 
 FIXTURE_TEARDOWN(ranks)

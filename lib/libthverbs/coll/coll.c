@@ -27,7 +27,9 @@
  *   Broadcast  a parent sends down only once its children's hosts have
  *              started the round (their ready PUTs raise its Y).
  * An Allreduce of two ranks in one segment is no tree but an exchange
- * (th_coll_exchange()): each rank sends the other its contribution.
+ * (th_coll_exchange()): each rank sends the other its contribution; a
+ * Broadcast of two ranks in one segment is sent before the leaf is ready,
+ * into one of two slots (th_coll_eager_pair()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -99,12 +101,13 @@ static uint64_t th_coll_slot_off(const struct th_coll *cl, unsigned int j,
 }
 
 static bool th_coll_exchange(const struct th_coll *cl);
+static bool th_coll_eager_pair(const struct th_coll *cl);
 
 static uint64_t th_coll_scratch_bytes(const struct th_coll *cl,
 				      const struct th_group_rank *rk)
 {
-	/* an exchange: two copies of send, two slots for the peer's */
-	if (th_coll_exchange(cl))
+	/* two ranks: two copies of send, two slots for the peer's data */
+	if (th_coll_exchange(cl) || th_coll_eager_pair(cl))
 		return 4 * th_coll_seg_bytes(cl);
 	return (1 + (uint64_t)rk->nchild) * cl->window * th_coll_seg_bytes(cl);
 }
@@ -521,6 +524,107 @@ static bool th_coll_exchange(const struct th_coll *cl)
 	       cl->nseg == 1;
 }
 
+/*
+ * A Broadcast of two ranks in one segment is sent eagerly: the root
+ * sends round k as soon as its host started it, into one of two slots at
+ * the leaf, instead of waiting for the leaf's host to say it is ready
+ * (a round trip: the leaf's ready PUT up, then the data down).  The
+ * leaf's chain copies the slot into recv once its host started the round
+ * and the data is there, and then tells the root it consumed it (a
+ * zero-byte PUT raising the root's Y): the credit.  The root sends round
+ * k once its host started round k and the leaf consumed round k - 2,
+ * whose slot round k takes.  Counters weigh the host's start twice:
+ *   root  Y = 2 starts + rounds the leaf consumed; round k on Y >= 3k - 2.
+ *         Then starts >= k (the leaf cannot have consumed past k - 1) and
+ *         the leaf consumed at least k - 2.
+ *   leaf  U(0) = 2 starts + rounds arrived; round k on U(0) >= 3k.  Then
+ *         starts >= k (no more than k + 1 rounds can have arrived: the
+ *         root sends k + 2 only once the leaf consumed k) and round k
+ *         arrived.
+ * The root's chain of round k copies send into its tmp(p) (a PUT may
+ * read its source after the round ended, when the host may write send
+ * again) and into recv, raises F, and then PUTs tmp(p): its round does
+ * not wait for the PUT's answer.  One chain, not a second on the same
+ * trigger for the copy into recv and F: a chain still waiting for the
+ * answer of round k - 2 is not armed yet, and the round would end (the
+ * host then writing send) before its copy of send.  tmp(p) is written
+ * again in round k + 2, once the leaf consumed round k, which that PUT
+ * delivered.  The leaf's chain copies the slot into recv and raises F;
+ * a second on the same trigger, which runs after it, sends the credit
+ * (late if it still waits for its last answer: the root then waits).
+ */
+static bool th_coll_eager_pair(const struct th_coll *cl)
+{
+	return cl->attr.kind == TH_COLL_BCAST && cl->g.n == 2 &&
+	       cl->nseg == 1;
+}
+
+static int th_coll_compile_eager_pair(struct th_coll *cl, unsigned int li)
+{
+	struct th_group_rank *rk = &cl->g.local[li];
+	unsigned int peer = 1 - rk->rank;
+	bool root = rk->rank == cl->attr.root;
+	uint64_t len = (uint64_t)th_coll_seg_count(cl, 0) * cl->esize;
+	uint64_t b = th_coll_seg_bytes(cl), first, tmp, slot;
+	uint16_t wait = root ? TH_COLL_CT_Y : TH_COLL_CT_U(0);
+	struct th_remote to;
+	struct th_chain *c;
+	int ret;
+
+	/* the host's start counts twice */
+	c = th_plan_chain(&cl->plan);
+	ret = th_chain_ct_inc(c, wait, 2, 0);
+	if (!ret)
+		ret = th_coll_add(cl, li, TH_COLL_CT_S, 1, root ?
+				  "start: count it toward the send" :
+				  "start: count it toward the copy");
+	/* odd rounds (round 1 first), then even ones */
+	for (first = 1; !ret && first <= 2; first++) {
+		tmp = (first - 1) * b;
+		slot = (first + 1) * b;
+		c = th_plan_chain(&cl->plan);
+		if (root) {
+			to = th_coll_remote(cl, peer,
+					    cl->g.peers[peer].scratch_key, slot);
+			ret = th_chain_copy(c, rk->send_mr, 0, rk->scratch_mr,
+					    tmp, len, 0);
+			if (!ret)
+				ret = th_chain_copy(c, rk->send_mr, 0,
+						    rk->recv_mr, 0, len, 0);
+			if (!ret)
+				ret = th_chain_ct_inc(c, TH_COLL_CT_F, 1, 0);
+			if (!ret)
+				ret = th_chain_put(c, rk->scratch_mr, tmp, &to,
+						   len, TH_COLL_CT_U(0), 0);
+			if (!ret)
+				ret = th_plan_add(&cl->plan, li, wait,
+						  3 * first - 2, 6,
+						  "send the data to the leaf and into recv: done");
+			continue;
+		}
+		ret = th_chain_copy(c, rk->scratch_mr, slot, rk->recv_mr, 0,
+				    len, 0);
+		if (!ret)
+			ret = th_chain_ct_inc(c, TH_COLL_CT_F, 1, 0);
+		if (!ret)
+			ret = th_plan_add(&cl->plan, li, wait, 3 * first, 6,
+					  "copy the data into recv: done");
+		/*
+		 * then, on the same trigger (chains run in the order posted),
+		 * the credit: the slot is free once copied
+		 */
+		c = th_plan_chain(&cl->plan);
+		to = th_coll_remote(cl, peer, cl->g.peers[peer].scratch_key, 0);
+		if (!ret)
+			ret = th_chain_put(c, rk->scratch_mr, 0, &to, 0,
+					   TH_COLL_CT_Y, 0);
+		if (!ret)
+			ret = th_plan_add(&cl->plan, li, wait, 3 * first, 6,
+					  "credit the root: the slot is free");
+	}
+	return ret;
+}
+
 static int th_coll_compile_exchange(struct th_coll *cl, unsigned int li)
 {
 	struct th_group_rank *rk = &cl->g.local[li];
@@ -534,7 +638,6 @@ static int th_coll_compile_exchange(struct th_coll *cl, unsigned int li)
 	struct th_chain *c;
 	int ret = 0;
 
-	cl->plan.period = 2;
 	/* the set of odd rounds first (round 1), then of even ones */
 	for (first = 1; !ret && first <= 2; first++) {
 		tmp = (first - 1) * b;
@@ -582,7 +685,8 @@ static uint64_t th_coll_finishes(const struct th_coll *cl,
 {
 	/* an early root's segment ends with its copy into recv */
 	if (cl->attr.kind == TH_COLL_REDUCE || !rk->nchild ||
-	    th_coll_early_root(cl, rk) || th_coll_exchange(cl))
+	    th_coll_early_root(cl, rk) || th_coll_exchange(cl) ||
+	    th_coll_eager_pair(cl))
 		return cl->nseg;
 	return (uint64_t)cl->nseg * th_coll_fan_chains(cl, rk);
 }
@@ -597,6 +701,8 @@ static int th_coll_compile_rank(struct th_coll *cl, unsigned int li)
 
 	if (th_coll_exchange(cl)) {
 		ret = th_coll_compile_exchange(cl, li);
+	} else if (th_coll_eager_pair(cl)) {
+		ret = th_coll_compile_eager_pair(cl, li);
 	} else if (kind == TH_COLL_BCAST) {
 		ret = th_coll_compile_ready(cl, li);
 	} else {
@@ -605,7 +711,7 @@ static int th_coll_compile_rank(struct th_coll *cl, unsigned int li)
 			ret = th_coll_compile_up(cl, li, s);
 	}
 	for (s = 0; !ret && s < cl->nseg && kind != TH_COLL_REDUCE &&
-	     !th_coll_exchange(cl); s++)
+	     !th_coll_exchange(cl) && !th_coll_eager_pair(cl); s++)
 		ret = th_coll_compile_down(cl, li, s);
 	/* the round's completion entry: the same every round */
 	if (!ret) {
@@ -760,6 +866,9 @@ static int th_coll_compile(struct th_coll *cl, th_coll_plan_edit_fn edit,
 	unsigned int i;
 	int ret = 0;
 
+	/* the plans of two ranks take turns: odd and even rounds */
+	if (th_coll_exchange(cl) || th_coll_eager_pair(cl))
+		cl->plan.period = 2;
 	for (i = 0; !ret && i < cl->g.nlocal; i++)
 		ret = th_coll_compile_rank(cl, i);
 	if (!ret && edit)
