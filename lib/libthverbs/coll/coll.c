@@ -618,6 +618,9 @@ static int th_coll_compile_eager_pair(struct th_coll *cl, unsigned int li)
 		if (!ret)
 			ret = th_chain_put(c, rk->scratch_mr, 0, &to, 0,
 					   TH_COLL_CT_Y, 0);
+		/* answered: the root has it (th_coll_credits_wait()) */
+		if (!ret)
+			ret = th_chain_ct_inc(c, TH_COLL_CT_C, 1, 0);
 		if (!ret)
 			ret = th_plan_add(&cl->plan, li, wait, 3 * first, 6,
 					  "credit the root: the slot is free");
@@ -799,7 +802,7 @@ static int th_coll_reset(struct th_coll *cl, struct th_group_rank *rk)
 
 	while (th_poll_cq(rk->vp, cqe, 16) > 0)
 		;
-	for (s = TH_COLL_CT_S; !ret && s <= TH_COLL_CT_D; s++)
+	for (s = TH_COLL_CT_S; !ret && s <= TH_COLL_CT_C; s++)
 		ret = th_ct_set(rk->vp, s, 0, 0);
 	for (s = 0; !ret && s < cl->nseg; s++) {
 		ret = th_ct_set(rk->vp, TH_COLL_CT_U(s), 0, 0);
@@ -880,10 +883,37 @@ static int th_coll_compile(struct th_coll *cl, th_coll_plan_edit_fn edit,
 	return th_plan_post(&cl->plan, &cl->g);
 }
 
+/* a two-rank Broadcast's leaf waits this long for its last credit's answer */
+#define TH_COLL_CREDIT_WAIT_NS	(500 * 1000000ULL)
+
+/*
+ * A two-rank Broadcast's leaf sends each credit after its round ended,
+ * the last one too.  Before the barrier that lets the root tear down
+ * (and a next handle on its vport zero its counters), the leaf waits
+ * until every credit was answered, that is applied at the root, so that
+ * none can raise the next handle's Y.  Bounded: a dead root never
+ * answers, and a handle that failed sent what it sent.
+ */
+static void th_coll_credits_wait(struct th_coll *cl)
+{
+	unsigned int i;
+
+	if (!th_coll_eager_pair(cl) || cl->broken || cl->g.described)
+		return;
+	for (i = 0; i < cl->g.nlocal; i++) {
+		struct th_group_rank *rk = &cl->g.local[i];
+
+		if (rk->vp && rk->rank != cl->attr.root && cl->done[i])
+			th_ct_wait(rk->vp, TH_COLL_CT_C, cl->done[i],
+				   TH_COLL_CREDIT_WAIT_NS);
+	}
+}
+
 void th_coll_destroy(struct th_coll *cl)
 {
 	if (!cl)
 		return;
+	th_coll_credits_wait(cl);
 	/*
 	 * Cancelling the plan raises failure values at peers; a peer still
 	 * finishing the last round must not see them.  With one process (or

@@ -21,6 +21,9 @@ static const struct th_coll_counter th_coll_counters[] = {
 	{ TH_COLL_CT_D, 1, "D", "offload",
 	  "rounds complete on this rank: raised after the round's NOTIFY "
 	  "entry is written, so a host that waits on it finds the entry" },
+	{ TH_COLL_CT_C, 1, "C", "offload (Broadcast of two ranks)",
+	  "the leaf's credits to the root that were answered: its teardown "
+	  "waits for the last" },
 	{ TH_COLL_CT_U(0), TH_COLL_MAX_SEG, "U(s)", "offload",
 	  "segment s: own start, children's contributions, parent's credit "
 	  "(counters 8, 10, 12 ...)" },
