@@ -243,6 +243,8 @@ TEST(sizes_segments_and_rounds)
 		a.count = counts[i];
 		a.segment = 0;
 		ASSERT_EQ(0, run_coll(_metadata, &a, 16, 3));
+		/* two ranks: an exchange up to 64 KiB, a tree past it */
+		ASSERT_EQ(0, run_coll(_metadata, &a, 2, 3));
 		a.segment = 777;	/* not a divisor: a short last segment */
 		ASSERT_EQ(0, run_coll(_metadata, &a, 5, 2));
 	}
@@ -415,6 +417,9 @@ TEST(a_two_rank_broadcast_is_sent_before_the_leaf_is_ready)
 	for (root = 0; root < 2; root++) {
 		a.root = root;
 		a.segment = 0;
+		a.count = 0;
+		ASSERT_EQ(0, run_coll(_metadata, &a, 2, 3));
+		a.count = 37;
 		ASSERT_EQ(0, run_coll(_metadata, &a, 2, 5));
 		cl = th_coll_describe(2, &a, NULL);
 		ASSERT_NE(NULL, cl);
