@@ -68,6 +68,18 @@ static bool one_segment(void)
 	return v && !strcmp(v, "1");
 }
 
+/*
+ * COLL_SIGNED_ZEROS=1: MAX of -0.0 (rank 0, the root) and +0.0 (every
+ * other rank), which keeps the earlier operand: every rank must get the
+ * root's -0.0, which only a reduction of the root's operand first gives.
+ */
+static bool signed_zeros(void)
+{
+	const char *v = getenv("COLL_SIGNED_ZEROS");
+
+	return v && !strcmp(v, "1");
+}
+
 static double input(unsigned int rank, unsigned int round, unsigned int i)
 {
 	return (double)((rank * 5 + round * 11 + i) % 64) / 4;
@@ -104,7 +116,9 @@ static unsigned int g_rounds;
 static int rank_main(struct th_boot *boot, void *arg)
 {
 	const char *kill_env = getenv("COLL_KILL_RANK");
-	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
+	bool zeros = signed_zeros();
+	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE,
+				  .op = zeros ? TH_NIC_ALU_MAX : TH_NIC_ALU_SUM,
 				  .dtype = TH_NIC_DT_FLOAT64, .count = g_count,
 				  .segment = one_segment() ? g_count : 512,
 				  .radix = g_radix };
@@ -146,7 +160,8 @@ static int rank_main(struct th_boot *boot, void *arg)
 		report_fanout(coll, rank);
 	for (round = 0; round < g_rounds; round++) {
 		for (i = 0; i < g_count; i++)
-			send[i] = input(rank, round, i);
+			send[i] = zeros ? (rank ? 0.0 : -0.0) :
+				  input(rank, round, i);
 		/* a thread cannot be killed alone: that rank just leaves */
 		if (threads && kill_env && atoi(kill_env) == rank && round == 1)
 			return 2;
@@ -174,7 +189,11 @@ static int rank_main(struct th_boot *boot, void *arg)
 		 */
 		memcpy(got, recv, g_count * sizeof(double));
 		memset(recv, 0xff, g_count * sizeof(double));
-		ref_tree(0, round, want);
+		if (zeros)
+			for (i = 0; i < g_count; i++)
+				want[i] = -0.0;
+		else
+			ref_tree(0, round, want);
 		if (memcmp(want, got, g_count * sizeof(double))) {
 			fprintf(stderr, "coll_rank %d: round %u: wrong result\n",
 				rank, round);

@@ -348,13 +348,13 @@ TEST(local_children_share_a_chain)
 }
 
 /*
- * Two ranks exchange their contributions and each reduces both (coll.c:
- * th_coll_exchange()), in the same order on both: the root's first, as
- * the tree's root does.  MAX keeps the earlier of -0.0 and +0.0 and the
- * first NaN, so the root's -0.0 against the other's +0.0, and the root's
- * NaN against the other's NaN of another payload, leave the root's bytes
- * on both ranks, for either root and in odd and even rounds (the
- * exchange's two sets of chains).
+ * Two ranks of one process build a tree (the exchange is for ranks behind
+ * a network, coll.c: th_coll_pair_remote(); test_ofi checks its order),
+ * whose root reduces its own operand first.  MAX keeps the earlier of
+ * -0.0 and +0.0 and the first NaN, so the root's -0.0 against the
+ * other's +0.0, and the root's NaN against the other's NaN of another
+ * payload, leave the root's bytes on both ranks, for either root, over
+ * 4 rounds.
  */
 TEST(a_two_rank_allreduce_reduces_the_roots_operand_first_on_both)
 {
@@ -398,12 +398,14 @@ TEST(a_two_rank_allreduce_reduces_the_roots_operand_first_on_both)
 }
 
 /*
- * A two-rank Broadcast of one segment is sent eagerly into one of two
- * slots, the leaf's consumption crediting the root (coll.c:
- * th_coll_eager_pair()): its plan has the root's send chain and no
- * ready PUT, and 5 rounds (both sets of chains, odd and even), for
- * either root, give every rank the root's data; of several segments it
- * keeps the ready protocol.
+ * A two-rank Broadcast of one segment between ranks behind a network is
+ * sent eagerly into one of two slots, the leaf's consumption crediting
+ * the root (coll.c: th_coll_eager_pair()): the described plan (every rank
+ * remote) has the root's send chains and no ready PUT; of several
+ * segments it keeps the ready protocol.  Two ranks of one process keep it
+ * too (a tree); 5 rounds and count 0 there, for either root, give every
+ * rank the root's data.  The eager plan runs between processes in
+ * test_thmpi (MPI_Bcast of 2 ranks) and is verified in test_plan_sweep.
  */
 TEST(a_two_rank_broadcast_is_sent_before_the_leaf_is_ready)
 {

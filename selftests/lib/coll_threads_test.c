@@ -158,7 +158,7 @@ TEST(init_under_threads_points_to_run)
 struct coll_job {
 	enum th_coll_kind kind;
 	bool p2p;
-	bool one_segment;	/* two ranks: the exchange, the eager Broadcast */
+	bool one_segment;	/* the whole message one segment */
 	unsigned int radix, root;
 	int results[64];
 	unsigned int rounds_ok[64];

@@ -100,14 +100,17 @@ static uint64_t th_coll_slot_off(const struct th_coll *cl, unsigned int j,
 	       th_coll_seg_bytes(cl);
 }
 
-static bool th_coll_exchange(const struct th_coll *cl);
-static bool th_coll_eager_pair(const struct th_coll *cl);
 
 static uint64_t th_coll_scratch_bytes(const struct th_coll *cl,
 				      const struct th_group_rank *rk)
 {
-	/* two ranks: two copies of send, two slots for the peer's data */
-	if (th_coll_exchange(cl) || th_coll_eager_pair(cl))
+	/*
+	 * two ranks: two copies of send, two slots for the peer's data,
+	 * should the peer be behind a network (th_coll_pair_remote(),
+	 * known only once the peers are exchanged, after this)
+	 */
+	if (cl->g.n == 2 && cl->nseg == 1 &&
+	    cl->attr.kind != TH_COLL_REDUCE)
 		return 4 * th_coll_seg_bytes(cl);
 	return (1 + (uint64_t)rk->nchild) * cl->window * th_coll_seg_bytes(cl);
 }
@@ -277,6 +280,34 @@ static bool th_coll_early_root(const struct th_coll *cl,
 		if (th_coll_child_remote(cl, rk, rk->child[j]))
 			return true;
 	return false;
+}
+
+/*
+ * Two ranks in one segment, behind a network from each other (each in
+ * its own process over libfabric; every rank of a described plan): the
+ * plans of th_coll_exchange() and th_coll_eager_pair().  They save a
+ * message's latency, which only a network has: on one fabric, where a
+ * delivery is done once posted, their extra copies and chains cost more
+ * than they save (an 8-byte Allreduce of two threads, 5 to 6 us instead
+ * of 3 to 5; one process driving both, 0.9 us instead of 0.7), so ranks
+ * there keep the tree.  Both ranks decide alike: each is remote to the
+ * other.  Known only once the peers are exchanged; scratch is sized for
+ * it before (th_coll_scratch_bytes()).
+ */
+static bool th_coll_pair_remote(const struct th_coll *cl)
+{
+	const struct th_group_rank *rk = &cl->g.local[0];
+	const struct th_provider_ops *ops;
+
+	if (cl->g.n != 2 || cl->nseg != 1 || !cl->g.peers)
+		return false;
+	if (cl->g.described)
+		return true;
+	if (!rk->vp)
+		return false;
+	ops = rk->vp->ctx->dev.ops;
+	return ops->node_remote &&
+	       ops->node_remote(rk->vp, cl->g.peers[1 - rk->rank].node);
 }
 
 /*
@@ -520,8 +551,7 @@ static int th_coll_compile_down(struct th_coll *cl, unsigned int li, uint32_t s)
  */
 static bool th_coll_exchange(const struct th_coll *cl)
 {
-	return cl->attr.kind == TH_COLL_ALLREDUCE && cl->g.n == 2 &&
-	       cl->nseg == 1;
+	return cl->attr.kind == TH_COLL_ALLREDUCE && th_coll_pair_remote(cl);
 }
 
 /*
@@ -555,8 +585,7 @@ static bool th_coll_exchange(const struct th_coll *cl)
  */
 static bool th_coll_eager_pair(const struct th_coll *cl)
 {
-	return cl->attr.kind == TH_COLL_BCAST && cl->g.n == 2 &&
-	       cl->nseg == 1;
+	return cl->attr.kind == TH_COLL_BCAST && th_coll_pair_remote(cl);
 }
 
 static int th_coll_compile_eager_pair(struct th_coll *cl, unsigned int li)

@@ -483,8 +483,10 @@ TEST(an_allreduce_roots_plan_ends_its_round_before_its_children_answer)
  * reduces both, one message a round instead of two one after the other;
  * no rank fans out.  5 rounds (both of the exchange's sets of chains),
  * every result checked by coll_rank, whose ranks overwrite recv and send
- * as soon as a round ends; as threads of one process too.  Of several
- * segments it is a tree.
+ * as soon as a round ends; then MAX of the root's -0.0 and the other's
+ * +0.0, which both ranks must reduce root first.  As threads of one
+ * process (one fabric, no message to save) and of several segments it is
+ * a tree.
  */
 TEST(an_allreduce_of_two_processes_is_an_exchange)
 {
@@ -497,7 +499,13 @@ TEST(an_allreduce_of_two_processes_is_an_exchange)
 				 "0 chain(s), 0 put(s), ends before the answers: no, exchange: yes"));
 	EXPECT_EQ(0, fanout_job(true, "2", "5", "2", out, sizeof(out)));
 	TH_LOG("%s", out);
+	EXPECT_EQ(2, count_lines(out, "coll_rank ", "exchange: no"));
+	/* each rank reduces the root's operand first: MAX keeps its -0.0 */
+	setenv("COLL_SIGNED_ZEROS", "1", 1);
+	EXPECT_EQ(0, fanout_job(false, "2", "4", "2", out, sizeof(out)));
+	TH_LOG("%s", out);
 	EXPECT_EQ(2, count_lines(out, "coll_rank ", "exchange: yes"));
+	unsetenv("COLL_SIGNED_ZEROS");
 	unsetenv("COLL_ONE_SEGMENT");
 	EXPECT_EQ(0, fanout_job(false, "2", "5", "2", out, sizeof(out)));
 	TH_LOG("%s", out);
