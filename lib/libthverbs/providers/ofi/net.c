@@ -496,9 +496,13 @@ static ssize_t th_ofi_inject(struct th_ofi *o, u32 peer, const void *msg,
 int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 		const void *payload, size_t len, u64 op)
 {
-	u8 msg[sizeof(*h) + TH_OFI_INJECT_MAX];
+	/* a union: the header is written through its own type, aligned */
+	union {
+		struct th_ofi_hdr h;
+		u8 b[sizeof(struct th_ofi_hdr) + TH_OFI_INJECT_MAX];
+	} msg;
 	size_t total = sizeof(*h) + len;
-	struct th_ofi_hdr *mh = (struct th_ofi_hdr *)msg;
+	struct th_ofi_hdr *mh = &msg.h;
 	struct th_ofi_xfer *x;
 	ssize_t ret;
 
@@ -518,13 +522,13 @@ int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 	if (len)
 		memcpy((u8 *)mh + sizeof(*h), payload, len);
 	if (!x) {
-		ret = th_ofi_inject(o, peer, msg, total);
+		ret = th_ofi_inject(o, peer, msg.b, total);
 		if (ret != -FI_EAGAIN)
 			return ret ? th_ofi_err(ret) : 0;
 		x = calloc(1, sizeof(*x) + total);
 		if (!x)
 			return -ENOMEM;
-		memcpy(x->buf, msg, total);
+		memcpy(x->buf, msg.b, total);
 	}
 	x->kind = TH_OFI_CTX_TX;
 	x->peer = peer;
