@@ -2,8 +2,9 @@
 /*
  * coll_threads_test.c - ranks as threads (th_boot_run_threads()): the
  * in-memory rendezvous (allgather data checked over many rounds and
- * lengths, a rank that leaves failing the others instead of hanging them,
- * mismatched lengths), and the collectives with one thread per rank, each
+ * lengths under every wait policy, a late rank waited for, a rank past
+ * TH_BOOT_TIMEOUT failing everyone, a rank that leaves failing the others
+ * instead of hanging them, mismatched lengths), and the collectives with one thread per rank, each
  * on its own context and vport and waiting for its own completions:
  * Allreduce, Reduce and Broadcast offloaded, and the host-driven p2p tree,
  * results checked on every rank, with more ranks than cores.
@@ -11,6 +12,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include <thverbs/boot.h>
@@ -27,8 +30,19 @@ struct gather_job {
 	unsigned int rounds;
 	int leave_rank;		/* returns before round 1, or -1 */
 	int odd_len_rank;	/* passes a different length, or -1 */
+	int late_rank;		/* sleeps late_ms before round 0, or -1 */
+	unsigned int late_ms;
 	int results[64];	/* each rank's last return */
+	int64_t waited_ms[64];	/* each rank's time in its first gather */
 };
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static int gather_rank(struct th_boot *b, void *arg)
 {
@@ -36,6 +50,7 @@ static int gather_rank(struct th_boot *b, void *arg)
 	int rank = th_boot_rank(b), size = th_boot_size(b);
 	unsigned int round, r, i, len;
 	unsigned char mine[64], *all;
+	int64_t t0;
 	int ret = 0;
 
 	all = malloc(64 * (size_t)size);
@@ -49,7 +64,12 @@ static int gather_rank(struct th_boot *b, void *arg)
 			len++;
 		for (i = 0; i < len; i++)
 			mine[i] = rank * 31 + round * 7 + i;
+		if (rank == j->late_rank && round == 0)
+			usleep(j->late_ms * 1000);
+		t0 = now_ms();
 		ret = th_boot_allgather(b, mine, all, len);
+		if (round == 0)
+			j->waited_ms[rank] = now_ms() - t0;
 		for (r = 0; !ret && r < (unsigned int)size; r++)
 			for (i = 0; i < len; i++)
 				if (all[r * len + i] !=
@@ -61,32 +81,111 @@ static int gather_rank(struct th_boot *b, void *arg)
 	return ret;
 }
 
+/*
+ * Every size under every wait policy: the rendezvous spins for a gather's
+ * end under spin and auto, and sleeps on its futex under passive (auto
+ * with more threads than CPUs, too).  spin never yields, so it runs only
+ * with a few threads.
+ */
 FIXTURE(team) {
 	struct gather_job j;
+	enum th_wait_policy saved;
+	uint64_t saved_us;
 };
 FIXTURE_VARIANT(team) {
 	unsigned int n;
+	enum th_wait_policy policy;
 };
-FIXTURE_VARIANT_ADD(team, n1) { .n = 1 };
-FIXTURE_VARIANT_ADD(team, n2) { .n = 2 };
-FIXTURE_VARIANT_ADD(team, n5) { .n = 5 };
-FIXTURE_VARIANT_ADD(team, n64) { .n = 64 };
+FIXTURE_VARIANT_ADD(team, n1) { .n = 1, .policy = TH_WAIT_AUTO };
+FIXTURE_VARIANT_ADD(team, n2) { .n = 2, .policy = TH_WAIT_AUTO };
+FIXTURE_VARIANT_ADD(team, n5) { .n = 5, .policy = TH_WAIT_AUTO };
+FIXTURE_VARIANT_ADD(team, n64) { .n = 64, .policy = TH_WAIT_AUTO };
+FIXTURE_VARIANT_ADD(team, n2_spin) { .n = 2, .policy = TH_WAIT_SPIN };
+FIXTURE_VARIANT_ADD(team, n3_spin) { .n = 3, .policy = TH_WAIT_SPIN };
+FIXTURE_VARIANT_ADD(team, n2_passive) { .n = 2, .policy = TH_WAIT_PASSIVE };
+FIXTURE_VARIANT_ADD(team, n64_passive) {
+	.n = 64, .policy = TH_WAIT_PASSIVE
+};
 
 FIXTURE_SETUP(team)
 {
 	memset(&self->j, 0, sizeof(self->j));
 	self->j.leave_rank = -1;
 	self->j.odd_len_rank = -1;
+	self->j.late_rank = -1;
+	self->saved = th_wait_policy_get(&self->saved_us);
+	ASSERT_EQ(0, th_wait_policy_set(variant->policy, self->saved_us));
 }
 
 FIXTURE_TEARDOWN(team)
 {
+	th_wait_policy_set(self->saved, self->saved_us);
 }
 
 TEST_F(team, allgather_data_checked_over_rounds)
 {
 	self->j.rounds = 200;
 	ASSERT_EQ(0, th_boot_run_threads(variant->n, gather_rank, &self->j));
+}
+
+/*
+ * A rank that comes late, but comes: the others wait for it (asleep or
+ * spinning, per the policy), all leave when it comes (not a sleep's cap
+ * later), and every round's data is right.
+ */
+TEST_F(team, a_late_rank_is_waited_for)
+{
+	unsigned int r;
+
+	self->j.rounds = 20;
+	self->j.late_rank = variant->n - 1;
+	self->j.late_ms = 50;
+	ASSERT_EQ(0, th_boot_run_threads(variant->n, gather_rank, &self->j));
+	for (r = 0; r + 1 < variant->n; r++) {
+		EXPECT_LE(40, self->j.waited_ms[r]);
+		EXPECT_GE(500, self->j.waited_ms[r]);
+	}
+}
+
+/*
+ * TH_BOOT_TIMEOUT bounds a gather, under every policy: a rank late past
+ * it fails the others' gather with -ETIMEDOUT, after about the timeout,
+ * and its own gather with the same sticky error when it arrives.
+ */
+TEST(a_gather_past_the_timeout_fails_every_rank)
+{
+	static const enum th_wait_policy policies[] = {
+		TH_WAIT_AUTO, TH_WAIT_SPIN, TH_WAIT_PASSIVE,
+	};
+	static const unsigned int sizes[] = { 2, 5 };
+	enum th_wait_policy saved;
+	struct gather_job j;
+	unsigned int p, i, r;
+	uint64_t us;
+
+	saved = th_wait_policy_get(&us);
+	ASSERT_EQ(0, setenv("TH_BOOT_TIMEOUT", "0.15", 1));
+	for (p = 0; p < 3; p++) {
+		ASSERT_EQ(0, th_wait_policy_set(policies[p], us));
+		for (i = 0; i < 2; i++) {
+			memset(&j, 0, sizeof(j));
+			j.rounds = 3;
+			j.leave_rank = -1;
+			j.odd_len_rank = -1;
+			j.late_rank = 0;
+			j.late_ms = 400;
+			EXPECT_EQ(-ETIMEDOUT,
+				  th_boot_run_threads(sizes[i], gather_rank, &j));
+			for (r = 0; r < sizes[i]; r++)
+				EXPECT_EQ(-ETIMEDOUT, j.results[r]);
+			for (r = 1; r < sizes[i]; r++) {
+				EXPECT_LE(140, j.waited_ms[r]);
+				EXPECT_GE(380, j.waited_ms[r]);
+			}
+		}
+	}
+	unsetenv("TH_BOOT_TIMEOUT");
+	th_wait_policy_set(saved, us);
 }
 
 static const unsigned int team_sizes[] = { 2, 5, 64 };
@@ -102,6 +201,7 @@ TEST(a_rank_that_leaves_fails_the_others)
 		j.rounds = 5;
 		j.leave_rank = n - 1;
 		j.odd_len_rank = -1;
+		j.late_rank = -1;
 		EXPECT_EQ(-ECONNRESET, th_boot_run_threads(n, gather_rank, &j));
 		for (r = 0; r + 1 < n; r++)
 			EXPECT_EQ(-ECONNRESET, j.results[r]);
@@ -120,6 +220,7 @@ TEST(mismatched_lengths_are_eproto_for_all)
 		j.rounds = 3;
 		j.leave_rank = -1;
 		j.odd_len_rank = 0;
+		j.late_rank = -1;
 		EXPECT_EQ(-EPROTO, th_boot_run_threads(n, gather_rank, &j));
 		for (r = 0; r < n; r++)
 			EXPECT_EQ(-EPROTO, j.results[r]);
@@ -128,7 +229,8 @@ TEST(mismatched_lengths_are_eproto_for_all)
 
 TEST(run_threads_refuses_bad_arguments)
 {
-	struct gather_job j = { .leave_rank = -1, .odd_len_rank = -1 };
+	struct gather_job j = { .leave_rank = -1, .odd_len_rank = -1,
+				.late_rank = -1 };
 
 	EXPECT_EQ(-EINVAL, th_boot_run_threads(0, gather_rank, &j));
 	EXPECT_EQ(-EINVAL, th_boot_run_threads(TH_BOOT_MAX_RANKS + 1,
@@ -140,7 +242,7 @@ TEST(run_threads_refuses_bad_arguments)
 TEST(init_under_threads_points_to_run)
 {
 	struct gather_job j = { .rounds = 3, .leave_rank = -1,
-				.odd_len_rank = -1 };
+				.odd_len_rank = -1, .late_rank = -1 };
 
 	ASSERT_EQ(0, setenv("TH_THREADS", "3", 1));
 	errno = 0;

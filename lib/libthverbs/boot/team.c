@@ -7,11 +7,15 @@
  * that left ends the job's rendezvous).
  */
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "thverbs_priv.h"
 #include <thverbs/boot.h>
@@ -23,18 +27,29 @@
  * copies out of buffer g % 2, but gather g + 2 cannot complete, and so
  * cannot be entered past its first writer, until every thread arrived at
  * g + 1, that is, finished copying g out.  Writers of g + 2 therefore
- * wait until that gather's buffer is no longer read: see th_team_enter().
+ * wait until that gather's buffer is no longer read: see the first
+ * writer's wait in th_boot_team_allgather().
+ *
+ * Why a futex and not the condition variable alone: the threads of a
+ * gather that completes all leave it at once.  Woken from a condition
+ * variable, each would retake the mutex in turn before it could return,
+ * and sixteen ranks on two cores then left a barrier one by one (the
+ * slowest rank's Allreduce measured from it paid for that queue).  A
+ * waiter here reads the outcome (@gen, @err) without the lock, so it
+ * spins for it first under the wait policy (TH_WAIT_POLICY, as
+ * th_ct_wait() does) and then sleeps on @word.
  */
 struct th_boot_team {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_mutex_t lock;	/* arrivals, buffers, and the first writer's wait */
+	pthread_cond_t cond;	/* that first writer's: a buffer's readers are done */
+	uint32_t word;		/* futex: moves when a gather completes or the team fails */
 	int size;
-	uint64_t gen;		/* the gather being filled */
+	uint64_t gen;		/* the gather being filled (read unlocked) */
 	int arrived;		/* in gen */
 	int copied[2];		/* threads done reading each buffer's result */
 	size_t len[2];
 	unsigned char *buf[2];
-	int err;		/* sticky for the whole team */
+	int err;		/* sticky for the whole team (read unlocked) */
 	int left;		/* ranks whose program returned */
 	int64_t timeout_ms;
 };
@@ -47,24 +62,37 @@ struct th_team_rank {
 	int ret;
 };
 
+/* Wake every thread asleep in a gather: its outcome changed. */
+static void th_team_wake_all(struct th_boot_team *t)
+{
+	__atomic_add_fetch(&t->word, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &t->word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
 static void th_team_fail_locked(struct th_boot_team *t, int err)
 {
 	if (!t->err)
-		t->err = err;
+		__atomic_store_n(&t->err, err, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&t->cond);
+	th_team_wake_all(t);
+}
+
+/* The ms left until the absolute @deadline_ms (-1: none, INT64_MAX). */
+static int64_t th_team_left_ms(int64_t deadline_ms)
+{
+	return deadline_ms < 0 ? INT64_MAX : deadline_ms - th_boot_now_ms();
 }
 
 /* Wait on the team's condition until the absolute @deadline_ms (-1: none). */
-static int th_team_wait_locked(struct th_boot_team *t, int64_t deadline_ms)
+static int th_team_cond_wait_locked(struct th_boot_team *t, int64_t deadline_ms)
 {
 	struct timespec ts;
-	int64_t left;
+	int64_t left = th_team_left_ms(deadline_ms);
 
 	if (deadline_ms < 0) {
 		pthread_cond_wait(&t->cond, &t->lock);
 		return 0;
 	}
-	left = deadline_ms - th_boot_now_ms();
 	if (left <= 0)
 		return -ETIMEDOUT;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -78,12 +106,61 @@ static int th_team_wait_locked(struct th_boot_team *t, int64_t deadline_ms)
 	return 0;
 }
 
+struct th_team_look {
+	struct th_boot_team *t;
+	uint64_t gen;
+};
+
+/* Gather @gen completed, or the team failed. */
+static bool th_team_look(void *arg)
+{
+	struct th_team_look *l = arg;
+
+	return __atomic_load_n(&l->t->gen, __ATOMIC_ACQUIRE) != l->gen ||
+	       __atomic_load_n(&l->t->err, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Without the lock: until gather @gen completes or the team fails; spin
+ * first if the wait policy lets this thread, then sleep on the futex
+ * word.  -ETIMEDOUT at @deadline_ms (-1: none).
+ */
+static int th_team_await(struct th_boot_team *t, uint64_t gen,
+			 int64_t deadline_ms)
+{
+	struct th_team_look l = { .t = t, .gen = gen };
+	int64_t left = th_team_left_ms(deadline_ms);
+	struct timespec rel;
+	uint32_t word;
+
+	if (th_wait_spin_for(th_team_look, &l,
+			     left == INT64_MAX ? UINT64_MAX :
+			     left > 0 ? (uint64_t)left * 1000000ULL : 0))
+		return 0;
+	for (;;) {
+		word = __atomic_load_n(&t->word, __ATOMIC_SEQ_CST);
+		if (th_team_look(&l))
+			return 0;
+		left = th_team_left_ms(deadline_ms);
+		if (left <= 0)
+			return -ETIMEDOUT;
+		/* a second at most a sleep: the deadline is re-read after */
+		if (left > 1000)
+			left = 1000;
+		rel.tv_sec = left / 1000;
+		rel.tv_nsec = (left % 1000) * 1000000;
+		syscall(SYS_futex, &t->word, FUTEX_WAIT_PRIVATE, word, &rel,
+			NULL, 0);
+	}
+}
+
 int th_boot_team_allgather(struct th_boot *b, const void *mine, void *all,
 			   size_t len)
 {
 	struct th_boot_team *t = b->team;
 	int64_t deadline = t->timeout_ms < 0 ? -1 :
 			   th_boot_now_ms() + t->timeout_ms;
+	bool completed = false;
 	uint64_t gen;
 	int ret = 0, i;
 
@@ -91,8 +168,10 @@ int th_boot_team_allgather(struct th_boot *b, const void *mine, void *all,
 	gen = t->gen;
 	i = gen % 2;
 	/* the first writer of this buffer waits until its last reader is done */
-	while (!t->err && t->arrived == 0 && t->copied[i] < t->size && !ret)
-		ret = th_team_wait_locked(t, deadline);
+	while (!t->err && t->arrived == 0 &&
+	       __atomic_load_n(&t->copied[i], __ATOMIC_ACQUIRE) < t->size &&
+	       !ret)
+		ret = th_team_cond_wait_locked(t, deadline);
 	if (!ret && !t->err && t->left)
 		th_team_fail_locked(t, -ECONNRESET);	/* a rank is gone */
 	if (!ret && !t->err && t->arrived == 0) {
@@ -111,17 +190,31 @@ int th_boot_team_allgather(struct th_boot *b, const void *mine, void *all,
 		memcpy(t->buf[i] + (size_t)b->rank * len, mine, len);
 	if (++t->arrived == t->size) {
 		t->arrived = 0;
-		t->gen++;
-		pthread_cond_broadcast(&t->cond);
+		__atomic_store_n(&t->gen, gen + 1, __ATOMIC_RELEASE);
+		completed = true;
 	}
-	while (!t->err && t->gen == gen && !ret)
-		ret = th_team_wait_locked(t, deadline);
-	if (!ret && !t->err) {
+	pthread_mutex_unlock(&t->lock);
+	if (completed)
+		th_team_wake_all(t);
+	else
+		ret = th_team_await(t, gen, deadline);
+	/*
+	 * Buffer i holds gather gen's result until every thread counted
+	 * itself in copied[i]: no lock is needed to read it.
+	 */
+	if (!ret && !__atomic_load_n(&t->err, __ATOMIC_ACQUIRE)) {
 		if (len)
 			memcpy(all, t->buf[i], len * t->size);
-		if (++t->copied[i] == t->size)
+		if (__atomic_add_fetch(&t->copied[i], 1, __ATOMIC_ACQ_REL) ==
+		    t->size) {
+			pthread_mutex_lock(&t->lock);
 			pthread_cond_broadcast(&t->cond);
+			pthread_mutex_unlock(&t->lock);
+		}
 	}
+	if (!ret)	/* no lock to leave: they would queue for it again */
+		return __atomic_load_n(&t->err, __ATOMIC_ACQUIRE);
+	pthread_mutex_lock(&t->lock);
 out:
 	if (ret)
 		th_team_fail_locked(t, ret);

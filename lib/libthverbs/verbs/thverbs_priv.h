@@ -144,6 +144,15 @@ const struct th_provider_ops *th_provider_timing(void);
  */
 void th_timed_cpu(uint64_t bytes);
 
+/*
+ * wait.c: spin under the wait policy for something other than a counter
+ * (th_boot's team rendezvous), as th_ct_wait() spins for its counter.
+ * True once @look(@arg) returned true; false when the policy says sleep,
+ * at once or after the spin's budget (at most @timeout_ns): the caller
+ * then sleeps its own way.
+ */
+bool th_wait_spin_for(bool (*look)(void *arg), void *arg, uint64_t timeout_ns);
+
 struct th_device {
 	const struct th_provider_ops *ops;
 	uint32_t node;

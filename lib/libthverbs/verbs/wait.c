@@ -3,7 +3,8 @@
  * wait.c - how a thread that waits for the NIC spends its time: the wait
  * policy (TH_WAIT_POLICY, TH_SPIN_US), the bounded spin on the mapped
  * counter page that drives the provider while it looks, and the hand-over
- * to the provider's sleeping wait.
+ * to the provider's sleeping wait.  Ranks as threads meet in th_boot's
+ * rendezvous under the same policy (th_wait_spin_for()).
  *
  * Why spin at all: a thread asleep in the provider is woken by a futex or
  * an interrupt when its counter moves, and that wake-up (25-50 us on a
@@ -254,28 +255,23 @@ static struct th_wait_plan th_wait_spin_admit(uint64_t timeout_ns)
 }
 
 /*
- * Watch counter @ct of @vp for up to @budget_ns, driving the provider's
- * progress between looks (the ofi provider reads its completion queue
- * here, so no progress thread has to be woken).  True once the counter
- * reached @threshold or failed: the caller then has its answer.
+ * Look with @look(@arg) for up to @plan's budget: the first looks pause
+ * the CPU between them, later ones yield it if the plan says so.  True
+ * once @look saw what it waits for.  Drops this thread's count in
+ * th_wait_spinners, which th_wait_spin_admit() raised.
  */
-static bool th_wait_spin(struct th_vport *vp, uint16_t ct, uint64_t threshold,
-			 const struct th_wait_plan *plan)
+static bool th_wait_spin_loop(const struct th_wait_plan *plan,
+			      bool (*look)(void *arg), void *arg)
 {
-	const struct th_provider_ops *ops = vp->ctx->dev.ops;
-	const struct th_nic_ct *c = &vp->cts[ct];
 	uint64_t start = th_wait_now_ns();
 	bool reached = false;
 	unsigned int i;
 
 	for (i = 1;; i++) {
-		if (__atomic_load_n(&c->failure, __ATOMIC_ACQUIRE) ||
-		    __atomic_load_n(&c->success, __ATOMIC_ACQUIRE) >= threshold) {
+		if (look(arg)) {
 			reached = true;
 			break;
 		}
-		if (ops->progress)
-			ops->progress(vp->ctx);
 		if (plan->yield && i > TH_WAIT_PAUSE_LOOKS)
 			sched_yield();
 		else
@@ -285,6 +281,39 @@ static bool th_wait_spin(struct th_vport *vp, uint16_t ct, uint64_t threshold,
 	}
 	__atomic_sub_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
 	return reached;
+}
+
+bool th_wait_spin_for(bool (*look)(void *arg), void *arg, uint64_t timeout_ns)
+{
+	struct th_wait_plan plan = th_wait_spin_admit(timeout_ns);
+
+	if (!plan.budget_ns)
+		return false;
+	return th_wait_spin_loop(&plan, look, arg);
+}
+
+struct th_wait_ct_look {
+	struct th_vport *vp;
+	const struct th_nic_ct *c;
+	uint64_t threshold;
+};
+
+/*
+ * One look at a counter: reached or failed, the caller has its answer;
+ * otherwise drive the provider once (the ofi provider reads its
+ * completion queue here, so no progress thread has to be woken).
+ */
+static bool th_wait_ct_look(void *arg)
+{
+	struct th_wait_ct_look *l = arg;
+	const struct th_provider_ops *ops = l->vp->ctx->dev.ops;
+
+	if (__atomic_load_n(&l->c->failure, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&l->c->success, __ATOMIC_ACQUIRE) >= l->threshold)
+		return true;
+	if (ops->progress)
+		ops->progress(l->vp->ctx);
+	return false;
 }
 
 /*
@@ -303,6 +332,7 @@ int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
 		.size = sizeof(w), .vport = vp->index, .ct = ct,
 		.threshold = threshold, .timeout_ns = timeout_ns,
 	};
+	struct th_wait_ct_look look;
 	struct th_wait_plan plan;
 	uint64_t spent, start;
 	int ret;
@@ -320,7 +350,10 @@ int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
 		__atomic_sub_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
 		return ret;
 	}
-	if (th_wait_spin(vp, ct, threshold, &plan) &&
+	look = (struct th_wait_ct_look){
+		.vp = vp, .c = &vp->cts[ct], .threshold = threshold,
+	};
+	if (th_wait_spin_loop(&plan, th_wait_ct_look, &look) &&
 	    !__atomic_load_n(&vp->cts[ct].failure, __ATOMIC_ACQUIRE))
 		return 0;
 	spent = th_wait_now_ns() - start;
