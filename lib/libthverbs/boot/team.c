@@ -35,23 +35,37 @@
  * variable, each would retake the mutex in turn before it could return,
  * and sixteen ranks on two cores then left a barrier one by one (the
  * slowest rank's Allreduce measured from it paid for that queue).  A
- * waiter here reads the outcome (@gen, @err) without the lock, so it
- * spins for it first under the wait policy (TH_WAIT_POLICY, as
- * th_ct_wait() does) and then sleeps on @word.
+ * waiter here reads the outcome (seen.gen, seen.err) without the lock, so
+ * it spins for it first under the wait policy (TH_WAIT_POLICY, as
+ * th_ct_wait() does) and then sleeps on seen.word; the thread that
+ * completes a gather makes a system call only if somebody sleeps.  The
+ * lock itself is glibc's adaptive mutex: threads that arrive together
+ * wait out each other's few instructions spinning, not asleep in the
+ * kernel (that sleep and its wake-up were a third of a two-thread
+ * barrier).
  */
 struct th_boot_team {
-	pthread_mutex_t lock;	/* arrivals, buffers, and the first writer's wait */
-	pthread_cond_t cond;	/* that first writer's: a buffer's readers are done */
-	uint32_t word;		/* futex: moves when a gather completes or the team fails */
+	/*
+	 * What waiters watch, on a cache line of its own: their looks must
+	 * not pull away the line that the arriving threads lock and write.
+	 */
+	struct {
+		uint64_t gen;	/* the gather being filled */
+		uint32_t word;	/* futex: moves when a gather completes or the team fails */
+		int sleepers;	/* threads that may be asleep on @word */
+		int err;	/* sticky for the whole team */
+	} __attribute__((aligned(64))) seen;
+	pthread_mutex_t lock __attribute__((aligned(64)));
+	pthread_cond_t cond;	/* the first writer's: a buffer's readers are done */
+	int writers_waiting;	/* first writers on @cond */
 	int size;
-	uint64_t gen;		/* the gather being filled (read unlocked) */
-	int arrived;		/* in gen */
-	int copied[2];		/* threads done reading each buffer's result */
+	int arrived;		/* in seen.gen */
 	size_t len[2];
 	unsigned char *buf[2];
-	int err;		/* sticky for the whole team (read unlocked) */
 	int left;		/* ranks whose program returned */
 	int64_t timeout_ms;
+	/* threads done reading each buffer's result: counted unlocked */
+	int copied[2] __attribute__((aligned(64)));
 };
 
 struct th_team_rank {
@@ -62,19 +76,41 @@ struct th_team_rank {
 	int ret;
 };
 
-/* Wake every thread asleep in a gather: its outcome changed. */
+/*
+ * Wake every thread asleep in a gather: its outcome changed.  No system
+ * call when nobody sleeps (the threads watch, or have yet to arrive): a
+ * sleeper counts itself before it reads @word and looks, so either it
+ * sees this change, or this look at @sleepers sees it.
+ */
 static void th_team_wake_all(struct th_boot_team *t)
 {
-	__atomic_add_fetch(&t->word, 1, __ATOMIC_SEQ_CST);
-	syscall(SYS_futex, &t->word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	__atomic_add_fetch(&t->seen.word, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&t->seen.sleepers, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &t->seen.word, FUTEX_WAKE_PRIVATE, INT_MAX,
+			NULL, NULL, 0);
 }
 
 static void th_team_fail_locked(struct th_boot_team *t, int err)
 {
-	if (!t->err)
-		__atomic_store_n(&t->err, err, __ATOMIC_RELEASE);
+	if (!t->seen.err)
+		__atomic_store_n(&t->seen.err, err, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&t->cond);
 	th_team_wake_all(t);
+}
+
+/*
+ * The absolute deadline of a call in ms (-1: none), read from the clock
+ * the first time the call needs it: a gather whose threads meet at once
+ * never reads it.
+ */
+#define TH_TEAM_DEADLINE_UNSET	INT64_MIN
+
+static int64_t th_team_deadline(const struct th_boot_team *t, int64_t *deadline)
+{
+	if (*deadline == TH_TEAM_DEADLINE_UNSET)
+		*deadline = t->timeout_ms < 0 ? -1 :
+			    th_boot_now_ms() + t->timeout_ms;
+	return *deadline;
 }
 
 /* The ms left until the absolute @deadline_ms (-1: none, INT64_MAX). */
@@ -116,65 +152,80 @@ static bool th_team_look(void *arg)
 {
 	struct th_team_look *l = arg;
 
-	return __atomic_load_n(&l->t->gen, __ATOMIC_ACQUIRE) != l->gen ||
-	       __atomic_load_n(&l->t->err, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&l->t->seen.gen, __ATOMIC_ACQUIRE) != l->gen ||
+	       __atomic_load_n(&l->t->seen.err, __ATOMIC_ACQUIRE);
 }
 
 /*
  * Without the lock: until gather @gen completes or the team fails; spin
- * first if the wait policy lets this thread, then sleep on the futex
- * word.  -ETIMEDOUT at @deadline_ms (-1: none).
+ * first if the wait policy lets this thread (for at most the call's
+ * timeout), then sleep on the futex word until the call's deadline
+ * (th_team_deadline()): -ETIMEDOUT then.
  */
 static int th_team_await(struct th_boot_team *t, uint64_t gen,
-			 int64_t deadline_ms)
+			 int64_t *deadline)
 {
 	struct th_team_look l = { .t = t, .gen = gen };
-	int64_t left = th_team_left_ms(deadline_ms);
 	struct timespec rel;
+	int64_t left;
 	uint32_t word;
+	int ret = 0;
 
-	if (th_wait_spin_for(th_team_look, &l,
-			     left == INT64_MAX ? UINT64_MAX :
-			     left > 0 ? (uint64_t)left * 1000000ULL : 0))
+	if (th_wait_spin_for(th_team_look, &l, t->timeout_ms < 0 ? UINT64_MAX :
+			     (uint64_t)t->timeout_ms * 1000000ULL))
 		return 0;
+	th_team_deadline(t, deadline);
+	__atomic_add_fetch(&t->seen.sleepers, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
-		word = __atomic_load_n(&t->word, __ATOMIC_SEQ_CST);
+		word = __atomic_load_n(&t->seen.word, __ATOMIC_SEQ_CST);
 		if (th_team_look(&l))
-			return 0;
-		left = th_team_left_ms(deadline_ms);
-		if (left <= 0)
-			return -ETIMEDOUT;
+			break;
+		left = th_team_left_ms(*deadline);
+		if (left <= 0) {
+			ret = -ETIMEDOUT;
+			break;
+		}
 		/* a second at most a sleep: the deadline is re-read after */
 		if (left > 1000)
 			left = 1000;
 		rel.tv_sec = left / 1000;
 		rel.tv_nsec = (left % 1000) * 1000000;
-		syscall(SYS_futex, &t->word, FUTEX_WAIT_PRIVATE, word, &rel,
+		syscall(SYS_futex, &t->seen.word, FUTEX_WAIT_PRIVATE, word, &rel,
 			NULL, 0);
 	}
+	__atomic_sub_fetch(&t->seen.sleepers, 1, __ATOMIC_RELAXED);
+	return ret;
 }
 
 int th_boot_team_allgather(struct th_boot *b, const void *mine, void *all,
 			   size_t len)
 {
 	struct th_boot_team *t = b->team;
-	int64_t deadline = t->timeout_ms < 0 ? -1 :
-			   th_boot_now_ms() + t->timeout_ms;
+	int64_t deadline = TH_TEAM_DEADLINE_UNSET;
 	bool completed = false;
 	uint64_t gen;
 	int ret = 0, i;
 
 	pthread_mutex_lock(&t->lock);
-	gen = t->gen;
+	gen = t->seen.gen;
 	i = gen % 2;
-	/* the first writer of this buffer waits until its last reader is done */
-	while (!t->err && t->arrived == 0 &&
-	       __atomic_load_n(&t->copied[i], __ATOMIC_ACQUIRE) < t->size &&
+	/*
+	 * The first writer of this buffer waits until its last reader is
+	 * done.  It counts itself before it looks at copied[i], and the last
+	 * reader counts itself in copied[i] before it looks for a writer to
+	 * wake: one of the two sees the other.
+	 */
+	if (t->arrived == 0)
+		__atomic_add_fetch(&t->writers_waiting, 1, __ATOMIC_SEQ_CST);
+	while (!t->seen.err && t->arrived == 0 &&
+	       __atomic_load_n(&t->copied[i], __ATOMIC_SEQ_CST) < t->size &&
 	       !ret)
-		ret = th_team_cond_wait_locked(t, deadline);
-	if (!ret && !t->err && t->left)
+		ret = th_team_cond_wait_locked(t, th_team_deadline(t, &deadline));
+	if (t->arrived == 0)
+		__atomic_sub_fetch(&t->writers_waiting, 1, __ATOMIC_RELAXED);
+	if (!ret && !t->seen.err && t->left)
 		th_team_fail_locked(t, -ECONNRESET);	/* a rank is gone */
-	if (!ret && !t->err && t->arrived == 0) {
+	if (!ret && !t->seen.err && t->arrived == 0) {
 		free(t->buf[i]);
 		t->buf[i] = len ? malloc(len * t->size) : NULL;
 		t->len[i] = len;
@@ -182,43 +233,44 @@ int th_boot_team_allgather(struct th_boot *b, const void *mine, void *all,
 		if (len && !t->buf[i])
 			th_team_fail_locked(t, -ENOMEM);
 	}
-	if (!ret && !t->err && t->len[i] != len)
+	if (!ret && !t->seen.err && t->len[i] != len)
 		th_team_fail_locked(t, -EPROTO);
-	if (ret || t->err)
+	if (ret || t->seen.err)
 		goto out;
 	if (len)
 		memcpy(t->buf[i] + (size_t)b->rank * len, mine, len);
 	if (++t->arrived == t->size) {
 		t->arrived = 0;
-		__atomic_store_n(&t->gen, gen + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&t->seen.gen, gen + 1, __ATOMIC_RELEASE);
 		completed = true;
 	}
 	pthread_mutex_unlock(&t->lock);
 	if (completed)
 		th_team_wake_all(t);
 	else
-		ret = th_team_await(t, gen, deadline);
+		ret = th_team_await(t, gen, &deadline);
 	/*
 	 * Buffer i holds gather gen's result until every thread counted
 	 * itself in copied[i]: no lock is needed to read it.
 	 */
-	if (!ret && !__atomic_load_n(&t->err, __ATOMIC_ACQUIRE)) {
+	if (!ret && !__atomic_load_n(&t->seen.err, __ATOMIC_ACQUIRE)) {
 		if (len)
 			memcpy(all, t->buf[i], len * t->size);
-		if (__atomic_add_fetch(&t->copied[i], 1, __ATOMIC_ACQ_REL) ==
-		    t->size) {
+		if (__atomic_add_fetch(&t->copied[i], 1, __ATOMIC_SEQ_CST) ==
+		    t->size &&
+		    __atomic_load_n(&t->writers_waiting, __ATOMIC_SEQ_CST)) {
 			pthread_mutex_lock(&t->lock);
 			pthread_cond_broadcast(&t->cond);
 			pthread_mutex_unlock(&t->lock);
 		}
 	}
 	if (!ret)	/* no lock to leave: they would queue for it again */
-		return __atomic_load_n(&t->err, __ATOMIC_ACQUIRE);
+		return __atomic_load_n(&t->seen.err, __ATOMIC_ACQUIRE);
 	pthread_mutex_lock(&t->lock);
 out:
 	if (ret)
 		th_team_fail_locked(t, ret);
-	ret = t->err;
+	ret = t->seen.err;
 	pthread_mutex_unlock(&t->lock);
 	return ret;
 }
@@ -242,6 +294,7 @@ int th_boot_run_threads(unsigned int n, th_boot_rank_fn fn,
 				  void *arg)
 {
 	struct th_boot_team t = { .size = n };
+	pthread_mutexattr_t ma;
 	struct th_team_rank *r;
 	unsigned int i, started = 0;
 	int ret;
@@ -254,7 +307,10 @@ int th_boot_run_threads(unsigned int n, th_boot_rank_fn fn,
 	r = calloc(n, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	pthread_mutex_init(&t.lock, NULL);
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
+	pthread_mutex_init(&t.lock, &ma);
+	pthread_mutexattr_destroy(&ma);
 	pthread_cond_init(&t.cond, NULL);
 	t.copied[0] = t.copied[1] = n;
 	for (i = 0; i < n; i++) {
