@@ -291,25 +291,36 @@ static int queue_reports(const char *out, unsigned long long *reads,
  * a margin for a loaded machine): on each rank the thread read every
  * entry, and at most a quarter of its reads began asleep in the queue.
  * With passive waits (or the busy path removed) about a third do, a
- * message after each reply.
+ * message after each reply, in every run.  The bound is on time (a
+ * thread descheduled for longer than its window sleeps, rightly), so a
+ * machine loaded by other jobs can push one run over it: the stream runs
+ * up to three times and one run within the bound on both ranks passes;
+ * every run must deliver every entry.
  */
 TEST(a_busy_progress_thread_reads_tcp_without_sleeping_in_the_queue)
 {
 	unsigned long long reads[2], wakes[2];
 	static char out[1 << 14];
-	int i;
+	bool within = false;
+	int i, run;
 
 	setenv("TH_WAIT_POLICY", "auto", 1);
 	setenv("TH_SPIN_US", "1000", 1);
-	EXPECT_EQ(0, run_case_on("stream", "tcp;ofi_rxm", out, sizeof(out)));
+	for (run = 0; run < 3 && !within; run++) {
+		EXPECT_EQ(0, run_case_on("stream", "tcp;ofi_rxm", out,
+					 sizeof(out)));
+		TH_LOG("run %d: %s", run, out);
+		ASSERT_EQ(2, queue_reports(out, reads, wakes, 2));
+		within = true;
+		for (i = 0; i < 2; i++) {
+			EXPECT_LE(8 * 48 * 2ULL, reads[i]);
+			if (wakes[i] > reads[i] / 4)
+				within = false;
+		}
+	}
 	unsetenv("TH_SPIN_US");
 	unsetenv("TH_WAIT_POLICY");
-	TH_LOG("%s", out);
-	ASSERT_EQ(2, queue_reports(out, reads, wakes, 2));
-	for (i = 0; i < 2; i++) {
-		EXPECT_LE(8 * 48 * 2ULL, reads[i]);
-		EXPECT_GE(reads[i] / 4, wakes[i]);
-	}
+	EXPECT_TRUE(within);
 }
 
 /*
