@@ -179,8 +179,9 @@ TEST(a_gather_past_the_timeout_fails_every_rank)
 			for (r = 0; r < sizes[i]; r++)
 				EXPECT_EQ(-ETIMEDOUT, j.results[r]);
 			for (r = 1; r < sizes[i]; r++) {
+				/* once the timeout, not twice (spin, then sleep) */
 				EXPECT_LE(140, j.waited_ms[r]);
-				EXPECT_GE(380, j.waited_ms[r]);
+				EXPECT_GE(270, j.waited_ms[r]);
 			}
 		}
 	}

@@ -100,7 +100,7 @@ static void th_team_fail_locked(struct th_boot_team *t, int err)
 
 /*
  * The absolute deadline of a call in ms (-1: none), read from the clock
- * the first time the call needs it: a gather whose threads meet at once
+ * the first time the call needs it: the thread that completes a gather
  * never reads it.
  */
 #define TH_TEAM_DEADLINE_UNSET	INT64_MIN
@@ -158,9 +158,9 @@ static bool th_team_look(void *arg)
 
 /*
  * Without the lock: until gather @gen completes or the team fails; spin
- * first if the wait policy lets this thread (for at most the call's
- * timeout), then sleep on the futex word until the call's deadline
- * (th_team_deadline()): -ETIMEDOUT then.
+ * first if the wait policy lets this thread, then sleep on the futex
+ * word, both until the call's deadline (th_team_deadline()): -ETIMEDOUT
+ * then.
  */
 static int th_team_await(struct th_boot_team *t, uint64_t gen,
 			 int64_t *deadline)
@@ -171,10 +171,11 @@ static int th_team_await(struct th_boot_team *t, uint64_t gen,
 	uint32_t word;
 	int ret = 0;
 
-	if (th_wait_spin_for(th_team_look, &l, t->timeout_ms < 0 ? UINT64_MAX :
-			     (uint64_t)t->timeout_ms * 1000000ULL))
+	/* the spin is part of the call's time: it ends by the deadline too */
+	left = th_team_left_ms(th_team_deadline(t, deadline));
+	if (th_wait_spin_for(th_team_look, &l, left == INT64_MAX ? UINT64_MAX :
+			     left > 0 ? (uint64_t)left * 1000000ULL : 0))
 		return 0;
-	th_team_deadline(t, deadline);
 	__atomic_add_fetch(&t->seen.sleepers, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
 		word = __atomic_load_n(&t->seen.word, __ATOMIC_SEQ_CST);
@@ -202,7 +203,7 @@ int th_boot_team_allgather(struct th_boot *b, const void *mine, void *all,
 {
 	struct th_boot_team *t = b->team;
 	int64_t deadline = TH_TEAM_DEADLINE_UNSET;
-	bool completed = false;
+	bool completed = false, counted;
 	uint64_t gen;
 	int ret = 0, i;
 
@@ -215,13 +216,14 @@ int th_boot_team_allgather(struct th_boot *b, const void *mine, void *all,
 	 * reader counts itself in copied[i] before it looks for a writer to
 	 * wake: one of the two sees the other.
 	 */
-	if (t->arrived == 0)
+	counted = t->arrived == 0;
+	if (counted)
 		__atomic_add_fetch(&t->writers_waiting, 1, __ATOMIC_SEQ_CST);
 	while (!t->seen.err && t->arrived == 0 &&
 	       __atomic_load_n(&t->copied[i], __ATOMIC_SEQ_CST) < t->size &&
 	       !ret)
 		ret = th_team_cond_wait_locked(t, th_team_deadline(t, &deadline));
-	if (t->arrived == 0)
+	if (counted)
 		__atomic_sub_fetch(&t->writers_waiting, 1, __ATOMIC_RELAXED);
 	if (!ret && !t->seen.err && t->left)
 		th_team_fail_locked(t, -ECONNRESET);	/* a rank is gone */
