@@ -22,27 +22,28 @@
 #include "boot_priv.h"
 
 /*
- * Gathers are numbered; gather g uses buffer g % 2.  A thread may enter
- * gather g + 1 (and write buffer (g + 1) % 2) while a slow one still
- * copies out of buffer g % 2, but gather g + 2 cannot complete, and so
- * cannot be entered past its first writer, until every thread arrived at
- * g + 1, that is, finished copying g out.  Writers of g + 2 therefore
- * wait until that gather's buffer is no longer read: see the first
- * writer's wait in th_boot_team_allgather().
+ * Gathers are numbered; gather g uses buffer g % 2, and its result stays
+ * there until gather g + 2 begins.  A thread may enter gather g + 1 (and
+ * write buffer (g + 1) % 2) while a slow one still copies out of buffer
+ * g % 2.  No thread can be reading buffer g % 2 once gather g + 2 begins:
+ * that needs gather g + 1 complete, so every thread arrived at g + 1,
+ * which each did only after it returned from g, result copied.  (A thread
+ * that returned an error copied nothing, but the error is sticky and no
+ * later gather begins.)  So the first writer of a buffer reuses it
+ * without waiting for readers.
  *
- * Why a futex and not the condition variable alone: the threads of a
- * gather that completes all leave it at once.  Woken from a condition
- * variable, each would retake the mutex in turn before it could return,
- * and sixteen ranks on two cores then left a barrier one by one (the
- * slowest rank's Allreduce measured from it paid for that queue).  A
- * waiter here reads the outcome (seen.gen, seen.err) without the lock, so
- * it spins for it first under the wait policy (TH_WAIT_POLICY, as
- * th_ct_wait() does) and then sleeps on seen.word; the thread that
- * completes a gather makes a system call only if somebody sleeps.  The
- * lock itself is glibc's adaptive mutex: threads that arrive together
- * wait out each other's few instructions spinning, not asleep in the
- * kernel (that sleep and its wake-up were a third of a two-thread
- * barrier).
+ * Why a futex and not a condition variable: the threads of a gather that
+ * completes all leave it at once.  Woken from a condition variable, each
+ * would retake the mutex in turn before it could return, and sixteen
+ * ranks on two cores then left a barrier one by one (the slowest rank's
+ * Allreduce measured from it paid for that queue).  A waiter here reads
+ * the outcome (seen.gen, seen.err) without the lock, so it spins for it
+ * first under the wait policy (TH_WAIT_POLICY, as th_ct_wait() does) and
+ * then sleeps on seen.word; the thread that completes a gather makes a
+ * system call only if somebody sleeps.  The lock itself is glibc's
+ * adaptive mutex: threads that arrive together wait out each other's few
+ * instructions spinning, not asleep in the kernel (that sleep and its
+ * wake-up were a third of a two-thread barrier).
  */
 struct th_boot_team {
 	/*
@@ -56,16 +57,12 @@ struct th_boot_team {
 		int err;	/* sticky for the whole team */
 	} __attribute__((aligned(64))) seen;
 	pthread_mutex_t lock __attribute__((aligned(64)));
-	pthread_cond_t cond;	/* the first writer's: a buffer's readers are done */
-	int writers_waiting;	/* first writers on @cond */
 	int size;
 	int arrived;		/* in seen.gen */
 	size_t len[2];
 	unsigned char *buf[2];
 	int left;		/* ranks whose program returned */
 	int64_t timeout_ms;
-	/* threads done reading each buffer's result: counted unlocked */
-	int copied[2] __attribute__((aligned(64)));
 };
 
 struct th_team_rank {
@@ -94,52 +91,13 @@ static void th_team_fail_locked(struct th_boot_team *t, int err)
 {
 	if (!t->seen.err)
 		__atomic_store_n(&t->seen.err, err, __ATOMIC_RELEASE);
-	pthread_cond_broadcast(&t->cond);
 	th_team_wake_all(t);
-}
-
-/*
- * The absolute deadline of a call in ms (-1: none), read from the clock
- * the first time the call needs it: the thread that completes a gather
- * never reads it.
- */
-#define TH_TEAM_DEADLINE_UNSET	INT64_MIN
-
-static int64_t th_team_deadline(const struct th_boot_team *t, int64_t *deadline)
-{
-	if (*deadline == TH_TEAM_DEADLINE_UNSET)
-		*deadline = t->timeout_ms < 0 ? -1 :
-			    th_boot_now_ms() + t->timeout_ms;
-	return *deadline;
 }
 
 /* The ms left until the absolute @deadline_ms (-1: none, INT64_MAX). */
 static int64_t th_team_left_ms(int64_t deadline_ms)
 {
 	return deadline_ms < 0 ? INT64_MAX : deadline_ms - th_boot_now_ms();
-}
-
-/* Wait on the team's condition until the absolute @deadline_ms (-1: none). */
-static int th_team_cond_wait_locked(struct th_boot_team *t, int64_t deadline_ms)
-{
-	struct timespec ts;
-	int64_t left = th_team_left_ms(deadline_ms);
-
-	if (deadline_ms < 0) {
-		pthread_cond_wait(&t->cond, &t->lock);
-		return 0;
-	}
-	if (left <= 0)
-		return -ETIMEDOUT;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += left / 1000;
-	ts.tv_nsec += (left % 1000) * 1000000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
-	pthread_cond_timedwait(&t->cond, &t->lock, &ts);
-	return 0;
 }
 
 struct th_team_look {
@@ -159,29 +117,30 @@ static bool th_team_look(void *arg)
 /*
  * Without the lock: until gather @gen completes or the team fails; spin
  * first if the wait policy lets this thread, then sleep on the futex
- * word, both until the call's deadline (th_team_deadline()): -ETIMEDOUT
- * then.
+ * word, both until the call's deadline (read from the clock here: the
+ * thread that completes a gather never reads it).  -ETIMEDOUT then,
+ * which the caller confirms under the lock.
  */
-static int th_team_await(struct th_boot_team *t, uint64_t gen,
-			 int64_t *deadline)
+static int th_team_await(struct th_boot_team *t, uint64_t gen)
 {
 	struct th_team_look l = { .t = t, .gen = gen };
+	int64_t deadline = t->timeout_ms < 0 ? -1 :
+			   th_boot_now_ms() + t->timeout_ms;
+	int64_t left = th_team_left_ms(deadline);
 	struct timespec rel;
-	int64_t left;
 	uint32_t word;
 	int ret = 0;
 
-	/* the spin is part of the call's time: it ends by the deadline too */
-	left = th_team_left_ms(th_team_deadline(t, deadline));
-	if (th_wait_spin_for(th_team_look, &l, left == INT64_MAX ? UINT64_MAX :
-			     left > 0 ? (uint64_t)left * 1000000ULL : 0))
+	if (left > 0 &&
+	    th_wait_spin_for(th_team_look, &l, left == INT64_MAX ? UINT64_MAX :
+			     (uint64_t)left * 1000000ULL))
 		return 0;
 	__atomic_add_fetch(&t->seen.sleepers, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
 		word = __atomic_load_n(&t->seen.word, __ATOMIC_SEQ_CST);
 		if (th_team_look(&l))
 			break;
-		left = th_team_left_ms(*deadline);
+		left = th_team_left_ms(deadline);
 		if (left <= 0) {
 			ret = -ETIMEDOUT;
 			break;
@@ -202,42 +161,26 @@ int th_boot_team_allgather(struct th_boot *b, const void *mine, void *all,
 			   size_t len)
 {
 	struct th_boot_team *t = b->team;
-	int64_t deadline = TH_TEAM_DEADLINE_UNSET;
-	bool completed = false, counted;
+	bool completed = false;
 	uint64_t gen;
 	int ret = 0, i;
 
 	pthread_mutex_lock(&t->lock);
 	gen = t->seen.gen;
 	i = gen % 2;
-	/*
-	 * The first writer of this buffer waits until its last reader is
-	 * done.  It counts itself before it looks at copied[i], and the last
-	 * reader counts itself in copied[i] before it looks for a writer to
-	 * wake: one of the two sees the other.
-	 */
-	counted = t->arrived == 0;
-	if (counted)
-		__atomic_add_fetch(&t->writers_waiting, 1, __ATOMIC_SEQ_CST);
-	while (!t->seen.err && t->arrived == 0 &&
-	       __atomic_load_n(&t->copied[i], __ATOMIC_SEQ_CST) < t->size &&
-	       !ret)
-		ret = th_team_cond_wait_locked(t, th_team_deadline(t, &deadline));
-	if (counted)
-		__atomic_sub_fetch(&t->writers_waiting, 1, __ATOMIC_RELAXED);
-	if (!ret && !t->seen.err && t->left)
+	if (!t->seen.err && t->left)
 		th_team_fail_locked(t, -ECONNRESET);	/* a rank is gone */
-	if (!ret && !t->seen.err && t->arrived == 0) {
+	/* the first writer: nobody reads this buffer any more (above) */
+	if (!t->seen.err && t->arrived == 0) {
 		free(t->buf[i]);
 		t->buf[i] = len ? malloc(len * t->size) : NULL;
 		t->len[i] = len;
-		t->copied[i] = 0;
 		if (len && !t->buf[i])
 			th_team_fail_locked(t, -ENOMEM);
 	}
-	if (!ret && !t->seen.err && t->len[i] != len)
+	if (!t->seen.err && t->len[i] != len)
 		th_team_fail_locked(t, -EPROTO);
-	if (ret || t->seen.err)
+	if (t->seen.err)
 		goto out;
 	if (len)
 		memcpy(t->buf[i] + (size_t)b->rank * len, mine, len);
@@ -247,31 +190,26 @@ int th_boot_team_allgather(struct th_boot *b, const void *mine, void *all,
 		completed = true;
 	}
 	pthread_mutex_unlock(&t->lock);
-	if (completed)
+	if (completed) {
 		th_team_wake_all(t);
-	else
-		ret = th_team_await(t, gen, &deadline);
-	/*
-	 * Buffer i holds gather gen's result until every thread counted
-	 * itself in copied[i]: no lock is needed to read it.
-	 */
-	if (!ret && !__atomic_load_n(&t->seen.err, __ATOMIC_ACQUIRE)) {
-		if (len)
-			memcpy(all, t->buf[i], len * t->size);
-		if (__atomic_add_fetch(&t->copied[i], 1, __ATOMIC_SEQ_CST) ==
-		    t->size &&
-		    __atomic_load_n(&t->writers_waiting, __ATOMIC_SEQ_CST)) {
-			pthread_mutex_lock(&t->lock);
-			pthread_cond_broadcast(&t->cond);
-			pthread_mutex_unlock(&t->lock);
-		}
+	} else if (th_team_await(t, gen)) {
+		/*
+		 * Timed out, unlocked: the last thread may have completed the
+		 * gather since, and returned 0.  Under the lock the gather is
+		 * either complete (then so is this call) or it fails for all,
+		 * the last thread included.
+		 */
+		pthread_mutex_lock(&t->lock);
+		if (t->seen.gen == gen && !t->seen.err)
+			th_team_fail_locked(t, -ETIMEDOUT);
+		pthread_mutex_unlock(&t->lock);
 	}
-	if (!ret)	/* no lock to leave: they would queue for it again */
-		return __atomic_load_n(&t->seen.err, __ATOMIC_ACQUIRE);
-	pthread_mutex_lock(&t->lock);
+	/* buffer i holds gather gen's result until gather gen + 2 begins */
+	ret = __atomic_load_n(&t->seen.err, __ATOMIC_ACQUIRE);
+	if (!ret && len)
+		memcpy(all, t->buf[i], len * t->size);
+	return ret;	/* no lock to leave: they would queue for it again */
 out:
-	if (ret)
-		th_team_fail_locked(t, ret);
 	ret = t->seen.err;
 	pthread_mutex_unlock(&t->lock);
 	return ret;
@@ -313,8 +251,6 @@ int th_boot_run_threads(unsigned int n, th_boot_rank_fn fn,
 	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
 	pthread_mutex_init(&t.lock, &ma);
 	pthread_mutexattr_destroy(&ma);
-	pthread_cond_init(&t.cond, NULL);
-	t.copied[0] = t.copied[1] = n;
 	for (i = 0; i < n; i++) {
 		r[i].b = (struct th_boot){
 			.fd = -1, .domain_fd = -1, .rank = i, .size = n,
@@ -342,7 +278,6 @@ int th_boot_run_threads(unsigned int n, th_boot_rank_fn fn,
 	}
 	free(t.buf[0]);
 	free(t.buf[1]);
-	pthread_cond_destroy(&t.cond);
 	pthread_mutex_destroy(&t.lock);
 	free(r);
 	return ret;

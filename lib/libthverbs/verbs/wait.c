@@ -230,7 +230,8 @@ static struct th_wait_plan th_wait_spin_admit(uint64_t timeout_ns)
 	uint64_t spin_ns, n;
 
 	policy = th_wait_policy_get(NULL);
-	if (policy == TH_WAIT_PASSIVE)
+	/* no time to spin: nothing counted, so nothing to give back */
+	if (policy == TH_WAIT_PASSIVE || !timeout_ns)
 		return plan;
 	if (policy == TH_WAIT_SPIN) {
 		__atomic_add_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
