@@ -10,6 +10,7 @@
  * results checked on every rank, with more ranks than cores.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -147,6 +148,16 @@ TEST_F(team, a_late_rank_is_waited_for)
 	}
 }
 
+/* The CPUs this process may run on. */
+static unsigned int cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+}
+
 /*
  * TH_BOOT_TIMEOUT bounds a gather, under every policy: a rank late past
  * it fails the others' gather with -ETIMEDOUT, after about the timeout,
@@ -162,10 +173,11 @@ TEST(a_gather_past_the_timeout_fails_every_rank)
 	struct gather_job j;
 	unsigned int p, i, r;
 	int64_t longest;
+	bool fits;
 	uint64_t us;
 
 	saved = th_wait_policy_get(&us);
-	ASSERT_EQ(0, setenv("TH_BOOT_TIMEOUT", "0.15", 1));
+	ASSERT_EQ(0, setenv("TH_BOOT_TIMEOUT", "0.3", 1));
 	for (p = 0; p < 3; p++) {
 		ASSERT_EQ(0, th_wait_policy_set(policies[p], us));
 		for (i = 0; i < 2; i++) {
@@ -174,7 +186,7 @@ TEST(a_gather_past_the_timeout_fails_every_rank)
 			j.leave_rank = -1;
 			j.odd_len_rank = -1;
 			j.late_rank = 0;
-			j.late_ms = 400;
+			j.late_ms = 800;
 			EXPECT_EQ(-ETIMEDOUT,
 				  th_boot_run_threads(sizes[i], gather_rank, &j));
 			for (r = 0; r < sizes[i]; r++)
@@ -183,15 +195,22 @@ TEST(a_gather_past_the_timeout_fails_every_rank)
 			 * The first waiter to time out fails the others, who
 			 * may have started later (spinners on 2 cores delay
 			 * the creation of the rest): the longest wait is the
-			 * timeout, and no wait is twice it (spin, then sleep).
+			 * timeout.  And no wait is twice it (a spin for the
+			 * whole timeout, then a sleep for another): checked
+			 * where the waiters fit on the CPUs, since spinners
+			 * that never yield may keep one that timed out off
+			 * its CPU for long (700 ms on a debug kernel in TCG).
 			 */
+			fits = policies[p] != TH_WAIT_SPIN ||
+			       sizes[i] - 1 <= cpus();
 			longest = 0;
 			for (r = 1; r < sizes[i]; r++) {
-				EXPECT_GE(270, j.waited_ms[r]);
+				if (fits)
+					EXPECT_GT(550, j.waited_ms[r]);
 				if (j.waited_ms[r] > longest)
 					longest = j.waited_ms[r];
 			}
-			EXPECT_LE(140, longest);
+			EXPECT_LE(290, longest);
 		}
 	}
 	unsetenv("TH_BOOT_TIMEOUT");
