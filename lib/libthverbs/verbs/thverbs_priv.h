@@ -152,6 +152,19 @@ void th_timed_cpu(uint64_t bytes);
  * then sleeps its own way.
  */
 bool th_wait_spin_for(bool (*look)(void *arg), void *arg, uint64_t timeout_ns);
+/*
+ * wait.c: a provider's join says how many of the job's ranks on this
+ * machine share this process's CPUs (this one included) and how many
+ * CPUs they share; auto then counts waiting threads in all of them.
+ * (0, 0): this process alone, as before any join.
+ */
+void th_wait_host_share(unsigned int ranks, unsigned int cpus);
+/*
+ * wait.c: whether a thread that is not a waiter (a provider's progress
+ * thread) may look without sleeping: not under passive, nor under auto
+ * when the waiting threads outnumber the CPUs.
+ */
+bool th_wait_may_watch(void);
 
 struct th_device {
 	const struct th_provider_ops *ops;

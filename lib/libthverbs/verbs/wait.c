@@ -20,8 +20,10 @@
  *            one wake-up's cost, so the spin at most doubles a wait that
  *            had to sleep anyway) while no more threads spin than the
  *            process may use CPUs, yielding the CPU after the first
- *            looks; then sleep.  Not at all when the process's waiting
- *            threads outnumber its CPUs: sleep at once.
+ *            looks; then sleep.  Not at all when the waiting threads
+ *            outnumber the CPUs: sleep at once.  Threads count in this
+ *            process and, once a provider has said (th_wait_host_share()),
+ *            in every process of the job that shares its CPUs.
  */
 #include <errno.h>
 #include <sched.h>
@@ -209,6 +211,58 @@ static unsigned int th_wait_threads_now(void)
 	return __atomic_load_n(&th_wait_threads, __ATOMIC_RELAXED);
 }
 
+/*
+ * The machine beyond this process, as a provider learnt at its join
+ * (th_wait_host_share()): the job's ranks on this machine whose CPUs
+ * overlap this process's, this one included, and how many CPUs they may
+ * run on together.  0 and 0 until then, or for a job of one process:
+ * this process alone.  Ranks as processes oversubscribe the cores as
+ * ranks as threads do, and a spinner in one process holds the core that
+ * another process's thread needs to raise its counter: 4 ranks on 2
+ * CPUs took a 98 us Allreduce under auto when each process counted only
+ * its own threads, 46 us asleep at once.
+ */
+static unsigned int th_wait_host_ranks;
+static unsigned int th_wait_host_cpus;
+
+void th_wait_host_share(unsigned int ranks, unsigned int cpus)
+{
+	pthread_once(&th_wait_once, th_wait_conf_init);
+	__atomic_store_n(&th_wait_host_cpus, ranks ? cpus : 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&th_wait_host_ranks, ranks, __ATOMIC_RELAXED);
+}
+
+/*
+ * More threads would watch than there are CPUs to watch on: @threads of
+ * this process, as many in each process that shares its CPUs.
+ */
+static bool th_wait_crowded(unsigned int threads)
+{
+	unsigned int ranks = __atomic_load_n(&th_wait_host_ranks,
+					     __ATOMIC_RELAXED);
+	unsigned int cpus = __atomic_load_n(&th_wait_host_cpus,
+					    __ATOMIC_RELAXED);
+
+	if (!ranks || !cpus) {
+		ranks = 1;
+		cpus = th_wait_conf.cpus;
+	}
+	if (!threads)
+		threads = 1;
+	return (uint64_t)threads * ranks > cpus;
+}
+
+bool th_wait_may_watch(void)
+{
+	enum th_wait_policy policy = th_wait_policy_get(NULL);
+
+	if (policy == TH_WAIT_PASSIVE)
+		return false;
+	return policy == TH_WAIT_SPIN ||
+	       !th_wait_crowded(__atomic_load_n(&th_wait_threads,
+						__ATOMIC_RELAXED));
+}
+
 /* How a wait spins: for how long, and whether it yields its CPU. */
 struct th_wait_plan {
 	uint64_t budget_ns;	/* 0: sleep at once */
@@ -220,8 +274,9 @@ struct th_wait_plan {
  * yielding.  AUTO: while no more threads spin than there are CPUs, for
  * TH_SPIN_US, yielding after the first looks; not at all when the
  * process's waiting threads outnumber its CPUs (a 2 us spin there still
- * made 16 ranks on 2 cores 1.5x slower than sleeping at once).  A plan
- * with a budget counts in th_wait_spinners.
+ * made 16 ranks on 2 cores 1.5x slower than sleeping at once), counted in
+ * every process of the job that shares its CPUs (th_wait_crowded()).  A
+ * plan with a budget counts in th_wait_spinners.
  */
 static struct th_wait_plan th_wait_spin_admit(uint64_t timeout_ns)
 {
@@ -246,7 +301,7 @@ static struct th_wait_plan th_wait_spin_admit(uint64_t timeout_ns)
 		__atomic_sub_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
 		return plan;
 	}
-	if (th_wait_threads_now() > th_wait_conf.cpus) {
+	if (th_wait_crowded(th_wait_threads_now())) {
 		__atomic_sub_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
 		return plan;
 	}

@@ -11,6 +11,7 @@
  * collectives' job (selftests/lib/coll_rank.c) at 2 to 16 processes, and
  * with a rank killed in the middle.
  */
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +258,64 @@ TEST(waits_are_exact_when_the_waiter_spins_over_tcp)
 TEST(waits_are_exact_when_the_waiter_sleeps_over_tcp)
 {
 	waits_under(_metadata, "passive", "tcp;ofi_rxm", false);
+}
+
+/*
+ * Auto counts the waiters of every rank that shares this rank's CPUs, not
+ * only its own process's: two ranks that may run on one CPU only (thrun
+ * itself under that affinity, which the ranks inherit) both sleep at
+ * once, even with a spin budget of a second; each says so at its join
+ * (TH_OFI_VERBOSE), and no waiter reads the queue.  The same job with a
+ * CPU for each rank (a rank bound to CPU TH_RANK) watches: waiters read on
+ * one rank at least.  The waits' answers are exact in both.
+ */
+static void waits_on_cpus(struct __test_metadata *_metadata, bool own_cpu,
+			  char *out, size_t len)
+{
+	const char *bound[] = { "-n", "2", "--provider", "ofi", "--timeout",
+				CASE_TIMEOUT, "sh", "-c",
+				"exec taskset -c \"$TH_RANK\" \"$0\" waits",
+				TH_OFI_RANK, NULL };
+	const char *shared[] = { "-n", "2", "--provider", "ofi", "--timeout",
+				 CASE_TIMEOUT, TH_OFI_RANK, "waits", NULL };
+	cpu_set_t saved, one;
+
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(saved), &saved));
+	if (own_cpu && (!CPU_ISSET(0, &saved) || !CPU_ISSET(1, &saved)))
+		SKIP(return, "needs CPUs 0 and 1 (has %d CPUs)", CPU_COUNT(&saved));
+	CPU_ZERO(&one);
+	CPU_SET(own_cpu ? 0 : sched_getcpu(), &one);
+	setenv("TH_WAIT_POLICY", "auto", 1);
+	setenv("TH_SPIN_US", "1000000", 1);
+	if (!own_cpu)
+		ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	EXPECT_EQ(0, run_thrun(own_cpu ? bound : shared, NULL, out, len));
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(saved), &saved));
+	unsetenv("TH_SPIN_US");
+	unsetenv("TH_WAIT_POLICY");
+	TH_LOG("%s", out);
+	EXPECT_EQ(2, count_lines(out, "libthverbs: ofi rank ",
+				 "by the progress thread"));
+}
+
+TEST(auto_sleeps_at_once_when_the_jobs_ranks_outnumber_their_cpus)
+{
+	static char out[1 << 14];
+
+	waits_on_cpus(_metadata, false, out, sizeof(out));
+	EXPECT_EQ(2, count_lines(out, "libthverbs: ofi rank ",
+				 "ranks on its CPUs: 2 (itself included), 1 CPU between them: auto waits sleep at once"));
+	EXPECT_EQ(2, count_lines(out, "libthverbs: ofi rank ", ", 0 by waiters"));
+}
+
+TEST(auto_watches_when_each_rank_has_a_cpu)
+{
+	static char out[1 << 14];
+
+	waits_on_cpus(_metadata, true, out, sizeof(out));
+	EXPECT_EQ(2, count_lines(out, "libthverbs: ofi rank ",
+				 "ranks on its CPUs: 1 (itself included), 1 CPU between them: auto waits may watch"));
+	EXPECT_GE(1, count_lines(out, "libthverbs: ofi rank ", ", 0 by waiters"));
 }
 
 /*

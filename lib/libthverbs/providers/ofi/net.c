@@ -39,6 +39,7 @@
 #include <rdma/fi_rma.h>
 #include <thverbs/verbs.h>
 
+#include "thverbs_priv.h"	/* th_wait_may_watch() */
 #include "ofi.h"
 
 /* how long the progress thread sleeps in the completion queue, at most */
@@ -701,7 +702,9 @@ static int th_ofi_tcp_nap(struct th_ofi *o, const struct timespec *nap)
 /*
  * Whether the progress thread read a completion within the last
  * TH_SPIN_US, at most TH_OFI_BUSY_MAX_US (not with
- * TH_WAIT_POLICY=passive): while a stream of messages flows it keeps
+ * TH_WAIT_POLICY=passive, nor under auto when the job's ranks that share
+ * this one's CPUs outnumber them, th_wait_may_watch(): the look would
+ * hold a core another rank needs): while a stream of messages flows it keeps
  * looking, yielding between looks, rather than sleep in the queue and be
  * woken for the next one (fi_cq_sread(): a wake-up on the critical path
  * of every hop, 25-50 us on a VM).  The bound keeps an idle rank asleep
@@ -711,8 +714,10 @@ static bool th_ofi_cq_busy(struct th_ofi *o)
 {
 	uint64_t spin_us;
 
-	if (th_wait_policy_get(&spin_us) == TH_WAIT_PASSIVE)
+	/* passive, or more waiters than CPUs on this machine: sleep */
+	if (!th_wait_may_watch())
 		return false;
+	th_wait_policy_get(&spin_us);
 	if (spin_us > TH_OFI_BUSY_MAX_US)
 		spin_us = TH_OFI_BUSY_MAX_US;
 	return th_ofi_now_ns() - o->cq_idle_since < spin_us * 1000;

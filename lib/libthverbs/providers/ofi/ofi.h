@@ -383,6 +383,8 @@ struct th_ofi_mr {
  * @stopping: the thread is asked to exit
  * @job_token: the job's domain (rank 0's), default for vports
  * @verbose: TH_OFI_VERBOSE=1: say on stderr when a peer is taken for dead
+ * @host_shared: the join told the wait policy who shares this rank's
+ *	CPUs (th_wait_host_share()), to be taken back when the job ends
  * @tx_inflight: transfers handed to libfabric or queued, not yet completed
  * @hellos: HELLOs of the boot whose send completed (or failed: @hello_err)
  * @hello_err: the first HELLO's failure
@@ -460,6 +462,7 @@ struct th_ofi {
 	bool stopping;
 	u8 job_token[16];
 	bool verbose;
+	bool host_shared;
 	u32 tx_inflight;
 	u32 hellos;
 	int hello_err;

@@ -121,6 +121,8 @@ static int th_ofi_trigger_mode(enum th_ofi_trigger_mode *mode)
 
 static void th_ofi_free(struct th_ofi *o)
 {
+	if (o->host_shared)
+		th_wait_host_share(0, 0);	/* the job is gone */
 	th_ofi_net_close(o);
 	th_ofi_trig_close(o);
 	if (o->ipf)
@@ -157,6 +159,9 @@ static void th_ofi_atexit(void)
  *	namespaces and user: shm can join the two, and each can watch the
  *	other's process (@pids)
  * @pids: each rank's pid, for those @here (0 for the others)
+ * @cpu_ranks: the ranks on this machine, in any namespace, whose CPUs
+ *	overlap this one's, this one included (0: this machine unknown)
+ * @cpus: the CPUs those ranks may run on together
  */
 struct th_ofi_where {
 	bool netns;
@@ -164,7 +169,47 @@ struct th_ofi_where {
 	bool some_here;
 	bool *here;
 	u64 *pids;
+	unsigned int cpu_ranks;
+	unsigned int cpus;
 };
+
+/* One rank's part of the where round: where it is, the CPUs it may use. */
+struct th_ofi_where_rec {
+	struct th_boot_where at;
+	cpu_set_t cpus;		/* empty: not known */
+};
+
+/*
+ * Of the ranks on this machine (the same boot, whatever their
+ * namespaces: they share its CPUs), those whose CPUs overlap @mine's,
+ * and the CPUs they span together: the wait policy's count of who
+ * competes for this rank's cores (th_wait_host_share()).  Ranks bound a
+ * core each compete with none; unbound ranks, with all.
+ */
+static void th_ofi_cpu_share(const struct th_ofi_where_rec *mine,
+			     const struct th_ofi_where_rec *all, u32 size,
+			     struct th_ofi_where *w)
+{
+	cpu_set_t span, both;
+	u32 i;
+
+	w->cpu_ranks = 0;
+	w->cpus = 0;
+	if (!mine->at.boot_id[0] || !CPU_COUNT(&mine->cpus))
+		return;
+	CPU_ZERO(&span);
+	for (i = 0; i < size; i++) {
+		if (strncmp(all[i].at.boot_id, mine->at.boot_id,
+			    sizeof(mine->at.boot_id)))
+			continue;
+		CPU_AND(&both, &all[i].cpus, &mine->cpus);
+		if (!CPU_COUNT(&both))
+			continue;
+		CPU_OR(&span, &span, &all[i].cpus);
+		w->cpu_ranks++;
+	}
+	w->cpus = CPU_COUNT(&span);
+}
 
 /*
  * Where the ranks are: one bootstrap round, before libfabric's first
@@ -179,42 +224,51 @@ struct th_ofi_where {
 static int th_ofi_where(struct th_ofi *o, struct th_boot *b,
 			struct th_ofi_where *w)
 {
-	struct th_boot_where mine, *all;
+	struct th_ofi_where_rec rec, *recs;
+	struct th_boot_where mine;
 	u32 i;
 	int ret;
 
-	th_boot_where(&mine);
-	all = calloc(o->size, sizeof(*all));
+	memset(&rec, 0, sizeof(rec));
+	th_boot_where(&rec.at);
+	if (sched_getaffinity(0, sizeof(rec.cpus), &rec.cpus))
+		CPU_ZERO(&rec.cpus);
+	mine = rec.at;
+	recs = calloc(o->size, sizeof(*recs));
 	w->pids = calloc(o->size, sizeof(*w->pids));
 	w->here = calloc(o->size, sizeof(*w->here));
-	if (!all || !w->pids || !w->here) {
-		free(all);
+	if (!recs || !w->pids || !w->here) {
+		free(recs);
 		return -ENOMEM;
 	}
-	ret = th_boot_allgather(b, &mine, all, sizeof(mine));
+	ret = th_boot_allgather(b, &rec, recs, sizeof(rec));
 	w->netns = !ret && mine.boot_id[0] && mine.netns;
 	for (i = 0; w->netns && i < o->size; i++)
-		w->netns = !strncmp(all[i].boot_id, mine.boot_id,
+		w->netns = !strncmp(recs[i].at.boot_id, mine.boot_id,
 				    sizeof(mine.boot_id)) &&
-			   all[i].netns == mine.netns;
+			   recs[i].at.netns == mine.netns;
 	/* the one-host test, rank by rank: the same on both ends of a pair */
 	w->one_host = !ret;
 	for (i = 0; !ret && i < o->size; i++) {
+		const struct th_boot_where *at = &recs[i].at;
+
 		w->here[i] = mine.boot_id[0] && mine.netns && mine.mntns &&
 			     mine.pidns &&
-			     !strncmp(all[i].boot_id, mine.boot_id,
+			     !strncmp(at->boot_id, mine.boot_id,
 				      sizeof(mine.boot_id)) &&
-			     all[i].netns == mine.netns &&
-			     all[i].mntns == mine.mntns &&
-			     all[i].pidns == mine.pidns &&
-			     all[i].uid == mine.uid && all[i].pid;
-		w->pids[i] = w->here[i] ? all[i].pid : 0;
+			     at->netns == mine.netns &&
+			     at->mntns == mine.mntns &&
+			     at->pidns == mine.pidns &&
+			     at->uid == mine.uid && at->pid;
+		w->pids[i] = w->here[i] ? at->pid : 0;
 		w->one_host = w->one_host && w->here[i];
 		if (i != o->rank && w->here[i])
 			w->some_here = true;
 	}
 	w->some_here = w->some_here && !w->one_host;
-	free(all);
+	if (!ret)
+		th_ofi_cpu_share(&rec, recs, o->size, w);
+	free(recs);
 	if (ret)
 		return ret;
 	if (w->netns) {
@@ -288,6 +342,15 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 		free(where.here);
 		return ret;	/* the rounds themselves failed */
 	}
+	/* who else waits on these CPUs: the wait policy counts them too */
+	th_wait_host_share(where.cpu_ranks, where.cpus);
+	o->host_shared = true;
+	if (o->verbose && where.cpu_ranks)
+		fprintf(stderr, "libthverbs: ofi rank %u: ranks on its CPUs: %u (itself included), %u CPU%s between them: auto waits %s\n",
+			o->rank, where.cpu_ranks, where.cpus,
+			where.cpus == 1 ? "" : "s",
+			where.cpu_ranks > where.cpus ?
+			"sleep at once" : "may watch");
 	/*
 	 * Unless TH_OFI_PROVIDER names one (for every peer): shared memory
 	 * when every rank is on this host, else TCP, and, when some other
