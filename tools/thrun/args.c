@@ -19,7 +19,8 @@ void usage(FILE *f)
 {
 	fprintf(f,
 "usage: thrun -n N [--provider kernel|inproc|ofi|auto] [--timeout SECONDS]\n"
-"             [--grace SECONDS] [--single] [--] prog [args...]\n"
+"             [--grace SECONDS] [--bind auto|cpu|none] [--single]\n"
+"             [--] prog [args...]\n"
 "       thrun -n N --hosts H1[,H2...] --listen ADDR [--launcher CMD]\n"
 "             [options] [--] prog [args...]\n"
 "       thrun --threads N [options] [--] prog [args...]\n"
@@ -35,6 +36,14 @@ void usage(FILE *f)
 "  -p, --provider P      kernel, inproc, ofi or auto: exported as TH_PROVIDER\n"
 "  -t, --timeout S       end the job after S seconds (default: none)\n"
 "  -g, --grace S         SIGTERM to SIGKILL delay when ending a job (%g)\n"
+"  -b, --bind B          cpu: rank r runs on the r-th CPU thrun may use\n"
+"                        (round robin past the last); none: on all of\n"
+"                        them; auto (default): cpu when every rank has a\n"
+"                        CPU of its own, else none.  A waiting rank then\n"
+"                        keeps its CPU and its cache; with more ranks\n"
+"                        than CPUs, binding would only stop the kernel\n"
+"                        from balancing them.  Processes on this host\n"
+"                        only (not --hosts, --threads or --single)\n"
 "  -s, --single          run prog once, as rank 0 with TH_SIZE=N and\n"
 "                        TH_SINGLE=1: one process drives all N nodes\n"
 "  -T, --threads N       run prog once with TH_THREADS=N: th_boot_run()\n"
@@ -122,6 +131,7 @@ static void args_np(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "-n") || !strcmp(a, "-p") ||
 			   !strcmp(a, "-t") || !strcmp(a, "-g") ||
+			   !strcmp(a, "-b") ||
 			   !strcmp(a, "-T") || (a[1] == '-' && !strchr(a, '=') &&
 			   strcmp(a, "--single") && strcmp(a, "--help") &&
 			   strcmp(a, "--version"))) {
@@ -232,6 +242,7 @@ int parse_args(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "grace", required_argument, NULL, 'g' },
 		{ "single", no_argument, NULL, 's' },
+		{ "bind", required_argument, NULL, 'b' },
 		{ "threads", required_argument, NULL, 'T' },
 		{ "hosts", required_argument, NULL, 'H' },
 		{ "launcher", required_argument, NULL, 'L' },
@@ -246,7 +257,7 @@ int parse_args(int argc, char **argv)
 
 	job.grace_s = THRUN_DEFAULT_GRACE_S;
 	args_np(argc, argv);
-	while ((o = getopt_long(argc, argv, "+n:p:t:g:sT:hV", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+n:p:t:g:b:sT:hV", opts, NULL)) != -1) {
 		switch (o) {
 		case 'n':
 		case 'T':
@@ -286,6 +297,19 @@ int parse_args(int argc, char **argv)
 			break;
 		case 's':
 			job.single = true;
+			break;
+		case 'b':
+			if (!strcmp(optarg, "auto")) {
+				job.bind = BIND_AUTO;
+			} else if (!strcmp(optarg, "cpu")) {
+				job.bind = BIND_CPU;
+			} else if (!strcmp(optarg, "none")) {
+				job.bind = BIND_NONE;
+			} else {
+				fprintf(stderr, "thrun: --bind wants auto, cpu or none, not '%s'\n",
+					optarg);
+				return -1;
+			}
 			break;
 		case 'H':
 			free(job.hosts);
@@ -374,6 +398,11 @@ int parse_args(int argc, char **argv)
 	} else if (launcher || job.listen) {
 		fprintf(stderr, "thrun: --%s only goes with --hosts\n",
 			launcher ? "launcher" : "listen");
+		return -1;
+	}
+	if (job.bind == BIND_CPU && (job.hosts || job.threads || job.single)) {
+		fprintf(stderr, "thrun: --bind cpu binds processes on this host: not with --%s\n",
+			job.hosts ? "hosts" : job.threads ? "threads" : "single");
 		return -1;
 	}
 	job.single |= job.threads;	/* one process, no rendezvous socket */

@@ -93,6 +93,13 @@ struct round {
 	struct rbuf *buf;
 };
 
+/* --bind: where each local rank process may run */
+enum job_bind {
+	BIND_AUTO,	/* BIND_CPU when every rank has a CPU, else BIND_NONE */
+	BIND_CPU,	/* rank r on the r-th CPU of thrun's set, round robin */
+	BIND_NONE,	/* on thrun's whole set */
+};
+
 struct job {
 	int nodes;		/* -n: TH_SIZE */
 	int nranks;		/* processes: nodes, or 1 under --single */
@@ -101,6 +108,9 @@ struct job {
 	const char *provider;
 	double timeout_s;	/* 0: none */
 	double grace_s;
+	enum job_bind bind;
+	int *cpus;		/* rank r's CPU is cpus[r % ncpus]; NULL: unbound */
+	int ncpus;
 	char **argv;
 
 	/* --hosts: rank r runs `launcher hosts[r % nhosts] env ... prog` */

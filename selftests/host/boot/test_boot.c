@@ -18,6 +18,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <regex.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -699,6 +700,86 @@ TEST(bad_provider_env_said_once)
 	free(r.out);
 }
 
+
+/* This process's "Cpus_allowed_list:" value, as the ranks will print it. */
+static void own_cpu_list(char *buf, size_t len)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	buf[0] = '\0';
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Cpus_allowed_list: %511s", line) == 1) {
+			snprintf(buf, len, "%s", line);
+			break;
+		}
+	if (f)
+		fclose(f);
+}
+
+/* Each rank says the CPUs it may run on, in one line. */
+#define SAY_CPUS "echo \"rank=$TH_RANK cpus=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)\""
+
+/*
+ * --bind: by default each rank runs on a CPU of its own while they fit
+ * (rank r on the r-th CPU thrun may use), on all of them when they do
+ * not; "none" never binds, "cpu" binds round robin past the last CPU.
+ * Checked against this process's own CPUs, whatever the machine has.
+ */
+TEST(bind_gives_each_rank_a_cpu_while_they_fit)
+{
+	char all[512], want[600], n_fit[16], n_over[16];
+	int cpus[CPU_SETSIZE], ncpu = 0, fit, i, c;
+	cpu_set_t set;
+	struct run r;
+
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(set), &set));
+	for (c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[ncpu++] = c;
+	own_cpu_list(all, sizeof(all));
+	ASSERT_NE('\0', all[0]);
+	fit = ncpu < 4 ? ncpu : 4;
+	snprintf(n_fit, sizeof(n_fit), "%d", fit);
+	snprintf(n_over, sizeof(n_over), "%d", ncpu + 1);
+
+	thrun(&r, "-n", n_fit, "sh", "-c", SAY_CPUS, NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(0, r.status);
+	for (i = 0; i < fit; i++) {
+		snprintf(want, sizeof(want), "rank=%d cpus=%d\n", i, cpus[i]);
+		EXPECT_EQ(1, count_lines(r.out, want));
+	}
+	free(r.out);
+
+	thrun(&r, "-n", n_fit, "--bind", "none", "sh", "-c", SAY_CPUS, NULL);
+	for (i = 0; i < fit; i++) {
+		snprintf(want, sizeof(want), "rank=%d cpus=%s\n", i, all);
+		EXPECT_EQ(1, count_lines(r.out, want));
+	}
+	free(r.out);
+
+	/* one rank more than CPUs: none bound, unless asked */
+	thrun(&r, "-n", n_over, "sh", "-c", SAY_CPUS, NULL);
+	EXPECT_EQ(0, r.status);
+	snprintf(want, sizeof(want), " cpus=%s\n", all);
+	EXPECT_EQ(ncpu + 1, count_lines(r.out, want));
+	free(r.out);
+	thrun(&r, "-n", n_over, "--bind", "cpu", "sh", "-c", SAY_CPUS, NULL);
+	EXPECT_EQ(0, r.status);
+	snprintf(want, sizeof(want), "rank=%d cpus=%d\n", ncpu, cpus[0]);
+	EXPECT_EQ(1, count_lines(r.out, want));
+	free(r.out);
+
+	thrun(&r, "-n", "2", "--bind", "core", "true", NULL);
+	EXPECT_EQ(2, r.status);
+	EXPECT_TRUE(matches(r.out, "--bind wants auto, cpu or none, not 'core'"));
+	free(r.out);
+	thrun(&r, "--threads", "2", "--bind", "cpu", "true", NULL);
+	EXPECT_EQ(2, r.status);
+	EXPECT_TRUE(matches(r.out, "--bind cpu binds processes on this host: not with --threads"));
+	free(r.out);
+}
 
 TEST(usage)
 {
