@@ -100,7 +100,6 @@ static uint64_t th_coll_slot_off(const struct th_coll *cl, unsigned int j,
 	       th_coll_seg_bytes(cl);
 }
 
-
 static uint64_t th_coll_scratch_bytes(const struct th_coll *cl,
 				      const struct th_group_rank *rk)
 {

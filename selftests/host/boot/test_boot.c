@@ -4,7 +4,7 @@
  * across real processes, every failure path (a rank exits 1, is killed
  * mid-rendezvous, never arrives, the job times out) ending the job
  * promptly with one clear line, --single, --threads (ranks as threads,
- * an offloaded Allreduce job checked), usage; and the client alone
+ * an offloaded Allreduce job checked), --bind, usage; and the client alone
  * against a fake launcher that vanishes, stalls or aborts.  --hosts runs
  * through launchers that stay on this host (a plain one, and an "ssh"
  * that re-joins its words for a shell in a clean environment), so the
@@ -699,7 +699,6 @@ TEST(bad_provider_env_said_once)
 	EXPECT_EQ(0, count_lines(r.out, "boot_rank env"));
 	free(r.out);
 }
-
 
 /* This process's "Cpus_allowed_list:" value, as the ranks will print it. */
 static void own_cpu_list(char *buf, size_t len)
