@@ -126,6 +126,16 @@ check "thmpi-bench.sh refuses -R 0" \
 	refused "-R wants a count >= 1, not '0'" "$bench" -r -o "$work/x" -R 0
 check "thmpi-bench.sh refuses -R two" \
 	refused "-R wants a count >= 1, not 'two'" "$bench" -r -o "$work/x" -R two
+check "thmpi-bench.sh refuses -f 16 (osu_coll takes 2 or 4)" \
+	refused "-f wants 2 or 4, not '16'" "$bench" -r -o "$work/x" -f 16
+check "thmpi-bench.sh refuses an unknown mode" \
+	refused "unknown mode 'bandwidth'" "$bench" -r -o "$work/x" -m "latency bandwidth"
+check "thmpi-bench.sh refuses an unknown variant" \
+	refused "unknown variant 'ucx-ib'" "$bench" -r -o "$work/x" -V "thmpi ucx-ib"
+check "thmpi-bench.sh refuses -S 1M" \
+	refused "-s and -S want a byte count >= 1, not '1M'" "$bench" -r -o "$work/x" -S 1M
+check "thmpi-bench.sh refuses -s above -S" \
+	refused "-s 4096 is above -S 8" "$bench" -r -o "$work/x" -s 4096 -S 8
 
 LAT_HDR="N,variant,mode,size,iters,avg_us,median_us,min_us,max_us,osu_avg_us,status,coll,run"
 OVL_HDR="N,variant,mode,size,iters,overall_us,compute_us,pure_us,overlap_pct,overall_med_us,compute_med_us,pure_med_us,overlap_med_pct,status,coll,run"

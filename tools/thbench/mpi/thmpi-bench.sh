@@ -10,11 +10,13 @@
 #
 #   thmpi    libthmpi preloaded (LD_PRELOAD, THMPI_STATS=1): the calls run
 #            as th_nic collectives over the ofi provider (libfabric
-#            tcp;ofi_rxm on loopback); its stderr must say they were
+#            shm, every rank being on this host; TH_OFI_PROVIDER in the
+#            environment chooses another); its stderr must say they were
 #            offloaded, else the run is marked NOT-OFFLOADED
-#   ucx-shm  plain MPICH, its default transport (UCX shared memory)
+#   ucx-shm  plain MPICH, its default transport (UCX shared memory: the
+#            like of the ofi provider's shm)
 #   ucx-tcp  plain MPICH with UCX_TLS=tcp,self (kernel TCP, the transport
-#            the ofi provider uses)
+#            of the ofi provider's tcp;ofi_rxm)
 #
 # Usage: thmpi-bench.sh [-b OSU_BINARY] [-l LIBTHMPI_SO] [-o OUTDIR]
 #        [-n "2 4 8 16"] [-c "allreduce reduce bcast"] [-m "latency overlap"]
@@ -114,6 +116,22 @@ for c in $COLLS; do
 	*) echo "thmpi-bench.sh: unknown collective '$c' (allreduce, reduce, bcast)" >&2; usage ;;
 	esac
 done
+# osu_coll refuses what these would pass it, in every run: refused here once
+for m in $MODES; do
+	case $m in latency|overlap) ;;
+	*) echo "thmpi-bench.sh: unknown mode '$m' (latency, overlap)" >&2; usage ;;
+	esac
+done
+for v in $VARIANTS; do
+	case $v in thmpi|ucx-shm|ucx-tcp) ;;
+	*) echo "thmpi-bench.sh: unknown variant '$v' (thmpi, ucx-shm, ucx-tcp)" >&2; usage ;;
+	esac
+done
+case $FACTOR in 2|4) ;; *) echo "thmpi-bench.sh: -f wants 2 or 4, not '$FACTOR'" >&2; usage ;; esac
+for b in "$MIN" "$MAX"; do
+	case $b in ''|*[!0-9]*|0) echo "thmpi-bench.sh: -s and -S want a byte count >= 1, not '$b'" >&2; usage ;; esac
+done
+[ "$MIN" -le "$MAX" ] || { echo "thmpi-bench.sh: -s $MIN is above -S $MAX" >&2; usage; }
 
 mkdir -p "$OUT/raw" || exit 2
 LOG=$OUT/bench.log
