@@ -233,6 +233,23 @@ static bool provider_known(const char *name)
 	       !strcmp(name, "ofi") || !strcmp(name, "auto");
 }
 
+/* --bind's value: false when it names no binding. */
+static bool parse_bind(const char *s, enum job_bind *out)
+{
+	static const char *const names[] = {
+		[BIND_AUTO] = "auto", [BIND_CPU] = "cpu", [BIND_NONE] = "none",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(s, names[i])) {
+			*out = i;
+			return true;
+		}
+	}
+	return false;
+}
+
 int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -299,13 +316,7 @@ int parse_args(int argc, char **argv)
 			job.single = true;
 			break;
 		case 'b':
-			if (!strcmp(optarg, "auto")) {
-				job.bind = BIND_AUTO;
-			} else if (!strcmp(optarg, "cpu")) {
-				job.bind = BIND_CPU;
-			} else if (!strcmp(optarg, "none")) {
-				job.bind = BIND_NONE;
-			} else {
+			if (!parse_bind(optarg, &job.bind)) {
 				fprintf(stderr, "thrun: --bind wants auto, cpu or none, not '%s'\n",
 					optarg);
 				return -1;

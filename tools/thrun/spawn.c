@@ -217,7 +217,7 @@ static int key_stdin(int rank)
  * rank has a CPU of its own: a waiting rank then keeps its CPU and its
  * cache, where the kernel may otherwise leave two ranks' waiters on one
  * CPU beside an idle one for a whole run (ranks over ofi, 2 on 2 CPUs:
- * 3 runs in 10 took 30 us an Allreduce instead of 4).  With more ranks
+ * 3 or 4 jobs in 10 took 30 us an Allreduce instead of 4).  With more ranks
  * than CPUs only the kernel's balancing helps: no binding.
  */
 static void bind_plan(void)
