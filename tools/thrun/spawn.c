@@ -213,8 +213,8 @@ static int key_stdin(int rank)
 
 /*
  * --bind: the CPUs thrun may use, in order, when the ranks are bound
- * (job.cpus; left NULL when they are not).  Auto binds only when every
- * rank has a CPU of its own: a waiting rank then keeps its CPU and its
+ * (job.cpus; left NULL when they are not).  Auto binds only when there
+ * are ranks to meet (two or more) and every rank has a CPU of its own: a waiting rank then keeps its CPU and its
  * cache, where the kernel may otherwise leave two ranks' waiters on one
  * CPU beside an idle one for a whole run (ranks over ofi, 2 on 2 CPUs:
  * 3 or 4 jobs in 10 took 30 us an Allreduce instead of 4).  With more ranks
@@ -229,7 +229,9 @@ static void bind_plan(void)
 		return;
 	if (sched_getaffinity(0, sizeof(set), &set))
 		return;
-	if (job.bind == BIND_AUTO && CPU_COUNT(&set) < job.nranks)
+	/* one rank has no other to meet on a CPU: its threads keep them all */
+	if (job.bind == BIND_AUTO &&
+	    (job.nranks < 2 || CPU_COUNT(&set) < job.nranks))
 		return;
 	job.cpus = calloc(CPU_COUNT(&set), sizeof(*job.cpus));
 	if (!job.cpus)

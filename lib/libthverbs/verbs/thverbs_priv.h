@@ -156,9 +156,10 @@ bool th_wait_spin_for(bool (*look)(void *arg), void *arg, uint64_t timeout_ns);
  * wait.c: a provider's join says how many of the job's ranks on this
  * machine share this process's CPUs (this one included) and how many
  * CPUs they share; auto then counts waiting threads in all of them.
- * (0, 0): this process alone, as before any join.
+ * (0, 0): this process alone, as before any join.  True when even one
+ * waiting thread a rank is too many for auto to watch.
  */
-void th_wait_host_share(unsigned int ranks, unsigned int cpus);
+bool th_wait_host_share(unsigned int ranks, unsigned int cpus);
 /*
  * wait.c: whether a thread that is not a waiter (a provider's progress
  * thread) may look without sleeping: not under passive, nor under auto

@@ -225,13 +225,6 @@ static unsigned int th_wait_threads_now(void)
 static unsigned int th_wait_host_ranks;
 static unsigned int th_wait_host_cpus;
 
-void th_wait_host_share(unsigned int ranks, unsigned int cpus)
-{
-	pthread_once(&th_wait_once, th_wait_conf_init);
-	__atomic_store_n(&th_wait_host_cpus, ranks ? cpus : 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&th_wait_host_ranks, ranks, __ATOMIC_RELAXED);
-}
-
 /*
  * More threads would watch than there are CPUs to watch on: @threads of
  * this process, as many in each process that shares its CPUs.
@@ -250,6 +243,14 @@ static bool th_wait_crowded(unsigned int threads)
 	if (!threads)
 		threads = 1;
 	return (uint64_t)threads * ranks > cpus;
+}
+
+bool th_wait_host_share(unsigned int ranks, unsigned int cpus)
+{
+	pthread_once(&th_wait_once, th_wait_conf_init);
+	__atomic_store_n(&th_wait_host_cpus, ranks ? cpus : 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&th_wait_host_ranks, ranks, __ATOMIC_RELAXED);
+	return th_wait_crowded(1);
 }
 
 bool th_wait_may_watch(void)

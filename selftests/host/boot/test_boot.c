@@ -720,9 +720,9 @@ static void own_cpu_list(char *buf, size_t len)
 #define SAY_CPUS "echo \"rank=$TH_RANK cpus=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)\""
 
 /*
- * --bind: by default each rank runs on a CPU of its own while they fit
- * (rank r on the r-th CPU thrun may use), on all of them when they do
- * not; "none" never binds, "cpu" binds round robin past the last CPU.
+ * --bind: by default each of two ranks or more runs on a CPU of its own
+ * while they fit (rank r on the r-th CPU thrun may use), on all of them
+ * when they do not or when the job is one rank; "none" never binds, "cpu" binds round robin past the last CPU.
  * Checked against this process's own CPUs, whatever the machine has.
  */
 TEST(bind_gives_each_rank_a_cpu_while_they_fit)
@@ -756,6 +756,12 @@ TEST(bind_gives_each_rank_a_cpu_while_they_fit)
 		snprintf(want, sizeof(want), "rank=%d cpus=%s\n", i, all);
 		EXPECT_EQ(1, count_lines(r.out, want));
 	}
+	free(r.out);
+
+	/* one rank alone keeps every CPU for its threads */
+	thrun(&r, "-n", "1", "sh", "-c", SAY_CPUS, NULL);
+	snprintf(want, sizeof(want), "rank=0 cpus=%s\n", all);
+	EXPECT_EQ(1, count_lines(r.out, want));
 	free(r.out);
 
 	/* one rank more than CPUs: none bound, unless asked */

@@ -321,7 +321,7 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 	struct th_ofi_boot_rec mine = { .version = TH_OFI_WIRE_VERSION };
 	struct th_ofi_boot_rec *all;
 	const char *prov = getenv("TH_OFI_PROVIDER");
-	bool chosen = prov && *prov, mixed;
+	bool chosen = prov && *prov, mixed, crowded;
 	struct th_ofi_where where = { 0 };
 	const void **names;
 	size_t len;
@@ -343,14 +343,13 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 		return ret;	/* the rounds themselves failed */
 	}
 	/* who else waits on these CPUs: the wait policy counts them too */
-	th_wait_host_share(where.cpu_ranks, where.cpus);
+	crowded = th_wait_host_share(where.cpu_ranks, where.cpus);
 	o->host_shared = true;
 	if (o->verbose && where.cpu_ranks)
 		fprintf(stderr, "libthverbs: ofi rank %u: ranks on its CPUs: %u (itself included), %u CPU%s between them: auto waits %s\n",
 			o->rank, where.cpu_ranks, where.cpus,
 			where.cpus == 1 ? "" : "s",
-			where.cpu_ranks > where.cpus ?
-			"sleep at once" : "may watch");
+			crowded ? "sleep at once" : "may watch");
 	/*
 	 * Unless TH_OFI_PROVIDER names one (for every peer): shared memory
 	 * when every rank is on this host, else TCP, and, when some other
