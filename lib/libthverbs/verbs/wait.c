@@ -157,29 +157,83 @@ static inline void th_wait_relax(void)
 }
 
 /*
- * The threads of this process that have waited (and not ended): auto
- * watches at length only while they are no more than its CPUs.  With more
- * (ranks as threads oversubscribing the cores), a watcher would hold the
- * core that a thread which must raise its counter is waiting for, and a
- * yield does not help enough: CFS gives the core back to the yielder as
- * often as not.  libgomp throttles its spin the same way when a team has
- * more threads than CPUs.
+ * The threads of this process that wait now: those that entered a wait
+ * within the last TH_WAIT_ACTIVE_NS.  Auto watches at length only while
+ * they are no more than its CPUs.  With more (ranks as threads
+ * oversubscribing the cores), a watcher would hold the core that a
+ * thread which must raise its counter is waiting for, and a yield does
+ * not help enough: CFS gives the core back to the yielder as often as
+ * not.  libgomp throttles its spin the same way when a team has more
+ * threads than CPUs.
+ *
+ * Why recently and not ever: a thread that waited once and then went on
+ * to something else (the main thread that set up and now joins the rank
+ * threads; a rank whose job ended) holds no CPU, and counting it for the
+ * rest of its life made two rank threads on two cores sleep at once:
+ * 9.6 us an Allreduce instead of 2.6.  A rank that computes for longer
+ * than TH_WAIT_ACTIVE_NS between waits drops out and is counted again at
+ * its next wait; meanwhile the others may watch for at most TH_SPIN_US
+ * a wait, little beside that much compute.
  */
-static unsigned int th_wait_threads;
-static __thread bool th_wait_thread_known;
-static pthread_key_t th_wait_thread_key;
-static bool th_wait_thread_known_once;	/* the key was made */
+#define TH_WAIT_ACTIVE_NS	(1000000ULL)	/* 1 ms */
+#define TH_WAIT_SWEEP_NS	(TH_WAIT_ACTIVE_NS / 4)
 
+/* a line of its own: each thread writes its entry at every wait */
+struct th_wait_thread {
+	struct th_wait_thread *prev, *next;	/* th_wait_reg.list, under its lock */
+	uint64_t last_ns;	/* when it last entered a wait */
+	bool counted;		/* in th_wait_threads */
+} __attribute__((aligned(64)));
+
+static struct {
+	pthread_mutex_t lock;
+	struct th_wait_thread list;	/* head; threads that have waited */
+	uint64_t next_sweep_ns;
+	pthread_key_t key;
+	bool key_made;
+} th_wait_reg = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.list = { &th_wait_reg.list, &th_wait_reg.list, 0, false },
+};
+static unsigned int th_wait_threads;
+/* the calling thread's entry; TH_WAIT_UNKNOWN: it could not be made */
+static __thread struct th_wait_thread *th_wait_me;
+#define TH_WAIT_UNKNOWN	((struct th_wait_thread *)&th_wait_reg.list)
+
+/* @t stops counting, if it did; true if this call stopped it. */
+static bool th_wait_uncount(struct th_wait_thread *t)
+{
+	bool was = true;
+
+	if (!__atomic_compare_exchange_n(&t->counted, &was, false, false,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return false;
+	__atomic_sub_fetch(&th_wait_threads, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+/*
+ * A thread that waited exits (run in that thread): out of the list and the
+ * count.  A wait from a later destructor of the same thread finds no entry
+ * and counts as one more.
+ */
 static void th_wait_thread_gone(void *arg)
 {
-	(void)arg;
-	__atomic_sub_fetch(&th_wait_threads, 1, __ATOMIC_RELAXED);
+	struct th_wait_thread *t = arg;
+
+	th_wait_me = TH_WAIT_UNKNOWN;
+	pthread_mutex_lock(&th_wait_reg.lock);
+	t->prev->next = t->next;
+	t->next->prev = t->prev;
+	th_wait_uncount(t);
+	pthread_mutex_unlock(&th_wait_reg.lock);
+	free(t);
 }
 
 static void th_wait_key_init(void)
 {
-	if (pthread_key_create(&th_wait_thread_key, th_wait_thread_gone))
-		th_wait_thread_key = (pthread_key_t)-1;
+	th_wait_reg.key_made = !pthread_key_create(&th_wait_reg.key,
+						    th_wait_thread_gone);
 }
 
 /*
@@ -188,26 +242,81 @@ static void th_wait_key_init(void)
  */
 __attribute__((destructor)) static void th_wait_key_fini(void)
 {
-	if (th_wait_thread_known_once &&
-	    th_wait_thread_key != (pthread_key_t)-1)
-		pthread_key_delete(th_wait_thread_key);
+	if (__atomic_load_n(&th_wait_reg.key_made, __ATOMIC_ACQUIRE))
+		pthread_key_delete(th_wait_reg.key);
 }
 
-static unsigned int th_wait_threads_now(void)
+/* The calling thread's entry, made at its first wait (NULL: no memory). */
+static struct th_wait_thread *th_wait_thread_self(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	struct th_wait_thread *t = th_wait_me;
 
-	if (!th_wait_thread_known) {
-		pthread_once(&once, th_wait_key_init);
-		__atomic_store_n(&th_wait_thread_known_once, true,
-				 __ATOMIC_RELAXED);
-		th_wait_thread_known = true;
-		__atomic_add_fetch(&th_wait_threads, 1, __ATOMIC_RELAXED);
-		/* without the key the thread is never forgotten: auto then
-		 * errs towards sleeping */
-		if (th_wait_thread_key != (pthread_key_t)-1)
-			pthread_setspecific(th_wait_thread_key, &th_wait_threads);
+	if (t)
+		return t != TH_WAIT_UNKNOWN ? t : NULL;
+	th_wait_me = TH_WAIT_UNKNOWN;
+	pthread_once(&once, th_wait_key_init);
+	t = aligned_alloc(64, sizeof(*t));
+	/* without the key the entry could never leave the list */
+	if (!t || !__atomic_load_n(&th_wait_reg.key_made, __ATOMIC_ACQUIRE) ||
+	    pthread_setspecific(th_wait_reg.key, t)) {
+		free(t);
+		return NULL;
 	}
+	memset(t, 0, sizeof(*t));
+	pthread_mutex_lock(&th_wait_reg.lock);
+	t->next = &th_wait_reg.list;
+	t->prev = th_wait_reg.list.prev;
+	t->prev->next = t;
+	th_wait_reg.list.prev = t;
+	pthread_mutex_unlock(&th_wait_reg.lock);
+	th_wait_me = t;
+	return t;
+}
+
+/*
+ * Every TH_WAIT_SWEEP_NS at most, by whichever thread waits then: the
+ * threads whose last wait began over TH_WAIT_ACTIVE_NS ago stop
+ * counting.  A thread that enters a wait as it is swept loses its count
+ * until its next wait: auto then errs, once, towards watching.
+ */
+static void th_wait_sweep(uint64_t now)
+{
+	struct th_wait_thread *t;
+	uint64_t last;
+
+	if (now < __atomic_load_n(&th_wait_reg.next_sweep_ns, __ATOMIC_RELAXED) ||
+	    pthread_mutex_trylock(&th_wait_reg.lock))
+		return;
+	__atomic_store_n(&th_wait_reg.next_sweep_ns, now + TH_WAIT_SWEEP_NS,
+			 __ATOMIC_RELAXED);
+	for (t = th_wait_reg.list.next; t != &th_wait_reg.list; t = t->next) {
+		/* a thread may have entered a wait since @now was read */
+		last = __atomic_load_n(&t->last_ns, __ATOMIC_RELAXED);
+		if (last < now && now - last > TH_WAIT_ACTIVE_NS)
+			th_wait_uncount(t);
+	}
+	pthread_mutex_unlock(&th_wait_reg.lock);
+}
+
+/*
+ * The calling thread enters a wait at @now: it counts (again), the idle
+ * ones stop counting; the threads that wait now, this one included.  A
+ * thread that could not be registered (no memory) counts as one more.
+ */
+static unsigned int th_wait_threads_now(uint64_t now)
+{
+	struct th_wait_thread *me = th_wait_thread_self();
+	bool was = false;
+
+	if (!me)
+		return __atomic_load_n(&th_wait_threads, __ATOMIC_RELAXED) + 1;
+	__atomic_store_n(&me->last_ns, now, __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&me->counted, __ATOMIC_RELAXED) &&
+	    __atomic_compare_exchange_n(&me->counted, &was, true, false,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		__atomic_add_fetch(&th_wait_threads, 1, __ATOMIC_RELAXED);
+	th_wait_sweep(now);
 	return __atomic_load_n(&th_wait_threads, __ATOMIC_RELAXED);
 }
 
@@ -267,6 +376,7 @@ bool th_wait_may_watch(void)
 /* How a wait spins: for how long, and whether it yields its CPU. */
 struct th_wait_plan {
 	uint64_t budget_ns;	/* 0: sleep at once */
+	uint64_t start_ns;	/* when the spin's budget began */
 	bool yield;
 };
 
@@ -281,7 +391,7 @@ struct th_wait_plan {
  */
 static struct th_wait_plan th_wait_spin_admit(uint64_t timeout_ns)
 {
-	struct th_wait_plan plan = { 0, false };
+	struct th_wait_plan plan = { 0, 0, false };
 	enum th_wait_policy policy;
 	uint64_t spin_ns, n;
 
@@ -289,6 +399,7 @@ static struct th_wait_plan th_wait_spin_admit(uint64_t timeout_ns)
 	/* no time to spin: nothing counted, so nothing to give back */
 	if (policy == TH_WAIT_PASSIVE || !timeout_ns)
 		return plan;
+	plan.start_ns = th_wait_now_ns();
 	if (policy == TH_WAIT_SPIN) {
 		__atomic_add_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
 		plan.budget_ns = timeout_ns;
@@ -297,12 +408,11 @@ static struct th_wait_plan th_wait_spin_admit(uint64_t timeout_ns)
 	spin_ns = __atomic_load_n(&th_wait_conf.spin_ns, __ATOMIC_RELAXED);
 	if (!spin_ns)
 		return plan;
+	/* counted whether it may spin or not: it waits */
+	if (th_wait_crowded(th_wait_threads_now(plan.start_ns)))
+		return plan;
 	n = __atomic_add_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
 	if (n > th_wait_conf.cpus) {
-		__atomic_sub_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
-		return plan;
-	}
-	if (th_wait_crowded(th_wait_threads_now())) {
 		__atomic_sub_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
 		return plan;
 	}
@@ -320,7 +430,6 @@ static struct th_wait_plan th_wait_spin_admit(uint64_t timeout_ns)
 static bool th_wait_spin_loop(const struct th_wait_plan *plan,
 			      bool (*look)(void *arg), void *arg)
 {
-	uint64_t start = th_wait_now_ns();
 	bool reached = false;
 	unsigned int i;
 
@@ -333,7 +442,8 @@ static bool th_wait_spin_loop(const struct th_wait_plan *plan,
 			sched_yield();
 		else
 			th_wait_relax();
-		if (!(i & 63) && th_wait_now_ns() - start >= plan->budget_ns)
+		if (!(i & 63) &&
+		    th_wait_now_ns() - plan->start_ns >= plan->budget_ns)
 			break;
 	}
 	__atomic_sub_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
@@ -391,7 +501,7 @@ int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
 	};
 	struct th_wait_ct_look look;
 	struct th_wait_plan plan;
-	uint64_t spent, start;
+	uint64_t spent;
 	int ret;
 
 	if (!timeout_ns || ct >= vp->info.ct_count ||
@@ -400,7 +510,6 @@ int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
 	plan = th_wait_spin_admit(timeout_ns);
 	if (!plan.budget_ns)
 		return ops->ct_wait(vp, &w);
-	start = th_wait_now_ns();
 	w.timeout_ns = 0;
 	ret = ops->ct_wait(vp, &w);
 	if (ret != -ETIMEDOUT) {
@@ -413,7 +522,7 @@ int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
 	if (th_wait_spin_loop(&plan, th_wait_ct_look, &look) &&
 	    !__atomic_load_n(&vp->cts[ct].failure, __ATOMIC_ACQUIRE))
 		return 0;
-	spent = th_wait_now_ns() - start;
+	spent = th_wait_now_ns() - plan.start_ns;
 	w.timeout_ns = spent < timeout_ns ? timeout_ns - spent : 0;
 	return ops->ct_wait(vp, &w);
 }

@@ -31,3 +31,7 @@ $(BOOT_TESTS): $(BIN)/host/boot/%: $(S)/selftests/host/boot/%.o $(BOOT_SAN_OBJS)
 		$(BIN)/thrun $(BOOT_RANK) $(COLL_RANK_HOST)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -pthread -o $@ $(filter %.o,$^) $(TH_LDLIBS) $(OFI_LIBS)
+
+# test_wait_count asks the wait policy (verbs/wait.c) through its private
+# entry, th_wait_spin_for()
+$(S)/selftests/host/boot/test_wait_count.o: TH_CPPFLAGS += -I$(TOP)/lib/libthverbs/verbs
