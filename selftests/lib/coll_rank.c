@@ -13,6 +13,11 @@
  * COLL_REPORT_FANOUT=1 prints how each rank's plan sends down;
  * COLL_ONE_SEGMENT=1 makes the message one segment (of 512 elements
  * otherwise); COLL_COUNT=N sends N doubles a rank instead of 2048.
+ * COLL_BCAST=1 runs a Broadcast from rank 0 instead (every rank must get
+ * the root's data); COLL_NO_BARRIER=1 leaves out the barrier before each
+ * round, so that a rank may run ahead of the others as far as the
+ * collective lets it; COLL_JITTER_US=N makes each rank sleep a different
+ * 0 to N us before each start.
  */
 #include <errno.h>
 #include <signal.h>
@@ -20,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <thverbs/verbs.h>
 
@@ -31,19 +37,24 @@ static unsigned int g_size, g_radix;
 /*
  * COLL_REPORT_FANOUT=1: how this rank's plan sends the result down, as
  * "coll_rank R: fan-out: C chain(s), P put(s), ends before the answers:
- * yes|no, exchange: yes|no" (a chain of its own per child behind a
- * network, children of one fabric sharing one; "yes" where the round ends
- * with a copy into recv, not once the PUTs are answered: an Allreduce or
- * Broadcast root of one segment with children behind a network; an
- * exchange where the two ranks of a one-segment Allreduce send each other
- * their contributions, and there is no tree).
+ * yes|no, exchange: yes|no, eager tree: yes|no" (a chain of its own per
+ * child behind a network, children of one fabric sharing one; "yes" where
+ * the round ends with a copy into recv, not once the PUTs are answered:
+ * an Allreduce or Broadcast root of one segment with children behind a
+ * network; an exchange where the two ranks of a one-segment Allreduce
+ * send each other their contributions, and there is no tree; an eager
+ * tree where a small Broadcast's parents send before their children are
+ * ready, and each child credits its parent).
  */
 static void report_fanout(const struct th_coll *coll, unsigned int rank)
 {
 	unsigned int i, d, chains = 0, puts = 0, early = 0, exchange = 0;
+	unsigned int eager = 0;
 	struct th_coll_step st;
 
 	for (i = 0; !th_coll_plan_step(coll, i, &st); i++) {
+		eager += !strcmp(st.what, "copy the data for the child, send it") ||
+			 !strcmp(st.what, "credit the parent: the slot is free");
 		early += !strcmp(st.what, "copy the result into recv: done");
 		exchange += !strcmp(st.what,
 				    "start: send own contribution to the peer");
@@ -54,18 +65,34 @@ static void report_fanout(const struct th_coll *coll, unsigned int rank)
 		for (d = 0; d < st.ndesc; d++)
 			puts += st.descs[d].opcode == TH_NIC_OP_PUT;
 	}
-	printf("coll_rank %u: fan-out: %u chain(s), %u put(s), ends before the answers: %s, exchange: %s\n",
+	printf("coll_rank %u: fan-out: %u chain(s), %u put(s), ends before the answers: %s, exchange: %s, eager tree: %s\n",
 	       rank, chains, puts, early ? "yes" : "no",
-	       exchange ? "yes" : "no");
+	       exchange ? "yes" : "no", eager ? "yes" : "no");
 	fflush(stdout);
+}
+
+static bool env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, "1");
 }
 
 /* COLL_ONE_SEGMENT=1: the whole message is one segment */
 static bool one_segment(void)
 {
-	const char *v = getenv("COLL_ONE_SEGMENT");
+	return env_on("COLL_ONE_SEGMENT");
+}
 
-	return v && !strcmp(v, "1");
+/* COLL_JITTER_US=N: before round @round, rank @rank sleeps 0 to N us */
+static void jitter(unsigned int rank, unsigned int round)
+{
+	const char *v = getenv("COLL_JITTER_US");
+	unsigned long us = v ? strtoul(v, NULL, 10) : 0;
+	unsigned int h = (rank + 1) * 2654435761u ^ (round + 1) * 40503u;
+
+	if (us)
+		usleep(h % (us + 1));
 }
 
 /*
@@ -117,7 +144,9 @@ static int rank_main(struct th_boot *boot, void *arg)
 {
 	const char *kill_env = getenv("COLL_KILL_RANK");
 	bool zeros = signed_zeros();
-	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE,
+	bool bcast = env_on("COLL_BCAST");
+	struct th_coll_attr a = { .kind = bcast ? TH_COLL_BCAST :
+					  TH_COLL_ALLREDUCE,
 				  .op = zeros ? TH_NIC_ALU_MAX : TH_NIC_ALU_SUM,
 				  .dtype = TH_NIC_DT_FLOAT64, .count = g_count,
 				  .segment = one_segment() ? g_count : 512,
@@ -165,7 +194,7 @@ static int rank_main(struct th_boot *boot, void *arg)
 		/* a thread cannot be killed alone: that rank just leaves */
 		if (threads && kill_env && atoi(kill_env) == rank && round == 1)
 			return 2;
-		ret = th_boot_barrier(boot);
+		ret = env_on("COLL_NO_BARRIER") ? 0 : th_boot_barrier(boot);
 		if (ret) {
 			/* a peer is gone: thrun ends the job */
 			fprintf(stderr, "coll_rank %d: round %u: barrier: %s\n",
@@ -174,6 +203,7 @@ static int rank_main(struct th_boot *boot, void *arg)
 		}
 		if (kill_env && atoi(kill_env) == rank && round == 1)
 			raise(SIGKILL);
+		jitter(rank, round);
 		ret = th_coll_start(coll);
 		if (!ret)
 			ret = th_coll_wait(coll, 20000000000ULL);
@@ -192,6 +222,9 @@ static int rank_main(struct th_boot *boot, void *arg)
 		if (zeros)
 			for (i = 0; i < g_count; i++)
 				want[i] = -0.0;
+		else if (bcast)
+			for (i = 0; i < g_count; i++)
+				want[i] = input(0, round, i);
 		else
 			ref_tree(0, round, want);
 		if (memcmp(want, got, g_count * sizeof(double))) {

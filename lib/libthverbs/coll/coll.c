@@ -59,6 +59,7 @@ struct th_coll {
 	uint64_t started;	/* rounds started: the one being waited for */
 	uint64_t *done;		/* per local rank: rounds seen complete */
 	int broken;		/* a failed start: no further round */
+	bool eager;		/* an eager Broadcast tree (th_coll_eager_tree()) */
 };
 
 /* ---- layout ----------------------------------------------------------- */
@@ -100,6 +101,28 @@ static uint64_t th_coll_slot_off(const struct th_coll *cl, unsigned int j,
 	       th_coll_seg_bytes(cl);
 }
 
+/* the largest Broadcast sent eagerly: MPI libraries' eager limits are alike */
+#define TH_COLL_EAGER_BYTES	8192
+
+/*
+ * Could this Broadcast be an eager tree (th_coll_eager_tree()), as far as
+ * its shape says, before the peers are known: one segment of at most
+ * TH_COLL_EAGER_BYTES, three ranks or more (two have
+ * th_coll_eager_pair()), and no rank with more children than K counters
+ * (the root has the most).  Every rank computes the same.
+ */
+static bool th_coll_eager_shape(const struct th_coll *cl)
+{
+	int root_children;
+
+	if (cl->attr.kind != TH_COLL_BCAST || cl->nseg != 1 || cl->g.n < 3 ||
+	    (uint64_t)th_coll_seg_count(cl, 0) * cl->esize > TH_COLL_EAGER_BYTES)
+		return false;
+	root_children = th_tree_children(cl->g.n, cl->attr.root,
+					 cl->attr.radix, cl->attr.root, NULL, 0);
+	return root_children > 0 && root_children <= TH_COLL_EAGER_MAX_CHILD;
+}
+
 static uint64_t th_coll_scratch_bytes(const struct th_coll *cl,
 				      const struct th_group_rank *rk)
 {
@@ -111,6 +134,9 @@ static uint64_t th_coll_scratch_bytes(const struct th_coll *cl,
 	if (cl->g.n == 2 && cl->nseg == 1 &&
 	    cl->attr.kind != TH_COLL_REDUCE)
 		return 4 * th_coll_seg_bytes(cl);
+	/* an eager Broadcast's two slots and two copies a child, likewise */
+	if (th_coll_eager_shape(cl))
+		return (2 + 2 * (uint64_t)rk->nchild) * th_coll_seg_bytes(cl);
 	return (1 + (uint64_t)rk->nchild) * cl->window * th_coll_seg_bytes(cl);
 }
 
@@ -656,6 +682,195 @@ static int th_coll_compile_eager_pair(struct th_coll *cl, unsigned int li)
 	return ret;
 }
 
+/*
+ * A Broadcast of one small segment (th_coll_eager_shape()) among ranks
+ * each behind a network from every other (each in its own process over
+ * libfabric; every rank of a described plan) is sent eagerly down the
+ * tree, as th_coll_eager_pair() sends it to one leaf: a parent sends
+ * round k into one of two slots at each child as soon as it has the data,
+ * without waiting for the child's host to say it is ready, and a child
+ * tells its parent (a zero-byte PUT: the credit) once it no longer needs
+ * the slot.  So a child whose host starts late finds the data there, and
+ * no rank's round waits for another's host: with a busy-polling MPI
+ * barrier between the calls, the ready protocol (th_coll_compile_ready())
+ * waited for each parent's next time slice.  Providers host a job's ranks
+ * either all on one fabric or each on its own, so every rank decides
+ * alike (set once the peers are known, in th_coll_compile()).
+ *
+ * Rank r with children c_0 .. c_(m-1); round k uses slot(p) and tmp_j(p),
+ * p = k's parity; src is the root's send, or slot(p) elsewhere:
+ *   gate     the root: on its start (S >= k); the others: on U(0) = 2
+ *            starts + rounds arrived >= 3k, which means started round k
+ *            and round k arrived (as the pair's leaf: at most k + 1 can
+ *            have arrived, the parent sends k + 2 only after this rank's
+ *            credit of k).  Copies src into recv, raises F, and raises
+ *            each child's K(j) by 2.
+ *   child j  on K(j) = 2 gates + the child's credits >= 3k - 2: the gate
+ *            of round k fired and the child consumed round k - 2, whose
+ *            slot round k takes (gate k + 1 needs this round complete, so
+ *            the gates are at most k; the credits at most k - 1).  Copies
+ *            src into tmp_j(p) (a PUT may read its source after the round
+ *            ended; the child's credit of k says the PUT of k was read,
+ *            and tmp_j(p) is written again only in round k + 2), raises
+ *            F, and PUTs tmp_j(p) into the child's slot(p), raising its
+ *            U(0).  A chain per child: each PUT waits for its answer.
+ *   round    F = m + 1 a round: recv and every child's copy made; the
+ *            NOTIFY; then, but for the root, the credit to the parent:
+ *            slot(p) was copied everywhere it goes.
+ * One K counter per child, not one for all children: a sum of credits
+ * would let one child two rounds ahead stand for another two behind.  The
+ * root's round waits for no host, only for its children's credits of two
+ * rounds before (a host never more than two rounds ahead of its child).
+ */
+static bool th_coll_eager_tree(const struct th_coll *cl)
+{
+	return cl->eager;
+}
+
+/* Decided once the peers are exchanged (th_coll_compile()). */
+static bool th_coll_eager_decide(const struct th_coll *cl)
+{
+	const struct th_group_rank *rk = &cl->g.local[0];
+	const struct th_provider_ops *ops;
+	unsigned int r;
+
+	if (!th_coll_eager_shape(cl) || !cl->g.peers)
+		return false;
+	if (cl->g.described)
+		return true;
+	if (!rk->vp)
+		return false;
+	ops = rk->vp->ctx->dev.ops;
+	if (!ops->node_remote)
+		return false;
+	for (r = 0; r < cl->g.n; r++)
+		if (r != rk->rank &&
+		    !ops->node_remote(rk->vp, cl->g.peers[r].node))
+			return false;
+	return true;
+}
+
+static uint64_t th_coll_eager_slot(const struct th_coll *cl, uint64_t first)
+{
+	return (first - 1) * th_coll_seg_bytes(cl);
+}
+
+static uint64_t th_coll_eager_tmp(const struct th_coll *cl, unsigned int j,
+				  uint64_t first)
+{
+	return (2 + 2 * (uint64_t)j + first - 1) * th_coll_seg_bytes(cl);
+}
+
+/* Record the gate chain being built: the root's start, or round parity @first. */
+static int th_coll_eager_gate_add(struct th_coll *cl, unsigned int li,
+				  bool root, uint64_t first)
+{
+	const char *what = "the data into recv, release it to the children";
+
+	if (root)
+		return th_coll_add(cl, li, TH_COLL_CT_S, 1, what);
+	return th_plan_add(&cl->plan, li, TH_COLL_CT_U(0), 3 * first, 6, what);
+}
+
+static int th_coll_compile_eager_tree(struct th_coll *cl, unsigned int li)
+{
+	struct th_group_rank *rk = &cl->g.local[li];
+	uint64_t len = (uint64_t)th_coll_seg_count(cl, 0) * cl->esize;
+	bool root = rk->parent < 0;
+	const struct th_mr *src;
+	struct th_remote to;
+	struct th_chain *c;
+	uint64_t first, sent;
+	unsigned int j;
+	int ret = 0;
+
+	/* the host's start counts twice */
+	if (!root) {
+		c = th_plan_chain(&cl->plan);
+		ret = th_chain_ct_inc(c, TH_COLL_CT_U(0), 2, 0);
+		if (!ret)
+			ret = th_coll_add(cl, li, TH_COLL_CT_S, 1,
+					  "start: count it toward the copy");
+	}
+	src = root ? rk->send_mr : rk->scratch_mr;
+	/* the gate: the root's every round; the others' by parity */
+	for (first = 1; !ret && first <= (root ? 1 : 2); first++) {
+		c = th_plan_chain(&cl->plan);
+		ret = th_chain_copy(c, src, root ? 0 : th_coll_eager_slot(cl, first),
+				    rk->recv_mr, 0, len, 0);
+		if (!ret)
+			ret = th_chain_ct_inc(c, TH_COLL_CT_F, 1, 0);
+		/* children come by growing subtree (tree.c): the largest first */
+		for (j = rk->nchild; !ret && j-- > 0;) {
+			/* more children than a chain holds: another on the trigger */
+			if (th_chain_length(c) + 1 == cl->max_chain) {
+				ret = th_coll_eager_gate_add(cl, li, root, first);
+				c = th_plan_chain(&cl->plan);
+			}
+			if (!ret)
+				ret = th_chain_ct_inc(c, TH_COLL_CT_K(j), 2, 0);
+		}
+		if (!ret)
+			ret = th_coll_eager_gate_add(cl, li, root, first);
+	}
+	/* each child by parity: copy, count, send; the largest subtree first */
+	for (j = rk->nchild; !ret && j-- > 0;) {
+		unsigned int ch = rk->child[j];
+
+		for (first = 1; !ret && first <= 2; first++) {
+			to = th_coll_remote(cl, ch, cl->g.peers[ch].scratch_key,
+					    th_coll_eager_slot(cl, first));
+			c = th_plan_chain(&cl->plan);
+			ret = th_chain_copy(c, src, root ? 0 :
+					    th_coll_eager_slot(cl, first),
+					    rk->scratch_mr,
+					    th_coll_eager_tmp(cl, j, first), len, 0);
+			if (!ret)
+				ret = th_chain_ct_inc(c, TH_COLL_CT_F, 1, 0);
+			if (!ret)
+				ret = th_chain_put(c, rk->scratch_mr,
+						   th_coll_eager_tmp(cl, j, first),
+						   &to, len, TH_COLL_CT_U(0), 0);
+			/* the gate of round k, the child's credit of k - 2 */
+			sent = 3 * first - 2;
+			if (!ret)
+				ret = th_plan_add(&cl->plan, li, TH_COLL_CT_K(j),
+						  sent, 6,
+						  "copy the data for the child, send it");
+		}
+	}
+	return ret;
+}
+
+/*
+ * An eager tree's child, once its round is complete (F, after the
+ * NOTIFY's chain on the same trigger): the credit to its parent, by
+ * parity, each chain waiting for its own answer (C counts them).
+ */
+static int th_coll_compile_eager_credit(struct th_coll *cl, unsigned int li)
+{
+	struct th_group_rank *rk = &cl->g.local[li];
+	uint64_t per_round = rk->nchild + 1, first;
+	struct th_remote to;
+	struct th_chain *c;
+	int ret = 0;
+
+	to = th_coll_remote(cl, rk->parent, cl->g.peers[rk->parent].scratch_key,
+			    0);
+	for (first = 1; !ret && first <= 2; first++) {
+		c = th_plan_chain(&cl->plan);
+		ret = th_chain_put(c, rk->scratch_mr, 0, &to, 0,
+				   TH_COLL_CT_K(rk->slot_at_parent), 0);
+		if (!ret)
+			ret = th_chain_ct_inc(c, TH_COLL_CT_C, 1, 0);
+		if (!ret)
+			ret = th_plan_add(&cl->plan, li, TH_COLL_CT_F,
+					  per_round * first, 2 * per_round,
+					  "credit the parent: the slot is free");
+	}
+	return ret;
+}
+
 static int th_coll_compile_exchange(struct th_coll *cl, unsigned int li)
 {
 	struct th_group_rank *rk = &cl->g.local[li];
@@ -714,6 +929,9 @@ static int th_coll_compile_exchange(struct th_coll *cl, unsigned int li)
 static uint64_t th_coll_finishes(const struct th_coll *cl,
 				 const struct th_group_rank *rk)
 {
+	/* recv and a copy for each child */
+	if (th_coll_eager_tree(cl))
+		return (uint64_t)rk->nchild + 1;
 	/* an early root's segment ends with its copy into recv */
 	if (cl->attr.kind == TH_COLL_REDUCE || !rk->nchild ||
 	    th_coll_early_root(cl, rk) || th_coll_exchange(cl) ||
@@ -734,6 +952,8 @@ static int th_coll_compile_rank(struct th_coll *cl, unsigned int li)
 		ret = th_coll_compile_exchange(cl, li);
 	} else if (th_coll_eager_pair(cl)) {
 		ret = th_coll_compile_eager_pair(cl, li);
+	} else if (th_coll_eager_tree(cl)) {
+		ret = th_coll_compile_eager_tree(cl, li);
 	} else if (kind == TH_COLL_BCAST) {
 		ret = th_coll_compile_ready(cl, li);
 	} else {
@@ -742,7 +962,8 @@ static int th_coll_compile_rank(struct th_coll *cl, unsigned int li)
 			ret = th_coll_compile_up(cl, li, s);
 	}
 	for (s = 0; !ret && s < cl->nseg && kind != TH_COLL_REDUCE &&
-	     !th_coll_exchange(cl) && !th_coll_eager_pair(cl); s++)
+	     !th_coll_exchange(cl) && !th_coll_eager_pair(cl) &&
+	     !th_coll_eager_tree(cl); s++)
 		ret = th_coll_compile_down(cl, li, s);
 	/* the round's completion entry: the same every round */
 	if (!ret) {
@@ -755,6 +976,8 @@ static int th_coll_compile_rank(struct th_coll *cl, unsigned int li)
 					  th_coll_finishes(cl, &cl->g.local[li]),
 					  "notify the host: round complete");
 	}
+	if (!ret && th_coll_eager_tree(cl) && cl->g.local[li].parent >= 0)
+		ret = th_coll_compile_eager_credit(cl, li);
 	return ret;
 }
 
@@ -837,6 +1060,9 @@ static int th_coll_reset(struct th_coll *cl, struct th_group_rank *rk)
 		if (!ret)
 			ret = th_ct_set(rk->vp, TH_COLL_CT_B(s), 0, 0);
 	}
+	/* an eager Broadcast's, should the peers make it one */
+	for (s = 0; !ret && th_coll_eager_shape(cl) && s < rk->nchild; s++)
+		ret = th_ct_set(rk->vp, TH_COLL_CT_K(s), 0, 0);
 	return ret;
 }
 
@@ -897,8 +1123,10 @@ static int th_coll_compile(struct th_coll *cl, th_coll_plan_edit_fn edit,
 	unsigned int i;
 	int ret = 0;
 
-	/* the plans of two ranks take turns: odd and even rounds */
-	if (th_coll_exchange(cl) || th_coll_eager_pair(cl))
+	cl->eager = th_coll_eager_decide(cl);
+	/* these plans take turns: odd and even rounds */
+	if (th_coll_exchange(cl) || th_coll_eager_pair(cl) ||
+	    th_coll_eager_tree(cl))
 		cl->plan.period = 2;
 	for (i = 0; !ret && i < cl->g.nlocal; i++)
 		ret = th_coll_compile_rank(cl, i);
@@ -911,22 +1139,24 @@ static int th_coll_compile(struct th_coll *cl, th_coll_plan_edit_fn edit,
 	return th_plan_post(&cl->plan, &cl->g);
 }
 
-/* a two-rank Broadcast's leaf waits this long for its last credit's answer */
+/* an eager Broadcast's child waits this long for its last credit's answer */
 #define TH_COLL_CREDIT_WAIT_NS	(500 * 1000000ULL)
 
 /*
- * A two-rank Broadcast's leaf sends each credit after its round ended,
- * the last one too.  Before the barrier that lets the root tear down
- * (and a next handle on its vport zero its counters), the leaf waits
- * until every credit was answered, that is applied at the root, so that
- * none can raise the next handle's Y.  Bounded: a dead root never
- * answers, and a handle that failed sent what it sent.
+ * An eager Broadcast's child (two ranks, or a tree) sends each credit
+ * after its round ended, the last one too.  Before the barrier that lets
+ * its parent tear down (and a next handle on its vport zero its
+ * counters), the child waits until every credit was answered, that is
+ * applied at the parent, so that none can raise the next handle's Y or K.
+ * Bounded: a dead parent never answers, and a handle that failed sent
+ * what it sent.
  */
 static void th_coll_credits_wait(struct th_coll *cl)
 {
 	unsigned int i;
 
-	if (!th_coll_eager_pair(cl) || cl->broken || cl->g.described)
+	if (!(th_coll_eager_pair(cl) || th_coll_eager_tree(cl)) ||
+	    cl->broken || cl->g.described)
 		return;
 	for (i = 0; i < cl->g.nlocal; i++) {
 		struct th_group_rank *rk = &cl->g.local[i];

@@ -21,15 +21,19 @@ static const struct th_coll_counter th_coll_counters[] = {
 	{ TH_COLL_CT_D, 1, "D", "offload",
 	  "rounds complete on this rank: raised after the round's NOTIFY "
 	  "entry is written, so a host that waits on it finds the entry" },
-	{ TH_COLL_CT_C, 1, "C", "offload (Broadcast of two ranks)",
-	  "the leaf's credits to the root that were answered: its teardown "
-	  "waits for the last" },
+	{ TH_COLL_CT_C, 1, "C", "offload (eager Broadcast)",
+	  "this rank's credits to its parent that were answered: its "
+	  "teardown waits for the last" },
 	{ TH_COLL_CT_U(0), TH_COLL_MAX_SEG, "U(s)", "offload",
 	  "segment s: own start, children's contributions, parent's credit "
 	  "(counters 8, 10, 12 ...)" },
 	{ TH_COLL_CT_B(0), TH_COLL_MAX_SEG, "B(s)", "offload",
 	  "segment s: the result (or the data) may go down "
 	  "(counters 9, 11, 13 ...)" },
+	{ TH_COLL_CT_K(0), TH_COLL_EAGER_MAX_CHILD, "K(j)",
+	  "offload (eager Broadcast of one segment)",
+	  "child j: twice the rounds released to it, plus its credits "
+	  "(counters 10 ... 73, unused by U(s) and B(s) with one segment)" },
 	{ TH_HOSTCOLL_CT_R, 1, "R", "p2p-tree",
 	  "children's contributions arrived" },
 	{ TH_HOSTCOLL_CT_B, 1, "B", "p2p-tree", "the result arrived from the parent" },

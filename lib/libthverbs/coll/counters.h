@@ -17,6 +17,14 @@
 #define TH_COLL_CT_U(s)		(8 + 2 * (s))	/* segment s: contributions */
 #define TH_COLL_CT_B(s)		(9 + 2 * (s))	/* segment s: may go down */
 #define TH_COLL_MAX_SEG		100
+/*
+ * An eager Broadcast (one segment): child j's counter, where the rounds
+ * this rank released to it and the child's credits meet.  Counters 10 ..
+ * 10 + TH_COLL_EAGER_MAX_CHILD - 1, which are U(s) and B(s) for s >= 1:
+ * unused with one segment.
+ */
+#define TH_COLL_CT_K(j)		(10 + (j))
+#define TH_COLL_EAGER_MAX_CHILD	64
 
 /* th_hostcoll: 216 ... 255 */
 #define TH_HOSTCOLL_CT_R		216	/* tree: children's contributions */

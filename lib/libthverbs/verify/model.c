@@ -259,8 +259,20 @@ int tv_model_graph(struct tv_model *m)
 	uint32_t *seen = calloc(n + 1, sizeof(*seen));
 	int ret = -ENOMEM;
 
+	m->wait_first = wait_first;
+	m->waiters = waiters;
 	m->succ_first = calloc(n + 2, sizeof(*m->succ_first));
-	if (!wait_first || !waiters || !seen || !m->succ_first)
+	m->alone_reach = calloc(m->nctrs + 1, sizeof(*m->alone_reach));
+	m->alone_setmax = calloc(m->nctrs + 1, sizeof(*m->alone_setmax));
+	m->alone_touched = calloc(m->nctrs + 1, sizeof(*m->alone_touched));
+	m->alone_list = calloc(m->nctrs + 1, sizeof(*m->alone_list));
+	m->alone_queued = calloc(n + 1, sizeof(*m->alone_queued));
+	m->alone_changes = calloc(n + 1, sizeof(*m->alone_changes));
+	m->alone_queue = calloc(n + 1, sizeof(*m->alone_queue));
+	if (!wait_first || !waiters || !seen || !m->succ_first ||
+	    !m->alone_reach || !m->alone_setmax || !m->alone_touched ||
+	    !m->alone_list || !m->alone_queued || !m->alone_changes ||
+	    !m->alone_queue)
 		goto out;
 	/* the chains waiting on each counter, grouped by counter */
 	for (b = 0; b < n; b++)
@@ -304,8 +316,7 @@ int tv_model_graph(struct tv_model *m)
 	m->succ_first[n] = edges;
 	ret = 0;
 out:
-	free(wait_first);
-	free(waiters);
+	/* the waiters stay in the model, grouped by counter */
 	free(seen);
 	return ret;
 }
@@ -315,6 +326,15 @@ void tv_model_free(struct tv_model *m)
 	free(m->slot);
 	free(m->succ_first);
 	free(m->succ);
+	free(m->wait_first);
+	free(m->waiters);
+	free(m->alone_reach);
+	free(m->alone_setmax);
+	free(m->alone_touched);
+	free(m->alone_list);
+	free(m->alone_queued);
+	free(m->alone_changes);
+	free(m->alone_queue);
 	free(m->ctrs);
 	free(m->host);
 	free(m->chains);

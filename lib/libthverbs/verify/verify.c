@@ -268,17 +268,16 @@ static void tv_never_fires(struct tv_model *m, uint32_t ci,
  * its next round?  The fixed point says how many rounds they bring: more
  * than the one triggered is a finding, without bound the worst of them.
  */
-static int tv_self_rearm(struct tv_model *m, uint32_t ci, uint64_t *reach,
-			 uint64_t *rounds, bool *member, uint32_t *cyc)
+static int tv_self_rearm(struct tv_model *m, uint32_t ci, uint64_t *rounds,
+			 bool *member, uint32_t *cyc)
 {
 	const struct tv_chain *c = &m->chains[ci];
-	struct tv_start s = { .host = false, .seed = ci };
 	struct th_verify_finding *f;
 	char cs[48], many[48];
 	uint32_t j, len;
 	int ret;
 
-	ret = tv_reach(m, &s, reach, rounds);
+	ret = tv_rounds_alone(m, ci, rounds);
 	if (ret || rounds[ci] < 2)
 		return ret;
 	for (j = 0; j < m->set->nchains; j++)
@@ -496,12 +495,11 @@ out:
  * on nothing, threshold 0) every re-arming chain is looked at.
  */
 static int tv_rearm_suspects(const struct tv_model *m, bool *suspect,
-			     uint64_t *reach, uint64_t *rounds, bool *unaided)
+			     uint64_t *rounds, bool *unaided)
 {
-	struct tv_start none = { .host = false, .seed = TV_NONE };
 	uint32_t n = m->set->nchains, ci;
 	bool any = false;
-	int ret = tv_reach(m, &none, reach, rounds);
+	int ret = tv_rounds_alone(m, TV_NONE, rounds);
 
 	for (ci = 0; !ret && ci < n; ci++) {
 		unaided[ci] = rounds[ci] > 0;
@@ -521,7 +519,6 @@ static int tv_verify(struct tv_model *m)
 	uint64_t *reach = calloc(m->nctrs + 1, sizeof(*reach));
 	uint64_t *opt = calloc(m->nctrs + 1, sizeof(*opt));
 	uint64_t *rounds = calloc(n + 1, sizeof(*rounds));
-	uint64_t *tmp_reach = calloc(m->nctrs + 1, sizeof(*tmp_reach));
 	uint64_t *tmp_rounds = calloc(n + 1, sizeof(*tmp_rounds));
 	bool *idle = calloc(n + 1, sizeof(*idle));
 	bool *in_cycle = calloc(n + 1, sizeof(*in_cycle));
@@ -533,15 +530,14 @@ static int tv_verify(struct tv_model *m)
 	struct tv_start all = { .host = true, .seed = TV_NONE, .optimistic = true };
 	int ret = -ENOMEM;
 
-	if (!reach || !opt || !rounds || !tmp_reach || !tmp_rounds || !idle ||
+	if (!reach || !opt || !rounds || !tmp_rounds || !idle ||
 	    !in_cycle || !member || !suspect || !unaided || !cyc)
 		goto out;
 	ret = tv_reach(m, &real, reach, rounds);
 	if (!ret)
 		ret = tv_reach(m, &all, opt, tmp_rounds);
 	if (!ret)
-		ret = tv_rearm_suspects(m, suspect, tmp_reach, tmp_rounds,
-					unaided);
+		ret = tv_rearm_suspects(m, suspect, tmp_rounds, unaided);
 	if (ret)
 		goto out;
 	for (ci = 0; ci < n; ci++)
@@ -568,8 +564,7 @@ static int tv_verify(struct tv_model *m)
 			continue;
 		}
 		if (c->rearm && suspect[ci])
-			ret = tv_self_rearm(m, ci, tmp_reach, tmp_rounds,
-					    member, cyc);
+			ret = tv_self_rearm(m, ci, tmp_rounds, member, cyc);
 	}
 	for (ci = 0; !ret && ci < m->set->nwaits; ci++)
 		tv_wait(m, ci, reach);
@@ -579,7 +574,6 @@ out:
 	free(reach);
 	free(opt);
 	free(rounds);
-	free(tmp_reach);
 	free(tmp_rounds);
 	free(idle);
 	free(in_cycle);

@@ -75,6 +75,17 @@ struct tv_model {
 	 */
 	uint32_t *succ_first;
 	uint32_t *succ;
+	/* the chains waiting on counter k: waiters[wait_first[k] .. wait_first[k + 1]) */
+	uint32_t *wait_first;
+	uint32_t *waiters;
+	/*
+	 * tv_rounds_alone()'s scratch, all zero between its calls: per
+	 * counter its reach, set maximum and whether touched; per chain its
+	 * changes and whether queued; the touched counters and the queue
+	 */
+	uint64_t *alone_reach, *alone_setmax;
+	bool *alone_touched, *alone_queued;
+	uint32_t *alone_changes, *alone_list, *alone_queue;
 	/* findings */
 	struct th_verify_finding *out;
 	unsigned int max;
@@ -109,6 +120,7 @@ int tv_model_graph(struct tv_model *m);
 /* reach.c */
 int tv_reach(const struct tv_model *m, const struct tv_start *start,
 	     uint64_t *reach, uint64_t *rounds);
+int tv_rounds_alone(const struct tv_model *m, uint32_t seed, uint64_t *rounds);
 uint64_t tv_sat_add(uint64_t a, uint64_t b);
 uint64_t tv_sat_mul(uint64_t a, uint64_t b);
 

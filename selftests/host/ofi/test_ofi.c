@@ -580,6 +580,53 @@ TEST(an_allreduce_of_two_processes_is_an_exchange)
 	EXPECT_EQ(2, count_lines(out, "coll_rank ", "exchange: no"));
 }
 
+/*
+ * A small Broadcast among processes is sent down its tree eagerly
+ * (coll.c: th_coll_eager_tree()): each parent sends into one of two slots
+ * at each child without waiting for the child's host, and each child
+ * credits its parent once the slot is free.  No barrier between rounds
+ * (COLL_NO_BARRIER) and each rank sleeping a different 0-30 us before
+ * each start (COLL_JITTER_US): roots and parents run up to two rounds
+ * ahead of their children, as far as the credits let them, and every
+ * round's data is checked on every rank, whose hosts overwrite send and
+ * recv as soon as a round ends.  4 ranks at radix 4 (leaves only), 8 at
+ * radix 2 (ranks in the middle forward), 16 at radix 4.  A Broadcast of
+ * 16 KiB, above the eager limit, keeps the ready protocol, and as threads
+ * of one process (one fabric) it is no eager tree either.
+ */
+TEST(a_small_broadcast_goes_down_its_tree_eagerly)
+{
+	static const struct {
+		const char *n, *radix, *rounds;
+	} jobs[] = { { "4", "4", "200" }, { "8", "2", "100" }, { "16", "4", "50" } };
+	static char out[1 << 15];
+	unsigned int j;
+
+	setenv("COLL_BCAST", "1", 1);
+	setenv("COLL_ONE_SEGMENT", "1", 1);
+	setenv("COLL_NO_BARRIER", "1", 1);
+	setenv("COLL_JITTER_US", "30", 1);
+	setenv("COLL_COUNT", "4", 1);
+	for (j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
+		EXPECT_EQ(0, fanout_job(false, jobs[j].n, jobs[j].rounds,
+					jobs[j].radix, out, sizeof(out)));
+		TH_LOG("%s", out);
+		EXPECT_EQ(atoi(jobs[j].n),
+			  count_lines(out, "coll_rank ", "eager tree: yes"));
+	}
+	EXPECT_EQ(0, fanout_job(true, "4", "20", "4", out, sizeof(out)));
+	EXPECT_EQ(4, count_lines(out, "coll_rank ", "eager tree: no"));
+	setenv("COLL_COUNT", "2048", 1);
+	EXPECT_EQ(0, fanout_job(false, "4", "20", "2", out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_EQ(4, count_lines(out, "coll_rank ", "eager tree: no"));
+	unsetenv("COLL_COUNT");
+	unsetenv("COLL_JITTER_US");
+	unsetenv("COLL_NO_BARRIER");
+	unsetenv("COLL_ONE_SEGMENT");
+	unsetenv("COLL_BCAST");
+}
+
 TEST(allreduce_2_processes) { coll_job(_metadata, "2", "2"); }
 TEST(allreduce_4_processes) { coll_job(_metadata, "4", "2"); }
 TEST(allreduce_8_processes_4_nomial) { coll_job(_metadata, "8", "4"); }

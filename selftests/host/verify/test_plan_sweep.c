@@ -221,15 +221,17 @@ static unsigned int fan_chains(const struct th_coll *cl, unsigned int rank,
  */
 TEST(a_parent_sends_to_each_remote_child_from_a_chain_of_its_own)
 {
+	/* a Broadcast above the eager limit (16 KiB in one segment) */
 	static const struct {
 		enum th_coll_kind kind;
+		uint32_t count;
 		const char *root, *what;
 	} cases[] = {
-		{ TH_COLL_ALLREDUCE, "send the result to the children",
+		{ TH_COLL_ALLREDUCE, 1, "send the result to the children",
 		  "forward the result to the children" },
-		{ TH_COLL_BCAST, "send the result to the children",
+		{ TH_COLL_BCAST, 2048, "send the result to the children",
 		  "forward the result to the children" },
-		{ TH_COLL_REDUCE, "credit: children's contributions consumed",
+		{ TH_COLL_REDUCE, 1, "credit: children's contributions consumed",
 		  "credit: children's contributions consumed" },
 	};
 	struct th_nic_query q = sweep_limits(16);
@@ -239,7 +241,8 @@ TEST(a_parent_sends_to_each_remote_child_from_a_chain_of_its_own)
 	for (c = 0; c < 3; c++) {
 		struct th_coll_attr a = {
 			.kind = cases[c].kind, .op = TH_NIC_ALU_SUM,
-			.dtype = TH_NIC_DT_INT64, .count = 1, .radix = 2,
+			.dtype = TH_NIC_DT_INT64, .count = cases[c].count,
+			.radix = 2,
 		};
 		struct th_coll *cl = th_coll_describe(16, &a, &q);
 
@@ -270,6 +273,58 @@ TEST(a_parent_sends_to_each_remote_child_from_a_chain_of_its_own)
 		EXPECT_EQ(0, th_coll_verify(cl, &q, NULL, 0));
 		th_coll_destroy(cl);
 	}
+}
+
+/*
+ * A small Broadcast among NICs of their own is an eager tree (coll.c:
+ * th_coll_eager_tree()): no chain waits for a child's readiness (Y); each
+ * parent has two chains a child (odd and even rounds) that copy the data
+ * and send it, each waiting on that child's own counter K(j), the largest
+ * subtree first; a round is done once recv and every child's copy are
+ * made (F: children + 1), and every rank but the root then credits its
+ * parent, again by parity.  The plan verifies clean.
+ */
+TEST(a_small_broadcast_among_nics_of_their_own_is_an_eager_tree)
+{
+	struct th_nic_query q = sweep_limits(16);
+	struct th_coll_attr a = {
+		.kind = TH_COLL_BCAST, .dtype = TH_NIC_DT_INT64, .count = 1,
+		.radix = 2,
+	};
+	unsigned int most, to[8], i, ready = 0, credits[16] = { 0 };
+	struct th_coll *cl = th_coll_describe(16, &a, &q);
+	struct th_coll_step st;
+	uint64_t notify = 0;
+
+	ASSERT_NE(NULL, cl);
+	/* the root of 16, radix 2: children 1, 2, 4, 8, each twice */
+	EXPECT_EQ(8, fan_chains(cl, 0, "copy the data for the child, send it",
+				&most, to, 8, &notify));
+	EXPECT_EQ(1, most);
+	EXPECT_EQ(8, to[0]);
+	EXPECT_EQ(8, to[1]);
+	EXPECT_EQ(4, to[2]);
+	EXPECT_EQ(1, to[7]);
+	EXPECT_EQ(5, notify);
+	/* rank 8's children 9, 10, 12; leaf 15 has none */
+	EXPECT_EQ(6, fan_chains(cl, 8, "copy the data for the child, send it",
+				&most, to, 8, &notify));
+	EXPECT_EQ(12, to[0]);
+	EXPECT_EQ(4, notify);
+	EXPECT_EQ(0, fan_chains(cl, 15, "copy the data for the child, send it",
+				&most, to, 8, &notify));
+	EXPECT_EQ(1, notify);
+	for (i = 0; !th_coll_plan_step(cl, i, &st); i++) {
+		ready += st.ct == 2;	/* TH_COLL_CT_Y: the ready protocol's */
+		if (!strcmp(st.what, "credit the parent: the slot is free"))
+			credits[st.rank]++;
+	}
+	EXPECT_EQ(0, ready);
+	EXPECT_EQ(0, credits[0]);
+	for (i = 1; i < 16; i++)
+		EXPECT_EQ(2, credits[i]) TH_LOG("rank %u", i);
+	EXPECT_EQ(0, th_coll_verify(cl, &q, NULL, 0));
+	th_coll_destroy(cl);
 }
 
 /*
