@@ -592,7 +592,8 @@ TEST(an_allreduce_of_two_processes_is_an_exchange)
  * recv as soon as a round ends.  4 ranks at radix 4 (leaves only), 8 at
  * radix 2 (ranks in the middle forward), 16 at radix 4.  A Broadcast of
  * 16 KiB, above the eager limit, keeps the ready protocol, and as threads
- * of one process (one fabric) it is no eager tree either.
+ * of one process (one fabric) it is no eager tree either.  Under passive,
+ * some rank's waiters read data in their look before sleeping.
  */
 TEST(a_small_broadcast_goes_down_its_tree_eagerly)
 {
@@ -614,6 +615,18 @@ TEST(a_small_broadcast_goes_down_its_tree_eagerly)
 		EXPECT_EQ(atoi(jobs[j].n),
 			  count_lines(out, "coll_rank ", "eager tree: yes"));
 	}
+	/*
+	 * waiters that sleep at once look at their queue first: a child
+	 * whose host starts late finds the data there, and reads it itself
+	 */
+	setenv("TH_WAIT_POLICY", "passive", 1);
+	EXPECT_EQ(0, fanout_job(false, "4", "200", "4", out, sizeof(out)));
+	unsetenv("TH_WAIT_POLICY");
+	TH_LOG("%s", out);
+	EXPECT_EQ(4, count_lines(out, "libthverbs: ofi rank ",
+				 "read by waiters' look before sleeping"));
+	EXPECT_GT(4, count_lines(out, "libthverbs: ofi rank ",
+				 "; 0 read by waiters' look before sleeping"));
 	EXPECT_EQ(0, fanout_job(true, "4", "20", "4", out, sizeof(out)));
 	EXPECT_EQ(4, count_lines(out, "coll_rank ", "eager tree: no"));
 	setenv("COLL_COUNT", "2048", 1);

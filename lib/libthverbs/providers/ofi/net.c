@@ -825,6 +825,27 @@ void th_ofi_net_progress(struct th_ofi *o)
 }
 
 /*
+ * A waiter about to sleep in the provider's wait looks at the queue once,
+ * without sleeping: what has arrived already (an eager Broadcast's data,
+ * sent before this rank's host started the round) is handled by the
+ * waiter itself, and its wait ends without a wake-up.  A waiter that
+ * sleeps at once (auto with more waiters than CPUs, or passive) would
+ * otherwise leave it to the progress thread, asleep too, and wait for two
+ * wake-ups on CPUs that busy ranks hold.  If the thread holds the queue,
+ * it is awake and reads it anyway.
+ */
+void th_ofi_net_look(struct th_ofi *o)
+{
+	struct fi_cq_data_entry e[16];
+
+	if (pthread_mutex_trylock(&o->cq_lock))
+		return;
+	if (!__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE))
+		th_ofi_read_rails_locked(o, e, &o->sleeper_reads);
+	pthread_mutex_unlock(&o->cq_lock);
+}
+
+/*
  * The thread's read: asleep in the queue for up to TH_OFI_POLL_MS, unless
  * a waiter drives it; then a nap until the waiter may have left, and a
  * look without sleeping if the queue is free.  With a polled queue (shm,
@@ -978,10 +999,11 @@ void th_ofi_wake(struct th_ofi *o)
 void th_ofi_net_report(struct th_ofi *o)
 {
 	if (o->verbose)
-		fprintf(stderr, "libthverbs: ofi rank %u: completions read: %llu by the progress thread, %llu by waiters; %llu reads woke the thread in the queue\n",
+		fprintf(stderr, "libthverbs: ofi rank %u: completions read: %llu by the progress thread, %llu by waiters; %llu reads woke the thread in the queue; %llu read by waiters' look before sleeping\n",
 			o->rank, (unsigned long long)o->thread_reads,
 			(unsigned long long)o->waiter_reads,
-			(unsigned long long)o->queue_wakes);
+			(unsigned long long)o->queue_wakes,
+			(unsigned long long)o->sleeper_reads);
 	if (o->verbose)
 		fprintf(stderr, "libthverbs: ofi rank %u: messages sent: %llu, %llu of them injected (no completion to read)\n",
 			o->rank, (unsigned long long)o->sends,

@@ -417,6 +417,8 @@ struct th_ofi_mr {
  * @ended: an operation was marked ended for the thread's next pass
  * @thread_reads: entries the progress thread read (under @cq_lock)
  * @waiter_reads: entries waiters read (under @cq_lock)
+ * @sleeper_reads: entries waiters read in their one look before they
+ *	slept (th_ofi_net_look(); under @cq_lock)
  * @queue_wakes: the thread's reads that slept in the queue first and
  *	were ended by what arrived (fi_cq_sread(); under @cq_lock)
  * @sends, @injected: messages handed to libfabric, and how many of them
@@ -490,6 +492,7 @@ struct th_ofi {
 	bool ended;
 	u64 thread_reads;
 	u64 waiter_reads;
+	u64 sleeper_reads;
 	u64 queue_wakes;
 	u64 sends;
 	u64 injected;
@@ -513,6 +516,7 @@ int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local,
 	       void *local_mr, u64 len, u64 raddr, u64 fikey, u64 data, u64 op);
 u64 th_ofi_now_ns(void);
 void th_ofi_net_progress(struct th_ofi *o);
+void th_ofi_net_look(struct th_ofi *o);
 
 /* bell.c */
 void th_ofi_bell_open(struct th_ofi *o, char name[TH_OFI_BELL_NAME]);

@@ -633,15 +633,18 @@ static void th_ofi_ctx_progress(struct th_context *ctx)
 }
 
 /*
- * CT_WAIT: a waiter about to sleep no longer reads the completion queue:
- * the progress thread takes it back first (net.c).
+ * CT_WAIT: a waiter about to sleep first handles what the completion
+ * queue holds already (th_ofi_net_look()), then no longer reads it: the
+ * progress thread takes it back (net.c).
  */
 static int th_ofi_ct_wait(struct th_vport *vp, struct th_nic_ct_wait *w)
 {
 	struct th_ofi *o = th_ofi_get();
 
-	if (o && w->timeout_ns)
+	if (o && w->timeout_ns) {
+		th_ofi_net_look(o);
 		th_ofi_net_waiter_sleeps(o);
+	}
 	return th_ip_ct_wait(vp, w);
 }
 
