@@ -9,6 +9,7 @@
  * share: true when auto let the thread watch, false when it sleeps at once.
  */
 #include <pthread.h>
+#include <semaphore.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -141,21 +142,76 @@ TEST_F(count, a_thread_that_went_idle_leaves_the_cpus_to_the_waiters)
 	EXPECT_GE(w[0].watched + w[1].watched, w[0].waits + w[1].waits - 2);
 }
 
-/*
- * Three threads that wait together on two CPUs: each is counted while it
- * waits, so their waits crowd the CPUs and some sleep at once.  A count
- * that forgot threads still waiting would let every wait watch.
- */
-TEST_F(count, threads_that_wait_together_still_crowd_the_cpus)
-{
-	struct waiter w[3];
-	int total;
+/* A thread that makes one wait each time it is let go (a relay). */
+struct relay {
+	sem_t go, done;
+	bool watched;
+	uint64_t at;		/* when its wait began */
+	bool stop;
+};
 
-	waiters(_metadata, 3, w);
-	total = w[0].watched + w[1].watched + w[2].watched;
-	TH_LOG("watched %d of %d, %d of %d, %d of %d waits", w[0].watched,
-	       w[0].waits, w[1].watched, w[1].waits, w[2].watched, w[2].waits);
-	EXPECT_LT(total, w[0].waits + w[1].waits + w[2].waits);
+static void *relay_wait(void *arg)
+{
+	struct relay *r = arg;
+
+	for (;;) {
+		sem_wait(&r->go);
+		if (r->stop)
+			return NULL;
+		r->at = now_ns();
+		r->watched = watches();
+		sem_post(&r->done);
+	}
+}
+
+/*
+ * Three threads that wait one after the other within a millisecond, on
+ * two CPUs: the third is one waiter too many and sleeps at once.  A count
+ * that forgot threads which wait now, or never counted them, would let
+ * it watch.  The three waits are a relay (the main thread, then two
+ * threads let go in turn), and only an attempt whose three waits began
+ * within 0.5 ms counts (a loaded machine may hold one back longer):
+ * every such attempt must refuse the third.
+ */
+TEST_F(count, a_third_thread_that_waits_with_two_others_sleeps_at_once)
+{
+	struct relay r[2];
+	pthread_t t[2];
+	int attempt, quick = 0, refused = 0;
+	uint64_t t0;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		r[i] = (struct relay){ .stop = false };
+		ASSERT_EQ(0, sem_init(&r[i].go, 0, 0));
+		ASSERT_EQ(0, sem_init(&r[i].done, 0, 0));
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, relay_wait, &r[i]));
+	}
+	for (attempt = 0; attempt < 200 && quick < 10; attempt++) {
+		usleep(3000);	/* everybody idle: the count starts afresh */
+		t0 = now_ns();
+		watches();
+		for (i = 0; i < 2; i++) {
+			sem_post(&r[i].go);
+			sem_wait(&r[i].done);
+		}
+		if (r[1].at - t0 > 500000)
+			continue;
+		quick++;
+		refused += !r[1].watched;
+	}
+	for (i = 0; i < 2; i++) {
+		r[i].stop = true;
+		sem_post(&r[i].go);
+		pthread_join(t[i], NULL);
+		sem_destroy(&r[i].go);
+		sem_destroy(&r[i].done);
+	}
+	TH_LOG("%d attempts within 0.5 ms of %d, the third refused in %d",
+	       quick, attempt, refused);
+	if (!quick)
+		SKIP(return, "no attempt of 200 had its three waits within 0.5 ms");
+	EXPECT_EQ(quick, refused);
 }
 
 TEST_HARNESS_MAIN
