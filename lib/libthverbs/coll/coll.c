@@ -308,6 +308,24 @@ static bool th_coll_early_root(const struct th_coll *cl,
 }
 
 /*
+ * Is rank @r behind a network from this process's first rank (the
+ * provider's node_remote; every rank of a described plan)?  Known once
+ * the peers are exchanged.
+ */
+static bool th_coll_rank_remote(const struct th_coll *cl, unsigned int r)
+{
+	const struct th_group_rank *rk = &cl->g.local[0];
+	const struct th_provider_ops *ops;
+
+	if (cl->g.described)
+		return true;
+	if (!rk->vp)
+		return false;
+	ops = rk->vp->ctx->dev.ops;
+	return ops->node_remote && ops->node_remote(rk->vp, cl->g.peers[r].node);
+}
+
+/*
  * Two ranks in one segment, behind a network from each other (each in
  * its own process over libfabric; every rank of a described plan): the
  * plans of th_coll_exchange() and th_coll_eager_pair().  They save a
@@ -321,18 +339,9 @@ static bool th_coll_early_root(const struct th_coll *cl,
  */
 static bool th_coll_pair_remote(const struct th_coll *cl)
 {
-	const struct th_group_rank *rk = &cl->g.local[0];
-	const struct th_provider_ops *ops;
-
 	if (cl->g.n != 2 || cl->nseg != 1 || !cl->g.peers)
 		return false;
-	if (cl->g.described)
-		return true;
-	if (!rk->vp)
-		return false;
-	ops = rk->vp->ctx->dev.ops;
-	return ops->node_remote &&
-	       ops->node_remote(rk->vp, cl->g.peers[1 - rk->rank].node);
+	return th_coll_rank_remote(cl, 1 - cl->g.local[0].rank);
 }
 
 /*
@@ -730,22 +739,12 @@ static bool th_coll_eager_tree(const struct th_coll *cl)
 /* Decided once the peers are exchanged (th_coll_compile()). */
 static bool th_coll_eager_decide(const struct th_coll *cl)
 {
-	const struct th_group_rank *rk = &cl->g.local[0];
-	const struct th_provider_ops *ops;
 	unsigned int r;
 
 	if (!th_coll_eager_shape(cl) || !cl->g.peers)
 		return false;
-	if (cl->g.described)
-		return true;
-	if (!rk->vp)
-		return false;
-	ops = rk->vp->ctx->dev.ops;
-	if (!ops->node_remote)
-		return false;
 	for (r = 0; r < cl->g.n; r++)
-		if (r != rk->rank &&
-		    !ops->node_remote(rk->vp, cl->g.peers[r].node))
+		if (r != cl->g.local[0].rank && !th_coll_rank_remote(cl, r))
 			return false;
 	return true;
 }
