@@ -269,11 +269,18 @@ int tv_model_graph(struct tv_model *m)
 	m->alone_queued = calloc(n + 1, sizeof(*m->alone_queued));
 	m->alone_changes = calloc(n + 1, sizeof(*m->alone_changes));
 	m->alone_queue = calloc(n + 1, sizeof(*m->alone_queue));
+	m->alone_rounds = calloc(n + 1, sizeof(*m->alone_rounds));
+	m->alone_fired = calloc(n + 1, sizeof(*m->alone_fired));
+	m->zero_chains = calloc(n + 1, sizeof(*m->zero_chains));
 	if (!wait_first || !waiters || !seen || !m->succ_first ||
 	    !m->alone_reach || !m->alone_setmax || !m->alone_touched ||
 	    !m->alone_list || !m->alone_queued || !m->alone_changes ||
-	    !m->alone_queue)
+	    !m->alone_queue || !m->alone_rounds || !m->alone_fired ||
+	    !m->zero_chains)
 		goto out;
+	for (b = 0; b < n; b++)
+		if (!m->chains[b].threshold)
+			m->zero_chains[m->nzero++] = b;
 	/* the chains waiting on each counter, grouped by counter */
 	for (b = 0; b < n; b++)
 		wait_first[m->chains[b].trig + 2]++;
@@ -335,6 +342,9 @@ void tv_model_free(struct tv_model *m)
 	free(m->alone_queued);
 	free(m->alone_changes);
 	free(m->alone_queue);
+	free(m->alone_rounds);
+	free(m->alone_fired);
+	free(m->zero_chains);
 	free(m->ctrs);
 	free(m->host);
 	free(m->chains);

@@ -268,20 +268,23 @@ static void tv_never_fires(struct tv_model *m, uint32_t ci,
  * its next round?  The fixed point says how many rounds they bring: more
  * than the one triggered is a finding, without bound the worst of them.
  */
-static int tv_self_rearm(struct tv_model *m, uint32_t ci, uint64_t *rounds,
-			 bool *member, uint32_t *cyc)
+static int tv_self_rearm(struct tv_model *m, uint32_t ci, bool *member,
+			 uint32_t *cyc)
 {
 	const struct tv_chain *c = &m->chains[ci];
+	const uint64_t *rounds = tv_rounds_alone(m, ci);
 	struct th_verify_finding *f;
 	char cs[48], many[48];
+	uint64_t mine = rounds[ci];
 	uint32_t j, len;
-	int ret;
 
-	ret = tv_rounds_alone(m, ci, rounds);
-	if (ret || rounds[ci] < 2)
-		return ret;
+	if (mine < 2) {
+		tv_rounds_alone_done(m);
+		return 0;
+	}
 	for (j = 0; j < m->set->nchains; j++)
 		member[j] = rounds[j] > 0;
+	tv_rounds_alone_done(m);
 	len = tv_find_cycle(m, ci, member, cyc);
 	f = tv_finding(m, TH_VERIFY_SELF_REARM, ci, m->set->chains[ci].ndesc - 1,
 		       &c->trig);
@@ -289,16 +292,16 @@ static int tv_self_rearm(struct tv_model *m, uint32_t ci, uint64_t *rounds,
 		return 0;
 	tv_path_cycle(m, f, cyc, len);
 	tv_why_counter(m, c->trig, cs, sizeof(cs));
-	if (rounds[ci] == TV_UNBOUNDED)
+	if (mine == TV_UNBOUNDED)
 		snprintf(many, sizeof(many), "every next round");
 	else
 		snprintf(many, sizeof(many), "%llu more round(s)",
-			 (unsigned long long)(rounds[ci] - 1));
+			 (unsigned long long)(mine - 1));
 	snprintf(f->why, sizeof(f->why),
 		 "re-arms by %llu on %s, and once triggered its own effects%s bring %s with no host action%s",
 		 (unsigned long long)c->stride, cs,
 		 len > 1 ? " (through the chains they trigger)" : "", many,
-		 rounds[ci] == TV_UNBOUNDED ? ": it fires without end" : "");
+		 mine == TV_UNBOUNDED ? ": it fires without end" : "");
 	return 0;
 }
 
@@ -494,21 +497,22 @@ out:
  * only through a cycle back to its counter; otherwise (chains that fire
  * on nothing, threshold 0) every re-arming chain is looked at.
  */
-static int tv_rearm_suspects(const struct tv_model *m, bool *suspect,
-			     uint64_t *rounds, bool *unaided)
+static int tv_rearm_suspects(struct tv_model *m, bool *suspect,
+			     bool *unaided)
 {
+	const uint64_t *rounds = tv_rounds_alone(m, TV_NONE);
 	uint32_t n = m->set->nchains, ci;
 	bool any = false;
-	int ret = tv_rounds_alone(m, TV_NONE, rounds);
 
-	for (ci = 0; !ret && ci < n; ci++) {
+	for (ci = 0; ci < n; ci++) {
 		unaided[ci] = rounds[ci] > 0;
 		any |= unaided[ci];
 	}
-	if (ret || any) {
+	tv_rounds_alone_done(m);
+	if (any) {
 		for (ci = 0; ci < n; ci++)
 			suspect[ci] = true;
-		return ret;
+		return 0;
 	}
 	return tv_on_cycle(m, suspect);
 }
@@ -537,7 +541,7 @@ static int tv_verify(struct tv_model *m)
 	if (!ret)
 		ret = tv_reach(m, &all, opt, tmp_rounds);
 	if (!ret)
-		ret = tv_rearm_suspects(m, suspect, tmp_rounds, unaided);
+		ret = tv_rearm_suspects(m, suspect, unaided);
 	if (ret)
 		goto out;
 	for (ci = 0; ci < n; ci++)
@@ -564,7 +568,7 @@ static int tv_verify(struct tv_model *m)
 			continue;
 		}
 		if (c->rearm && suspect[ci])
-			ret = tv_self_rearm(m, ci, tmp_rounds, member, cyc);
+			ret = tv_self_rearm(m, ci, member, cyc);
 	}
 	for (ci = 0; !ret && ci < m->set->nwaits; ci++)
 		tv_wait(m, ci, reach);

@@ -78,14 +78,18 @@ struct tv_model {
 	/* the chains waiting on counter k: waiters[wait_first[k] .. wait_first[k + 1]) */
 	uint32_t *wait_first;
 	uint32_t *waiters;
+	/* the chains with threshold 0 (they fire on nothing) */
+	uint32_t *zero_chains, nzero;
 	/*
-	 * tv_rounds_alone()'s scratch, all zero between its calls: per
+	 * tv_rounds_alone()'s scratch, all zero between its uses: per
 	 * counter its reach, set maximum and whether touched; per chain its
-	 * changes and whether queued; the touched counters and the queue
+	 * rounds, changes and whether queued; the touched counters, the
+	 * chains that fired and the queue
 	 */
-	uint64_t *alone_reach, *alone_setmax;
+	uint64_t *alone_reach, *alone_setmax, *alone_rounds;
 	bool *alone_touched, *alone_queued;
-	uint32_t *alone_changes, *alone_list, *alone_queue;
+	uint32_t *alone_changes, *alone_list, *alone_fired, *alone_queue;
+	uint32_t alone_ntouched, alone_nfired;
 	/* findings */
 	struct th_verify_finding *out;
 	unsigned int max;
@@ -120,7 +124,8 @@ int tv_model_graph(struct tv_model *m);
 /* reach.c */
 int tv_reach(const struct tv_model *m, const struct tv_start *start,
 	     uint64_t *reach, uint64_t *rounds);
-int tv_rounds_alone(const struct tv_model *m, uint32_t seed, uint64_t *rounds);
+const uint64_t *tv_rounds_alone(struct tv_model *m, uint32_t seed);
+void tv_rounds_alone_done(struct tv_model *m);
 uint64_t tv_sat_add(uint64_t a, uint64_t b);
 uint64_t tv_sat_mul(uint64_t a, uint64_t b);
 
