@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -264,19 +265,21 @@ fail:
 	_exit(1);
 }
 
-TEST(turns_are_per_user)
+/*
+ * One measurement: user A (another process) posts its 16 vports' copies,
+ * then this process, user B, posts its 64 and counts A's chains done at
+ * B's doorbell (@a0) and once B's were done (@a1).
+ */
+static void fair_attempt(struct __test_metadata *_metadata,
+			 struct fair_shared *sh, __u64 *a0, __u64 *a1)
 {
-	struct rlimit rl = { 64 << 20, 64 << 20 };
-	struct fair_shared *sh = thn_shared(sizeof(*sh));
-	__u64 deadline, a0, a1, total = FAIR_VPORTS * FAIR_CHAINS;
+	__u64 deadline;
 	struct thn_vport vp;
 	int fd, status;
 	void *buf;
 	pid_t pid;
 
-	THN_NEED_ROOT();
-	ASSERT_NE(NULL, sh);
-	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
+	memset((void *)sh, 0, sizeof(*sh));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
@@ -296,20 +299,45 @@ TEST(turns_are_per_user)
 	ASSERT_NE(NULL, buf);
 	ASSERT_EQ(0, thn_vport_open(fd, FAIR_B_CHAINS, 2 * FAIR_B_CHAINS, &vp));
 	ASSERT_EQ(0, fair_post_copies(&vp, buf, FAIR_B_CHAINS));
-	a0 = sh->a_done;
+	*a0 = sh->a_done;
 	EXPECT_EQ(FAIR_B_CHAINS, ct_until(&vp, 1, FAIR_B_CHAINS, 30000));
-	a1 = sh->a_done;
+	*a1 = sh->a_done;
 	sh->stop = 1;
 	EXPECT_EQ(pid, waitpid(pid, &status, 0));
-	thn_msg("user A's chains: %llu of %llu done at B's doorbell, %llu when B's were done\n",
-		(unsigned long long)a0, (unsigned long long)total,
-		(unsigned long long)a1);
-	/* A still had more than 16 turns of work: the count can tell */
-	EXPECT_LE(a0 + 16 * 32, total);
-	/* at most 8 of A's turns (32 chains each) passed before B's one */
-	EXPECT_GT(a0 + 8 * 32, a1);
 	EXPECT_EQ(0, thn_vport_close(&vp));
 	close(fd);
+}
+
+/*
+ * B's chains wait at most 8 of A's turns, though A has 16 vports full.
+ * That can be told only while A still has more than 16 turns of work at
+ * B's doorbell; under TCG, B's own setup sometimes took so long that A
+ * had almost finished (3,644 of 4,096 chains).  Such a measurement says
+ * nothing either way and is made again, up to three times; one that can
+ * tell must hold.
+ */
+TEST(turns_are_per_user)
+{
+	struct rlimit rl = { 64 << 20, 64 << 20 };
+	struct fair_shared *sh = thn_shared(sizeof(*sh));
+	__u64 a0 = 0, a1 = 0, total = FAIR_VPORTS * FAIR_CHAINS;
+	int attempt;
+
+	THN_NEED_ROOT();
+	ASSERT_NE(NULL, sh);
+	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
+	for (attempt = 1; attempt <= 3; attempt++) {
+		fair_attempt(_metadata, sh, &a0, &a1);
+		thn_msg("attempt %d: user A's chains: %llu of %llu done at B's doorbell, %llu when B's were done\n",
+			attempt, (unsigned long long)a0,
+			(unsigned long long)total, (unsigned long long)a1);
+		/* A still had more than 16 turns of work: the count can tell */
+		if (a0 + 16 * 32 <= total)
+			break;
+	}
+	ASSERT_LE(a0 + 16 * 32, total) TH_LOG("no attempt could tell");
+	/* at most 8 of A's turns (32 chains each) passed before B's one */
+	EXPECT_GT(a0 + 8 * 32, a1);
 }
 
 TEST_HARNESS_MAIN
