@@ -57,13 +57,6 @@ static void tv_reach_of(const struct tv_model *m, const struct tv_start *s,
 		reach[i] = s->host ? m->host[i].inc : 0;
 		setmax[i] = s->host && m->host[i].set ? m->host[i].set_max : 0;
 	}
-	/* a seeded chain was triggered: its counter got to its threshold */
-	if (s->seed != TV_NONE) {
-		const struct tv_chain *c = &m->chains[s->seed];
-
-		if (c->threshold > setmax[c->trig])
-			setmax[c->trig] = c->threshold;
-	}
 	for (i = 0; i < m->set->nchains; i++) {
 		const struct tv_chain *c = &m->chains[i];
 

@@ -530,8 +530,8 @@ static int tv_verify(struct tv_model *m)
 	bool *suspect = calloc(n + 1, sizeof(*suspect));
 	bool *unaided = calloc(n + 1, sizeof(*unaided));
 	uint32_t *cyc = calloc(n + TH_VERIFY_PATH_MAX, sizeof(*cyc));
-	struct tv_start real = { .host = true, .seed = TV_NONE };
-	struct tv_start all = { .host = true, .seed = TV_NONE, .optimistic = true };
+	struct tv_start real = { .host = true };
+	struct tv_start all = { .host = true, .optimistic = true };
 	int ret = -ENOMEM;
 
 	if (!reach || !opt || !rounds || !tmp_rounds || !idle ||

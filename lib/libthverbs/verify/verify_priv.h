@@ -97,15 +97,13 @@ struct tv_model {
 };
 
 /*
- * What a fixed point starts from: with or without the host's updates,
- * and with one chain's trigger counter seeded at its threshold (TV_NONE:
- * none), as if it had just been triggered; @optimistic: every chain fires
- * as often as it can (once, or without bound if it re-arms), whatever
- * its counter.
+ * What a fixed point starts from: with or without the host's updates;
+ * @optimistic: every chain fires as often as it can (once, or without
+ * bound if it re-arms), whatever its counter.  A fixed point without the
+ * host from one chain just triggered is tv_rounds_alone()'s.
  */
 struct tv_start {
 	bool host;
-	uint32_t seed;
 	bool optimistic;
 };
 

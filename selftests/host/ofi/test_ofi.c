@@ -212,8 +212,9 @@ TEST(shm_regions_have_no_name_once_joined)
  * Waits over ofi under each wait policy: the same exact answers (the
  * ping-pong's values and counters, a timeout, and a dead peer's -EIO and
  * -ECONNREFUSED).  Under spin the waiters read the completion queue
- * themselves (the progress op), under passive never: each rank says at
- * exit (TH_OFI_VERBOSE) who read it.
+ * themselves as they spin (the progress op), under passive never (they
+ * read only once asleep, on shm's doorbell, counted apart): each rank
+ * says at exit (TH_OFI_VERBOSE) who read it.
  */
 static void waits_under(struct __test_metadata *_metadata, const char *policy,
 			const char *prov, bool waiters_read)
@@ -433,15 +434,18 @@ TEST(small_messages_on_shm_are_sent_without_a_completion_to_read)
  * On shm an idle progress thread sleeps on its doorbell, and a peer's
  * message rings it (bell.c): rank 1 sends one PUT after 50 ms, and its
  * exit report counts a peer it woke, rank 0's a sleep a ring ended.
- * Over tcp;ofi_rxm there is no doorbell (the thread sleeps in the queue):
- * no rank reports one.
+ * Rank 0's host reads its counter meanwhile (OFI_DOORBELL_POLL): it does
+ * not wait, and the thread is who reads.  Over tcp;ofi_rxm there is no
+ * doorbell (the thread sleeps in the queue): no rank reports one.
  */
 TEST(an_idle_progress_thread_is_woken_by_its_peers_doorbell)
 {
 	static char out[1 << 14];
 
 	setenv("TH_WAIT_POLICY", "passive", 1);
+	setenv("OFI_DOORBELL_POLL", "1", 1);
 	EXPECT_EQ(0, run_case_on("doorbell", NULL, out, sizeof(out)));
+	unsetenv("OFI_DOORBELL_POLL");
 	TH_LOG("%s", out);
 	EXPECT_EQ(2, count_lines(out, "libthverbs: ofi rank ", "doorbell: "));
 	EXPECT_EQ(0, count_lines(out, "libthverbs: ofi rank 0: doorbell: ",
@@ -451,6 +455,39 @@ TEST(an_idle_progress_thread_is_woken_by_its_peers_doorbell)
 	EXPECT_EQ(0, run_case_on("doorbell", "tcp;ofi_rxm", out, sizeof(out)));
 	EXPECT_EQ(0, count_lines(out, "", "doorbell: "));
 	unsetenv("TH_WAIT_POLICY");
+}
+
+/*
+ * A waiter that sleeps in th_ct_wait() on shm sleeps on the doorbell too,
+ * and reads the queue itself when a peer rings (bell.c,
+ * th_ofi_bell_wait()): one wake-up, not the progress thread's and then
+ * the waiter's.  Rank 0 waits (passive) for rank 1's PUT, sent after 50
+ * ms; its report counts one wait that slept on the bell, and
+ * completions read by a waiter the bell woke.  The bytes and the counter
+ * are checked by the rank.
+ */
+TEST(a_sleeping_waiter_is_woken_by_the_doorbell_and_reads_itself)
+{
+	static char out[1 << 14];
+	int attempt, read = 0;
+
+	setenv("TH_WAIT_POLICY", "passive", 1);
+	/*
+	 * the thread's own look after a nap may still come first, in the
+	 * microseconds before the waiter runs: up to three jobs
+	 */
+	for (attempt = 0; attempt < 3 && !read; attempt++) {
+		EXPECT_EQ(0, run_case_on("doorbell", NULL, out, sizeof(out)));
+		TH_LOG("%s", out);
+		EXPECT_EQ(1, count_lines(out, "libthverbs: ofi rank 0: doorbell: ",
+					 ", 1 waits slept on it"));
+		EXPECT_EQ(1, count_lines(out, "libthverbs: ofi rank 0: completions read: ",
+					 " read after a ring by waiters asleep on the doorbell"));
+		read = !count_lines(out, "libthverbs: ofi rank 0: completions read: ",
+				    ", 0 read after a ring by waiters asleep on the doorbell");
+	}
+	unsetenv("TH_WAIT_POLICY");
+	EXPECT_TRUE(read);
 }
 
 /* The collectives' rank program, one process per rank: every result checked. */

@@ -46,6 +46,9 @@ struct th_ipf_waitq {
  *	by itself (struct th_eng_ops); NULL: never
  * @offload_counter: a counter an offloaded chain waits on changed
  * @offload_disarm: an offloaded chain left its pending list
+ * @sleep: a host thread sleeps in th_ct_wait() until *@woken is not 0 or
+ *	@deadline (CLOCK_REALTIME) passes, -ETIMEDOUT then; it may read the
+ *	network meanwhile, and return 0 early.  NULL: th_ipf_word_wait()
  * @arg: the network's, passed to every hook
  */
 struct th_ipf_net {
@@ -64,6 +67,7 @@ struct th_ipf_net {
 				u64 success, u64 failure);
 	void (*offload_disarm)(void *arg, struct th_eng_chain *chain,
 			       int status, struct th_eng_mr_ref *hold);
+	int (*sleep)(void *arg, u32 *woken, const struct timespec *deadline);
 	void *arg;
 };
 

@@ -180,8 +180,10 @@ static void th_ipf_ct_sleep(struct th_ipf_vport *vp,
 			    const struct th_nic_ct_wait *req,
 			    const struct timespec *deadline)
 {
+	const struct th_ipf_net *net = vp->fabric->net;
 	struct th_ipf_ct_waiter w = { .req = req };
 	bool listed = false;
+	int ret;
 
 	__atomic_add_fetch(&vp->nct_waiters, 1, __ATOMIC_SEQ_CST);
 	/* the handshake with th_ipf_ct_wake_locked(), before the first look */
@@ -193,9 +195,15 @@ static void th_ipf_ct_sleep(struct th_ipf_vport *vp,
 		listed = true;
 	}
 	pthread_mutex_unlock(&vp->ct_lock);
-	while (listed && !__atomic_load_n(&w.woken, __ATOMIC_ACQUIRE))
-		if (th_ipf_word_wait(&w.woken, 0, deadline) == -ETIMEDOUT)
+	while (listed && !__atomic_load_n(&w.woken, __ATOMIC_ACQUIRE)) {
+		/* a network may read its queue while it sleeps (ofi's doorbell) */
+		if (net && net->sleep)
+			ret = net->sleep(net->arg, &w.woken, deadline);
+		else
+			ret = th_ipf_word_wait(&w.woken, 0, deadline);
+		if (ret == -ETIMEDOUT)
 			break;
+	}
 	if (listed && !__atomic_load_n(&w.woken, __ATOMIC_ACQUIRE)) {
 		pthread_mutex_lock(&vp->ct_lock);
 		/* the waker takes it off the list when it sets @woken */

@@ -28,6 +28,16 @@
  * region that could not be mapped) costs what a nap cost before.  Only a
  * job on one rail, shm: with two, the nap is spent in poll() on the TCP
  * queue's descriptor, which a futex cannot join.
+ *
+ * A waiter sleeps on the bell too (th_ofi_bell_wait()): a host thread
+ * that sleeps in th_ct_wait() waits on its own wake-up word and on the
+ * bell at once (futex_waitv(), Linux 5.16), and reads the queue itself
+ * when a peer rings.  The message that raises its counter then costs one
+ * wake-up, the waiter's, not two in a row (the progress thread's, then
+ * the waiter's from it), on CPUs that busy ranks hold.  A ring wakes the
+ * waiters if there are any, else the thread (FUTEX_WAKE_BITSET: the two
+ * sleep with different bits); the thread still looks after each nap, so a
+ * ring that never comes costs a nap, as above.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +45,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <limits.h>
+#include <time.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/random.h>
@@ -45,12 +57,15 @@
 
 /**
  * struct th_ofi_bell - a rank's doorbell, alone in its region
- * @seq: the futex word: moves on each ring of a sleeper
+ * @seq: the futex word: moves on each ring
  * @sleeping: the rank's progress thread is, or is about to be, asleep
+ * @waiting: the rank's waiters asleep on @seq, or about to be
+ *	(th_ofi_bell_wait())
  */
 struct th_ofi_bell {
 	u32 seq;
 	u32 sleeping;
+	u32 waiting;
 };
 
 static bool th_ofi_bell_wanted(const struct th_ofi *o)
@@ -134,19 +149,42 @@ void th_ofi_bell_unlink(struct th_ofi *o)
 	o->bell_name[0] = '\0';
 }
 
-/* True when @b's thread was asleep, or about to be, and is woken. */
+/*
+ * Who sleeps on @seq, as FUTEX_WAIT_BITSET's bits.  A waiter sleeps in
+ * futex_waitv(), whose sleepers match every bit: a wake for the thread
+ * wakes waiters too (there are none, or they just came), and one for the
+ * waiters leaves the thread asleep.
+ */
+#define TH_OFI_BELL_THREAD	1U
+#define TH_OFI_BELL_WAITER	2U
+
+static void th_ofi_bell_futex_wake(struct th_ofi_bell *b, u32 who)
+{
+	syscall(SYS_futex, &b->seq, FUTEX_WAKE_BITSET, INT_MAX, NULL, NULL,
+		who);
+}
+
+/*
+ * Ring @b: @seq moves on every ring (a sequentially consistent change: a
+ * full fence after the message it rings for, before the looks at who
+ * sleeps), then its waiters are woken if it has any, else its progress
+ * thread if it sleeps: true when somebody was.  A waiter reads the queue
+ * for everybody, so the thread sleeps on while one does.
+ */
 static bool th_ofi_bell_wake(struct th_ofi_bell *b)
 {
-	/* the write before this (a message, a flag) is ordered before the look */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&b->seq, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&b->waiting, __ATOMIC_RELAXED)) {
+		th_ofi_bell_futex_wake(b, TH_OFI_BELL_WAITER);
+		return true;
+	}
 	if (!__atomic_load_n(&b->sleeping, __ATOMIC_RELAXED))
 		return false;
-	__atomic_add_fetch(&b->seq, 1, __ATOMIC_SEQ_CST);
-	syscall(SYS_futex, &b->seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+	th_ofi_bell_futex_wake(b, TH_OFI_BELL_THREAD);
 	return true;
 }
 
-/* A message is in @peer's shm queue: wake its progress thread if it sleeps. */
+/* A message is in @peer's shm queue: wake its waiters or progress thread. */
 void th_ofi_bell_ring(struct th_ofi *o, u32 peer)
 {
 	if (o->bells && o->bells[peer] && th_ofi_bell_wake(o->bells[peer]))
@@ -156,8 +194,10 @@ void th_ofi_bell_ring(struct th_ofi *o, u32 peer)
 /* Wake this rank's own progress thread (an operation ended, a stop). */
 void th_ofi_bell_ring_self(struct th_ofi *o)
 {
-	if (o->bell)
-		th_ofi_bell_wake(o->bell);
+	if (!o->bell)
+		return;
+	__atomic_add_fetch(&o->bell->seq, 1, __ATOMIC_SEQ_CST);
+	th_ofi_bell_futex_wake(o->bell, TH_OFI_BELL_THREAD);
 }
 
 /*
@@ -192,18 +232,128 @@ void th_ofi_bell_disarm(struct th_ofi *o)
  */
 bool th_ofi_bell_sleep(struct th_ofi *o, const struct timespec *nap)
 {
+	struct timespec until;
+	long ret;
 	u32 seq;
 
 	if (!o->bell_armed)
 		return false;
-	syscall(SYS_futex, &o->bell->seq, FUTEX_WAIT, o->bell_seq, nap, NULL,
-		0);
-	seq = __atomic_load_n(&o->bell->seq, __ATOMIC_ACQUIRE);
-	/* rung (before the sleep, or during it), not timed out */
-	if (seq != o->bell_seq)
+	/* FUTEX_WAIT_BITSET's timeout is a CLOCK_MONOTONIC time */
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += nap->tv_sec;
+	until.tv_nsec += nap->tv_nsec;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	ret = syscall(SYS_futex, &o->bell->seq, FUTEX_WAIT_BITSET, o->bell_seq,
+		      &until, NULL, TH_OFI_BELL_THREAD);
+	/*
+	 * rung for it (before the sleep, or during it), not timed out: a
+	 * ring that woke waiters moves @seq too, but ends no sleep of its
+	 */
+	if (!ret || errno == EAGAIN)
 		o->bell_woken++;
+	seq = __atomic_load_n(&o->bell->seq, __ATOMIC_ACQUIRE);
+	/* slept to the end while the bell rang for waiters: they read */
+	o->bell_for_waiters = ret && errno == ETIMEDOUT && seq != o->bell_seq &&
+			      __atomic_load_n(&o->bell->waiting, __ATOMIC_RELAXED);
 	o->bell_seq = seq;
 	return true;
+}
+
+/*
+ * The thread's last sleep ended at its bound while the bell rang for
+ * waiters, who are reading: the thread naps again instead of reading
+ * too (and racing the waiter it would then have to wake).  A nap with no
+ * ring at all still ends in a read, so a message whose ring never came
+ * waits for two naps at most.
+ */
+bool th_ofi_bell_rang_for_waiters(struct th_ofi *o)
+{
+	bool rang = o->bell_for_waiters;
+
+	o->bell_for_waiters = false;
+	return rang;
+}
+
+/* Whether waiters sleep on the bell (th_ofi_bell_wait()). */
+bool th_ofi_bell_waits(const struct th_ofi *o)
+{
+	return o->bell && !__atomic_load_n(&o->bell_no_waitv, __ATOMIC_RELAXED);
+}
+
+/*
+ * Sleep while *@woken (the waiter's word, private to this process) is 0
+ * and @bell_seq is @seq, until @deadline (CLOCK_REALTIME): 0, or
+ * -ETIMEDOUT, or -ENOSYS without futex_waitv().
+ */
+static int th_ofi_bell_sleep2(u32 *bell_seq, u32 seq, u32 *woken,
+			      const struct timespec *deadline)
+{
+	struct futex_waitv fw[2] = {
+		{ .val = 0, .uaddr = (uintptr_t)woken,
+		  .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG },
+		{ .val = seq, .uaddr = (uintptr_t)bell_seq, .flags = FUTEX_32 },
+	};
+
+	if (syscall(SYS_futex_waitv, fw, 2, 0, deadline, CLOCK_REALTIME) >= 0)
+		return 0;
+	/* EAGAIN: a word had moved already; EINTR: a signal */
+	return errno == ETIMEDOUT || errno == ENOSYS ? -errno : 0;
+}
+
+/*
+ * A waiter's sleep on the bell (struct th_ipf_net's sleep): until *@woken
+ * is not 0 or @deadline passes.  It is counted on the bell (@waiting),
+ * then reads @seq and the queue (th_ofi_net_look_all(): what it handles
+ * may raise its counter and set *@woken), then sleeps while @seq has not
+ * moved; a ring ends the sleep and it reads again.  The handshake with a
+ * ringer (th_ofi_bell_wake()) is a pair of sequentially consistent
+ * changes: the waiter's count, then its look at @seq; the ringer's move
+ * of @seq, then its look at the count.  So a ringer that saw no waiter
+ * wakes the thread, and a waiter that leaves after a ring it was counted
+ * for (its count gone, @seq moved since its last look) reads once more.
+ * A ring meant for it that never comes (a peer that died) costs a nap of
+ * the progress thread's, which still reads after each.  0 may come early
+ * (a ring for another counter): the caller looks at *@woken and calls
+ * again.  -EOPNOTSUPP when waiters cannot sleep on the bell (none, or a
+ * kernel without futex_waitv()): the caller sleeps on *@woken alone.
+ */
+int th_ofi_bell_wait(struct th_ofi *o, u32 *woken,
+		     const struct timespec *deadline)
+{
+	bool looked = false;
+	int ret = 0;
+	u32 seq;
+
+	if (!th_ofi_bell_waits(o))
+		return -EOPNOTSUPP;
+	__atomic_add_fetch(&o->bell_waits, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&o->bell->waiting, 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		seq = __atomic_load_n(&o->bell->seq, __ATOMIC_SEQ_CST);
+		th_ofi_net_look_all(o, looked ? &o->bell_reads
+					      : &o->sleeper_reads);
+		looked = true;
+		if (__atomic_load_n(woken, __ATOMIC_ACQUIRE))
+			break;
+		ret = th_ofi_bell_sleep2(&o->bell->seq, seq, woken, deadline);
+		if (ret == -ENOSYS) {
+			/* an old kernel: the caller sleeps on *@woken alone */
+			__atomic_store_n(&o->bell_no_waitv, true,
+					 __ATOMIC_RELAXED);
+			ret = 0;
+			break;
+		}
+		if (ret)
+			break;
+	}
+	__atomic_sub_fetch(&o->bell->waiting, 1, __ATOMIC_SEQ_CST);
+	/* rung since the last look, maybe for the thread that was not woken */
+	if (__atomic_load_n(&o->bell->seq, __ATOMIC_SEQ_CST) != seq)
+		th_ofi_net_look_all(o, &o->bell_reads);
+	return ret;
 }
 
 void th_ofi_bell_close(struct th_ofi *o)

@@ -806,43 +806,93 @@ static ssize_t th_ofi_read_rails_locked(struct th_ofi *o,
  * queue (asleep in fi_cq_sread()), it is told once to let go, and this
  * call returns at once: the waiter looks again soon.
  */
-void th_ofi_net_progress(struct th_ofi *o)
-{
-	struct fi_cq_data_entry e[16];
-
-	/* no clock here: the thread clears the flag and looks again later */
-	if (!__atomic_load_n(&o->driven, __ATOMIC_RELAXED))
-		__atomic_store_n(&o->driven, true, __ATOMIC_RELAXED);
-	if (pthread_mutex_trylock(&o->cq_lock)) {
-		if (__atomic_load_n(&o->cq_asleep, __ATOMIC_ACQUIRE) &&
-		    !__atomic_exchange_n(&o->cq_kicked, true, __ATOMIC_ACQ_REL))
-			fi_cq_signal(o->rail[0].cq);
-		return;
-	}
-	if (!__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE))
-		th_ofi_read_rails_locked(o, e, &o->waiter_reads);
-	pthread_mutex_unlock(&o->cq_lock);
-}
-
 /*
- * A waiter about to sleep in the provider's wait looks at the queue once,
- * without sleeping: what has arrived already (an eager Broadcast's data,
- * sent before this rank's host started the round) is handled by the
- * waiter itself, and its wait ends without a wake-up.  A waiter that
- * sleeps at once (auto with more waiters than CPUs, or passive) would
- * otherwise leave it to the progress thread, asleep too, and wait for two
- * wake-ups on CPUs that busy ranks hold.  If the thread holds the queue,
- * it is awake and reads it anyway.
+ * A waiter reads each queue once, counting in @reads, if nobody else holds
+ * them: false when somebody does (who reads them anyway).
  */
-void th_ofi_net_look(struct th_ofi *o)
+static bool th_ofi_waiter_read(struct th_ofi *o, u64 *reads)
 {
 	struct fi_cq_data_entry e[16];
 
 	if (pthread_mutex_trylock(&o->cq_lock))
-		return;
+		return false;
 	if (!__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE))
-		th_ofi_read_rails_locked(o, e, &o->sleeper_reads);
+		th_ofi_read_rails_locked(o, e, reads);
 	pthread_mutex_unlock(&o->cq_lock);
+	return true;
+}
+
+void th_ofi_net_progress(struct th_ofi *o)
+{
+	/* no clock here: the thread clears the flag and looks again later */
+	if (!__atomic_load_n(&o->driven, __ATOMIC_RELAXED))
+		__atomic_store_n(&o->driven, true, __ATOMIC_RELAXED);
+	if (!th_ofi_waiter_read(o, &o->waiter_reads) &&
+	    __atomic_load_n(&o->cq_asleep, __ATOMIC_ACQUIRE) &&
+	    !__atomic_exchange_n(&o->cq_kicked, true, __ATOMIC_ACQ_REL))
+		fi_cq_signal(o->rail[0].cq);
+}
+
+/*
+ * A waiter about to sleep in the provider's wait looks at the queue once,
+ * without sleeping, counting in @reads: what has arrived already (an
+ * eager Broadcast's data, sent before this rank's host started the round)
+ * is handled by the waiter itself, and its wait ends without a wake-up.
+ * A waiter that sleeps at once (auto with more waiters than CPUs, or
+ * passive) would otherwise leave it to the progress thread, asleep too,
+ * and wait for two wake-ups on CPUs that busy ranks hold.  If the thread
+ * holds the queue, it is awake and reads it anyway.  A waiter asleep on
+ * the doorbell looks again each time it rings (bell.c).
+ */
+void th_ofi_net_look(struct th_ofi *o, u64 *reads)
+{
+	th_ofi_waiter_read(o, reads);
+}
+
+/*
+ * A waiter asleep on the doorbell reads each queue once, waiting for the
+ * reader that holds them if any: that one may have read before the
+ * message the doorbell rang for arrived (bell.c).  Only with polled
+ * queues, whose readers hold @cq_lock only while they read.
+ */
+void th_ofi_net_look_all(struct th_ofi *o, u64 *reads)
+{
+	struct fi_cq_data_entry e[16];
+
+	pthread_mutex_lock(&o->cq_lock);
+	if (!__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE))
+		th_ofi_read_rails_locked(o, e, reads);
+	pthread_mutex_unlock(&o->cq_lock);
+}
+
+/*
+ * The progress thread naps on @nap_cv until @until_ns (th_ofi_now_ns()),
+ * or until a waiter or an operation ends the nap (th_ofi_nap_end()).
+ */
+static void th_ofi_thread_nap(struct th_ofi *o, u64 until_ns)
+{
+	struct timespec nap;
+
+	nap.tv_sec = until_ns / 1000000000ULL;
+	nap.tv_nsec = until_ns % 1000000000ULL;
+	pthread_mutex_lock(&o->nap_lock);
+	o->napping = true;
+	if (!o->nap_over && !__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE))
+		pthread_cond_timedwait(&o->nap_cv, &o->nap_lock, &nap);
+	o->napping = false;
+	o->nap_over = false;
+	pthread_mutex_unlock(&o->nap_lock);
+}
+
+/* End the progress thread's nap on @nap_cv, if it naps. */
+static void th_ofi_nap_end(struct th_ofi *o)
+{
+	pthread_mutex_lock(&o->nap_lock);
+	if (o->napping) {
+		o->nap_over = true;
+		pthread_cond_signal(&o->nap_cv);
+	}
+	pthread_mutex_unlock(&o->nap_lock);
 }
 
 /*
@@ -856,30 +906,24 @@ void th_ofi_net_look(struct th_ofi *o)
  */
 static ssize_t th_ofi_thread_read(struct th_ofi *o, struct fi_cq_data_entry *e)
 {
-	struct timespec nap;
-	u64 until;
 	ssize_t n;
 
 	/* a waiter drove the queue since the last look: it may still */
 	if (__atomic_exchange_n(&o->driven, false, __ATOMIC_ACQ_REL)) {
 		/* not on the doorbell: the waiter reads what comes */
 		th_ofi_bell_disarm(o);
-		until = th_ofi_now_ns() + TH_OFI_DRIVEN_US * 1000ULL;
-		nap.tv_sec = until / 1000000000ULL;
-		nap.tv_nsec = until % 1000000000ULL;
-		pthread_mutex_lock(&o->nap_lock);
-		o->napping = true;
-		if (!o->nap_over && !__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE))
-			pthread_cond_timedwait(&o->nap_cv, &o->nap_lock, &nap);
-		o->napping = false;
-		o->nap_over = false;
-		pthread_mutex_unlock(&o->nap_lock);
+		th_ofi_thread_nap(o, th_ofi_now_ns() + TH_OFI_DRIVEN_US * 1000ULL);
 		if (pthread_mutex_trylock(&o->cq_lock))
 			return 0;
 		n = th_ofi_read_rails_locked(o, e, &o->thread_reads);
 		if (n > 0)
 			o->cq_idle_since = th_ofi_now_ns();
 	} else if (o->cq_poll) {
+		/* the doorbell rang for waiters: they read (bell.c) */
+		if (th_ofi_bell_rang_for_waiters(o)) {
+			th_ofi_cq_idle(o);
+			return 0;
+		}
 		/* read, and sleep only with the queues let go */
 		pthread_mutex_lock(&o->cq_lock);
 		n = th_ofi_read_rails_locked(o, e, &o->thread_reads);
@@ -969,16 +1013,11 @@ void th_ofi_net_waiter_sleeps(struct th_ofi *o)
 	if (!__atomic_load_n(&o->driven, __ATOMIC_RELAXED) &&
 	    !__atomic_load_n(&o->napping, __ATOMIC_RELAXED))
 		return;
-	pthread_mutex_lock(&o->nap_lock);
 	__atomic_store_n(&o->driven, false, __ATOMIC_RELAXED);
-	if (o->napping) {
-		o->nap_over = true;
-		pthread_cond_signal(&o->nap_cv);
-	}
-	pthread_mutex_unlock(&o->nap_lock);
+	th_ofi_nap_end(o);
 }
 
-/* Wake the progress thread if it sleeps in a queue or on its doorbell. */
+/* Wake the progress thread if it sleeps in a queue, on its doorbell, or naps. */
 static void th_ofi_signal(struct th_ofi *o)
 {
 	u32 r;
@@ -986,6 +1025,7 @@ static void th_ofi_signal(struct th_ofi *o)
 	for (r = 0; r < o->nrails; r++)
 		fi_cq_signal(o->rail[r].cq);
 	th_ofi_bell_ring_self(o);
+	th_ofi_nap_end(o);
 }
 
 /* An operation was marked ended: the thread ends it on its next pass. */
@@ -999,19 +1039,22 @@ void th_ofi_wake(struct th_ofi *o)
 void th_ofi_net_report(struct th_ofi *o)
 {
 	if (o->verbose)
-		fprintf(stderr, "libthverbs: ofi rank %u: completions read: %llu by the progress thread, %llu by waiters; %llu reads woke the thread in the queue; %llu read by waiters' look before sleeping\n",
+		fprintf(stderr, "libthverbs: ofi rank %u: completions read: %llu by the progress thread, %llu by waiters; %llu reads woke the thread in the queue; %llu read by waiters' look before sleeping, %llu read after a ring by waiters asleep on the doorbell\n",
 			o->rank, (unsigned long long)o->thread_reads,
 			(unsigned long long)o->waiter_reads,
 			(unsigned long long)o->queue_wakes,
-			(unsigned long long)o->sleeper_reads);
+			(unsigned long long)o->sleeper_reads,
+			(unsigned long long)o->bell_reads);
 	if (o->verbose)
 		fprintf(stderr, "libthverbs: ofi rank %u: messages sent: %llu, %llu of them injected (no completion to read)\n",
 			o->rank, (unsigned long long)o->sends,
 			(unsigned long long)o->injected);
 	if (o->verbose && o->bell)
-		fprintf(stderr, "libthverbs: ofi rank %u: doorbell: %llu sleeps ended by a ring, %llu peers woken\n",
+		fprintf(stderr, "libthverbs: ofi rank %u: doorbell: %llu sleeps ended by a ring, %llu peers woken, %llu waits slept on it\n",
 			o->rank, (unsigned long long)o->bell_woken,
 			(unsigned long long)__atomic_load_n(&o->bell_rings,
+							    __ATOMIC_RELAXED),
+			(unsigned long long)__atomic_load_n(&o->bell_waits,
 							    __ATOMIC_RELAXED));
 }
 

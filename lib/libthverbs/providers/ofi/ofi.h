@@ -358,6 +358,11 @@ struct th_ofi_mr {
  * @bell_seq, @bell_armed: the progress thread's side of the handshake
  * @bell_rings: rings that woke a peer (TH_OFI_VERBOSE's report)
  * @bell_woken: the progress thread's sleeps that a ring ended
+ * @bell_waits: waits that slept on @bell (th_ofi_bell_wait())
+ * @bell_for_waiters: the progress thread's last sleep on @bell ran to its
+ *	end while @bell rang for waiters (th_ofi_bell_rang_for_waiters())
+ * @bell_no_waitv: the kernel has no futex_waitv(): waiters sleep on
+ *	their own word alone, and the progress thread reads for them
  * @pidfds: on shm, each peer's process (pidfd_open()), or -1: a send to
  *	a process that ended still lands in its memory, so its death is
  *	seen here (th_ofi_net_peer_gone())
@@ -412,13 +417,15 @@ struct th_ofi_mr {
  * @cq_asleep: the progress thread holds @cq_lock asleep in fi_cq_sread()
  * @cq_kicked: a waiter has asked it to let go (fi_cq_signal()) already
  * @nap_lock, @nap_cv: the progress thread naps on @nap_cv while a waiter
- *	drives the queue (@napping); a waiter that goes to sleep ends the
- *	nap (@nap_over), both under @nap_lock
+ *	drives the queue (@napping); a waiter that goes to sleep, or an
+ *	operation to end, ends the nap (@nap_over), both under @nap_lock
  * @ended: an operation was marked ended for the thread's next pass
  * @thread_reads: entries the progress thread read (under @cq_lock)
  * @waiter_reads: entries waiters read (under @cq_lock)
  * @sleeper_reads: entries waiters read in their one look before they
  *	slept (th_ofi_net_look(); under @cq_lock)
+ * @bell_reads: entries waiters asleep on @bell read once it rang (under
+ *	@cq_lock)
  * @queue_wakes: the thread's reads that slept in the queue first and
  *	were ended by what arrived (fi_cq_sread(); under @cq_lock)
  * @sends, @injected: messages handed to libfabric, and how many of them
@@ -443,6 +450,9 @@ struct th_ofi {
 	bool bell_armed;
 	u64 bell_rings;
 	u64 bell_woken;
+	u64 bell_waits;
+	bool bell_for_waiters;
+	bool bell_no_waitv;
 	int *pidfds;
 	fi_addr_t *peers;
 	bool *dead;
@@ -493,6 +503,7 @@ struct th_ofi {
 	u64 thread_reads;
 	u64 waiter_reads;
 	u64 sleeper_reads;
+	u64 bell_reads;
 	u64 queue_wakes;
 	u64 sends;
 	u64 injected;
@@ -516,7 +527,8 @@ int th_ofi_rma(struct th_ofi *o, u32 peer, bool write, void *local,
 	       void *local_mr, u64 len, u64 raddr, u64 fikey, u64 data, u64 op);
 u64 th_ofi_now_ns(void);
 void th_ofi_net_progress(struct th_ofi *o);
-void th_ofi_net_look(struct th_ofi *o);
+void th_ofi_net_look(struct th_ofi *o, u64 *reads);
+void th_ofi_net_look_all(struct th_ofi *o, u64 *reads);
 
 /* bell.c */
 void th_ofi_bell_open(struct th_ofi *o, char name[TH_OFI_BELL_NAME]);
@@ -527,6 +539,10 @@ void th_ofi_bell_ring_self(struct th_ofi *o);
 bool th_ofi_bell_arm(struct th_ofi *o);
 void th_ofi_bell_disarm(struct th_ofi *o);
 bool th_ofi_bell_sleep(struct th_ofi *o, const struct timespec *nap);
+bool th_ofi_bell_rang_for_waiters(struct th_ofi *o);
+bool th_ofi_bell_waits(const struct th_ofi *o);
+int th_ofi_bell_wait(struct th_ofi *o, u32 *woken,
+		     const struct timespec *deadline);
 void th_ofi_bell_close(struct th_ofi *o);
 void th_ofi_net_waiter_sleeps(struct th_ofi *o);
 void th_ofi_wake(struct th_ofi *o);

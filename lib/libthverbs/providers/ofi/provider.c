@@ -458,6 +458,19 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
  * -ENODEV when libfabric has no such provider here, -EPROTO when the
  * ranks disagree on the provider or the wire.
  */
+/*
+ * struct th_ipf_net's sleep: a host thread in th_ct_wait() sleeps on the
+ * doorbell and reads the queue itself when a peer rings (bell.c), or,
+ * where there is no doorbell, on its own word.
+ */
+static int th_ofi_host_sleep(void *arg, u32 *woken,
+			     const struct timespec *deadline)
+{
+	int ret = th_ofi_bell_wait(arg, woken, deadline);
+
+	return ret == -EOPNOTSUPP ? th_ipf_word_wait(woken, 0, deadline) : ret;
+}
+
 static int th_ofi_boot(struct th_boot *b)
 {
 	enum th_ofi_trigger_mode trigger;
@@ -493,6 +506,7 @@ static int th_ofi_boot(struct th_boot *b)
 		.offload_arm = th_ofi_offload_arm,
 		.offload_counter = th_ofi_offload_counter,
 		.offload_disarm = th_ofi_offload_disarm,
+		.sleep = th_ofi_host_sleep,
 		.arg = o,
 	};
 	o->verbose = getenv("TH_OFI_VERBOSE") &&
@@ -635,14 +649,15 @@ static void th_ofi_ctx_progress(struct th_context *ctx)
 /*
  * CT_WAIT: a waiter about to sleep first handles what the completion
  * queue holds already (th_ofi_net_look()), then no longer reads it: the
- * progress thread takes it back (net.c).
+ * progress thread takes it back (net.c).  Where waiters sleep on the
+ * doorbell (shm), the sleep itself looks and reads (th_ofi_host_sleep()).
  */
 static int th_ofi_ct_wait(struct th_vport *vp, struct th_nic_ct_wait *w)
 {
 	struct th_ofi *o = th_ofi_get();
 
-	if (o && w->timeout_ns) {
-		th_ofi_net_look(o);
+	if (o && w->timeout_ns && !th_ofi_bell_waits(o)) {
+		th_ofi_net_look(o, &o->sleeper_reads);
 		th_ofi_net_waiter_sleeps(o);
 	}
 	return th_ip_ct_wait(vp, w);
