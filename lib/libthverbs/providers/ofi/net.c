@@ -386,8 +386,9 @@ void th_ofi_net_mr_free(struct th_ofi_mr *mr)
 
 /*
  * Post @x; -FI_EAGAIN when libfabric has no room now.  On shm the message
- * is in the peer's queue when this returns: its doorbell wakes it if its
- * progress thread naps (bell.c).
+ * is in the peer's queue when this returns: the caller rings the peer's
+ * doorbell (bell.c), after it has let go of @lock where it can: a ring
+ * that wakes a sleeper is a system call.
  */
 static ssize_t th_ofi_post(struct th_ofi *o, struct th_ofi_xfer *x)
 {
@@ -403,8 +404,6 @@ static ssize_t th_ofi_post(struct th_ofi *o, struct th_ofi_xfer *x)
 	else
 		ret = fi_read(ep, x->local, x->len, x->desc, to, x->raddr,
 			      x->fikey, &x->fctx);
-	if (!ret)
-		th_ofi_bell_ring(o, x->peer);
 	return ret;
 }
 
@@ -434,14 +433,17 @@ static bool th_ofi_peer_queued_locked(struct th_ofi *o, u32 peer)
 static int th_ofi_submit(struct th_ofi *o, struct th_ofi_xfer *x)
 {
 	ssize_t ret = -FI_EAGAIN;
+	u32 peer = x->peer;
+	bool posted;
 
 	x->queued = th_ofi_now_ns();
-	x->rail = o->rail_of[x->peer];
+	x->rail = o->rail_of[peer];
 	pthread_mutex_lock(&o->lock);
-	if (o->dead[x->peer])
+	if (o->dead[peer])
 		ret = -FI_ECONNREFUSED;
-	else if (!th_ofi_peer_queued_locked(o, x->peer))
+	else if (!th_ofi_peer_queued_locked(o, peer))
 		ret = th_ofi_post(o, x);
+	posted = !ret;
 	if (ret == -FI_EAGAIN) {
 		th_list_add_tail(&o->backlog, &x->link);
 		ret = 0;
@@ -451,6 +453,9 @@ static int th_ofi_submit(struct th_ofi *o, struct th_ofi_xfer *x)
 		o->sends++;
 	}
 	pthread_mutex_unlock(&o->lock);
+	/* @x may be completed and freed by now: @peer was kept */
+	if (posted)
+		th_ofi_bell_ring(o, peer);
 	if (ret) {
 		free(x);
 		return th_ofi_err(ret);
@@ -481,11 +486,12 @@ static ssize_t th_ofi_inject(struct th_ofi *o, u32 peer, const void *msg,
 	else if (!th_ofi_peer_queued_locked(o, peer))
 		ret = fi_inject(r->ep, msg, len, o->peers[peer]);
 	if (!ret) {
-		th_ofi_bell_ring(o, peer);
 		o->sends++;
 		o->injected++;
 	}
 	pthread_mutex_unlock(&o->lock);
+	if (!ret)
+		th_ofi_bell_ring(o, peer);
 	return ret;
 }
 
@@ -602,6 +608,9 @@ static void th_ofi_backlog_run(struct th_ofi *o)
 			o->blocked[x->peer] = true;
 			continue;
 		}
+		/* under @lock: rare, and @x may complete once it is let go */
+		if (!ret)
+			th_ofi_bell_ring(o, x->peer);
 		th_list_del(pos);
 		if (ret) {
 			x->err = th_ofi_err(ret);

@@ -409,6 +409,8 @@ struct th_ofi_mr {
  *	answer, or one of the wrong kind or from the wrong rank)
  * @violator: each rank whose request broke a key or a range here: its
  *	later requests are refused unchecked, so that keys cannot be probed
+ *	(set under @lock, read without it by the handler of the next
+ *	request, under @cq_lock)
  * @violations: such requests
  * @cq_lock: held by whoever reads the completion queue and handles what
  *	it read: the progress thread or a spinning waiter, one at a time

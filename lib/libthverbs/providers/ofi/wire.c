@@ -425,12 +425,11 @@ static void th_ofi_answer(struct th_ofi *o, const struct th_ofi_hdr *req,
  */
 static bool th_ofi_violator(struct th_ofi *o, u32 src)
 {
-	bool v;
-
-	pthread_mutex_lock(&o->lock);
-	v = o->violator[src];
-	pthread_mutex_unlock(&o->lock);
-	return v;
+	/*
+	 * no lock: @src's requests are handled in order, under @cq_lock,
+	 * so the one after a violation sees the flag its handler set
+	 */
+	return __atomic_load_n(&o->violator[src], __ATOMIC_RELAXED);
 }
 
 /* A request of rank @src ended with @ret here: a violation? */
@@ -439,7 +438,7 @@ static void th_ofi_judge(struct th_ofi *o, u32 src, int ret)
 	if (ret != -EACCES && ret != -ERANGE)
 		return;
 	pthread_mutex_lock(&o->lock);
-	o->violator[src] = true;
+	__atomic_store_n(&o->violator[src], true, __ATOMIC_RELAXED);
 	o->violations++;
 	pthread_mutex_unlock(&o->lock);
 }
