@@ -810,12 +810,6 @@ static ssize_t th_ofi_read_rails_locked(struct th_ofi *o,
 }
 
 /*
- * ops->progress: a waiter that spins reads what the completion queue has
- * and handles it, without sleeping.  If the progress thread holds the
- * queue (asleep in fi_cq_sread()), it is told once to let go, and this
- * call returns at once: the waiter looks again soon.
- */
-/*
  * A waiter reads each queue once, counting in @reads, if nobody else holds
  * them: false when somebody does (who reads them anyway).
  */
@@ -831,6 +825,12 @@ static bool th_ofi_waiter_read(struct th_ofi *o, u64 *reads)
 	return true;
 }
 
+/*
+ * ops->progress: a waiter that spins reads what the completion queue has
+ * and handles it, without sleeping.  If the progress thread holds the
+ * queue (asleep in fi_cq_sread()), it is told once to let go, and this
+ * call returns at once: the waiter looks again soon.
+ */
 void th_ofi_net_progress(struct th_ofi *o)
 {
 	/* no clock here: the thread clears the flag and looks again later */
