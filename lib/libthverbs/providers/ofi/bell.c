@@ -314,11 +314,13 @@ static int th_ofi_bell_sleep2(u32 *bell_seq, u32 seq, u32 *woken,
  * of @seq, then its look at the count.  So a ringer that saw no waiter
  * wakes the thread, and a waiter that leaves after a ring it was counted
  * for (its count gone, @seq moved since its last look) reads once more.
- * A ring meant for it that never comes (a peer that died) costs a nap of
- * the progress thread's, which still reads after each.  0 may come early
- * (a ring for another counter): the caller looks at *@woken and calls
- * again.  -EOPNOTSUPP when waiters cannot sleep on the bell (none, or a
- * kernel without futex_waitv()): the caller sleeps on *@woken alone.
+ * A ring meant for it that never comes (a peer that died) costs two naps
+ * of the progress thread's at most, which still reads after them.  A
+ * ring for another counter only ends one sleep of the loop below: 0 comes
+ * once *@woken is set, -ETIMEDOUT at @deadline, and 0 early only the
+ * first time futex_waitv() is missing (the caller looks at *@woken and
+ * calls again).  -EOPNOTSUPP when waiters cannot sleep on the bell (none,
+ * or a kernel without futex_waitv()): the caller sleeps on *@woken alone.
  */
 int th_ofi_bell_wait(struct th_ofi *o, u32 *woken,
 		     const struct timespec *deadline)

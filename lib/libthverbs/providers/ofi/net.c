@@ -810,14 +810,17 @@ static ssize_t th_ofi_read_rails_locked(struct th_ofi *o,
 }
 
 /*
- * A waiter reads each queue once, counting in @reads, if nobody else holds
- * them: false when somebody does (who reads them anyway).
+ * A waiter reads each queue once, counting in @reads: if nobody else
+ * holds them (false when somebody does, who reads them anyway), or, with
+ * @wait, after the reader that holds them.
  */
-static bool th_ofi_waiter_read(struct th_ofi *o, u64 *reads)
+static bool th_ofi_waiter_read(struct th_ofi *o, u64 *reads, bool wait)
 {
 	struct fi_cq_data_entry e[16];
 
-	if (pthread_mutex_trylock(&o->cq_lock))
+	if (wait)
+		pthread_mutex_lock(&o->cq_lock);
+	else if (pthread_mutex_trylock(&o->cq_lock))
 		return false;
 	if (!__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE))
 		th_ofi_read_rails_locked(o, e, reads);
@@ -836,7 +839,7 @@ void th_ofi_net_progress(struct th_ofi *o)
 	/* no clock here: the thread clears the flag and looks again later */
 	if (!__atomic_load_n(&o->driven, __ATOMIC_RELAXED))
 		__atomic_store_n(&o->driven, true, __ATOMIC_RELAXED);
-	if (!th_ofi_waiter_read(o, &o->waiter_reads) &&
+	if (!th_ofi_waiter_read(o, &o->waiter_reads, false) &&
 	    __atomic_load_n(&o->cq_asleep, __ATOMIC_ACQUIRE) &&
 	    !__atomic_exchange_n(&o->cq_kicked, true, __ATOMIC_ACQ_REL))
 		fi_cq_signal(o->rail[0].cq);
@@ -855,7 +858,7 @@ void th_ofi_net_progress(struct th_ofi *o)
  */
 void th_ofi_net_look(struct th_ofi *o, u64 *reads)
 {
-	th_ofi_waiter_read(o, reads);
+	th_ofi_waiter_read(o, reads, false);
 }
 
 /*
@@ -866,12 +869,7 @@ void th_ofi_net_look(struct th_ofi *o, u64 *reads)
  */
 void th_ofi_net_look_all(struct th_ofi *o, u64 *reads)
 {
-	struct fi_cq_data_entry e[16];
-
-	pthread_mutex_lock(&o->cq_lock);
-	if (!__atomic_load_n(&o->stopping, __ATOMIC_ACQUIRE))
-		th_ofi_read_rails_locked(o, e, reads);
-	pthread_mutex_unlock(&o->cq_lock);
+	th_ofi_waiter_read(o, reads, true);
 }
 
 /*

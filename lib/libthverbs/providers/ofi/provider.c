@@ -453,12 +453,6 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 }
 
 /*
- * Called by th_boot_init() when TH_PROVIDER is "ofi": every rank calls it
- * once, so its bootstrap round is collective.  0, or a negative errno:
- * -ENODEV when libfabric has no such provider here, -EPROTO when the
- * ranks disagree on the provider or the wire.
- */
-/*
  * struct th_ipf_net's sleep: how a host thread sleeps in th_ct_wait().
  * Where the waiters may not watch (TH_WAIT_POLICY=passive, or auto with
  * more waiters than CPUs: th_wait_may_watch()), on the doorbell, reading
@@ -486,6 +480,12 @@ static int th_ofi_host_sleep(void *arg, u32 *woken,
 	return th_ipf_word_wait(woken, 0, deadline);
 }
 
+/*
+ * Called by th_boot_init() when TH_PROVIDER is "ofi": every rank calls it
+ * once, so its bootstrap round is collective.  0, or a negative errno:
+ * -ENODEV when libfabric has no such provider here, -EPROTO when the
+ * ranks disagree on the provider or the wire.
+ */
 static int th_ofi_boot(struct th_boot *b)
 {
 	enum th_ofi_trigger_mode trigger;
