@@ -11,12 +11,19 @@
  * collectives' job (selftests/lib/coll_rank.c) at 2 to 16 processes, and
  * with a rank killed in the middle.
  */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,6 +62,44 @@ static int run_prog(const char *prog, const char *const *argv,
 		    const char *deadline, char *out, size_t cap);
 
 /*
+ * The next job runs as on a kernel older than 5.16: futex_waitv() fails
+ * with ENOSYS in thrun and every rank it starts (a seccomp filter, which
+ * children inherit), as a_kernel_without_futex_waitv_still_delivers sets.
+ */
+static bool g_without_futex_waitv;
+
+#if defined(__x86_64__)
+#define TH_AUDIT_ARCH	AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define TH_AUDIT_ARCH	AUDIT_ARCH_AARCH64
+#endif
+
+/* In the job's first process: 0, or -1 when the filter did not go in. */
+static int deny_futex_waitv(void)
+{
+#ifdef TH_AUDIT_ARCH
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TH_AUDIT_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex_waitv, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = ARRAY_SIZE(f), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) ? -1 : 0;
+#else
+	return -1;
+#endif
+}
+
+/*
  * Run thrun with @argv (NULL-terminated, after "thrun"); its exit status,
  * or -1 if it could not run.  With @out, its output and the ranks' (both
  * streams) land there, NUL-terminated, else they pass through.
@@ -88,6 +133,8 @@ static int run_prog(const char *prog, const char *const *argv,
 			setenv("TH_OFI_TIMEOUT", deadline, 1);
 		/* a peer taken for dead, or a retried connection, says why */
 		setenv("TH_OFI_VERBOSE", "1", 1);
+		if (g_without_futex_waitv && deny_futex_waitv())
+			_exit(126);
 		if (f) {
 			dup2(fileno(f), STDOUT_FILENO);
 			dup2(fileno(f), STDERR_FILENO);
@@ -488,6 +535,33 @@ TEST(a_sleeping_waiter_is_woken_by_the_doorbell_and_reads_itself)
 	}
 	unsetenv("TH_WAIT_POLICY");
 	EXPECT_TRUE(read);
+}
+
+/*
+ * On a kernel without futex_waitv() (before 5.16) the first waiter that
+ * would sleep on the doorbell turns that off for its process, and waits
+ * sleep on their own word as before: the PUT still arrives and wakes the
+ * waiter (through the progress thread), every report says so, and no
+ * waiter read after a ring.  futex_waitv() fails with ENOSYS here by a
+ * seccomp filter on the whole job.
+ */
+TEST(a_kernel_without_futex_waitv_still_delivers)
+{
+	static char out[1 << 14];
+
+#ifndef TH_AUDIT_ARCH
+	SKIP(return, "no seccomp filter for this architecture in the test");
+#endif
+	setenv("TH_WAIT_POLICY", "passive", 1);
+	g_without_futex_waitv = true;
+	EXPECT_EQ(0, run_case_on("doorbell", NULL, out, sizeof(out)));
+	g_without_futex_waitv = false;
+	unsetenv("TH_WAIT_POLICY");
+	TH_LOG("%s", out);
+	EXPECT_EQ(1, count_lines(out, "libthverbs: ofi rank 0: doorbell: ",
+				 "; no futex_waitv() here: waiters sleep on their own word"));
+	EXPECT_EQ(1, count_lines(out, "libthverbs: ofi rank 0: completions read: ",
+				 ", 0 read after a ring by waiters asleep on the doorbell"));
 }
 
 /* The collectives' rank program, one process per rank: every result checked. */

@@ -1057,12 +1057,15 @@ void th_ofi_net_report(struct th_ofi *o)
 			o->rank, (unsigned long long)o->sends,
 			(unsigned long long)o->injected);
 	if (o->verbose && o->bell)
-		fprintf(stderr, "libthverbs: ofi rank %u: doorbell: %llu sleeps ended by a ring, %llu peers woken, %llu waits slept on it\n",
+		fprintf(stderr, "libthverbs: ofi rank %u: doorbell: %llu sleeps ended by a ring, %llu peers woken, %llu waits slept on it%s\n",
 			o->rank, (unsigned long long)o->bell_woken,
 			(unsigned long long)__atomic_load_n(&o->bell_rings,
 							    __ATOMIC_RELAXED),
 			(unsigned long long)__atomic_load_n(&o->bell_waits,
-							    __ATOMIC_RELAXED));
+							    __ATOMIC_RELAXED),
+			__atomic_load_n(&o->bell_no_waitv, __ATOMIC_RELAXED) ?
+			"; no futex_waitv() here: waiters sleep on their own word" :
+			"");
 }
 
 /* Post each rail's receive buffers and start the progress thread. */
