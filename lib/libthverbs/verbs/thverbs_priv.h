@@ -167,6 +167,18 @@ bool th_wait_host_share(unsigned int ranks, unsigned int cpus);
  */
 bool th_wait_may_watch(void);
 
+/* A spinning thread's pause between two looks: the CPU's, not the kernel's. */
+static inline void th_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
 struct th_device {
 	const struct th_provider_ops *ops;
 	uint32_t node;

@@ -145,17 +145,6 @@ static uint64_t th_wait_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static inline void th_wait_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#else
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-#endif
-}
-
 /*
  * The threads of this process that wait now: those that entered a wait
  * within the last TH_WAIT_ACTIVE_NS.  Auto watches at length only while
@@ -441,7 +430,7 @@ static bool th_wait_spin_loop(const struct th_wait_plan *plan,
 		if (plan->yield && i > TH_WAIT_PAUSE_LOOKS)
 			sched_yield();
 		else
-			th_wait_relax();
+			th_cpu_relax();
 		if (!(i & 63) &&
 		    th_wait_now_ns() - plan->start_ns >= plan->budget_ns)
 			break;

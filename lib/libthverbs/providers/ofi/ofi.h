@@ -352,6 +352,7 @@ struct th_ofi_mr {
  * @cq_idle_since: when the thread last read an entry (ns): it stays busy,
  *	not asleep in a queue, for TH_SPIN_US after (th_ofi_cq_busy())
  * @cq_nap_ns: @cq_poll: the current idle sleep, doubled up to a bound
+ * @cq_yielded: when the busy thread last yielded its CPU (ns)
  * @bell: this rank's doorbell, which its progress thread naps on (bell.c),
  *	or NULL; @bell_name its shared-memory name until the job joined
  * @bells: each peer's doorbell, rung after a message to it, or NULL
@@ -381,6 +382,10 @@ struct th_ofi_mr {
  * @orphans: chains whose delivery could not even get a slot, to end
  *	(-ENOMEM) from the progress thread
  * @backlog: transfers libfabric had no room for, in order
+ * @backlog_waits, @orphans_wait: @backlog, @orphans may not be empty: set
+ *	under @lock when one is added to, and cleared under it when
+ *	emptied; the progress thread reads them without @lock, so that a
+ *	pass with neither takes no lock for them
  * @next_key: regions registered, the counter their unguessable libfabric
  *	keys are drawn from (auth.c)
  * @timeout_ns: a delivery's deadline
@@ -445,6 +450,7 @@ struct th_ofi {
 	bool cq_poll;
 	u64 cq_idle_since;
 	u64 cq_nap_ns;
+	u64 cq_yielded;
 	struct th_ofi_bell *bell;
 	char bell_name[TH_OFI_BELL_NAME];
 	struct th_ofi_bell **bells;
@@ -470,6 +476,8 @@ struct th_ofi {
 	u32 ntold;
 	struct th_list orphans;
 	struct th_list backlog;
+	bool backlog_waits;
+	bool orphans_wait;
 	u64 next_key;
 	u64 timeout_ns;
 	pthread_t thread;

@@ -254,6 +254,7 @@ void th_ofi_remote_post(void *arg, struct th_eng_chain *chain,
 fail_unslotted:
 	pthread_mutex_lock(&o->lock);
 	th_list_add_tail(&o->orphans, th_eng_chain_node(chain));
+	__atomic_store_n(&o->orphans_wait, true, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&o->lock);
 	th_ofi_wake(o);
 }
@@ -264,6 +265,8 @@ void th_ofi_orphans_end(struct th_ofi *o)
 	struct th_eng_chain *chain;
 	struct th_eng_ctx ctx;
 
+	if (!__atomic_load_n(&o->orphans_wait, __ATOMIC_RELAXED))
+		return;
 	pthread_mutex_lock(&o->lock);
 	while (!th_list_empty(&o->orphans)) {
 		chain = th_eng_chain_from_node(o->orphans.next);
@@ -274,6 +277,7 @@ void th_ofi_orphans_end(struct th_ofi *o)
 		th_eng_ctx_run(&ctx);
 		pthread_mutex_lock(&o->lock);
 	}
+	__atomic_store_n(&o->orphans_wait, false, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&o->lock);
 }
 
