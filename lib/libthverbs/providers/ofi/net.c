@@ -274,8 +274,10 @@ int th_ofi_net_peers(struct th_ofi *o, const void *const *names)
 	o->peers = calloc(o->size, sizeof(*o->peers));
 	o->dead = calloc(o->size, sizeof(*o->dead));
 	o->blocked = calloc(o->size, sizeof(*o->blocked));
+	o->ring_due = calloc(o->size, sizeof(*o->ring_due));
 	o->violator = calloc(o->size, sizeof(*o->violator));
-	if (!o->peers || !o->dead || !o->blocked || !o->violator)
+	if (!o->peers || !o->dead || !o->blocked || !o->ring_due ||
+	    !o->violator)
 		return -ENOMEM;
 	for (i = 0; i < o->size; i++) {
 		n = fi_av_insert(o->rail[o->rail_of[i]].av, names[i], 1,
@@ -619,9 +621,9 @@ static void th_ofi_backlog_run(struct th_ofi *o, u64 now)
 			o->blocked[x->peer] = true;
 			continue;
 		}
-		/* under @lock: rare, and @x may complete once it is let go */
+		/* rung once the lock is let go, when @x may be gone */
 		if (!ret)
-			th_ofi_bell_ring(o, x->peer);
+			o->ring_due[x->peer] = true;
 		th_list_del(pos);
 		if (ret) {
 			x->err = th_ofi_err(ret);
@@ -631,6 +633,13 @@ static void th_ofi_backlog_run(struct th_ofi *o, u64 now)
 	__atomic_store_n(&o->backlog_waits, !th_list_empty(&o->backlog),
 			 __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&o->lock);
+	/* @ring_due is this thread's alone: only it runs the backlog */
+	for (peer = 0; peer < o->size; peer++) {
+		if (o->ring_due[peer]) {
+			o->ring_due[peer] = false;
+			th_ofi_bell_ring(o, peer);
+		}
+	}
 	while (!th_list_empty(&failed)) {
 		x = th_container_of(failed.next, struct th_ofi_xfer, link);
 		th_list_del(&x->link);
@@ -1291,6 +1300,7 @@ void th_ofi_net_close(struct th_ofi *o)
 	free(o->rail_of);
 	free(o->dead);
 	free(o->blocked);
+	free(o->ring_due);
 	free(o->violator);
 	explicit_bzero(o->mac_key, sizeof(o->mac_key));
 	explicit_bzero(o->secret, sizeof(o->secret));

@@ -370,6 +370,8 @@ struct th_ofi_mr {
  * @peers: each rank's address, in its rail's AV
  * @dead: each rank taken for dead (its process ended or went silent)
  * @blocked: scratch of the backlog's pass: libfabric has no room for it
+ * @ring_due: scratch of the backlog's pass: a transfer to this peer went,
+ *	and its doorbell is rung after the pass lets go of @lock
  * @lock: protects everything below, and @dead
  * @ops: deliveries started here, by slot (id = gen << 32 | slot + 1)
  * @nops: slots
@@ -465,6 +467,7 @@ struct th_ofi {
 	fi_addr_t *peers;
 	bool *dead;
 	bool *blocked;
+	bool *ring_due;
 	pthread_mutex_t lock;
 	struct th_ofi_op *ops;
 	u32 nops;
