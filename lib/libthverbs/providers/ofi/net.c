@@ -985,7 +985,7 @@ static ssize_t th_ofi_thread_read(struct th_ofi *o, struct fi_cq_data_entry *e,
 		o->cq_nap_ns = 0;
 		th_ofi_bell_disarm(o);
 	} else if (th_ofi_cq_busy(o, now)) {
-		/* one rail, busy lately: look without sleeping, then yield */
+		/* one rail, busy lately: look without sleeping, then again */
 		pthread_mutex_lock(&o->cq_lock);
 		n = th_ofi_read_rails_locked(o, e, &o->thread_reads);
 		pthread_mutex_unlock(&o->cq_lock);
