@@ -394,8 +394,8 @@ void th_ofi_net_mr_free(struct th_ofi_mr *mr)
 /*
  * Post @x; -FI_EAGAIN when libfabric has no room now.  On shm the message
  * is in the peer's queue when this returns: the caller rings the peer's
- * doorbell (bell.c), after it has let go of @lock where it can: a ring
- * that wakes a sleeper is a system call.
+ * doorbell (bell.c), after it has let go of @lock: a ring that wakes a
+ * sleeper is a system call.
  */
 static ssize_t th_ofi_post(struct th_ofi *o, struct th_ofi_xfer *x)
 {
