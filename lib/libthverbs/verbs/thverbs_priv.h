@@ -14,6 +14,8 @@
 
 #include <thverbs/verbs.h>
 
+#include "th_compat.h"	/* th_cpu_relax() */
+
 #define TH_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* The builder's capacity; the NIC refuses chains beyond its max_chain. */
@@ -166,18 +168,6 @@ bool th_wait_host_share(unsigned int ranks, unsigned int cpus);
  * when the waiting threads outnumber the CPUs.
  */
 bool th_wait_may_watch(void);
-
-/* A spinning thread's pause between two looks: the CPU's, not the kernel's. */
-static inline void th_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#else
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-#endif
-}
 
 struct th_device {
 	const struct th_provider_ops *ops;
