@@ -43,8 +43,9 @@ void usage(FILE *f)
 "                        else none.  A waiting rank then\n"
 "                        keeps its CPU and its cache; with more ranks\n"
 "                        than CPUs, binding would only stop the kernel\n"
-"                        from balancing them.  Processes on this host\n"
-"                        only (not --hosts, --threads or --single)\n"
+"                        from balancing them.  Ranks on this host only\n"
+"                        (not --hosts or --single); --threads passes it\n"
+"                        to the rank threads as TH_BIND\n"
 "  -s, --single          run prog once, as rank 0 with TH_SIZE=N and\n"
 "                        TH_SINGLE=1: one process drives all N nodes\n"
 "  -T, --threads N       run prog once with TH_THREADS=N: th_boot_run()\n"
@@ -234,16 +235,23 @@ static bool provider_known(const char *name)
 	       !strcmp(name, "ofi") || !strcmp(name, "auto");
 }
 
+static const char *const bind_names[] = {
+	[BIND_AUTO] = "auto", [BIND_CPU] = "cpu", [BIND_NONE] = "none",
+};
+
+/* --bind's value as the option spells it (and TH_BIND, for --threads). */
+const char *bind_name(enum job_bind b)
+{
+	return bind_names[b];
+}
+
 /* --bind's value: false when it names no binding. */
 static bool parse_bind(const char *s, enum job_bind *out)
 {
-	static const char *const names[] = {
-		[BIND_AUTO] = "auto", [BIND_CPU] = "cpu", [BIND_NONE] = "none",
-	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(s, names[i])) {
+	for (i = 0; i < sizeof(bind_names) / sizeof(bind_names[0]); i++) {
+		if (!strcmp(s, bind_names[i])) {
 			*out = i;
 			return true;
 		}
@@ -412,9 +420,9 @@ int parse_args(int argc, char **argv)
 			launcher ? "launcher" : "listen");
 		return -1;
 	}
-	if (job.bind == BIND_CPU && (job.hosts || job.threads || job.single)) {
-		fprintf(stderr, "thrun: --bind cpu binds processes on this host: not with --%s\n",
-			job.hosts ? "hosts" : job.threads ? "threads" : "single");
+	if (job.bind == BIND_CPU && (job.hosts || job.single)) {
+		fprintf(stderr, "thrun: --bind cpu binds ranks on this host: not with --%s\n",
+			job.hosts ? "hosts" : "single");
 		return -1;
 	}
 	job.single |= job.threads;	/* one process, no rendezvous socket */

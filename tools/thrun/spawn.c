@@ -290,6 +290,8 @@ static void rank_exec(int rank, pid_t parent, int errw)
 	set_env_int("TH_SIZE", job.nodes);
 	if (job.threads) {
 		set_env_int("TH_THREADS", job.nodes);
+		/* th_boot_run_threads() binds the rank threads as thrun would */
+		setenv("TH_BIND", bind_name(job.bind), 1);
 		unsetenv("TH_SINGLE");
 		unsetenv("TH_BOOT");
 	} else if (job.single) {

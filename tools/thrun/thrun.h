@@ -159,6 +159,7 @@ void th_msg(const char *fmt, ...)
 /* args.c */
 void usage(FILE *f);
 int parse_args(int argc, char **argv);
+const char *bind_name(enum job_bind b);
 
 /* rendezvous.c */
 void rbuf_put(struct rbuf *rb);

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +216,58 @@ out:
 	return ret;
 }
 
+/*
+ * TH_BIND, where rank threads run (thrun --bind passes it to a --threads
+ * job): "cpu" puts rank r on the r-th CPU this process may use, round
+ * robin past the last; "auto" does so when there are two ranks or more and
+ * each has a CPU of its own, and binds none otherwise; "none", or no
+ * TH_BIND, leaves them all to the kernel.  The same rule as thrun's for
+ * rank processes: unbound, two spinning ranks may share one CPU beside an
+ * idle one.  Fills @cpu[r] with rank r's CPU, or -1; -EINVAL for a value
+ * it does not know.
+ */
+static int th_team_bind_plan(unsigned int n, int *cpu)
+{
+	const char *how = getenv("TH_BIND");
+	int mine[CPU_SETSIZE], ncpu = 0, c;
+	cpu_set_t set;
+	unsigned int i;
+	bool bind;
+
+	for (i = 0; i < n; i++)
+		cpu[i] = -1;
+	if (!how || !strcmp(how, "none"))
+		return 0;
+	if (strcmp(how, "cpu") && strcmp(how, "auto"))
+		return -EINVAL;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -errno;
+	for (c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			mine[ncpu++] = c;
+	bind = !strcmp(how, "cpu") || (n >= 2 && n <= (unsigned int)ncpu);
+	for (i = 0; bind && ncpu && i < n; i++)
+		cpu[i] = mine[i % ncpu];
+	return 0;
+}
+
+/* A thread attribute that starts a rank on @cpu (-1: anywhere). */
+static int th_team_attr(pthread_attr_t *attr, int cpu)
+{
+	cpu_set_t one;
+	int ret;
+
+	ret = -pthread_attr_init(attr);
+	if (ret || cpu < 0)
+		return ret;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	ret = -pthread_attr_setaffinity_np(attr, sizeof(one), &one);
+	if (ret)
+		pthread_attr_destroy(attr);
+	return ret;
+}
+
 static void *th_team_thread(void *arg)
 {
 	struct th_team_rank *r = arg;
@@ -237,7 +290,8 @@ int th_boot_run_threads(unsigned int n, th_boot_rank_fn fn,
 	pthread_mutexattr_t ma;
 	struct th_team_rank *r;
 	unsigned int i, started = 0;
-	int ret;
+	pthread_attr_t attr;
+	int ret, *cpu;
 
 	if (!n || n > TH_BOOT_MAX_RANKS || !fn)
 		return -EINVAL;
@@ -245,8 +299,13 @@ int th_boot_run_threads(unsigned int n, th_boot_rank_fn fn,
 	if (ret)
 		return ret;
 	r = calloc(n, sizeof(*r));
-	if (!r)
-		return -ENOMEM;
+	cpu = calloc(n, sizeof(*cpu));
+	ret = r && cpu ? th_team_bind_plan(n, cpu) : -ENOMEM;
+	if (ret) {
+		free(cpu);
+		free(r);
+		return ret;
+	}
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
 	pthread_mutex_init(&t.lock, &ma);
@@ -260,7 +319,11 @@ int th_boot_run_threads(unsigned int n, th_boot_rank_fn fn,
 		r[i].arg = arg;
 	}
 	for (i = 0; i < n; i++) {
-		ret = -pthread_create(&r[i].thread, NULL, th_team_thread, &r[i]);
+		ret = th_team_attr(&attr, cpu[i]);
+		if (ret)
+			break;
+		ret = -pthread_create(&r[i].thread, &attr, th_team_thread, &r[i]);
+		pthread_attr_destroy(&attr);
 		if (ret)
 			break;
 		started++;
@@ -279,6 +342,7 @@ int th_boot_run_threads(unsigned int n, th_boot_rank_fn fn,
 	free(t.buf[0]);
 	free(t.buf[1]);
 	pthread_mutex_destroy(&t.lock);
+	free(cpu);
 	free(r);
 	return ret;
 }

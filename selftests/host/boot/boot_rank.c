@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -326,6 +327,23 @@ static int mode_env(void)
 	return ret ? 1 : 0;
 }
 
+/* Where this rank's thread may run: how many CPUs, and the first. */
+static int rank_cpus(struct th_boot *b, void *arg)
+{
+	cpu_set_t set;
+	int c, first = -1;
+
+	(void)arg;
+	if (pthread_getaffinity_np(pthread_self(), sizeof(set), &set))
+		return 10;
+	for (c = 0; c < CPU_SETSIZE && first < 0; c++)
+		if (CPU_ISSET(c, &set))
+			first = c;
+	say("boot_rank cpus rank=%d count=%d first=%d", th_boot_rank(b),
+	    CPU_COUNT(&set), first);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -352,6 +370,8 @@ int main(int argc, char **argv)
 		return mode_mismatch();
 	if (!strcmp(mode, "env"))
 		return mode_env();
-	fprintf(stderr, "usage: boot_rank allgather | barrier FILE PHASES | fail R | kill R | hang | stubborn | drop | early | mismatch | env\n");
+	if (!strcmp(mode, "cpus"))
+		return th_boot_run(rank_cpus, NULL) ? 1 : 0;
+	fprintf(stderr, "usage: boot_rank allgather | barrier FILE PHASES | fail R | kill R | hang | stubborn | drop | early | mismatch | env | cpus\n");
 	return 2;
 }

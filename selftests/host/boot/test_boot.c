@@ -700,6 +700,20 @@ TEST(bad_provider_env_said_once)
 	free(r.out);
 }
 
+/* The CPUs this process may use, in order, into @cpus; how many (or -1). */
+static int own_cpus(int *cpus)
+{
+	cpu_set_t set;
+	int c, n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	for (c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	return n;
+}
+
 /* This process's "Cpus_allowed_list:" value, as the ranks will print it. */
 static void own_cpu_list(char *buf, size_t len)
 {
@@ -728,14 +742,11 @@ static void own_cpu_list(char *buf, size_t len)
 TEST(bind_gives_each_rank_a_cpu_while_they_fit)
 {
 	char all[512], want[600], n_fit[16], n_over[16];
-	int cpus[CPU_SETSIZE], ncpu = 0, fit, i, c;
-	cpu_set_t set;
+	int cpus[CPU_SETSIZE], ncpu, fit, i;
 	struct run r;
 
-	ASSERT_EQ(0, sched_getaffinity(0, sizeof(set), &set));
-	for (c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &set))
-			cpus[ncpu++] = c;
+	ncpu = own_cpus(cpus);
+	ASSERT_LT(0, ncpu);
 	own_cpu_list(all, sizeof(all));
 	ASSERT_NE('\0', all[0]);
 	fit = ncpu < 4 ? ncpu : 4;
@@ -780,10 +791,122 @@ TEST(bind_gives_each_rank_a_cpu_while_they_fit)
 	EXPECT_EQ(2, r.status);
 	EXPECT_TRUE(matches(r.out, "--bind wants auto, cpu or none, not 'core'"));
 	free(r.out);
-	thrun(&r, "--threads", "2", "--bind", "cpu", "true", NULL);
+	thrun(&r, "--single", "-n", "2", "--bind", "cpu", "true", NULL);
 	EXPECT_EQ(2, r.status);
-	EXPECT_TRUE(matches(r.out, "--bind cpu binds processes on this host: not with --threads"));
+	EXPECT_TRUE(matches(r.out, "--bind cpu binds ranks on this host: not with --single"));
 	free(r.out);
+}
+
+/*
+ * --threads passes --bind to the rank threads (TH_BIND): by default each
+ * of two threads or more runs on a CPU of its own while they fit, "none"
+ * leaves them on every CPU, "cpu" binds round robin past the last.
+ */
+TEST(threads_bind_like_processes)
+{
+	int cpus[CPU_SETSIZE], ncpu, fit, i;
+	char want[96], n_fit[16], n_over[16];
+	struct run r;
+
+	ncpu = own_cpus(cpus);
+	ASSERT_LT(0, ncpu);
+	fit = ncpu < 4 ? ncpu : 4;
+	snprintf(n_fit, sizeof(n_fit), "%d", fit);
+	snprintf(n_over, sizeof(n_over), "%d", ncpu + 1);
+	if (fit < 2)
+		SKIP(return, "one CPU: no two rank threads to bind apart");
+
+	thrun(&r, "--threads", n_fit, "--timeout", "15", TH_BOOT_RANK, "cpus", NULL);
+	TH_LOG("%s", r.out);
+	EXPECT_EQ(0, r.status);
+	for (i = 0; i < fit; i++) {
+		snprintf(want, sizeof(want), "boot_rank cpus rank=%d count=1 first=%d\n",
+			 i, cpus[i]);
+		EXPECT_EQ(1, count_lines(r.out, want));
+	}
+	free(r.out);
+
+	thrun(&r, "--threads", n_fit, "--bind", "none", "--timeout", "15",
+	      TH_BOOT_RANK, "cpus", NULL);
+	EXPECT_EQ(0, r.status);
+	for (i = 0; i < fit; i++) {
+		snprintf(want, sizeof(want), "boot_rank cpus rank=%d count=%d first=%d\n",
+			 i, ncpu, cpus[0]);
+		EXPECT_EQ(1, count_lines(r.out, want));
+	}
+	free(r.out);
+
+	/* one more than CPUs: none bound by default, round robin with cpu */
+	thrun(&r, "--threads", n_over, "--timeout", "15", TH_BOOT_RANK, "cpus", NULL);
+	EXPECT_EQ(0, r.status);
+	snprintf(want, sizeof(want), " count=%d first=%d\n", ncpu, cpus[0]);
+	EXPECT_EQ(ncpu + 1, count_lines(r.out, want));
+	free(r.out);
+	thrun(&r, "--threads", n_over, "--bind", "cpu", "--timeout", "15",
+	      TH_BOOT_RANK, "cpus", NULL);
+	EXPECT_EQ(0, r.status);
+	snprintf(want, sizeof(want), "boot_rank cpus rank=%d count=1 first=%d\n",
+		 ncpu, cpus[0]);
+	EXPECT_EQ(1, count_lines(r.out, want));
+	free(r.out);
+}
+
+struct bound_rank {
+	int count, first;
+};
+
+static int note_cpus(struct th_boot *b, void *arg)
+{
+	struct bound_rank *out = arg;
+	cpu_set_t set;
+	int c, r = th_boot_rank(b);
+
+	if (pthread_getaffinity_np(pthread_self(), sizeof(set), &set))
+		return -EIO;
+	out[r].count = CPU_COUNT(&set);
+	for (c = 0, out[r].first = -1; c < CPU_SETSIZE && out[r].first < 0; c++)
+		if (CPU_ISSET(c, &set))
+			out[r].first = c;
+	return 0;
+}
+
+/*
+ * th_boot_run_threads() without thrun: TH_BIND unset binds nothing,
+ * "cpu" binds each rank to its CPU, and a value it does not know is
+ * refused before any rank runs.
+ */
+TEST(run_threads_binds_as_th_bind_says)
+{
+	struct bound_rank got[2];
+	int ncpu, first, c;
+	cpu_set_t set;
+
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(set), &set));
+	ncpu = CPU_COUNT(&set);
+	for (c = 0, first = -1; c < CPU_SETSIZE && first < 0; c++)
+		if (CPU_ISSET(c, &set))
+			first = c;
+
+	unsetenv("TH_BIND");
+	memset(got, 0, sizeof(got));
+	ASSERT_EQ(0, th_boot_run_threads(2, note_cpus, got));
+	EXPECT_EQ(ncpu, got[0].count);
+	EXPECT_EQ(ncpu, got[1].count);
+
+	ASSERT_EQ(0, setenv("TH_BIND", "cpu", 1));
+	memset(got, 0, sizeof(got));
+	EXPECT_EQ(0, th_boot_run_threads(2, note_cpus, got));
+	EXPECT_EQ(1, got[0].count);
+	EXPECT_EQ(1, got[1].count);
+	EXPECT_EQ(first, got[0].first);
+	if (ncpu >= 2)
+		EXPECT_NE(got[0].first, got[1].first);
+
+	ASSERT_EQ(0, setenv("TH_BIND", "core", 1));
+	memset(got, 0, sizeof(got));
+	EXPECT_EQ(-EINVAL, th_boot_run_threads(2, note_cpus, got));
+	EXPECT_EQ(0, got[0].count);	/* no rank ran */
+	unsetenv("TH_BIND");
 }
 
 TEST(usage)

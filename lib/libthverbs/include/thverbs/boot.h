@@ -127,7 +127,10 @@ int th_boot_run(th_boot_rank_fn fn, void *arg);
  * Run @fn in @n threads (ranks 0 ... n - 1) without a launcher.  Their
  * allgather and barrier follow the rules above: a failure is sticky for
  * the whole team, a rank whose @fn returned while others wait for it fails
- * them with -ECONNRESET, and TH_BOOT_TIMEOUT bounds each call.
+ * them with -ECONNRESET, and TH_BOOT_TIMEOUT bounds each call.  TH_BIND
+ * (thrun --bind's auto, cpu or none; unset: none) binds rank r's thread to
+ * the r-th CPU of the process, as thrun binds rank processes; another
+ * value is -EINVAL.
  */
 int th_boot_run_threads(unsigned int n, th_boot_rank_fn fn, void *arg);
 
