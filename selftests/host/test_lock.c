@@ -15,7 +15,8 @@
 #include "kselftest_harness.h"
 #include "th_compat.h"
 
-enum { THREADS = 6, ROUNDS = 200000, HOLD_MS = 100, JOIN_S = 10 };
+/* the taker must mark and sleep within SETTLE_MS: a bound, not a timing */
+enum { THREADS = 6, ROUNDS = 200000, SETTLE_MS = 5000, JOIN_S = 10 };
 
 struct shared {
 	th_lock_t lock;
@@ -125,23 +126,32 @@ TEST(it_excludes_more_threads_than_cpus)
 }
 
 /*
- * A lock held for HOLD_MS: its taker spins, then marks the word 2 and
- * sleeps in the kernel (its state 'S'); the release finds the mark and
- * wakes it, and it gets the lock.
+ * A lock held until its taker has given up spinning: the taker marks the
+ * word 2 and sleeps in the kernel (its state 'S'), which the test waits
+ * for, at most SETTLE_MS (a taker that spins forever, or sleeps unmarked,
+ * never gets there); the release finds the mark and wakes it, and it gets
+ * the lock.
  */
 TEST(a_long_hold_puts_the_taker_to_sleep_and_the_release_wakes_it)
 {
 	struct shared s = { .taken = false, .tid = 0 };
+	pid_t tid = 0;
 	pthread_t t;
+	int ms;
 
 	th_lock_init(&s.lock);
 	th_lock(&s.lock);
 	ASSERT_EQ(0, pthread_create(&t, NULL, take_once, &s));
-	usleep(HOLD_MS * 1000);
+	for (ms = 0; ms < SETTLE_MS; ms++) {
+		tid = __atomic_load_n(&s.tid, __ATOMIC_ACQUIRE);
+		if (tid && word(&s) == 2 && task_state(tid) == 'S')
+			break;
+		usleep(1000);
+	}
 	EXPECT_EQ(2, word(&s))
-		TH_LOG("after %d ms the taker has not marked the lock", HOLD_MS);
-	EXPECT_EQ('S', task_state(__atomic_load_n(&s.tid, __ATOMIC_ACQUIRE)))
-		TH_LOG("after %d ms the taker is not asleep", HOLD_MS);
+		TH_LOG("after %d ms the taker has not marked the lock", SETTLE_MS);
+	EXPECT_EQ('S', task_state(tid))
+		TH_LOG("after %d ms the taker is not asleep", SETTLE_MS);
 	EXPECT_FALSE(s.taken);
 	th_unlock(&s.lock);
 	ASSERT_EQ(0, join_bounded(t))
