@@ -152,8 +152,13 @@ TEST_F(team, a_late_rank_is_waited_for)
 	self->j.late_rank = variant->n - 1;
 	self->j.late_ms = 50;
 	ASSERT_EQ(0, th_boot_run_threads(variant->n, gather_rank, &self->j));
+	/*
+	 * No rank leaves before the late one came (not "waits 40 ms of its
+	 * own": under load a rank may start 10 ms after the first, and then
+	 * waits that much less, as hostcheck saw with 64 threads)
+	 */
 	for (r = 0; r + 1 < variant->n; r++) {
-		EXPECT_LE(40, self->j.waited_ms[r]);
+		EXPECT_LE(self->j.late_came_ms, self->j.left_ms[r]);
 		EXPECT_GE(500, self->j.left_ms[r] - self->j.late_came_ms);
 	}
 }

@@ -41,6 +41,17 @@ $(OFI_AUTH_TEST): $(S)/selftests/host/ofi/test_ofi_auth.o \
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS)
 
+# the shm rings alone (providers/ofi/ring.c, sealed by auth.c), no job
+OFI_RING_TEST	:= $(BIN)/host/ofi/test_ofi_ring
+HOST_TESTS	+= $(OFI_RING_TEST)
+$(S)/selftests/host/ofi/test_ofi_ring.o: TH_CPPFLAGS += \
+	-I$(TOP)/lib/libthverbs/providers/ofi
+$(OFI_RING_TEST): $(S)/selftests/host/ofi/test_ofi_ring.o \
+		$(S)/lib/libthverbs/providers/ofi/ring.o \
+		$(S)/lib/libthverbs/providers/ofi/auth.o
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS)
+
 # Two "hosts": network namespaces joined by a veth pair (root only; the
 # script skips otherwise); the paths it runs are filled in here.
 OFI_NETNS_TEST	:= $(BIN)/host/ofi/test_netns

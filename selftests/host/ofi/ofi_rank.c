@@ -846,7 +846,7 @@ static int case_loopback_only(struct rank_env *e)
 static int case_shm_private(struct rank_env *e)
 {
 	char line[512], own[64];
-	int mapped = 0, named = 0;
+	int mapped = 0, named = 0, bells = 0, bells_named = 0;
 	FILE *f;
 
 	if (case_put(e, BIG, false))
@@ -857,6 +857,12 @@ static int case_shm_private(struct rank_env *e)
 	while (fgets(line, sizeof(line), f)) {
 		if (!strstr(line, " /dev/shm/"))
 			continue;
+		/* the doorbells and their shm rings (one rail, shm) */
+		if (strstr(line, " /dev/shm/thnic-bell-")) {
+			bells++;
+			bells_named += !strstr(line, "(deleted)");
+			continue;
+		}
 		/* MPICH's or others' segments are not the job's: shm's are pid:ep:dom */
 		if (!strstr(line, ":0:0"))
 			continue;
@@ -871,6 +877,10 @@ static int case_shm_private(struct rank_env *e)
 	if (named)
 		return fail("%d of %d shm regions still named in /dev/shm", named,
 			    mapped);
+	/* none in a job of two rails; else this rank's and its peer's */
+	if (bells == 1 || bells_named)
+		return fail("%d doorbell regions mapped (want 0 or 2 at least), %d still named in /dev/shm",
+			    bells, bells_named);
 	snprintf(own, sizeof(own), "/dev/shm/%d:0:0", (int)getpid());
 	if (!access(own, F_OK))
 		return fail("%s exists", own);

@@ -192,11 +192,31 @@ static int count_lines(const char *out, const char *prefix, const char *text)
 	return n;
 }
 
-/* each case on the default (shm, one host), and over tcp;ofi_rxm */
+/* The same on shm with TH_OFI_RING=@ring (NULL: unset, the default). */
+static int run_case_rings(const char *name, const char *ring, char *out,
+			  size_t cap)
+{
+	int st;
+
+	if (ring)
+		setenv("TH_OFI_RING", ring, 1);
+	st = run_case_on(name, NULL, out, cap);
+	unsetenv("TH_OFI_RING");
+	return st;
+}
+
+/*
+ * each case on the default (shm, one host, small messages through the
+ * shm rings), on shm alone (TH_OFI_RING=0), and over tcp;ofi_rxm
+ */
 #define OFI_CASE(name)						\
 	TEST(name)						\
 	{							\
 		ASSERT_EQ(0, run_case_on(#name, NULL, NULL, 0));	\
+	}							\
+	TEST(name##_without_rings)				\
+	{							\
+		ASSERT_EQ(0, run_case_rings(#name, "0", NULL, 0));	\
 	}							\
 	TEST(name##_over_tcp)					\
 	{							\
@@ -449,25 +469,64 @@ static int send_reports(const char *out, unsigned long long *sends,
 }
 
 /*
- * On shm a small message goes by fi_inject(): no transmit completion to
- * read, no transfer to allocate (net.c: th_ofi_inject()).  The stream's
- * 8 x 48 triggered 8-byte PUTs of each rank, every counter checked by the
- * ranks: each rank injected all but its HELLO (rank 0 connects to rank
- * 1).  Over tcp;ofi_rxm, where a send's failure is learnt from its
- * completion, nothing is injected.
+ * Each rank's exit report of its shm rings (TH_OFI_VERBOSE): messages it
+ * put in its peers' rings, and whether it reads its own (1, 0).  The
+ * number of ranks that reported.
+ */
+static int ring_reports(const char *out, unsigned long long *ring_sends,
+			int *reads_own, int max)
+{
+	const char *p = out;
+	unsigned long long full;
+	unsigned int r;
+	char own[4];
+	int n = 0;
+
+	while ((p = strstr(p, "libthverbs: ofi rank ")) && n < max) {
+		if (sscanf(p, "libthverbs: ofi rank %u: shm rings: %llu messages sent through them, %llu found a ring full and went by libfabric; this rank reads its own: %3s",
+			   &r, &ring_sends[n], &full, own) == 4) {
+			reads_own[n] = !strcmp(own, "yes");
+			n++;
+		}
+		p++;
+	}
+	return n;
+}
+
+/*
+ * On shm a small message needs no transmit completion to read, no
+ * transfer to allocate (net.c: th_ofi_inject()): it goes through the
+ * peer's shm ring (ring.c), or with TH_OFI_RING=0 by fi_inject().  The
+ * stream's 8 x 48 triggered 8-byte PUTs of each rank, every counter
+ * checked by the ranks: each rank injected all but its HELLO (rank 0
+ * connects to rank 1), through the rings unless they are off.  Over
+ * tcp;ofi_rxm, where a send's failure is learnt from its completion,
+ * nothing is injected.
  */
 TEST(small_messages_on_shm_are_sent_without_a_completion_to_read)
 {
-	unsigned long long sends[2], injected[2];
+	unsigned long long sends[2], injected[2], ring_sends[2];
 	static char out[1 << 14];
-	int i;
+	int i, own[2];
 
 	EXPECT_EQ(0, run_case_on("stream", NULL, out, sizeof(out)));
 	TH_LOG("%s", out);
 	ASSERT_EQ(2, send_reports(out, sends, injected, 2));
+	ASSERT_EQ(2, ring_reports(out, ring_sends, own, 2));
 	for (i = 0; i < 2; i++) {
 		EXPECT_LE(8 * 48ULL, injected[i]);
 		EXPECT_GE(1ULL, sends[i] - injected[i]);
+		EXPECT_LE(8 * 48ULL, ring_sends[i]);
+		EXPECT_EQ(1, own[i]);
+	}
+	EXPECT_EQ(0, run_case_rings("stream", "0", out, sizeof(out)));
+	ASSERT_EQ(2, send_reports(out, sends, injected, 2));
+	ASSERT_EQ(2, ring_reports(out, ring_sends, own, 2));
+	for (i = 0; i < 2; i++) {
+		EXPECT_LE(8 * 48ULL, injected[i]);
+		EXPECT_GE(1ULL, sends[i] - injected[i]);
+		EXPECT_EQ(0ULL, ring_sends[i]);
+		EXPECT_EQ(0, own[i]);
 	}
 	EXPECT_EQ(0, run_case_on("stream", "tcp;ofi_rxm", out, sizeof(out)));
 	ASSERT_EQ(2, send_reports(out, sends, injected, 2));
@@ -1018,6 +1077,17 @@ TEST(trigger_required_without_fi_trigger_fails_the_job)
 	EXPECT_LE(1, count_lines(out, "libthverbs: ofi rank ",
 				 "TH_OFI_TRIGGER=1, but libfabric's tcp;ofi_rxm offers no FI_TRIGGER"));
 	EXPECT_EQ(0, count_lines(out, "libthverbs: ofi rank 0: triggered sends", ""));
+}
+
+/* TH_OFI_RING takes 0 or 1: anything else fails the join, named. */
+TEST(a_malformed_ring_setting_is_named)
+{
+	static char out[1 << 14];
+
+	EXPECT_NE(0, run_case_rings("put", "yes", out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_LE(1, count_lines(out, "libthverbs: TH_OFI_RING='yes'", ""));
+	EXPECT_EQ(0, run_case_rings("put", "1", out, sizeof(out)));
 }
 
 TEST(a_malformed_trigger_setting_is_named)

@@ -56,26 +56,59 @@
 #include "ofi.h"
 
 /**
- * struct th_ofi_bell - a rank's doorbell, alone in its region
+ * struct th_ofi_bell - a rank's doorbell, at the start of its region
  * @seq: the futex word: moves on each ring
  * @sleeping: the rank's progress thread is, or is about to be, asleep
  * @waiting: the rank's waiters asleep on @seq, or about to be
  *	(th_ofi_bell_wait())
+ * @rings: TH_OFI_RING_SLOTS when the rank reads the shm rings that
+ *	follow, a page in (ring.c), written before the peers map the
+ *	region; 0: none, its peers send through libfabric
  */
 struct th_ofi_bell {
 	u32 seq;
 	u32 sleeping;
 	u32 waiting;
+	u32 rings;
 };
+
+/* where a region's rings start: the doorbell's page is its own */
+#define TH_OFI_BELL_RINGS_AT	4096
+
+/* A region's bytes: the doorbell, and rings for a job of @size ranks. */
+static size_t th_ofi_bell_bytes(u32 size)
+{
+	size_t rings = th_ofi_ring_region_bytes(size);
+
+	return rings ? TH_OFI_BELL_RINGS_AT + rings :
+		       sizeof(struct th_ofi_bell);
+}
+
+void *th_ofi_bell_rings(struct th_ofi_bell *b)
+{
+	return (u8 *)b + TH_OFI_BELL_RINGS_AT;
+}
+
+/* @b's sequence: it moves after each message a peer sent (an acquire) */
+u32 th_ofi_bell_seq(const struct th_ofi_bell *b)
+{
+	return __atomic_load_n(&b->seq, __ATOMIC_ACQUIRE);
+}
+
+bool th_ofi_bell_has_rings(const struct th_ofi_bell *b)
+{
+	return __atomic_load_n(&b->rings, __ATOMIC_ACQUIRE) ==
+	       TH_OFI_RING_SLOTS;
+}
 
 static bool th_ofi_bell_wanted(const struct th_ofi *o)
 {
 	return o->nrails == 1 && o->rail[0].cq_poll;
 }
 
-static struct th_ofi_bell *th_ofi_bell_map(int fd)
+static struct th_ofi_bell *th_ofi_bell_map(int fd, u32 size)
 {
-	void *p = mmap(NULL, sizeof(struct th_ofi_bell), PROT_READ | PROT_WRITE,
+	void *p = mmap(NULL, th_ofi_bell_bytes(size), PROT_READ | PROT_WRITE,
 		       MAP_SHARED, fd, 0);
 
 	return p == MAP_FAILED ? NULL : p;
@@ -84,6 +117,9 @@ static struct th_ofi_bell *th_ofi_bell_map(int fd)
 /*
  * This rank's bell, and its name for the boot round in @name (empty when
  * the job needs none or it could not be made: the naps stay as they were).
+ * Its region holds this rank's shm rings too, when @o->rings asks for
+ * them and the job is small enough (th_ofi_ring_region_bytes()); else
+ * @o->rings is cleared and the peers send through libfabric.
  */
 void th_ofi_bell_open(struct th_ofi *o, char name[TH_OFI_BELL_NAME])
 {
@@ -92,30 +128,38 @@ void th_ofi_bell_open(struct th_ofi *o, char name[TH_OFI_BELL_NAME])
 
 	name[0] = '\0';
 	if (!th_ofi_bell_wanted(o) ||
-	    getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+	    getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+		o->rings = false;
 		return;
+	}
 	snprintf(o->bell_name, sizeof(o->bell_name), "/thnic-bell-%016llx",
 		 (unsigned long long)rnd);
 	fd = shm_open(o->bell_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		o->bell_name[0] = '\0';
+		o->rings = false;
 		return;
 	}
-	if (!ftruncate(fd, sizeof(struct th_ofi_bell)))
-		o->bell = th_ofi_bell_map(fd);
+	/* sparse: a ring's pages are made when its sender first writes */
+	if (!ftruncate(fd, th_ofi_bell_bytes(o->size)))
+		o->bell = th_ofi_bell_map(fd, o->size);
 	close(fd);
 	if (!o->bell) {
 		shm_unlink(o->bell_name);
 		o->bell_name[0] = '\0';
+		o->rings = false;
 		return;
 	}
+	th_ofi_ring_open(o);
+	__atomic_store_n(&o->bell->rings, o->rings ? TH_OFI_RING_SLOTS : 0,
+			 __ATOMIC_RELEASE);
 	memcpy(name, o->bell_name, TH_OFI_BELL_NAME);
 }
 
 /*
  * Map the bells the peers named in the boot round (@names[rank], empty for
  * none).  Only a region of this user and of a bell's size is taken; any
- * other peer just is not rung.
+ * other peer just is not rung, and not sent to through its rings.
  */
 void th_ofi_bell_join(struct th_ofi *o, const char *const *names)
 {
@@ -135,10 +179,11 @@ void th_ofi_bell_join(struct th_ofi *o, const char *const *names)
 			continue;
 		if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
 		    st.st_uid == geteuid() &&
-		    st.st_size == sizeof(struct th_ofi_bell))
-			o->bells[i] = th_ofi_bell_map(fd);
+		    (size_t)st.st_size == th_ofi_bell_bytes(o->size))
+			o->bells[i] = th_ofi_bell_map(fd, o->size);
 		close(fd);
 	}
+	th_ofi_ring_join(o);
 }
 
 /* Every peer has mapped the bell (the boot's last round): drop its name. */
@@ -363,13 +408,14 @@ void th_ofi_bell_close(struct th_ofi *o)
 	u32 i;
 
 	th_ofi_bell_unlink(o);
+	th_ofi_ring_close(o);
 	for (i = 0; o->bells && i < o->size; i++)
 		if (o->bells[i])
-			munmap(o->bells[i], sizeof(struct th_ofi_bell));
+			munmap(o->bells[i], th_ofi_bell_bytes(o->size));
 	free(o->bells);
 	o->bells = NULL;
 	if (o->bell)
-		munmap(o->bell, sizeof(struct th_ofi_bell));
+		munmap(o->bell, th_ofi_bell_bytes(o->size));
 	o->bell = NULL;
 	o->bell_armed = false;
 }

@@ -485,15 +485,21 @@ static ssize_t th_ofi_inject(struct th_ofi *o, u32 peer, const void *msg,
 			     size_t len)
 {
 	struct th_ofi_rail *r = &o->rail[o->rail_of[peer]];
+	bool ring = o->ring_to && o->ring_to[peer];
 	ssize_t ret = -FI_EAGAIN;
 
-	if (len > r->inject_max)
+	if (!ring && len > r->inject_max)
 		return ret;
 	pthread_mutex_lock(&o->lock);
-	if (o->dead[peer])
+	if (o->dead[peer]) {
 		ret = -FI_ECONNREFUSED;
-	else if (!th_ofi_peer_queued_locked(o, peer))
-		ret = fi_inject(r->ep, msg, len, o->peers[peer]);
+	} else if (!th_ofi_peer_queued_locked(o, peer)) {
+		/* the peer's shm ring first (ring.c), else libfabric */
+		if (ring)
+			ret = th_ofi_ring_push_locked(o, peer, msg, len);
+		if (ret == -FI_EAGAIN && len <= r->inject_max)
+			ret = fi_inject(r->ep, msg, len, o->peers[peer]);
+	}
 	if (!ret) {
 		o->sends++;
 		o->injected++;
@@ -826,8 +832,9 @@ static void th_ofi_handle_locked(struct th_ofi *o, u32 rail,
 
 /*
  * Read each rail's queue once, without sleeping, and handle what came,
- * under @cq_lock: the entries read (added to @reads), or -FI_EAGAIN when
- * every queue was empty.  On one rail, one fi_cq_read() as before rails.
+ * under @cq_lock, then the shm rings (ring.c): the entries and messages
+ * read (added to @reads), or -FI_EAGAIN when every queue and ring was
+ * empty.  On one rail, one fi_cq_read() as before rails.
  */
 static ssize_t th_ofi_read_rails_locked(struct th_ofi *o,
 					struct fi_cq_data_entry *e, u64 *reads)
@@ -847,6 +854,9 @@ static ssize_t th_ofi_read_rails_locked(struct th_ofi *o,
 		}
 		th_ofi_handle_locked(o, r, e, n);
 	}
+	n = th_ofi_ring_read_locked(o, reads);
+	if (n > 0)
+		got = got < 0 ? n : got + n;
 	return got;
 }
 
@@ -1101,9 +1111,10 @@ void th_ofi_net_report(struct th_ofi *o)
 			(unsigned long long)o->sleeper_reads,
 			(unsigned long long)o->bell_reads);
 	if (o->verbose)
-		fprintf(stderr, "libthverbs: ofi rank %u: messages sent: %llu, %llu of them injected (no completion to read)\n",
+		fprintf(stderr, "libthverbs: ofi rank %u: messages sent: %llu, %llu of them injected (no completion to read: by fi_inject() or through a shm ring)\n",
 			o->rank, (unsigned long long)o->sends,
 			(unsigned long long)o->injected);
+	th_ofi_ring_report(o);
 	if (o->verbose && o->bell)
 		fprintf(stderr, "libthverbs: ofi rank %u: doorbell: %llu sleeps ended by a ring, %llu peers woken, %llu waits slept on it%s\n",
 			o->rank, (unsigned long long)o->bell_woken,

@@ -51,6 +51,12 @@
 #define TH_OFI_RAILS		2
 /* bytes of a doorbell's shared-memory name, its NUL included (bell.c) */
 #define TH_OFI_BELL_NAME	32
+/* messages a shm ring holds, one ring per sender (ring.c) */
+#define TH_OFI_RING_SLOTS	32
+/* the ranks of a job past which its doorbell regions hold no rings */
+#define TH_OFI_RING_MAX_RANKS	256
+/* messages a pass reads from the rings at most, as fi_cq_read()'s 16 */
+#define TH_OFI_RING_BUDGET	16
 
 enum th_ofi_msg_type {
 	TH_OFI_MSG_PUT = 1,	/* data follows: write it, answer DONE */
@@ -118,6 +124,26 @@ struct th_ofi_hdr {
 };
 /* no padding: the MAC covers the header's bytes, all of them named */
 _Static_assert(sizeof(struct th_ofi_hdr) == 112, "th_ofi_hdr has no holes");
+
+/* the largest message a slot holds: one built to be injected */
+#define TH_OFI_RING_MSG	(sizeof(struct th_ofi_hdr) + TH_OFI_INJECT_MAX)
+
+/**
+ * struct th_ofi_ring_slot - one message of a ring
+ * @full: 1 while the slot holds a message for the reader, 0 when free
+ * @len: the message's bytes
+ * @msg: the message: a sealed header, then its payload
+ */
+struct th_ofi_ring_slot {
+	u32 full;
+	u32 len;
+	u8 msg[TH_OFI_RING_MSG];
+} __attribute__((aligned(64)));
+
+/* one sender's ring in a rank's region (ring.c) */
+struct th_ofi_ring {
+	struct th_ofi_ring_slot slot[TH_OFI_RING_SLOTS];
+};
 
 /* What a completion queue entry's context is. */
 enum th_ofi_ctx_kind {
@@ -292,6 +318,7 @@ struct th_ofi_watch {
 #define TH_OFI_MAX_WATCHES	4096
 
 struct th_ofi_bell;
+struct th_ofi_ring;
 
 /**
  * struct th_ofi_rail - one libfabric endpoint and what it needs
@@ -372,6 +399,17 @@ struct th_ofi_mr {
  * @blocked: scratch of the backlog's pass: libfabric has no room for it
  * @ring_due: scratch of the backlog's pass: a transfer to this peer went,
  *	and its doorbell is rung after the pass lets go of @lock
+ * @rings: this rank reads the shm rings of its doorbell region (ring.c)
+ * @ring_to: each peer's ring for this rank's messages, in the peer's
+ *	region, or NULL (no rings there, or TH_OFI_RING=0 on that rank)
+ * @ring_tail: each peer's ring, the next slot this rank fills (@lock)
+ * @ring_head: each of this rank's rings, the next slot it reads
+ *	(@cq_lock)
+ * @ring_seen: @bell's sequence at the last look that read every ring to
+ *	its end; @ring_more: the last look stopped at its budget; @ring_next:
+ *	the ring the next look starts with (@cq_lock)
+ * @ring_sends, @ring_full: messages put in a peer's ring; messages that
+ *	found it full and went by libfabric (@lock)
  * @lock: protects everything below, and @dead
  * @ops: deliveries started here, by slot (id = gen << 32 | slot + 1)
  * @nops: slots
@@ -437,8 +475,9 @@ struct th_ofi_mr {
  *	@cq_lock)
  * @queue_wakes: the thread's reads that slept in the queue first and
  *	were ended by what arrived (fi_cq_sread(); under @cq_lock)
- * @sends, @injected: messages handed to libfabric, and how many of them
- *	by fi_inject() (under @lock)
+ * @sends, @injected: messages sent, and how many of them with no
+ *	completion to read: by fi_inject(), or through a shm ring (under
+ *	@lock)
  */
 struct th_ofi {
 	struct th_ipf *ipf;
@@ -468,6 +507,15 @@ struct th_ofi {
 	bool *dead;
 	bool *blocked;
 	bool *ring_due;
+	bool rings;
+	struct th_ofi_ring **ring_to;
+	u32 *ring_tail;
+	u32 *ring_head;
+	u32 ring_seen;
+	bool ring_more;
+	u32 ring_next;
+	u64 ring_sends;
+	u64 ring_full;
 	pthread_mutex_t lock;
 	struct th_ofi_op *ops;
 	u32 nops;
@@ -543,7 +591,20 @@ void th_ofi_net_progress(struct th_ofi *o);
 void th_ofi_net_look(struct th_ofi *o, u64 *reads);
 void th_ofi_net_look_all(struct th_ofi *o, u64 *reads);
 
+/* ring.c */
+size_t th_ofi_ring_region_bytes(u32 size);
+bool th_ofi_ring_open(struct th_ofi *o);
+void th_ofi_ring_join(struct th_ofi *o);
+ssize_t th_ofi_ring_push_locked(struct th_ofi *o, u32 peer, const void *msg,
+				size_t len);
+ssize_t th_ofi_ring_read_locked(struct th_ofi *o, u64 *reads);
+void th_ofi_ring_report(const struct th_ofi *o);
+void th_ofi_ring_close(struct th_ofi *o);
+
 /* bell.c */
+void *th_ofi_bell_rings(struct th_ofi_bell *b);
+bool th_ofi_bell_has_rings(const struct th_ofi_bell *b);
+u32 th_ofi_bell_seq(const struct th_ofi_bell *b);
 void th_ofi_bell_open(struct th_ofi *o, char name[TH_OFI_BELL_NAME]);
 void th_ofi_bell_join(struct th_ofi *o, const char *const *names);
 void th_ofi_bell_unlink(struct th_ofi *o);

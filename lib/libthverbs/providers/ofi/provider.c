@@ -29,7 +29,7 @@
 /* the default when every rank is on one host: shared memory */
 #define TH_OFI_LOCAL_PROV	"shm"
 /* bumped when the wire changes: ranks of different builds refuse a job */
-#define TH_OFI_WIRE_VERSION	7
+#define TH_OFI_WIRE_VERSION	8
 
 static struct th_ofi *th_ofi_state;
 
@@ -116,6 +116,28 @@ static int th_ofi_trigger_mode(enum th_ofi_trigger_mode *mode)
 		return 0;
 	}
 	th_env_complain(&said, "TH_OFI_TRIGGER", env, "0, 1 or auto (default auto)");
+	return -EINVAL;
+}
+
+/*
+ * TH_OFI_RING: "1" (the default) sends small messages to the ranks of
+ * this host through shm rings in their doorbell regions (ring.c), "0"
+ * through libfabric's shm alone.  A rank with 0 neither reads rings nor
+ * fills any; the others still do between themselves.
+ */
+static int th_ofi_ring_mode(bool *on)
+{
+	const char *env = getenv("TH_OFI_RING");
+	static bool said;
+
+	*on = true;
+	if (!env || !*env || !strcmp(env, "1"))
+		return 0;
+	if (!strcmp(env, "0")) {
+		*on = false;
+		return 0;
+	}
+	th_env_complain(&said, "TH_OFI_RING", env, "0 or 1 (default 1)");
 	return -EINVAL;
 }
 
@@ -529,6 +551,8 @@ static int th_ofi_boot(struct th_boot *b)
 	ret = th_ofi_timeout(&o->timeout_ns);
 	if (!ret)
 		ret = th_ofi_trigger_mode(&trigger);
+	if (!ret)
+		ret = th_ofi_ring_mode(&o->rings);
 	/* libfabric itself, loaded now (fabric_dl.c): a rank without it fails the join */
 	if (!ret) {
 		const char *why;
