@@ -7,10 +7,10 @@
  * Why: on one host a triggered hop crossed libfabric's shm provider both
  * ways, and libfabric's part of a hop (fi_inject(), its queue, fi_cq_read()
  * and the receive buffer posted again) was about 0.6 us of the 1.7 us
- * (measured with the time-stamp counter around each part: ofi.rst, "The
- * shm rings").  A message in a ring of the receiver's own memory is a
+ * (measured with the time-stamp counter around each part: ofi.rst,
+ * "Progress").  A message in a ring of the receiver's own memory is a
  * copy of its bytes and a flag: about 0.1 us from one CPU to the other
- * on the machine it was measured on.
+ * on the machine it was measured on, 0.2 us with the seal on both ends.
  *
  * A ring has one writer, the peer (under its @lock), and one reader, the
  * rank (under its @cq_lock): a slot is the sender's while its @full is 0
