@@ -268,7 +268,9 @@ TEST(a_one_host_job_picks_shm_and_tcp_when_asked)
  * On shm, the ranks' memory regions lose their names in /dev/shm once
  * the job has joined: no other process (another user's least of all) can
  * open them, and none is left behind (libfabric itself left 16 MiB per
- * rank there).  An RMA PUT over them lands byte for byte first.
+ * rank there).  So do the doorbell regions, which hold the shm rings,
+ * and (as root) each is the user's own, mode 0600.  An RMA PUT over them
+ * lands byte for byte first.
  */
 TEST(shm_regions_have_no_name_once_joined)
 {
