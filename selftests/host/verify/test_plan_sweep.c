@@ -6,15 +6,19 @@
  * 1024} at every radix, with one segment and with four (the window's
  * credits), gives th_coll_verify() no finding and no warning.
  * TH_VERIFY_SWEEP=full sweeps every N from 2 to 1024 (make
- * verify-sweep-full).  A parent's chain per remote child.  Then the
+ * verify-sweep-full), in a worker process per CPU (TH_VERIFY_JOBS).  A parent's chain per remote child.  Then the
  * refusals of th_coll_describe(),
  * th_coll_verify() and th_coll_start() on a described plan.  And a plan
  * through GOAL and back (th_sim_chains_goal()) keeps its time.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <thverbs/coll.h>
 #include <thverbs/sim.h>
@@ -98,15 +102,80 @@ FIXTURE_TEARDOWN(sweep)
 {
 }
 
+/*
+ * Worker processes for the full sweep: TH_VERIFY_JOBS, else one per
+ * online CPU; at most 16.  A malformed TH_VERIFY_JOBS is 0: the test
+ * fails rather than guess.
+ */
+#define SWEEP_JOBS_MAX	16
+
+static unsigned int sweep_jobs(void)
+{
+	const char *s = getenv("TH_VERIFY_JOBS");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long v;
+	char *end;
+
+	if (!s)
+		return cpus < 1 ? 1 : cpus > SWEEP_JOBS_MAX ? SWEEP_JOBS_MAX : cpus;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || !v || v > SWEEP_JOBS_MAX)
+		return 0;
+	return v;
+}
+
+/*
+ * Sweep N = @first ... @last in @jobs forked workers, worker j taking N =
+ * first + j, first + j + jobs, ... (the cost grows with N: interleaved,
+ * they finish together).  A worker whose assertion fails leaves through
+ * the harness's own path with a non-zero status (its TH_LOG names the
+ * plan); each worker dies with this process (the harness's timeout).
+ */
+static void sweep_forked(struct __test_metadata *_metadata, unsigned int first,
+			 unsigned int last, unsigned int jobs)
+{
+	pid_t pid[SWEEP_JOBS_MAX];
+	unsigned int j, n;
+	int status;
+
+	for (j = 0; j < jobs; j++) {
+		fflush(stdout);
+		fflush(stderr);
+		pid[j] = fork();
+		ASSERT_LE(0, pid[j]);
+		if (!pid[j]) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (n = first + j; n <= last; n += jobs)
+				sweep(_metadata, n);
+			_exit(_metadata->passed ? 0 : 1);
+		}
+	}
+	for (j = 0; j < jobs; j++) {
+		ASSERT_EQ(pid[j], waitpid(pid[j], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+			TH_LOG("worker %u of %u (N = %u + %u k) failed: status 0x%x",
+			       j + 1, jobs, first + j, jobs, status);
+	}
+}
+
 /* the full sweep (TH_VERIFY_SWEEP=full) takes minutes under the sanitizers */
 TEST_F_TIMEOUT(sweep, plans_of_2_to_64_ranks_verify_clean, 3600)
 {
 	const char *full = getenv("TH_VERIFY_SWEEP");
-	unsigned int n, last = full && !strcmp(full, "full") ? 1024 : 64;
+	unsigned int n, jobs, last = full && !strcmp(full, "full") ? 1024 : 64;
 
-	for (n = 2; n <= last; n++)
-		sweep(_metadata, n);
-	TH_LOG("swept N = 2 ... %u, radix 2 ... 8, 3 kinds, 2 sizes", last);
+	if (last == 64) {
+		for (n = 2; n <= last; n++)
+			sweep(_metadata, n);
+		TH_LOG("swept N = 2 ... %u, radix 2 ... 8, 3 kinds, 2 sizes", last);
+		return;
+	}
+	jobs = sweep_jobs();
+	ASSERT_NE(0, jobs) TH_LOG("TH_VERIFY_JOBS must be 1 ... %d", SWEEP_JOBS_MAX);
+	sweep_forked(_metadata, 2, last, jobs);
+	TH_LOG("swept N = 2 ... %u, radix 2 ... 8, 3 kinds, 2 sizes, in %u workers",
+	       last, jobs);
 }
 
 TEST(plans_of_large_jobs_verify_clean)
