@@ -176,18 +176,27 @@ static struct th_eng_vport *th_ipf_vport_get(void *fabric, u32 node, u32 vport)
 	pthread_mutex_lock(&f->lock);
 	vp = f->vports[(size_t)node * f->eng.lim.max_vports + vport];
 	if (vp)
-		vp->refs++;
+		__atomic_add_fetch(&vp->refs, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&f->lock);
 	return vp ? &vp->ev : NULL;
 }
 
+/*
+ * Drop a reference without the fabric's lock: every transfer to a peer
+ * takes one and drops it, and one lock for the whole fabric, twice a
+ * transfer, serialised the ranks' threads.  Only the last reference
+ * wakes anyone: the table's is dropped first at teardown, so the count
+ * reaches 0 only then, and th_ipf_vport_quiet() waits for exactly that.
+ * The wake-up takes the lock its done() reads the count under, after the
+ * count fell: the handshake th_ipf_waitq_wake_locked() describes.
+ */
 static void th_ipf_vport_put(void *fabric, struct th_eng_vport *ev)
 {
 	struct th_ipf *f = fabric;
 
+	if (__atomic_sub_fetch(&th_ipf_from_ev(ev)->refs, 1, __ATOMIC_RELEASE))
+		return;
 	pthread_mutex_lock(&f->lock);
-	th_ipf_from_ev(ev)->refs--;
-	/* th_ipf_vport_quiet() reads the count under f->lock */
 	th_ipf_waitq_wake_locked(&f->changed);
 	pthread_mutex_unlock(&f->lock);
 }
@@ -235,7 +244,7 @@ static bool th_ipf_vport_quiet(void *arg)
 	u32 refs;
 
 	pthread_mutex_lock(&vp->fabric->lock);
-	refs = vp->refs;
+	refs = __atomic_load_n(&vp->refs, __ATOMIC_ACQUIRE);
 	pthread_mutex_unlock(&vp->fabric->lock);
 	return !refs && th_eng_vport_idle(&vp->ev);
 }

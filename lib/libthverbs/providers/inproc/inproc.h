@@ -74,7 +74,8 @@ struct th_ipf_net {
 /**
  * struct th_ipf - the fabric
  * @eng: the engine
- * @lock: protects @vports, every vport's @refs, and domains' @refs
+ * @lock: protects @vports and domains' @refs; a vport's @refs is taken
+ *	under it (found in @vports and counted in one step), dropped without it
  * @changed: woken on every change anywhere (vport references, quiescing)
  * @vports: nodes x max_vports slots, NULL when free
  * @user: the one user of an in-process fabric: this process
@@ -142,6 +143,7 @@ struct th_ipf_domain {
  * @cts: counters
  * @cfg: ring sizes and layouts
  * @refs: references from the fabric table and from running operations
+ *	(atomic: taken under the fabric's @lock, dropped without it)
  * @ct_waiters: threads sleeping in CT_WAIT on this vport (struct
  *	th_ipf_ct_waiter), each woken only once its own condition holds
  *	(ranks as threads are not woken by every counter that moves), and

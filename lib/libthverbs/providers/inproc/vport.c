@@ -236,7 +236,7 @@ int th_ipf_ct_wait(struct th_ipf_vport *vp, struct th_nic_ct_wait *req)
 		}
 		/* a reference keeps @vp until we return, even if destroyed */
 		pthread_mutex_lock(&f->lock);
-		vp->refs++;
+		__atomic_add_fetch(&vp->refs, 1, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&f->lock);
 		th_ipf_ct_sleep(vp, req, &deadline);
 		ret = th_eng_cmd_ct_wait_result(&vp->ev, req, false);
