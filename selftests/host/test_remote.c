@@ -7,7 +7,8 @@
  * the target's side of the engine (th_eng_remote_hold()) and ends it with
  * th_eng_remote_done().  The chain stops at the delivery and goes on
  * after it, a refusal is the initiator's violation or not as on one node,
- * a vport's teardown waits for its delivery, failure values and watches
+ * a vport's teardown waits for its delivery and for a peer's held
+ * reference (dropped without the fabric's lock), failure values and watches
  * reach the network, and every chain completes exactly once.  Offloaded
  * chains (ops->offload_arm): a chain whose first descriptor is a remote
  * PUT is offered to the network, which sees its counter move, is told
@@ -382,6 +383,37 @@ TEST_F(remote, teardown_waits_for_a_delivery_in_flight)
 	self->vp[1] = NULL;
 	EXPECT_EQ(1, th_t_ct(self->vp[2], 3));
 	EXPECT_EQ(1, queued(&self->net));
+}
+
+/*
+ * A transfer holds its peer (the provider's vport_get, as
+ * th_eng_remote_get() takes it) and drops it without the fabric's lock: a
+ * teardown of that peer waits for the reference, and the drop that makes
+ * it the last one wakes the teardown.  Bounded: the teardown must end
+ * within 5 s of the drop.
+ */
+TEST_F(remote, teardown_waits_for_a_held_peer_and_wakes_when_it_is_dropped)
+{
+	struct th_eng *e = th_ipf_engine(self->fab);
+	u32 index = self->vp[1]->ev.index;
+	struct th_eng_vport *peer = e->ops->vport_get(e->fabric, 1, index);
+	struct destroyer ds = { .vp = self->vp[1] };
+	struct timespec ms = { 0, 50000000 }, deadline;
+	pthread_t t;
+
+	ASSERT_EQ(&self->vp[1]->ev, peer);
+	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, &ds));
+	nanosleep(&ms, NULL);
+	EXPECT_FALSE(__atomic_load_n(&ds.done, __ATOMIC_SEQ_CST));
+	e->ops->vport_put(e->fabric, peer);
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 5;
+	ASSERT_EQ(0, pthread_timedjoin_np(t, NULL, &deadline))
+		TH_LOG("the teardown was not woken by the last reference's drop");
+	EXPECT_TRUE(ds.done);
+	self->vp[1] = NULL;
+	/* the table no longer knows it */
+	EXPECT_EQ(NULL, e->ops->vport_get(e->fabric, 1, index));
 }
 
 /*
