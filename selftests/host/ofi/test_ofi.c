@@ -566,6 +566,37 @@ TEST(an_idle_progress_thread_is_woken_by_its_peers_doorbell)
 }
 
 /*
+ * The same job with both ranks on one CPU (crowded): the progress thread
+ * naps without arming its doorbell, so rank 1's message rings nobody
+ * (rank 0's host polls, no waiter sleeps) and rank 0's thread reads it
+ * after a nap; the PUT still lands (the case checks it).
+ */
+TEST(a_crowded_ranks_progress_thread_is_not_rung)
+{
+	static char out[1 << 14];
+	cpu_set_t saved, one;
+
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(saved), &saved));
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	setenv("TH_WAIT_POLICY", "passive", 1);
+	setenv("OFI_DOORBELL_POLL", "1", 1);
+	EXPECT_EQ(0, run_case_on("doorbell", NULL, out, sizeof(out)));
+	unsetenv("OFI_DOORBELL_POLL");
+	unsetenv("TH_WAIT_POLICY");
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(saved), &saved));
+	TH_LOG("%s", out);
+	EXPECT_EQ(2, count_lines(out, "libthverbs: ofi rank ",
+				 "peers ring its waiters, not its progress thread"));
+	EXPECT_EQ(2, count_lines(out, "libthverbs: ofi rank ", "doorbell: "));
+	EXPECT_EQ(1, count_lines(out, "libthverbs: ofi rank 0: doorbell: ",
+				 ": 0 sleeps ended by a ring"));
+	EXPECT_EQ(1, count_lines(out, "libthverbs: ofi rank 1: doorbell: ",
+				 ", 0 peers woken"));
+}
+
+/*
  * A waiter that sleeps in th_ct_wait() on shm sleeps on the doorbell too,
  * and reads the queue itself when a peer rings (bell.c,
  * th_ofi_bell_wait()): one wake-up, not the progress thread's and then

@@ -37,7 +37,9 @@
  * the waiter's from it), on CPUs that busy ranks hold.  A ring wakes the
  * waiters if there are any, else the thread (FUTEX_WAKE_BITSET: the two
  * sleep with different bits); the thread still looks after each nap, so a
- * ring that never comes costs a nap, as above.
+ * ring that never comes costs a nap, as above.  On crowded CPUs (more
+ * ranks than CPUs) the thread does not arm the bell at all (net.c,
+ * th_ofi_cq_idle()): a ring wakes waiters or nobody.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -433,6 +433,9 @@ struct th_ofi_mr {
  * @stopping: the thread is asked to exit
  * @job_token: the job's domain (rank 0's), default for vports
  * @verbose: TH_OFI_VERBOSE=1: say on stderr when a peer is taken for dead
+ * @crowded: the job's ranks that share this rank's CPUs outnumber them
+ *	(the join's count): its progress thread naps without arming its
+ *	doorbell, so peers ring its waiters only (net.c, th_ofi_cq_idle())
  * @host_shared: the join told the wait policy who shares this rank's
  *	CPUs (th_wait_host_share()), to be taken back when the job ends
  * @tx_inflight: transfers handed to libfabric or queued, not yet completed
@@ -536,6 +539,7 @@ struct th_ofi {
 	u8 job_token[16];
 	bool verbose;
 	bool host_shared;
+	bool crowded;
 	u32 tx_inflight;
 	u32 hellos;
 	int hello_err;

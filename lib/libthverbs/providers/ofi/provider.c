@@ -367,11 +367,13 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 	/* who else waits on these CPUs: the wait policy counts them too */
 	crowded = th_wait_host_share(where.cpu_ranks, where.cpus);
 	o->host_shared = true;
+	o->crowded = crowded;
 	if (o->verbose && where.cpu_ranks)
 		fprintf(stderr, "libthverbs: ofi rank %u: ranks on its CPUs: %u (itself included), %u CPU%s between them: auto waits %s\n",
 			o->rank, where.cpu_ranks, where.cpus,
 			where.cpus == 1 ? "" : "s",
-			crowded ? "sleep at once" : "may watch");
+			crowded ? "sleep at once; peers ring its waiters, not its progress thread" :
+				  "may watch");
 	/*
 	 * Unless TH_OFI_PROVIDER names one (for every peer): shared memory
 	 * when every rank is on this host, else TCP, and, when some other
