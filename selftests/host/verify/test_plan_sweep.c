@@ -135,7 +135,7 @@ static unsigned int sweep_jobs(void)
 static void sweep_forked(struct __test_metadata *_metadata, unsigned int first,
 			 unsigned int last, unsigned int jobs)
 {
-	pid_t pid[SWEEP_JOBS_MAX];
+	pid_t pid[SWEEP_JOBS_MAX], self = getpid();
 	unsigned int j, n;
 	int status;
 
@@ -145,7 +145,9 @@ static void sweep_forked(struct __test_metadata *_metadata, unsigned int first,
 		pid[j] = fork();
 		ASSERT_LE(0, pid[j]);
 		if (!pid[j]) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			/* and if the test died before this, at once */
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != self)
+				_exit(1);
 			for (n = first + j; n <= last; n += jobs)
 				sweep(_metadata, n);
 			_exit(_metadata->passed ? 0 : 1);
