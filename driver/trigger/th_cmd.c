@@ -197,7 +197,8 @@ bool th_eng_cmd_ct_reached(struct th_eng_vport *vp,
 int th_eng_cmd_ct_wait_result(struct th_eng_vport *vp,
 			      struct th_nic_ct_wait *req, bool interrupted)
 {
-	u64 success, failure;
+	/* a counter index past the limit reads nothing: answer zeros */
+	u64 success = 0, failure = 0;
 	int ret;
 
 	ret = th_eng_ct_read(vp, req->ct, &success, &failure);

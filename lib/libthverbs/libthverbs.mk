@@ -97,9 +97,22 @@ ALL_TARGETS	+= $(LIBTHVERBS_SO) $(LIBTHVERBS_A)
 $(LIBTHVERBS_OBJS) $(OFI_OBJS): TH_CFLAGS += -fvisibility=hidden
 $(LIBTHVERBS_OBJS) $(OFI_OBJS): TH_CPPFLAGS += -DTHVERBS_BUILD
 
+# The shared library is optimised across its files at link time.  A chain's
+# path crosses a dozen of the engine's stages, each a file of its own
+# (th_chain.c, th_counter.c, th_exec.c, ...) and most of them a few lines
+# called once per descriptor or counter: linked whole, the compiler inlines
+# them.  One process driving 16 ranks (an 8-byte Allreduce) ran 8 % fewer
+# instructions a round and was 7-9 % faster on the same CPU
+# (Documentation/install.rst).  The objects keep
+# their machine code too (fat), so that the static archive links into any
+# program, LTO or not.  TH_LTO= turns it off (another compiler, a debugger
+# that should see every call).
+TH_LTO	?= -flto=auto -ffat-lto-objects
+$(LIBTHVERBS_OBJS) $(OFI_OBJS): TH_CFLAGS += $(TH_LTO)
+
 $(LIBTHVERBS_SO): $(LIBTHVERBS_OBJS) $(OFI_OBJS) $(LIBTHVERBS_MAP)
 	@mkdir -p $(dir $@)
-	$(CC) $(TH_CFLAGS) $(CFLAGS) $(LDFLAGS) -shared \
+	$(CC) $(TH_CFLAGS) $(TH_LTO) $(CFLAGS) $(LDFLAGS) -shared \
 		-Wl,-soname,$(LIBTHVERBS_SONAME) -Wl,-z,defs \
 		-Wl,--version-script=$(LIBTHVERBS_MAP) \
 		-o $@ $(LIBTHVERBS_OBJS) $(OFI_OBJS) $(TH_LDLIBS)

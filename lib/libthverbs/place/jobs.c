@@ -504,7 +504,8 @@ static int th_jobs_collective(struct th_jobs_parse *p,
 			    !th_dag_tok_long(lx->tok[i + 1], lx->tok_len[i + 1], &v) ||
 			    v < 2 || v > 64)
 				ret = th_jobs_err(p, i + 1, "a radix from 2 to 64");
-			radix = v;
+			else
+				radix = v;
 		} else if ((opt = th_jobs_opt(p, i, &opts)) <= 0) {
 			ret = opt;
 		} else {
