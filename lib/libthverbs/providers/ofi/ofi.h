@@ -99,7 +99,7 @@ enum th_ofi_msg_type {
  * @hold: RESOLVED, RELEASE: the target's hold
  * @ack_id: with TH_OFI_F_ACK, the receiver's operation that this sender
  *	applied (a DONE of status 0 riding on this message, wire.c)
- * @mac: SipHash-2-4 of the header (this field zero) under the job's key:
+ * @mac: SipHash-2-4 of the header's bytes before it under the job's key:
  *	a message whose MAC does not verify is dropped unread (auth.c)
  */
 struct th_ofi_hdr {
