@@ -172,15 +172,16 @@ static int th_compose_succ(struct th_compose *c)
 		return -ENOMEM;
 	}
 	for (e = 0; e < ne; e++) {
-		th_dag_edge(c->dag, e, &from, &to, NULL);
+		if (th_dag_edge(c->dag, e, &from, &to, NULL))
+			continue;
 		c->succ_off[from + 1]++;
 		c->indeg0[to]++;
 	}
 	for (e = 0; e < n; e++)
 		c->succ_off[e + 1] += c->succ_off[e];
 	for (e = 0; e < ne; e++) {
-		th_dag_edge(c->dag, e, &from, &to, NULL);
-		c->succ[c->succ_off[from] + fill[from]++] = to;
+		if (!th_dag_edge(c->dag, e, &from, &to, NULL))
+			c->succ[c->succ_off[from] + fill[from]++] = to;
 	}
 	free(fill);
 	return 0;

@@ -189,8 +189,8 @@ static int th_px_index_preds(struct th_place_exec *x)
 	for (v = 0; v < n; v++)
 		x->last[v] = !th_dag_is_virtual(dag, v);
 	for (e = 0; e < ne; e++) {
-		th_dag_edge(dag, e, &from, &to, &c);
-		if (th_dag_is_virtual(dag, to))
+		if (th_dag_edge(dag, e, &from, &to, &c) ||
+		    th_dag_is_virtual(dag, to))
 			continue;
 		x->last[from] = false;
 		if (!th_dag_is_virtual(dag, from))
@@ -199,8 +199,8 @@ static int th_px_index_preds(struct th_place_exec *x)
 	for (v = 0; v < n; v++)
 		x->pred_first[v + 1] += x->pred_first[v];
 	for (e = 0; e < ne; e++) {
-		th_dag_edge(dag, e, &from, &to, &c);
-		if (th_dag_is_virtual(dag, to) || th_dag_is_virtual(dag, from))
+		if (th_dag_edge(dag, e, &from, &to, &c) ||
+		    th_dag_is_virtual(dag, to) || th_dag_is_virtual(dag, from))
 			continue;
 		x->pred[x->pred_first[to] + fill[to]] = from;
 		x->pred_cost[x->pred_first[to] + fill[to]++] = c;
@@ -675,8 +675,8 @@ static int th_px_check_dag_jobs(struct th_place_exec *x)
 	for (v = 0; v < n; v++)
 		x->sink[v] = x->r->task[v].role == 'S';
 	for (e = 0; e < th_dag_nedges(dag); e++) {
-		th_dag_edge(dag, e, &from, &to, &c);
-		if (!th_dag_is_virtual(dag, to))
+		if (!th_dag_edge(dag, e, &from, &to, &c) &&
+		    !th_dag_is_virtual(dag, to))
 			x->sink[from] = false;
 	}
 	for (v = 0; v < n; v++) {
@@ -693,7 +693,8 @@ static int th_px_check_dag_jobs(struct th_place_exec *x)
 			return -EOPNOTSUPP;
 	}
 	for (e = 0; e < th_dag_nedges(dag); e++) {
-		th_dag_edge(dag, e, &from, &to, &c);
+		if (th_dag_edge(dag, e, &from, &to, &c))
+			continue;
 		if (x->r->task[to].role == 'S' && x->r->task[from].role &&
 		    th_px_bytes(x, from) != th_px_bytes(x, to))
 			return -EOPNOTSUPP;	/* an input of another size */
