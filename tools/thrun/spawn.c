@@ -231,7 +231,7 @@ static void bind_plan(void)
 		return;
 	/* one rank has no other to meet on a CPU: its threads keep them all */
 	if (job.bind == BIND_AUTO &&
-	    (job.nranks < 2 || CPU_COUNT(&set) < job.nranks))
+	    !th_boot_bind_auto(job.nranks, CPU_COUNT(&set)))
 		return;
 	job.cpus = calloc(CPU_COUNT(&set), sizeof(*job.cpus));
 	if (!job.cpus)

@@ -10,9 +10,23 @@
 #ifndef TH_BOOT_PROTO_H
 #define TH_BOOT_PROTO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define TH_BOOT_MAGIC		0x74686230u	/* "thb0" */
+
+/*
+ * thrun --bind auto, for rank processes (thrun's spawn.c) and for rank
+ * threads (TH_BIND=auto, which thrun passes to a --threads job: team.c):
+ * one rule, so that a job binds alike either way.  Ranks are bound, one
+ * per CPU, only when there are ranks to meet (two or more) and each has
+ * a CPU of its own; with more ranks than CPUs only the kernel's balancing
+ * helps.
+ */
+static inline bool th_boot_bind_auto(unsigned int ranks, unsigned int cpus)
+{
+	return ranks >= 2 && ranks <= cpus;
+}
 
 enum th_boot_msg_type {
 	TH_BOOT_HELLO = 1,	/* rank -> thrun: rank, size; len: key or 0 */

@@ -21,6 +21,7 @@
 #include "thverbs_priv.h"
 #include <thverbs/boot.h>
 #include "boot_priv.h"
+#include "boot_proto.h"
 
 /*
  * Gathers are numbered; gather g uses buffer g % 2, and its result stays
@@ -221,9 +222,9 @@ out:
  * job): "cpu" puts rank r on the r-th CPU this process may use, round
  * robin past the last; "auto" does so when there are two ranks or more and
  * each has a CPU of its own, and binds none otherwise; "none", or no
- * TH_BIND, leaves them all to the kernel.  The same rule as thrun's for
- * rank processes: unbound, two spinning ranks may share one CPU beside an
- * idle one.  Fills @cpu[r] with rank r's CPU, or -1; -EINVAL for a value
+ * TH_BIND, leaves them all to the kernel.  The rule is thrun's for rank
+ * processes (th_boot_bind_auto()): unbound, two spinning ranks may share
+ * one CPU beside an idle one.  Fills @cpu[r] with rank r's CPU, or -1; -EINVAL for a value
  * it does not know.
  */
 static int th_team_bind_plan(unsigned int n, int *cpu)
@@ -245,7 +246,7 @@ static int th_team_bind_plan(unsigned int n, int *cpu)
 	for (c = 0; c < CPU_SETSIZE; c++)
 		if (CPU_ISSET(c, &set))
 			mine[ncpu++] = c;
-	bind = !strcmp(how, "cpu") || (n >= 2 && n <= (unsigned int)ncpu);
+	bind = !strcmp(how, "cpu") || th_boot_bind_auto(n, ncpu);
 	for (i = 0; bind && ncpu && i < n; i++)
 		cpu[i] = mine[i % ncpu];
 	return 0;
