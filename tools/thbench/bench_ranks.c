@@ -76,12 +76,17 @@ static int br_allgather(void *arg, const void *mine, void *all, size_t len)
 	return th_boot_allgather(arg, mine, all, len);
 }
 
-/* One rank's operation: start, compute, wait; or compute, run. */
-static int br_op(struct br_job *j, struct th_coll *coll, struct th_hostcoll *p2p)
+/*
+ * One rank's operation in rep @rep: start, compute, wait; or compute, run;
+ * or the compute alone.
+ */
+static int br_op(struct br_job *j, int rep, struct th_coll *coll,
+		 struct th_hostcoll *p2p)
 {
 	int ret;
 
-	if (j->compute_only) {
+	/* rep counts from -warmup: & 1 is its parity either side of 0 */
+	if (j->compute_only || (j->alternate && !(rep & 1))) {
 		br_compute(j->compute_us);
 		return 0;
 	}
@@ -166,7 +171,7 @@ static int br_rank(struct th_boot *b, void *arg)
 		if (br_start(b, j, &t0))
 			break;	/* a barrier, too */
 		if (!ret)
-			ret = br_op(j, coll, p2p);
+			ret = br_op(j, rep, coll, p2p);
 		if (rep >= 0) {
 			j->t0[(size_t)rank * j->reps + rep] = t0;
 			j->t[(size_t)rank * j->reps + rep] = br_end(j) - t0;
@@ -183,7 +188,40 @@ static int br_rank(struct th_boot *b, void *arg)
 	return ret;
 }
 
-int br_run_threads(struct br_job *j, struct br_stat *st)
+/*
+ * @t's @n samples into @st; with @both, its even ones into @st and its odd
+ * ones into @both.  @t is reordered (statistics sort it anyway).
+ */
+static void br_stat_split(struct br_stat *st, struct br_stat *both, double *t,
+			  int n)
+{
+	double *odd;
+	int i, k = 0;
+
+	if (!both) {
+		br_stat_of(st, t, n);
+		return;
+	}
+	odd = malloc((n / 2 + 1) * sizeof(*odd));
+	if (!odd) {
+		st->ok = both->ok = false;
+		st->why = both->why = "error";
+		return;
+	}
+	for (i = 1; i < n; i += 2)
+		odd[k++] = t[i];
+	for (i = 0; i < (n + 1) / 2; i++)
+		t[i] = t[2 * i];
+	br_stat_of(st, t, (n + 1) / 2);
+	br_stat_of(both, odd, k);
+	free(odd);
+}
+
+/*
+ * Run @j; its samples (the slowest rank's time, or the span) into @st, or
+ * with @both the even reps' into @st and the odd reps' into @both.
+ */
+static int br_run(struct br_job *j, struct br_stat *st, struct br_stat *both)
 {
 	struct br_shared sh = { .j = j };
 	double *worst = NULL;
@@ -192,6 +230,8 @@ int br_run_threads(struct br_job *j, struct br_stat *st)
 
 	st->ok = false;
 	st->why = "error";
+	if (both)
+		*both = *st;
 	j->t = calloc((size_t)j->n * j->reps, sizeof(double));
 	j->t0 = calloc((size_t)j->n * j->reps, sizeof(double));
 	sh.err = calloc(j->n, sizeof(int));
@@ -218,7 +258,7 @@ int br_run_threads(struct br_job *j, struct br_stat *st)
 			if (j->span)
 				worst[rep] = last - first;
 		}
-		br_stat_of(st, worst, j->reps);
+		br_stat_split(st, both, worst, j->reps);
 	}
 	j->err = ret;
 	th_device_list_free(sh.devs);
@@ -228,6 +268,23 @@ int br_run_threads(struct br_job *j, struct br_stat *st)
 	free(j->t0);
 	j->t = NULL;
 	j->t0 = NULL;
+	return ret;
+}
+
+int br_run_threads(struct br_job *j, struct br_stat *st)
+{
+	return br_run(j, st, NULL);
+}
+
+int br_run_pair(struct br_job *j, struct br_stat *only, struct br_stat *both)
+{
+	int reps = j->reps, ret;
+
+	j->alternate = true;
+	j->reps = 2 * reps;
+	ret = br_run(j, only, both);
+	j->reps = reps;
+	j->alternate = false;
 	return ret;
 }
 

@@ -49,6 +49,14 @@ struct br_job {
 	double compute_us;
 	bool compute_only;
 	/*
+	 * With @compute_us, set by br_run_pair(): even reps compute only,
+	 * odd reps run the operation too, so that both see the machine as it
+	 * was at the time (two runs one after the other may not: the compute
+	 * alone took 457 us in one run of an overlap benchmark and 214 us in
+	 * the next, on this 2-CPU VM whose CPUs change speed).
+	 */
+	bool alternate;
+	/*
 	 * A sample is the job's span instead: from the first rank's start to
 	 * the last rank's completion (one clock: the ranks share a process),
 	 * which counts the time oversubscribed ranks wait for a core.
@@ -66,6 +74,11 @@ struct br_job {
 };
 
 int br_run_threads(struct br_job *j, struct br_stat *st);
+/*
+ * @j->reps of the compute alone (@only) and as many of the operation with
+ * it (@both), taking turns rep by rep (@j->alternate).
+ */
+int br_run_pair(struct br_job *j, struct br_stat *only, struct br_stat *both);
 /* Spin for @us microseconds of this thread's CPU time (the "compute"). */
 void br_compute(double us);
 
