@@ -103,10 +103,10 @@ $(LIBTHVERBS_OBJS) $(OFI_OBJS): TH_CPPFLAGS += -DTHVERBS_BUILD
 # called once per descriptor or counter: linked whole, the compiler inlines
 # them.  One process driving 16 ranks (an 8-byte Allreduce) ran 8 % fewer
 # instructions a round and was 7-9 % faster on the same CPU
-# (Documentation/install.rst).  The objects keep
-# their machine code too (fat), so that the static archive links into any
-# program, LTO or not.  TH_LTO= turns it off (another compiler, a debugger
-# that should see every call).
+# (Documentation/install.rst).  The objects keep their machine code too
+# (fat), so that the static archive links into any program, LTO or not.
+# TH_LTO= turns it off (another compiler, a debugger that should see every
+# call).
 TH_LTO	?= -flto=auto -ffat-lto-objects
 $(LIBTHVERBS_OBJS) $(OFI_OBJS): TH_CFLAGS += $(TH_LTO)
 
