@@ -3,7 +3,9 @@
  * wait_test.c - the wait policy (th_wait_policy_set(3)): every policy
  * gives th_ct_wait() the same answers (reached, failed, timed out, a
  * destroyed vport), a spinning waiter sees a counter another thread or a
- * chain on another node raises, and bad values are refused.  Runs on the
+ * chain on another node raises, bad values are refused, one counter
+ * change that raises many sleepers' counters wakes every one of them, and
+ * a sleeper is not woken for another vport's counters.  Runs on the
  * in-process provider on the host and on th_nic.ko in the VM.
  */
 #include <errno.h>
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -295,6 +298,136 @@ TEST_F(wait, destroyed_peer_fails_a_spinning_waiter)
 	EXPECT_EQ(-EIO, w.ret);
 	EXPECT_LT(now_ns() - t0, 5000000000ULL);
 	th_chain_destroy(c);
+}
+
+struct sleeper {
+	struct th_vport *vp;
+	uint16_t ct;
+	uint64_t threshold;
+	int ret;
+	long switches;		/* voluntary context switches in th_ct_wait() */
+	int *started;
+};
+
+/* One th_ct_wait() under the caller's policy, its sleeps counted. */
+static void *sleep_once(void *arg)
+{
+	struct sleeper *s = arg;
+	struct rusage before, after;
+
+	getrusage(RUSAGE_THREAD, &before);
+	__atomic_add_fetch(s->started, 1, __ATOMIC_RELEASE);
+	s->ret = th_ct_wait(s->vp, s->ct, s->threshold, 10000000000ULL);
+	getrusage(RUSAGE_THREAD, &after);
+	s->switches = after.ru_nvcsw - before.ru_nvcsw;
+	return NULL;
+}
+
+/* Wait (bounded) until @n threads said they started, then let them sleep. */
+static bool all_started(int *started, int n)
+{
+	int i;
+
+	for (i = 0; i < 10000 && __atomic_load_n(started, __ATOMIC_ACQUIRE) < n;
+	     i++)
+		usleep(1000);
+	usleep(20000);
+	return __atomic_load_n(started, __ATOMIC_ACQUIRE) >= n;
+}
+
+/*
+ * One counter change fires a chain whose PUTs raise a counter on each of
+ * eight other vports, each with a passive sleeper: every sleeper wakes
+ * with its data, though the in-process provider wakes them all with one
+ * system call at the end of that work (their vports' bits on one futex
+ * word), and vports of two nodes share some of those bits.
+ */
+TEST_F(wait, one_change_wakes_every_sleeper_it_reaches)
+{
+	enum { W = 8 };
+	struct th_vport *vp[W] = { NULL };
+	struct th_mr *mr[W] = { NULL };
+	uint64_t buf[W] = { 0 };
+	struct sleeper s[W];
+	struct th_chain *c = th_chain_create();
+	pthread_t t[W];
+	int started = 0, i;
+	uint64_t t0;
+
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(0, th_wait_policy_set(TH_WAIT_PASSIVE, 0));
+	self->buf[0][1] = 0x5eedf00d;
+	for (i = 0; i < W; i++) {
+		struct th_remote dst;
+
+		vp[i] = th_vport_create(self->ctx[i % 2], NULL);
+		ASSERT_NE(NULL, vp[i]);
+		mr[i] = th_mr_reg(vp[i], &buf[i], sizeof(buf[i]),
+				  TH_NIC_ACCESS_ALL);
+		ASSERT_NE(NULL, mr[i]);
+		dst = (struct th_remote){ .node = th_vport_node(vp[i]),
+			.vport = th_vport_index(vp[i]),
+			.rkey = th_mr_rkey(mr[i]) };
+		ASSERT_EQ(0, th_chain_put(c, self->mr[0], 8, &dst, 8, 7, 0));
+	}
+	ASSERT_EQ(0, th_chain_trigger(c, 3, 1, 78));
+	ASSERT_EQ(0, th_post_chain(self->vp[0], c));
+	for (i = 0; i < W; i++) {
+		s[i] = (struct sleeper){ .vp = vp[i], .ct = 7, .threshold = 1,
+					 .ret = 1, .started = &started };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, sleep_once, &s[i]));
+	}
+	EXPECT_TRUE(all_started(&started, W));
+	t0 = now_ns();
+	ASSERT_EQ(0, th_ct_inc(self->vp[0], 3, 1));
+	for (i = 0; i < W; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(0, s[i].ret);
+		EXPECT_EQ(0x5eedf00dULL, buf[i]);
+	}
+	/* each woke for the change, not at its 10 s timeout */
+	EXPECT_LT(now_ns() - t0, 5000000000ULL);
+	th_chain_destroy(c);
+	for (i = 0; i < W; i++) {
+		th_mr_dereg(mr[i]);
+		th_vport_destroy(vp[i]);
+	}
+}
+
+/*
+ * A passive sleeper on node 0's vport stays asleep while another thread
+ * sleeps on node 1's vport and is woken there fifty times: the wake-ups
+ * are for that vport's sleepers only.  The first sleeper's voluntary
+ * context switches count its sleeps: one, and a few to spare for the
+ * scheduler, where a wake-up for any vport would make it about fifty.
+ */
+TEST_F(wait, a_sleeper_is_not_woken_for_another_vport)
+{
+	enum { R = 50 };
+	struct sleeper a, b;
+	pthread_t ta, tb;
+	int started = 0, i;
+
+	ASSERT_EQ(0, th_wait_policy_set(TH_WAIT_PASSIVE, 0));
+	a = (struct sleeper){ .vp = self->vp[0], .ct = 5, .threshold = 1,
+			      .ret = 1, .started = &started };
+	ASSERT_EQ(0, pthread_create(&ta, NULL, sleep_once, &a));
+	ASSERT_TRUE(all_started(&started, 1));
+	for (i = 0; i < R; i++) {
+		b = (struct sleeper){ .vp = self->vp[1], .ct = 6,
+				      .threshold = i + 1, .ret = 1,
+				      .started = &started };
+		ASSERT_EQ(0, pthread_create(&tb, NULL, sleep_once, &b));
+		EXPECT_TRUE(all_started(&started, i + 2));
+		ASSERT_EQ(0, th_ct_inc(self->vp[1], 6, 1));
+		pthread_join(tb, NULL);
+		ASSERT_EQ(0, b.ret);
+	}
+	ASSERT_EQ(0, th_ct_inc(self->vp[0], 5, 1));
+	pthread_join(ta, NULL);
+	EXPECT_EQ(0, a.ret);
+	TH_LOG("sleeper on node 0: %ld voluntary switches", a.switches);
+	EXPECT_LT(a.switches, R / 5);
 }
 
 TEST_HARNESS_MAIN

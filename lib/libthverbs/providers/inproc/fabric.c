@@ -93,34 +93,77 @@ bool th_ipf_waitq_wait(struct th_ipf_waitq *wq, bool (*done)(void *arg),
 }
 
 /*
- * Futex words of sleepers whose condition the engine met while this
- * thread held a vport lock, woken once it holds none (th_ipf_wake_end()):
- * a thread that wakes sixteen ranks at the end of a broadcast finishes
- * its work before the first of them can take its CPU or contend for the
- * locks it still holds.  Outside th_ipf_wake_begin() .. _end() a word is
- * woken at once.  A word's owner may have left (a timeout) before its
- * deferred wake-up: a spurious FUTEX_WAKE of a stack address, which every
- * futex sleeper tolerates.
+ * Wake-ups owed by engine work this thread did while it held a vport
+ * lock, done once it holds none (th_ipf_wake_end()): a thread that wakes
+ * sixteen ranks at the end of a broadcast finishes its work before the
+ * first of them can take its CPU or contend for the locks it still holds.
+ * Outside th_ipf_wake_begin() .. _end() a wake-up is done at once.
+ *
+ * Each entry is a futex word: a sleeper's own (th_ipf_wake_word(): @bits
+ * 0, one sleeper), or a fabric's bell (th_ipf_wake_bell(): @bits the
+ * vports whose sleepers to wake).  A bell is one entry per batch, its
+ * bits or'ed together, and one system call wakes them all: the thread
+ * that ends a broadcast wakes its fifteen ranks before the first it woke
+ * can preempt it (the scheduler favours a task just woken), not one per
+ * call with the rest waiting behind the first.  A word's owner may have
+ * left (a timeout) before its deferred wake-up: a spurious FUTEX_WAKE of
+ * a stack address, which every futex sleeper tolerates.
  */
 #define TH_IPF_WAKE_BATCH	64
 
 static __thread struct {
 	u32 depth;
 	u32 n;
-	u32 *word[TH_IPF_WAKE_BATCH];
+	struct {
+		u32 *word;
+		u32 bits;
+	} wake[TH_IPF_WAKE_BATCH];
 } th_ipf_wakes;
 
-static void th_ipf_futex_wake(u32 *word)
+static void th_ipf_futex_wake(u32 *word, u32 bits)
 {
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	if (!bits) {
+		syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		return;
+	}
+	/* the bell moves first: a sleeper that read it before sleeps not */
+	__atomic_add_fetch(word, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, word, FUTEX_WAKE_BITSET_PRIVATE, INT_MAX, NULL, NULL,
+		bits);
+}
+
+static void th_ipf_wake_later(u32 *word, u32 bits)
+{
+	u32 i;
+
+	if (!th_ipf_wakes.depth) {
+		th_ipf_futex_wake(word, bits);
+		return;
+	}
+	for (i = 0; bits && i < th_ipf_wakes.n; i++) {
+		if (th_ipf_wakes.wake[i].word == word) {
+			th_ipf_wakes.wake[i].bits |= bits;
+			return;
+		}
+	}
+	if (th_ipf_wakes.n == TH_IPF_WAKE_BATCH) {
+		th_ipf_futex_wake(word, bits);
+		return;
+	}
+	th_ipf_wakes.wake[th_ipf_wakes.n].word = word;
+	th_ipf_wakes.wake[th_ipf_wakes.n].bits = bits;
+	th_ipf_wakes.n++;
 }
 
 void th_ipf_wake_word(u32 *word)
 {
-	if (th_ipf_wakes.depth && th_ipf_wakes.n < TH_IPF_WAKE_BATCH)
-		th_ipf_wakes.word[th_ipf_wakes.n++] = word;
-	else
-		th_ipf_futex_wake(word);
+	th_ipf_wake_later(word, 0);
+}
+
+/* Wake the sleepers on @f's bell with any of @bits (th_ipf_bell_wait()). */
+void th_ipf_wake_bell(struct th_ipf *f, u32 bits)
+{
+	th_ipf_wake_later(&f->bell, bits);
 }
 
 void th_ipf_wake_begin(void)
@@ -135,7 +178,8 @@ void th_ipf_wake_end(void)
 	if (--th_ipf_wakes.depth)
 		return;
 	for (i = 0; i < th_ipf_wakes.n; i++)
-		th_ipf_futex_wake(th_ipf_wakes.word[i]);
+		th_ipf_futex_wake(th_ipf_wakes.wake[i].word,
+				  th_ipf_wakes.wake[i].bits);
 	th_ipf_wakes.n = 0;
 }
 
@@ -153,6 +197,34 @@ int th_ipf_word_wait(u32 *word, u32 val, const struct timespec *deadline)
 	if (ret && (errno == ETIMEDOUT || errno == EINTR))
 		return -errno;
 	return 0;
+}
+
+/*
+ * Sleep on @f's bell while it reads @seq, until a wake-up for any of @bits
+ * or the absolute CLOCK_REALTIME @deadline (NULL: none): 0 when woken or
+ * the bell moved, -ETIMEDOUT, or -EINTR.  The caller read @seq before it
+ * looked at what it waits for (a sequentially consistent load), and its
+ * waker changes that before it rings (th_ipf_wake_bell()): so either the
+ * look saw the change, or the ring comes after the read and ends this
+ * sleep (or prevents it: the bell no longer reads @seq).  Any ring of the
+ * bell moves it, so a sleep may end early: the caller looks again.
+ */
+int th_ipf_bell_wait(struct th_ipf *f, u32 seq, u32 bits,
+		     const struct timespec *deadline)
+{
+	long ret;
+
+	ret = syscall(SYS_futex, &f->bell,
+		      FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME, seq,
+		      deadline, NULL, bits);
+	if (ret && (errno == ETIMEDOUT || errno == EINTR))
+		return -errno;
+	return 0;
+}
+
+u32 th_ipf_bell_seq(struct th_ipf *f)
+{
+	return __atomic_load_n(&f->bell, __ATOMIC_SEQ_CST);
 }
 
 bool th_ipf_wait(struct th_ipf *f, bool (*done)(void *arg), void *arg,

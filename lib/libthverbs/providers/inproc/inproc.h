@@ -48,7 +48,7 @@ struct th_ipf_waitq {
  * @offload_disarm: an offloaded chain left its pending list
  * @sleep: a host thread sleeps in th_ct_wait() until *@woken is not 0 or
  *	@deadline (CLOCK_REALTIME) passes, -ETIMEDOUT then; it may read the
- *	network meanwhile, and return 0 early.  NULL: th_ipf_word_wait()
+ *	network meanwhile, and return 0 early.  NULL: the fabric's bell
  * @arg: the network's, passed to every hook
  */
 struct th_ipf_net {
@@ -94,6 +94,11 @@ struct th_ipf_net {
  * @host: the host's costs in the timed mode (@eng.timing set), written
  *	only while no vport exists
  * @net: the network to nodes of other processes, or NULL (all nodes here)
+ * @bell: the futex word the CT_WAIT sleepers of every vport here sleep on,
+ *	each with its vport's bit (struct th_ipf_vport.bell_bit), so that
+ *	one system call wakes all of a broadcast's ranks (th_ipf_wake_bell());
+ *	it moves on every such wake-up.  Not for a network's sleepers, which
+ *	sleep their own way (struct th_ipf_net.sleep).
  */
 struct th_ipf {
 	struct th_eng eng;
@@ -115,6 +120,7 @@ struct th_ipf {
 		u64 cpu_byte_fs;
 	} host;
 	const struct th_ipf_net *net;
+	u32 bell;
 };
 
 /**
@@ -149,6 +155,9 @@ struct th_ipf_domain {
  *	(ranks as threads are not woken by every counter that moves), and
  *	taken off the list by its waker
  * @nct_waiters: their number, read without the lock by the waker
+ * @bell_bit: the bit its sleepers wait for on the fabric's bell: one of
+ *	32, by its node and index; vports that share one wake each other's
+ *	sleepers, who look and sleep again
  * @ct_lock: protects @ct_waiters; taken after the vport lock
  * @deferred: chains the engine handed over past a context's budget
  * @runq_link: in the fabric's run queue while @deferred is not empty
@@ -166,6 +175,7 @@ struct th_ipf_vport {
 	u32 refs;
 	struct th_list ct_waiters;
 	u32 nct_waiters;
+	u32 bell_bit;
 	pthread_mutex_t ct_lock;
 	struct th_list deferred;
 	struct th_list runq_link;
@@ -189,6 +199,10 @@ bool th_ipf_waitq_wait(struct th_ipf_waitq *wq, bool (*done)(void *arg),
 bool th_ipf_wait(struct th_ipf *f, bool (*done)(void *arg), void *arg,
 		 const struct timespec *deadline);
 void th_ipf_wake_word(u32 *word);
+void th_ipf_wake_bell(struct th_ipf *f, u32 bits);
+int th_ipf_bell_wait(struct th_ipf *f, u32 seq, u32 bits,
+		     const struct timespec *deadline);
+u32 th_ipf_bell_seq(struct th_ipf *f);
 void th_ipf_wake_begin(void);
 void th_ipf_wake_end(void);
 int th_ipf_word_wait(u32 *word, u32 val, const struct timespec *deadline);

@@ -74,6 +74,8 @@ int th_ipf_vport_create(struct th_ipf *f, u32 node, struct th_ipf_domain *d,
 		goto err_unlock;
 	vp->domain->refs++;
 	vp->refs = 1;		/* the table's */
+	/* a node's first vports, and the first vport of each node, differ */
+	vp->bell_bit = 1U << ((node + i) % 32);
 	f->vports[base + i] = vp;
 	pthread_mutex_unlock(&f->lock);
 
@@ -134,15 +136,18 @@ int th_ipf_mr_reg(struct th_ipf_vport *vp, struct th_nic_mr_reg *req)
 }
 
 /*
- * A thread in CT_WAIT, on its vport's list while it sleeps.  @woken is the
- * futex word it sleeps on: its waker takes it off the list and sets it
- * under ct_lock, so a waiter it names never needs that lock again to
- * leave; the wake-up itself may come later (th_ipf_wake_word()).
+ * A thread in CT_WAIT, on its vport's list while it sleeps.  @woken says
+ * its condition holds: its waker takes it off the list and sets it under
+ * ct_lock, so a waiter it names never needs that lock again to leave.
+ * The wake-up itself may come later: on the fabric's bell, with the
+ * vport's bit (th_ipf_wake_bell()), or on @woken itself for a sleeper of
+ * the network's (@own_word: ofi's, which sleeps on its doorbell too).
  */
 struct th_ipf_ct_waiter {
 	struct th_list link;
 	const struct th_nic_ct_wait *req;
 	u32 woken;
+	bool own_word;
 };
 
 /*
@@ -170,7 +175,10 @@ void th_ipf_ct_wake_locked(struct th_ipf_vport *vp)
 			continue;
 		th_list_del(&w->link);
 		__atomic_store_n(&w->woken, 1, __ATOMIC_RELEASE);
-		th_ipf_wake_word(&w->woken);
+		if (w->own_word)
+			th_ipf_wake_word(&w->woken);
+		else
+			th_ipf_wake_bell(vp->fabric, vp->bell_bit);
 	}
 	pthread_mutex_unlock(&vp->ct_lock);
 }
@@ -181,9 +189,13 @@ static void th_ipf_ct_sleep(struct th_ipf_vport *vp,
 			    const struct timespec *deadline)
 {
 	const struct th_ipf_net *net = vp->fabric->net;
-	struct th_ipf_ct_waiter w = { .req = req };
+	struct th_ipf_ct_waiter w = {
+		.req = req,
+		.own_word = net && net->sleep,
+	};
 	bool listed = false;
 	int ret;
+	u32 seq;
 
 	__atomic_add_fetch(&vp->nct_waiters, 1, __ATOMIC_SEQ_CST);
 	/* the handshake with th_ipf_ct_wake_locked(), before the first look */
@@ -195,12 +207,20 @@ static void th_ipf_ct_sleep(struct th_ipf_vport *vp,
 		listed = true;
 	}
 	pthread_mutex_unlock(&vp->ct_lock);
-	while (listed && !__atomic_load_n(&w.woken, __ATOMIC_ACQUIRE)) {
+	while (listed) {
 		/* a network may read its queue while it sleeps (ofi's doorbell) */
-		if (net && net->sleep)
+		if (w.own_word) {
+			if (__atomic_load_n(&w.woken, __ATOMIC_ACQUIRE))
+				break;
 			ret = net->sleep(net->arg, &w.woken, deadline);
-		else
-			ret = th_ipf_word_wait(&w.woken, 0, deadline);
+		} else {
+			/* the bell before @woken: th_ipf_bell_wait() says why */
+			seq = th_ipf_bell_seq(vp->fabric);
+			if (__atomic_load_n(&w.woken, __ATOMIC_ACQUIRE))
+				break;
+			ret = th_ipf_bell_wait(vp->fabric, seq, vp->bell_bit,
+					       deadline);
+		}
 		if (ret == -ETIMEDOUT)
 			break;
 	}
