@@ -334,7 +334,7 @@ TEST_F(self_target, releases_its_reference)
 		EXPECT_EQ(0, memcmp(&self->buf[8], "self", 4));
 		EXPECT_EQ(1, th_t_ct(self->vp, 3));
 	}
-	EXPECT_EQ(1, self->vp->refs);
+	EXPECT_EQ(1, *th_ipf_vport_refs(self->vp));
 
 	/* bounded: on a leak the destroyer would wait forever */
 	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_vport, self->vp));

@@ -417,6 +417,53 @@ TEST_F(remote, teardown_waits_for_a_held_peer_and_wakes_when_it_is_dropped)
 }
 
 /*
+ * Lookups take no lock, and count their references per slot of the
+ * fabric's table (th_ipf_vport_get()).  While a vport's teardown waits for
+ * a held reference, its slot is found empty by a lookup, and it is not
+ * given to a new vport, whose count would keep the teardown waiting; once
+ * the teardown is over it is free again, and a lookup there finds the new
+ * vport and nothing of the old.
+ */
+TEST_F(remote, a_slot_is_not_reused_while_its_vport_is_torn_down)
+{
+	struct th_eng *e = th_ipf_engine(self->fab);
+	u32 index = self->vp[1]->ev.index;
+	struct th_eng_vport *peer = e->ops->vport_get(e->fabric, 1, index);
+	struct destroyer ds = { .vp = self->vp[1] };
+	struct timespec ms = { 0, 50000000 }, deadline;
+	struct th_ipf_vport *during, *after;
+	struct th_eng_vport *found;
+	pthread_t t;
+	int err;
+
+	ASSERT_EQ(&self->vp[1]->ev, peer);
+	ASSERT_EQ(0, pthread_create(&t, NULL, destroy_thread, &ds));
+	nanosleep(&ms, NULL);
+	ASSERT_FALSE(__atomic_load_n(&ds.done, __ATOMIC_SEQ_CST));
+	/* the teardown holds the slot: found empty, not reused */
+	EXPECT_EQ(NULL, e->ops->vport_get(e->fabric, 1, index));
+	during = th_t_vport(self->fab, 1, 0, 0, &err);
+	ASSERT_NE(NULL, during);
+	EXPECT_NE(index, during->ev.index);
+	e->ops->vport_put(e->fabric, peer);
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 5;
+	ASSERT_EQ(0, pthread_timedjoin_np(t, NULL, &deadline))
+		TH_LOG("the teardown did not end once its reference was dropped");
+	self->vp[1] = NULL;
+	/* the slot is free again: the next vport of node 1 takes it */
+	after = th_t_vport(self->fab, 1, 0, 0, &err);
+	ASSERT_NE(NULL, after);
+	EXPECT_EQ(index, after->ev.index);
+	found = e->ops->vport_get(e->fabric, 1, index);
+	EXPECT_EQ(&after->ev, found);
+	if (found)
+		e->ops->vport_put(e->fabric, found);
+	th_ipf_vport_destroy(after);
+	th_ipf_vport_destroy(during);
+}
+
+/*
  * A chain that fails before its remote PUT sends the failure value of the
  * PUT's counter through the network, with what the target must check.
  */

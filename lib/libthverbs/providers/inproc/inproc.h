@@ -74,10 +74,18 @@ struct th_ipf_net {
 /**
  * struct th_ipf - the fabric
  * @eng: the engine
- * @lock: protects @vports and domains' @refs; a vport's @refs is taken
- *	under it (found in @vports and counted in one step), dropped without it
+ * @lock: serialises the writers of @vports (creation and teardown) and
+ *	protects domains' @refs; a lookup takes neither it nor any lock
+ *	(th_ipf_vport_get())
  * @changed: woken on every change anywhere (vport references, quiescing)
- * @vports: nodes x max_vports slots, NULL when free
+ * @vports: nodes x max_vports slots, NULL when free, TH_IPF_SLOT_LEAVING
+ *	while the vport that was in it is torn down
+ * @refs: per slot of @vports, the references to the vport in it: the
+ *	table's and one per running operation (a transfer to it, a CT_WAIT on
+ *	it).  Counted without a lock, and never from 0: a vport whose count
+ *	fell to 0 is being torn down, and a lookup finds nothing.  Kept
+ *	beside the table rather than in the vport, so a lookup never touches
+ *	a vport that may be freed meanwhile.
  * @user: the one user of an in-process fabric: this process
  * @default_domain: the domain of vports created without one
  * @progress: the NIC's progress thread: runs the chains a context handed
@@ -105,6 +113,7 @@ struct th_ipf {
 	pthread_mutex_t lock;
 	struct th_ipf_waitq changed;
 	struct th_ipf_vport **vports;
+	u32 *refs;
 	struct th_eng_user user;
 	struct th_ipf_domain *default_domain;
 	pthread_t progress;
@@ -148,8 +157,6 @@ struct th_ipf_domain {
  * @cq_mem: CQ ring memory
  * @cts: counters
  * @cfg: ring sizes and layouts
- * @refs: references from the fabric table and from running operations
- *	(atomic: taken under the fabric's @lock, dropped without it)
  * @ct_waiters: threads sleeping in CT_WAIT on this vport (struct
  *	th_ipf_ct_waiter), each woken only once its own condition holds
  *	(ranks as threads are not woken by every counter that moves), and
@@ -172,7 +179,6 @@ struct th_ipf_vport {
 	void *cq_mem;
 	struct th_nic_ct *cts;
 	struct th_eng_vport_config cfg;
-	u32 refs;
 	struct th_list ct_waiters;
 	u32 nct_waiters;
 	u32 bell_bit;
@@ -206,6 +212,21 @@ u32 th_ipf_bell_seq(struct th_ipf *f);
 void th_ipf_wake_begin(void);
 void th_ipf_wake_end(void);
 int th_ipf_word_wait(u32 *word, u32 val, const struct timespec *deadline);
+
+/*
+ * A slot of struct th_ipf.vports whose vport is being torn down: lookups
+ * find nothing there, and no vport is created in it until the teardown
+ * ends, whose wait for the slot's count to reach 0 a new vport's count
+ * would otherwise upset.
+ */
+#define TH_IPF_SLOT_LEAVING	((struct th_ipf_vport *)(uintptr_t)1)
+
+/* The count of references to @vp (struct th_ipf.refs). */
+static inline u32 *th_ipf_vport_refs(struct th_ipf_vport *vp)
+{
+	return &vp->fabric->refs[(size_t)vp->ev.node *
+				 vp->fabric->eng.lim.max_vports + vp->ev.index];
+}
 
 /* vport.c */
 int th_ipf_vport_create(struct th_ipf *f, u32 node, struct th_ipf_domain *d,

@@ -73,10 +73,11 @@ int th_ipf_vport_create(struct th_ipf *f, u32 node, struct th_ipf_domain *d,
 	if (ret)
 		goto err_unlock;
 	vp->domain->refs++;
-	vp->refs = 1;		/* the table's */
 	/* a node's first vports, and the first vport of each node, differ */
 	vp->bell_bit = 1U << ((node + i) % 32);
-	f->vports[base + i] = vp;
+	/* the table's reference, then the vport for lookups to find */
+	__atomic_store_n(&f->refs[base + i], 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->vports[base + i], vp, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&f->lock);
 
 	th_eng_cmd_vport_describe(&vp->ev, &vp->cfg, req);
@@ -93,19 +94,27 @@ err_free:
 /*
  * Unpublish, then the engine's teardown: cancel what is pending (peers
  * see their counters fail), wait for running chains and for peers'
- * operations on it, release its MRs; then free.
+ * operations on it, release its MRs; then free the slot, and the vport.
  */
 void th_ipf_vport_destroy(struct th_ipf_vport *vp)
 {
 	struct th_ipf *f = vp->fabric;
 	const struct th_eng_limits *lim = &f->eng.lim;
 
+	size_t slot = (size_t)vp->ev.node * lim->max_vports + vp->ev.index;
+
+	/* lookups find nothing from now on (th_ipf_vport_get()) */
 	pthread_mutex_lock(&f->lock);
-	f->vports[(size_t)vp->ev.node * lim->max_vports + vp->ev.index] = NULL;
+	__atomic_store_n(&f->vports[slot], TH_IPF_SLOT_LEAVING,
+			 __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&f->lock);
 
 	th_eng_vport_destroy(&vp->ev);
 	th_ipf_domain_put(vp->domain);
+	/* its count is 0 and stays so: the slot may take a new vport */
+	pthread_mutex_lock(&f->lock);
+	__atomic_store_n(&f->vports[slot], NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&f->lock);
 	th_ipf_vport_free(vp);
 }
 
@@ -255,9 +264,7 @@ int th_ipf_ct_wait(struct th_ipf_vport *vp, struct th_nic_ct_wait *req)
 			deadline.tv_nsec -= 1000000000L;
 		}
 		/* a reference keeps @vp until we return, even if destroyed */
-		pthread_mutex_lock(&f->lock);
-		__atomic_add_fetch(&vp->refs, 1, __ATOMIC_RELAXED);
-		pthread_mutex_unlock(&f->lock);
+		__atomic_add_fetch(th_ipf_vport_refs(vp), 1, __ATOMIC_RELAXED);
 		th_ipf_ct_sleep(vp, req, &deadline);
 		ret = th_eng_cmd_ct_wait_result(&vp->ev, req, false);
 		if (!ret)
