@@ -168,8 +168,9 @@ struct th_ipf_ct_waiter {
  * itself, then takes and drops @vp's engine lock before it looks
  * (th_ipf_ct_sleep()), so either its look follows this critical section
  * and sees the change, or its count precedes this look at the count.
+ * Not inlined: th_ipf_wake()'s common call then needs no stack frame.
  */
-void th_ipf_ct_wake_locked(struct th_ipf_vport *vp)
+__attribute__((noinline)) void th_ipf_ct_wake_locked(struct th_ipf_vport *vp)
 {
 	struct th_ipf_ct_waiter *w;
 	struct th_list *pos, *next;
