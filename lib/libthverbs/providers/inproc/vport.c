@@ -100,7 +100,6 @@ void th_ipf_vport_destroy(struct th_ipf_vport *vp)
 {
 	struct th_ipf *f = vp->fabric;
 	const struct th_eng_limits *lim = &f->eng.lim;
-
 	size_t slot = (size_t)vp->ev.node * lim->max_vports + vp->ev.index;
 
 	/* lookups find nothing from now on (th_ipf_vport_get()) */
