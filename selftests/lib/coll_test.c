@@ -442,8 +442,86 @@ TEST(a_two_rank_broadcast_is_sent_before_the_leaf_is_ready)
 		a.segment = 10;
 		ASSERT_EQ(0, run_coll(_metadata, &a, 2, 5));
 		EXPECT_EQ(0, described_steps(&a, "send the data to the leaf and into recv: done"));
-		EXPECT_EQ(2, described_steps(&a, "start: ready to receive"));
+		/* the leaf's; the root's only raised its Y (the next test) */
+		EXPECT_EQ(1, described_steps(&a, "start: ready to receive"));
 	}
+}
+
+/* @cl's steps of @rank on counter @ct; *@total: all of @rank's steps. */
+static unsigned int steps_on(const struct th_coll *cl, unsigned int rank,
+			     uint16_t ct, unsigned int *total)
+{
+	struct th_coll_step st;
+	unsigned int i, n = 0;
+
+	*total = 0;
+	for (i = 0; !th_coll_plan_step(cl, i, &st); i++) {
+		if (st.rank != rank)
+			continue;
+		(*total)++;
+		n += st.ct == ct;
+	}
+	return n;
+}
+
+/*
+ * No chain only passes an increment on (coll.c, plan.c): a rank whose one
+ * chain on S would only raise a counter of its own has none, and
+ * th_coll_start() raises that counter itself (th_coll_plan_start()); a
+ * leaf of an Allreduce or a Broadcast has no chain on B(0), its parent's
+ * PUT raising its F.  16 ranks in radix 4: every Allreduce rank starts
+ * on U(0) by 1 and no step waits on S; each of the 12 leaves has two
+ * steps, on U(0) and F.  A Broadcast's root (whose start only raised Y)
+ * starts on Y, a leaf (whose start PUTs "ready" to its parent) on S.
+ * Both run 3 rounds with every rank's result checked (run_coll()), on
+ * vports of one process, as the sweep runs every shape.
+ */
+TEST(a_start_or_an_arrival_that_only_raises_a_counter_has_no_chain)
+{
+	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE,
+				  .op = TH_NIC_ALU_SUM,
+				  .dtype = TH_NIC_DT_FLOAT64, .count = 3,
+				  .radix = 4 };
+	struct th_coll_start_ct st;
+	struct th_coll *cl;
+	unsigned int r, total, leaves = 0;
+
+	cl = th_coll_describe(16, &a, NULL);
+	ASSERT_NE(NULL, cl);
+	for (r = 0; r < 16; r++) {
+		ASSERT_EQ(0, th_coll_plan_start(cl, r, &st));
+		EXPECT_EQ(r, st.rank);
+		EXPECT_EQ(8, st.ct);		/* U(0) */
+		EXPECT_EQ(1, st.value);
+		EXPECT_EQ(0, steps_on(cl, r, 0, &total));	/* S */
+		if (th_tree_children(16, 0, 4, r, NULL, 0))
+			continue;
+		leaves++;
+		EXPECT_EQ(0, steps_on(cl, r, 9, &total));	/* B(0) */
+		EXPECT_EQ(1, steps_on(cl, r, 8, &total));
+		EXPECT_EQ(1, steps_on(cl, r, 1, &total));	/* F */
+		EXPECT_EQ(2, total);
+	}
+	EXPECT_EQ(12, leaves);
+	EXPECT_EQ(-ENOENT, th_coll_plan_start(cl, 16, &st));
+	EXPECT_EQ(-EINVAL, th_coll_plan_start(cl, 0, NULL));
+	EXPECT_EQ(-EINVAL, th_coll_plan_start(NULL, 0, &st));
+	th_coll_destroy(cl);
+	ASSERT_EQ(0, run_coll(_metadata, &a, 16, 3));
+
+	a.kind = TH_COLL_BCAST;
+	a.segment = 1;		/* three segments: the ready protocol */
+	cl = th_coll_describe(16, &a, NULL);
+	ASSERT_NE(NULL, cl);
+	ASSERT_EQ(0, th_coll_plan_start(cl, 0, &st));
+	EXPECT_EQ(2, st.ct);		/* Y */
+	EXPECT_EQ(1, st.value);
+	ASSERT_EQ(0, th_coll_plan_start(cl, 15, &st));
+	EXPECT_EQ(0, st.ct);		/* S */
+	EXPECT_EQ(1, steps_on(cl, 15, 0, &total));
+	EXPECT_EQ(0, steps_on(cl, 15, 9, &total));
+	th_coll_destroy(cl);
+	ASSERT_EQ(0, run_coll(_metadata, &a, 16, 3));
 }
 
 TEST(bad_attributes_are_refused)

@@ -91,6 +91,24 @@ static void demo_ct_name(uint16_t ct, char *buf, size_t len)
 	snprintf(buf, len, "ct%u", ct);
 }
 
+/* How @rank's host starts a round: "the host raises U(0) by 1". */
+static void demo_start(const struct th_coll *coll, unsigned int rank)
+{
+	struct th_coll_start_ct st;
+	unsigned int i;
+	char ct[32];
+
+	for (i = 0; !th_coll_plan_start(coll, i, &st); i++) {
+		if (st.rank != rank)
+			continue;
+		demo_ct_name(st.ct, ct, sizeof(ct));
+		printf("  node %u: its host starts a round by raising %s by %llu\n",
+		       rank, ct, (unsigned long long)st.value);
+		return;
+	}
+	printf("  node %u\n", rank);
+}
+
 static void demo_narrate(const struct th_coll *coll)
 {
 	struct th_coll_counter m;
@@ -106,7 +124,7 @@ static void demo_narrate(const struct th_coll *coll)
 	for (i = 0; !th_coll_plan_step(coll, i, &st); i++) {
 		if (st.rank != rank) {
 			rank = st.rank;
-			printf("  node %u\n", rank);
+			demo_start(coll, rank);
 		}
 		demo_ct_name(st.ct, ct, sizeof(ct));
 		printf("    on %-5s >= %llu (+%llu a round): %s [", ct,

@@ -345,6 +345,20 @@ static bool th_coll_pair_remote(const struct th_coll *cl)
 }
 
 /*
+ * Is rank @r a leaf of an Allreduce's or a Broadcast's tree?  A leaf has
+ * nothing to forward: each segment its parent PUTs into its recv raises
+ * its F, the count of finished segments, directly, where a chain on B(s)
+ * would only pass the increment on.  Parent and leaf decide alike, from
+ * the tree.
+ */
+static bool th_coll_leaf_done_on_arrival(const struct th_coll *cl,
+					 unsigned int r)
+{
+	return cl->attr.kind != TH_COLL_REDUCE && r != cl->g.root &&
+	       !th_tree_children(cl->g.n, cl->g.root, cl->g.radix, r, NULL, 0);
+}
+
+/*
  * Chains, each on @ct >= @threshold, that PUT @len bytes from @src at
  * @soff to every child (@key and @doff on the child), raising @rct there;
  * each also raises F here when @finish (th_coll_fan_chains() of them).
@@ -377,8 +391,12 @@ static int th_coll_fan_out(struct th_coll *cl, unsigned int li, uint16_t ct,
 		}
 		c = batch ? batch : th_plan_chain(&cl->plan);
 		to = th_coll_remote(cl, ch, key, doff);
+		/* the data going down (into recv) to a leaf: its F */
 		if (!ret)
-			ret = th_chain_put(c, src, soff, &to, len, rct, 0);
+			ret = th_chain_put(c, src, soff, &to, len,
+					   recv_key &&
+					   th_coll_leaf_done_on_arrival(cl, ch) ?
+					   TH_COLL_CT_F : rct, 0);
 		if (!ret && (alone || ++in_batch == fanout)) {
 			ret = th_coll_fan_end(cl, li, ct, threshold, finish, what);
 			batch = NULL;
@@ -553,7 +571,8 @@ static int th_coll_compile_down(struct th_coll *cl, unsigned int li, uint32_t s)
 		return th_coll_fan_out(cl, li, TH_COLL_CT_B(s), thr, rk->recv_mr,
 				       so, len, true, so, TH_COLL_CT_B(s), true,
 				       "forward the result to the children");
-	if (!ret) {
+	/* a leaf's parent raises F itself (th_coll_leaf_done_on_arrival()) */
+	if (!ret && !th_coll_leaf_done_on_arrival(cl, rk->rank)) {
 		c = th_plan_chain(&cl->plan);
 		ret = th_chain_ct_inc(c, TH_COLL_CT_F, 1, 0);
 		if (!ret)
@@ -1129,6 +1148,9 @@ static int th_coll_compile(struct th_coll *cl, th_coll_plan_edit_fn edit,
 		cl->plan.period = 2;
 	for (i = 0; !ret && i < cl->g.nlocal; i++)
 		ret = th_coll_compile_rank(cl, i);
+	if (!ret)
+		ret = th_plan_fold_starts(&cl->plan, cl->g.nlocal,
+					  TH_COLL_CT_S);
 	if (!ret && edit)
 		ret = edit(&cl->plan, &cl->g, arg);
 	if (!ret)
@@ -1335,8 +1357,12 @@ int th_coll_start(struct th_coll *cl)
 	if (cl->g.described)
 		return -EOPNOTSUPP;	/* nothing was posted */
 	cl->started++;
-	for (i = 0; !ret && i < cl->g.nlocal; i++)
-		ret = th_ct_inc(cl->g.local[i].vp, TH_COLL_CT_S, 1);
+	for (i = 0; !ret && i < cl->g.nlocal; i++) {
+		struct th_plan_start st = th_plan_start_of(&cl->plan, i,
+							   TH_COLL_CT_S);
+
+		ret = th_ct_inc(cl->g.local[i].vp, st.ct, st.value);
+	}
 	if (ret)
 		cl->broken = ret;
 	return ret;
@@ -1410,6 +1436,22 @@ int th_coll_wait(struct th_coll *cl, uint64_t timeout_ns)
 	for (i = 0; !ret && i < cl->g.nlocal; i++)
 		ret = th_coll_wait_rank(cl, i, deadline);
 	return ret;
+}
+
+int th_coll_plan_start(const struct th_coll *cl, unsigned int i,
+		       struct th_coll_start_ct *st)
+{
+	struct th_plan_start ps;
+
+	if (!cl || !st)
+		return -EINVAL;
+	if (i >= cl->g.nlocal)
+		return -ENOENT;
+	ps = th_plan_start_of(&cl->plan, i, TH_COLL_CT_S);
+	*st = (struct th_coll_start_ct){
+		.rank = cl->g.local[i].rank, .ct = ps.ct, .value = ps.value,
+	};
+	return 0;
 }
 
 int th_coll_plan_step(const struct th_coll *cl, unsigned int i,

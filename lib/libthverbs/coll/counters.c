@@ -12,10 +12,12 @@
 
 static const struct th_coll_counter th_coll_counters[] = {
 	{ TH_COLL_CT_S, 1, "S", "offload",
-	  "the host's start: one increment per round" },
+	  "the host's start, where a chain waits for it: one increment per "
+	  "round (th_coll_plan_start() names the counter each rank starts)" },
 	{ TH_COLL_CT_F, 1, "F", "offload",
 	  "segments finished on this rank (once per fan-out chain where they "
-	  "go down); NOTIFY when a round's are all in" },
+	  "go down; on a leaf, once per segment arrived); NOTIFY when a "
+	  "round's are all in" },
 	{ TH_COLL_CT_Y, 1, "Y", "offload (Broadcast)",
 	  "this rank and each child ready to receive the round" },
 	{ TH_COLL_CT_D, 1, "D", "offload",

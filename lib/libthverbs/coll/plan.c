@@ -4,6 +4,7 @@
  * recorded once by the compiler, posted once as re-arming chains.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,89 @@ int th_plan_add(struct th_plan *pl, unsigned int local, uint16_t ct,
 	return 0;
 }
 
+/* @st only raises a counter of its own vport by a constant each round */
+static bool th_plan_step_is_relay(const struct th_plan *pl,
+				  const struct th_plan_step *st)
+{
+	const struct th_nic_desc *d = &pl->desc[st->first];
+
+	return st->threshold == 1 && st->stride == 1 && st->ndesc == 2 &&
+	       d[0].opcode == TH_NIC_OP_CT_INC &&
+	       d[0].flags == TH_NIC_DF_LINK &&
+	       !d[0].cookie && d[1].opcode == TH_NIC_OP_REARM &&
+	       d[1].rearm.stride == 1 && !d[1].flags;
+}
+
+/* Keep the steps @drop does not mark, and their descriptors, in order. */
+static void th_plan_compact(struct th_plan *pl, const bool *drop)
+{
+	unsigned int i, kept = 0;
+	uint32_t nd = 0;
+
+	for (i = 0; i < pl->nsteps; i++) {
+		struct th_plan_step st = pl->step[i];
+
+		if (drop[i])
+			continue;
+		memmove(&pl->desc[nd], &pl->desc[st.first],
+			st.ndesc * sizeof(*pl->desc));
+		st.first = nd;
+		nd += st.ndesc;
+		pl->step[kept++] = st;
+	}
+	pl->nsteps = kept;
+	pl->ndesc = nd;
+}
+
+int th_plan_fold_starts(struct th_plan *pl, unsigned int nlocal,
+			uint16_t start_ct)
+{
+	unsigned int li, i, *on_start, *at;
+	bool *drop;
+	int ret = -ENOMEM;
+
+	free(pl->start);
+	pl->start = calloc(nlocal, sizeof(*pl->start));
+	on_start = calloc(nlocal, sizeof(*on_start));
+	at = calloc(nlocal, sizeof(*at));
+	drop = calloc(pl->nsteps ? pl->nsteps : 1, sizeof(*drop));
+	if (!pl->start || !on_start || !at || !drop)
+		goto out;
+	for (i = 0; i < pl->nsteps; i++) {
+		if (pl->step[i].ct != start_ct || pl->step[i].local >= nlocal)
+			continue;
+		on_start[pl->step[i].local]++;
+		at[pl->step[i].local] = i;
+	}
+	for (li = 0; li < nlocal; li++) {
+		const struct th_nic_desc *d;
+
+		pl->start[li] = (struct th_plan_start){ start_ct, 1 };
+		if (on_start[li] != 1 || !th_plan_step_is_relay(pl, &pl->step[at[li]]))
+			continue;
+		d = &pl->desc[pl->step[at[li]].first];
+		if (d->ct.ct == start_ct)
+			continue;
+		pl->start[li] = (struct th_plan_start){ d->ct.ct, d->ct.value };
+		drop[at[li]] = true;
+	}
+	th_plan_compact(pl, drop);
+	ret = 0;
+out:
+	free(on_start);
+	free(at);
+	free(drop);
+	return ret;
+}
+
+struct th_plan_start th_plan_start_of(const struct th_plan *pl,
+				      unsigned int local, uint16_t start_ct)
+{
+	if (pl->start)
+		return pl->start[local];
+	return (struct th_plan_start){ start_ct, 1 };
+}
+
 /* Stage local rank @local's steps; the caller rings its doorbell. */
 static int th_plan_stage_rank(struct th_plan *pl, struct th_group_rank *rk,
 			      unsigned int local)
@@ -121,5 +205,6 @@ void th_plan_fini(struct th_plan *pl)
 	th_chain_destroy(pl->c);
 	free(pl->step);
 	free(pl->desc);
+	free(pl->start);
 	memset(pl, 0, sizeof(*pl));
 }

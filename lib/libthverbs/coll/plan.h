@@ -29,6 +29,12 @@ struct th_plan_step {
 	const char *what;
 };
 
+/* What a local rank's host raises to start a round: @ct by @value. */
+struct th_plan_start {
+	uint16_t ct;
+	uint64_t value;
+};
+
 struct th_plan {
 	struct th_plan_step *step;
 	unsigned int nsteps, cap;
@@ -37,6 +43,8 @@ struct th_plan {
 	struct th_chain *c;	/* the compiler's builder */
 	/* rounds in which every chain fires once: 1, or 2 (an exchange) */
 	unsigned int period;
+	/* per local rank, after th_plan_fold_starts(); NULL: @ct 0 by 1 */
+	struct th_plan_start *start;
 };
 
 int th_plan_init(struct th_plan *pl);
@@ -49,6 +57,17 @@ struct th_chain *th_plan_chain(struct th_plan *pl);
  */
 int th_plan_add(struct th_plan *pl, unsigned int local, uint16_t ct,
 		uint64_t threshold, uint64_t stride, const char *what);
+/*
+ * Each local rank of @nlocal whose only chain on @start_ct (the host's
+ * start, raised by 1 a round) is a relay, one CT_INC of a counter of its
+ * own at threshold 1 and stride 1, loses that chain: its host raises the
+ * relay's counter itself (pl->start).  A chain fewer per rank and round.
+ */
+int th_plan_fold_starts(struct th_plan *pl, unsigned int nlocal,
+			uint16_t start_ct);
+/* What local rank @local's host raises to start a round. */
+struct th_plan_start th_plan_start_of(const struct th_plan *pl,
+				      unsigned int local, uint16_t start_ct);
 /* Post every step on its rank's vport, one doorbell per rank. */
 int th_plan_post(struct th_plan *pl, struct th_group *g);
 void th_plan_fini(struct th_plan *pl);

@@ -88,8 +88,10 @@ static int th_plan_set_build(const struct th_plan *pl, const struct th_group *g,
 		};
 	}
 	/*
-	 * Each rank: the host starts the round, and waits for the round's
-	 * NOTIFY, raised beside D (th_coll_wait()); its three regions.  A
+	 * Each rank: the host starts the round on its start counter (S, or
+	 * the one its left-out start chain raised: th_plan_fold_starts()),
+	 * and waits for the round's NOTIFY, raised beside D (th_coll_wait());
+	 * its three regions.  A
 	 * plan whose chains take turns (an exchange: odd and even rounds)
 	 * is looked at over its period: that many starts and rounds.
 	 */
@@ -99,12 +101,14 @@ static int th_plan_set_build(const struct th_plan *pl, const struct th_group *g,
 		const struct th_mr *mr[3] = {
 			rk->send_mr, rk->recv_mr, rk->scratch_mr,
 		};
+		struct th_plan_start st = th_plan_start_of(pl, i,
+							   TH_COLL_CT_S);
 		unsigned int k;
 
 		ps->acts[i] = (struct th_verify_action){
 			.counter = { .node = p->node, .vport = p->vport,
-				     .ct = TH_COLL_CT_S },
-			.value = pl->period,
+				     .ct = st.ct },
+			.value = pl->period * st.value,
 		};
 		ps->waits[i] = (struct th_verify_wait){
 			.counter = { .node = p->node, .vport = p->vport,

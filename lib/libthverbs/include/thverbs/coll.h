@@ -136,6 +136,25 @@ struct th_coll_step {
 int th_coll_plan_step(const struct th_coll *coll, unsigned int i,
 		      struct th_coll_step *step);
 
+/**
+ * struct th_coll_start_ct - how a rank's host starts a round
+ * @rank: the rank
+ * @ct: the counter of the rank's vport that th_coll_start() raises: S
+ *	(counter 0, th_coll_counter_map()) when a chain of the rank waits
+ *	for it; where S's one chain would only raise another counter, that
+ *	counter (the chain is not in the plan)
+ * @value: by how much, each round
+ */
+struct th_coll_start_ct {
+	unsigned int rank;
+	uint16_t ct;
+	uint64_t value;
+};
+
+/* Local rank @i's start (local ranks in order); -ENOENT past the last. */
+int th_coll_plan_start(const struct th_coll *coll, unsigned int i,
+		       struct th_coll_start_ct *start);
+
 struct th_verify_finding;
 
 /*
