@@ -334,7 +334,8 @@ TEST(local_children_share_a_chain)
 	coll = th_coll_create_local(w.vp, N, &a, NULL, NULL);
 	ASSERT_NE(NULL, coll);
 	for (i = 0; !th_coll_plan_step(coll, i, &st); i++) {
-		if (st.rank || strcmp(st.what, "forward the result to the children"))
+		/* "..., notify the host: round complete" (the next test) */
+		if (st.rank || strncmp(st.what, "forward the result to the children", 34))
 			continue;
 		chains++;
 		for (d = 0; d < st.ndesc; d++)
@@ -473,18 +474,26 @@ static unsigned int steps_on(const struct th_coll *cl, unsigned int rank,
  * on U(0) by 1 and no step waits on S; each of the 12 leaves has two
  * steps, on U(0) and F.  A Broadcast's root (whose start only raised Y)
  * starts on Y, a leaf (whose start PUTs "ready" to its parent) on S.
- * Both run 3 rounds with every rank's result checked (run_coll()), on
- * vports of one process, as the sweep runs every shape.
+ * And an inner rank's one fan-out chain (children on its own fabric, one
+ * segment) ends its round itself, NOTIFY and D, where it raised F for a
+ * chain doing only that: on vports of one process rank 0 has two steps,
+ * U(0) and B(0), this one ending NOTIFY, CT_INC, REARM; described (every
+ * child behind a network, a chain each) it keeps its chain on F.  Both
+ * kinds run 3 rounds with every rank's result checked (run_coll()), on
+ * vports of one process, as the sweep runs every shape (radix 8 and 64
+ * ranks too, whose root has 14 children: a chain too full for NOTIFY).
  */
-TEST(a_start_or_an_arrival_that_only_raises_a_counter_has_no_chain)
+TEST(no_chain_only_passes_an_increment_on)
 {
 	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE,
 				  .op = TH_NIC_ALU_SUM,
 				  .dtype = TH_NIC_DT_FLOAT64, .count = 3,
 				  .radix = 4 };
 	struct th_coll_start_ct st;
+	struct th_coll_step step;
+	struct world w = { 0 };
 	struct th_coll *cl;
-	unsigned int r, total, leaves = 0;
+	unsigned int r, i, total, leaves = 0;
 
 	cl = th_coll_describe(16, &a, NULL);
 	ASSERT_NE(NULL, cl);
@@ -503,10 +512,29 @@ TEST(a_start_or_an_arrival_that_only_raises_a_counter_has_no_chain)
 		EXPECT_EQ(2, total);
 	}
 	EXPECT_EQ(12, leaves);
+	EXPECT_EQ(1, steps_on(cl, 0, 1, &total));	/* F, described */
 	EXPECT_EQ(-ENOENT, th_coll_plan_start(cl, 16, &st));
 	EXPECT_EQ(-EINVAL, th_coll_plan_start(cl, 0, NULL));
 	EXPECT_EQ(-EINVAL, th_coll_plan_start(NULL, 0, &st));
 	th_coll_destroy(cl);
+	ASSERT_EQ(0, world_open(&w, 16));
+	cl = th_coll_create_local(w.vp, 16, &a, NULL, NULL);
+	ASSERT_NE(NULL, cl);
+	EXPECT_EQ(0, steps_on(cl, 0, 1, &total));	/* F */
+	EXPECT_EQ(2, total);
+	EXPECT_EQ(1, steps_on(cl, 0, 9, &total));	/* B(0) */
+	for (i = 0; !th_coll_plan_step(cl, i, &step); i++) {
+		if (step.rank || step.ct != 9)
+			continue;
+		ASSERT_LE(3, step.ndesc);
+		EXPECT_EQ(TH_NIC_OP_NOTIFY, step.descs[step.ndesc - 3].opcode);
+		EXPECT_EQ(TH_NIC_OP_CT_INC, step.descs[step.ndesc - 2].opcode);
+		EXPECT_EQ(3, step.descs[step.ndesc - 2].ct.ct);	/* D */
+		EXPECT_EQ(TH_NIC_OP_REARM, step.descs[step.ndesc - 1].opcode);
+	}
+	EXPECT_EQ(1, steps_on(cl, 15, 1, &total));	/* a leaf's F */
+	th_coll_destroy(cl);
+	world_close(&w, 16);
 	ASSERT_EQ(0, run_coll(_metadata, &a, 16, 3));
 
 	a.kind = TH_COLL_BCAST;

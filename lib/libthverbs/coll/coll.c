@@ -209,13 +209,34 @@ static int th_coll_reduce(struct th_coll *cl, struct th_group_rank *rk,
 	return ret;
 }
 
-/* End the fan-out chain being built (the plan's one): F when @finish. */
+/*
+ * The end of a rank's round, in chain @c: the NOTIFY entry the host reads
+ * (th_coll_wait()), then D, raised after it so that a host woken by D
+ * finds the entry.
+ */
+static int th_coll_round_done(struct th_chain *c)
+{
+	int ret = th_chain_notify(c, 0, 0);
+
+	return ret ? ret : th_chain_ct_inc(c, TH_COLL_CT_D, 1, 0);
+}
+
+static bool th_coll_fan_notifies(const struct th_coll *cl,
+				 const struct th_group_rank *rk);
+
+/*
+ * End the fan-out chain being built (the plan's one): when @finish, F,
+ * or the round's end where this chain is all F would count
+ * (th_coll_fan_notifies()).
+ */
 static int th_coll_fan_end(struct th_coll *cl, unsigned int li, uint16_t ct,
 			   uint64_t threshold, bool finish, const char *what)
 {
 	int ret = 0;
 
-	if (finish)
+	if (finish && th_coll_fan_notifies(cl, &cl->g.local[li]))
+		ret = th_coll_round_done(cl->plan.c);
+	else if (finish)
 		ret = th_chain_ct_inc(cl->plan.c, TH_COLL_CT_F, 1, 0);
 	return ret ? ret : th_coll_add(cl, li, ct, threshold, what);
 }
@@ -570,6 +591,8 @@ static int th_coll_compile_down(struct th_coll *cl, unsigned int li, uint32_t s)
 	if (!ret && rk->nchild)
 		return th_coll_fan_out(cl, li, TH_COLL_CT_B(s), thr, rk->recv_mr,
 				       so, len, true, so, TH_COLL_CT_B(s), true,
+				       th_coll_fan_notifies(cl, rk) ?
+				       "forward the result to the children, notify the host: round complete" :
 				       "forward the result to the children");
 	/* a leaf's parent raises F itself (th_coll_leaf_done_on_arrival()) */
 	if (!ret && !th_coll_leaf_done_on_arrival(cl, rk->rank)) {
@@ -958,6 +981,24 @@ static uint64_t th_coll_finishes(const struct th_coll *cl,
 	return (uint64_t)cl->nseg * th_coll_fan_chains(cl, rk);
 }
 
+/*
+ * Does @rk's one fan-out chain end its round?  An inner rank of an
+ * Allreduce's or a Broadcast's tree (not an early root) counts in F one
+ * finish per fan-out chain and segment; with one of each, that chain
+ * ends the round itself (th_coll_round_done()), where it would raise F
+ * for a chain that only ends the round, if the NIC's chains are long
+ * enough for one more descriptor: a PUT per child, NOTIFY, D, REARM.
+ */
+static bool th_coll_fan_notifies(const struct th_coll *cl,
+				 const struct th_group_rank *rk)
+{
+	return cl->attr.kind != TH_COLL_REDUCE && rk->nchild &&
+	       rk->nchild + 3 <= cl->max_chain &&
+	       !th_coll_early_root(cl, rk) && !th_coll_exchange(cl) &&
+	       !th_coll_eager_pair(cl) && !th_coll_eager_tree(cl) &&
+	       th_coll_finishes(cl, rk) == 1;
+}
+
 /* Every chain of local rank @li, for every round. */
 static int th_coll_compile_rank(struct th_coll *cl, unsigned int li)
 {
@@ -984,11 +1025,9 @@ static int th_coll_compile_rank(struct th_coll *cl, unsigned int li)
 	     !th_coll_eager_tree(cl); s++)
 		ret = th_coll_compile_down(cl, li, s);
 	/* the round's completion entry: the same every round */
-	if (!ret) {
+	if (!ret && !th_coll_fan_notifies(cl, &cl->g.local[li])) {
 		c = th_plan_chain(&cl->plan);
-		ret = th_chain_notify(c, 0, 0);
-		if (!ret)
-			ret = th_chain_ct_inc(c, TH_COLL_CT_D, 1, 0);
+		ret = th_coll_round_done(c);
 		if (!ret)
 			ret = th_coll_add(cl, li, TH_COLL_CT_F,
 					  th_coll_finishes(cl, &cl->g.local[li]),
