@@ -138,7 +138,8 @@ int th_plan_fold_starts(struct th_plan *pl, unsigned int nlocal,
 		const struct th_nic_desc *d;
 
 		pl->start[li] = (struct th_plan_start){ start_ct, 1 };
-		if (on_start[li] != 1 || !th_plan_step_is_relay(pl, &pl->step[at[li]]))
+		if (on_start[li] != 1 ||
+		    !th_plan_step_is_relay(pl, &pl->step[at[li]]))
 			continue;
 		d = &pl->desc[pl->step[at[li]].first];
 		if (d->ct.ct == start_ct)
