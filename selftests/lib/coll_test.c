@@ -482,6 +482,7 @@ static unsigned int steps_on(const struct th_coll *cl, unsigned int rank,
  * kinds run 3 rounds with every rank's result checked (run_coll()), on
  * vports of one process, as the sweep runs every shape (radix 8 and 64
  * ranks too, whose root has 14 children: a chain too full for NOTIFY).
+ * A two-rank eager Broadcast's hosts start by 2.
  */
 TEST(no_chain_only_passes_an_increment_on)
 {
@@ -550,6 +551,23 @@ TEST(no_chain_only_passes_an_increment_on)
 	EXPECT_EQ(0, steps_on(cl, 15, 9, &total));
 	th_coll_destroy(cl);
 	ASSERT_EQ(0, run_coll(_metadata, &a, 16, 3));
+
+	/*
+	 * The eager Broadcast of two ranks counts the start twice: each host
+	 * raises its counter by 2 (the root Y, the leaf U(0)); it runs
+	 * between processes in test_thmpi and test_ofi.
+	 */
+	a.segment = 0;
+	cl = th_coll_describe(2, &a, NULL);
+	ASSERT_NE(NULL, cl);
+	ASSERT_EQ(0, th_coll_plan_start(cl, 0, &st));
+	EXPECT_EQ(2, st.ct);		/* Y */
+	EXPECT_EQ(2, st.value);
+	ASSERT_EQ(0, th_coll_plan_start(cl, 1, &st));
+	EXPECT_EQ(8, st.ct);		/* U(0) */
+	EXPECT_EQ(2, st.value);
+	EXPECT_EQ(0, steps_on(cl, 0, 0, &total) + steps_on(cl, 1, 0, &total));
+	th_coll_destroy(cl);
 }
 
 TEST(bad_attributes_are_refused)

@@ -126,8 +126,11 @@ int th_plan_fold_starts(struct th_plan *pl, unsigned int nlocal,
 	on_start = calloc(nlocal, sizeof(*on_start));
 	at = calloc(nlocal, sizeof(*at));
 	drop = calloc(pl->nsteps ? pl->nsteps : 1, sizeof(*drop));
-	if (!pl->start || !on_start || !at || !drop)
+	if (!pl->start || !on_start || !at || !drop) {
+		free(pl->start);	/* nothing half-made: S by 1, as before */
+		pl->start = NULL;
 		goto out;
+	}
 	for (i = 0; i < pl->nsteps; i++) {
 		if (pl->step[i].ct != start_ct || pl->step[i].local >= nlocal)
 			continue;
