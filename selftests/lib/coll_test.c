@@ -448,6 +448,37 @@ TEST(a_two_rank_broadcast_is_sent_before_the_leaf_is_ready)
 	}
 }
 
+/* @cl's descriptors of opcode @op, in all its steps. */
+static unsigned int descs_of(const struct th_coll *cl, uint8_t op)
+{
+	struct th_coll_step st;
+	unsigned int i, d, n = 0;
+
+	for (i = 0; !th_coll_plan_step(cl, i, &st); i++)
+		for (d = 0; d < st.ndesc; d++)
+			n += st.descs[d].opcode == op;
+	return n;
+}
+
+/*
+ * The counter rank @rank's PUT to rank @to raises, in the first step
+ * whose description begins with @what; -1 if there is none.
+ */
+static int put_raises(const struct th_coll *cl, unsigned int rank,
+		      unsigned int to, const char *what)
+{
+	struct th_coll_step st;
+	unsigned int i, d;
+
+	for (i = 0; !th_coll_plan_step(cl, i, &st); i++)
+		for (d = 0; st.rank == rank &&
+		     !strncmp(st.what, what, strlen(what)) && d < st.ndesc; d++)
+			if (st.descs[d].opcode == TH_NIC_OP_PUT &&
+			    st.descs[d].xfer.node == to)
+				return st.descs[d].xfer.remote_ct;
+	return -1;
+}
+
 /* @cl's steps of @rank on counter @ct; *@total: all of @rank's steps. */
 static unsigned int steps_on(const struct th_coll *cl, unsigned int rank,
 			     uint16_t ct, unsigned int *total)
@@ -469,20 +500,20 @@ static unsigned int steps_on(const struct th_coll *cl, unsigned int rank,
  * No chain only passes an increment on (coll.c, plan.c): a rank whose one
  * chain on S would only raise a counter of its own has none, and
  * th_coll_start() raises that counter itself (th_coll_plan_start()); a
- * leaf of an Allreduce or a Broadcast has no chain on B(0), its parent's
- * PUT raising its F.  16 ranks in radix 4: every Allreduce rank starts
- * on U(0) by 1 and no step waits on S; each of the 12 leaves has two
- * steps, on U(0) and F.  A Broadcast's root (whose start only raised Y)
- * starts on Y, a leaf (whose start PUTs "ready" to its parent) on S.
- * And an inner rank's one fan-out chain (children on its own fabric, one
- * segment) ends its round itself, NOTIFY and D, where it raised F for a
- * chain doing only that: on vports of one process rank 0 has two steps,
- * U(0) and B(0), this one ending NOTIFY, CT_INC, REARM; described (every
- * child behind a network, a chain each) it keeps its chain on F.  Both
- * kinds run 3 rounds with every rank's result checked (run_coll()), on
- * vports of one process, as the sweep runs every shape (radix 8 and 64
- * ranks too, whose root has 14 children: a chain too full for NOTIFY).
- * A two-rank eager Broadcast's hosts start by 2.
+ * rank whose round ends with one finish has that finish raise D, the
+ * rounds complete, itself, with no chain on F; and no plan writes a
+ * NOTIFY (th_coll_wait() waits on D).  16 ranks in radix 4: every
+ * Allreduce rank starts on U(0) by 1 and no step waits on S; each of the
+ * 12 leaves has one step, on U(0), its parent's PUT of the result
+ * raising its D.  Described (every child behind a network, a chain each)
+ * the root counts its six fan-out chains in F; on vports of one process
+ * rank 0 has two steps, U(0) and B(0), its one fan-out ending CT_INC of
+ * D, REARM.  A leaf of three segments counts them in F.  A Broadcast's
+ * root (whose start only raised Y) starts on Y, a leaf (whose start PUTs
+ * "ready" to its parent) on S.  The exchange of two ranks and a Reduce
+ * have no chain on F.  Every kind runs 3 rounds with every rank's result
+ * checked (run_coll()), on vports of one process, as the sweep runs every
+ * shape.  A two-rank eager Broadcast's hosts start by 2.
  */
 TEST(no_chain_only_passes_an_increment_on)
 {
@@ -508,12 +539,18 @@ TEST(no_chain_only_passes_an_increment_on)
 			continue;
 		leaves++;
 		EXPECT_EQ(0, steps_on(cl, r, 9, &total));	/* B(0) */
+		EXPECT_EQ(0, steps_on(cl, r, 1, &total));	/* F */
 		EXPECT_EQ(1, steps_on(cl, r, 8, &total));
-		EXPECT_EQ(1, steps_on(cl, r, 1, &total));	/* F */
-		EXPECT_EQ(2, total);
+		EXPECT_EQ(1, total);
+		/* the parent's PUT of the result: the leaf's D */
+		/* the parent's only PUT to it: the result */
+		EXPECT_EQ(3, put_raises(cl, th_tree_parent(16, 0, 4, r), r, ""));
 	}
 	EXPECT_EQ(12, leaves);
-	EXPECT_EQ(1, steps_on(cl, 0, 1, &total));	/* F, described */
+	/* F, described: an inner rank's three children, the root's copy */
+	EXPECT_EQ(1, steps_on(cl, 4, 1, &total));
+	EXPECT_EQ(0, steps_on(cl, 0, 1, &total));
+	EXPECT_EQ(0, descs_of(cl, TH_NIC_OP_NOTIFY));
 	EXPECT_EQ(-ENOENT, th_coll_plan_start(cl, 16, &st));
 	EXPECT_EQ(-EINVAL, th_coll_plan_start(cl, 0, NULL));
 	EXPECT_EQ(-EINVAL, th_coll_plan_start(NULL, 0, &st));
@@ -528,14 +565,54 @@ TEST(no_chain_only_passes_an_increment_on)
 		if (step.rank || step.ct != 9)
 			continue;
 		ASSERT_LE(3, step.ndesc);
-		EXPECT_EQ(TH_NIC_OP_NOTIFY, step.descs[step.ndesc - 3].opcode);
+		EXPECT_EQ(TH_NIC_OP_PUT, step.descs[step.ndesc - 3].opcode);
 		EXPECT_EQ(TH_NIC_OP_CT_INC, step.descs[step.ndesc - 2].opcode);
 		EXPECT_EQ(3, step.descs[step.ndesc - 2].ct.ct);	/* D */
 		EXPECT_EQ(TH_NIC_OP_REARM, step.descs[step.ndesc - 1].opcode);
 	}
-	EXPECT_EQ(1, steps_on(cl, 15, 1, &total));	/* a leaf's F */
+	EXPECT_EQ(1, steps_on(cl, 15, 8, &total));	/* a leaf: U(0) */
+	EXPECT_EQ(1, total);
+	EXPECT_EQ(0, descs_of(cl, TH_NIC_OP_NOTIFY));
 	th_coll_destroy(cl);
 	world_close(&w, 16);
+	ASSERT_EQ(0, run_coll(_metadata, &a, 16, 3));
+
+	/* three segments: a leaf's parent raises its F, a chain there D */
+	a.segment = 1;
+	cl = th_coll_describe(16, &a, NULL);
+	ASSERT_NE(NULL, cl);
+	EXPECT_EQ(1, put_raises(cl, th_tree_parent(16, 0, 4, 15), 15,
+				"forward the result"));
+	EXPECT_EQ(1, steps_on(cl, 15, 1, &total));
+	for (i = 0; !th_coll_plan_step(cl, i, &step); i++) {
+		if (step.rank != 15 || step.ct != 1)
+			continue;
+		EXPECT_EQ(3, step.threshold);
+		ASSERT_EQ(2, step.ndesc);
+		EXPECT_EQ(TH_NIC_OP_CT_INC, step.descs[0].opcode);
+		EXPECT_EQ(3, step.descs[0].ct.ct);	/* D */
+	}
+	th_coll_destroy(cl);
+	ASSERT_EQ(0, run_coll(_metadata, &a, 16, 3));
+	a.segment = 0;
+
+	/* the exchange: each rank's reduction raises its D */
+	cl = th_coll_describe(2, &a, NULL);
+	ASSERT_NE(NULL, cl);
+	EXPECT_EQ(0, steps_on(cl, 0, 1, &total) + steps_on(cl, 1, 1, &total));
+	EXPECT_EQ(4, total);
+	EXPECT_EQ(0, descs_of(cl, TH_NIC_OP_NOTIFY));
+	th_coll_destroy(cl);
+	ASSERT_EQ(0, run_coll(_metadata, &a, 2, 3));
+
+	/* a Reduce: the root's reduction, the children's credits raise D */
+	a.kind = TH_COLL_REDUCE;
+	cl = th_coll_describe(16, &a, NULL);
+	ASSERT_NE(NULL, cl);
+	for (r = 0; r < 16; r++)
+		EXPECT_EQ(0, steps_on(cl, r, 1, &total)) TH_LOG("rank %u", r);
+	EXPECT_EQ(3, put_raises(cl, 0, 1, "credit: children's"));
+	th_coll_destroy(cl);
 	ASSERT_EQ(0, run_coll(_metadata, &a, 16, 3));
 
 	a.kind = TH_COLL_BCAST;

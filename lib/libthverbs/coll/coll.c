@@ -8,10 +8,11 @@
  * Counters of a rank's vport (counters.h):
  *   S     the host's start (one per round)
  *   F     segments finished on this rank, once per fan-out chain where a
- *         segment goes down to children; a NOTIFY fires when it reaches
- *         th_coll_finishes() * k in round k
+ *         segment goes down to children; a chain raises D when it reaches
+ *         th_coll_finishes() * k in round k (only where a round has more
+ *         than one finish: th_coll_finish_ct())
  *   Y     Broadcast: this rank and its children are ready to receive
- *   D     rounds complete: raised right after the round's NOTIFY
+ *   D     rounds complete, what the host waits for (th_coll_wait())
  *   U(s)  segment s: contributions arrived (children's puts, own start)
  *   B(s)  segment s: the result (or broadcast data) may go down
  * Counters are never reset: every chain's threshold in round k is k times
@@ -209,35 +210,53 @@ static int th_coll_reduce(struct th_coll *cl, struct th_group_rank *rk,
 	return ret;
 }
 
-/*
- * The end of a rank's round, in chain @c: the NOTIFY entry the host reads
- * (th_coll_wait()), then D, raised after it so that a host woken by D
- * finds the entry.
- */
-static int th_coll_round_done(struct th_chain *c)
-{
-	int ret = th_chain_notify(c, 0, 0);
-
-	return ret ? ret : th_chain_ct_inc(c, TH_COLL_CT_D, 1, 0);
-}
-
-static bool th_coll_fan_notifies(const struct th_coll *cl,
+static uint64_t th_coll_finishes(const struct th_coll *cl,
 				 const struct th_group_rank *rk);
 
 /*
- * End the fan-out chain being built (the plan's one): when @finish, F,
- * or the round's end where this chain is all F would count
- * (th_coll_fan_notifies()).
+ * The counter a finish of a rank raises, for a rank whose round ends
+ * with @finishes of them (th_coll_finishes()).  The host waits for D,
+ * the rounds complete (th_coll_wait()).  With one finish a round, that
+ * finish raises D itself; with several, each raises F and one chain on F
+ * raises D once all are in.  A software NIC pays a firing, a run and a
+ * re-arm for a chain that would only pass the one increment on.  Not in
+ * an eager tree, whose credit to the parent waits on F too.
+ */
+static uint16_t th_coll_finish_ct(const struct th_coll *cl, uint64_t finishes)
+{
+	return finishes == 1 && !cl->eager ? TH_COLL_CT_D : TH_COLL_CT_F;
+}
+
+/* ... of local rank @rk */
+static uint16_t th_coll_rank_finish_ct(const struct th_coll *cl,
+				       const struct th_group_rank *rk)
+{
+	return th_coll_finish_ct(cl, th_coll_finishes(cl, rk));
+}
+
+/*
+ * ... of a leaf, or of any rank of a Reduce, which may be a peer in
+ * another process: those finish once per segment (th_coll_finishes()),
+ * so every process decides alike from the segment count.
+ */
+static uint16_t th_coll_seg_finish_ct(const struct th_coll *cl)
+{
+	return th_coll_finish_ct(cl, cl->nseg);
+}
+
+/*
+ * End the fan-out chain being built (the plan's one): when @finish, with
+ * this rank's finish (th_coll_rank_finish_ct()).
  */
 static int th_coll_fan_end(struct th_coll *cl, unsigned int li, uint16_t ct,
 			   uint64_t threshold, bool finish, const char *what)
 {
 	int ret = 0;
 
-	if (finish && th_coll_fan_notifies(cl, &cl->g.local[li]))
-		ret = th_coll_round_done(cl->plan.c);
-	else if (finish)
-		ret = th_chain_ct_inc(cl->plan.c, TH_COLL_CT_F, 1, 0);
+	if (finish)
+		ret = th_chain_ct_inc(cl->plan.c,
+				      th_coll_rank_finish_ct(cl, &cl->g.local[li]),
+				      1, 0);
 	return ret ? ret : th_coll_add(cl, li, ct, threshold, what);
 }
 
@@ -367,10 +386,11 @@ static bool th_coll_pair_remote(const struct th_coll *cl)
 
 /*
  * Is rank @r a leaf of an Allreduce's or a Broadcast's tree?  A leaf has
- * nothing to forward: each segment its parent PUTs into its recv raises
- * its F, the count of finished segments, directly, where a chain on B(s)
- * would only pass the increment on.  Parent and leaf decide alike, from
- * the tree.
+ * nothing to forward: each segment its parent PUTs into its recv is a
+ * finish of the leaf's (F, or with one segment D:
+ * th_coll_seg_finish_ct()), raised by the PUT itself, where a chain on
+ * B(s) would only pass the increment on.  Parent and leaf decide alike,
+ * from the tree.
  */
 static bool th_coll_leaf_done_on_arrival(const struct th_coll *cl,
 					 unsigned int r)
@@ -412,12 +432,12 @@ static int th_coll_fan_out(struct th_coll *cl, unsigned int li, uint16_t ct,
 		}
 		c = batch ? batch : th_plan_chain(&cl->plan);
 		to = th_coll_remote(cl, ch, key, doff);
-		/* the data going down (into recv) to a leaf: its F */
+		/* the data going down (into recv) to a leaf: its finish */
 		if (!ret)
 			ret = th_chain_put(c, src, soff, &to, len,
 					   recv_key &&
 					   th_coll_leaf_done_on_arrival(cl, ch) ?
-					   TH_COLL_CT_F : rct, 0);
+					   th_coll_seg_finish_ct(cl) : rct, 0);
 		if (!ret && (alone || ++in_batch == fanout)) {
 			ret = th_coll_fan_end(cl, li, ct, threshold, finish, what);
 			batch = NULL;
@@ -483,7 +503,8 @@ static int th_coll_compile_up(struct th_coll *cl, unsigned int li, uint32_t s)
 	} else if (!ret) {
 		/* the root: Reduce is done here, Allreduce goes down */
 		ret = th_chain_ct_inc(c, cl->attr.kind == TH_COLL_REDUCE ?
-				      TH_COLL_CT_F : TH_COLL_CT_B(s), 1, 0);
+				      th_coll_rank_finish_ct(cl, rk) :
+				      TH_COLL_CT_B(s), 1, 0);
 		what = cl->attr.kind == TH_COLL_REDUCE ? "reduce into the result" :
 		       "reduce into the result, release it down";
 	}
@@ -499,7 +520,7 @@ static int th_coll_compile_up(struct th_coll *cl, unsigned int li, uint32_t s)
 	if (!ret && cl->attr.kind == TH_COLL_REDUCE && rk->nchild)
 		ret = th_coll_fan_out(cl, li, TH_COLL_CT_U(s), thr,
 				      rk->scratch_mr, 0, 0, false, 0,
-				      TH_COLL_CT_F, false,
+				      th_coll_seg_finish_ct(cl), false,
 				      "credit: children's contributions consumed");
 	return ret;
 }
@@ -584,20 +605,22 @@ static int th_coll_compile_down(struct th_coll *cl, unsigned int li, uint32_t s)
 					    th_coll_tmp_off(cl, s), rk->recv_mr,
 					    so, len, 0);
 		if (!ret)
-			ret = th_chain_ct_inc(c, TH_COLL_CT_F, 1, 0);
+			ret = th_chain_ct_inc(c, th_coll_rank_finish_ct(cl, rk),
+					      1, 0);
 		return ret ? ret : th_coll_add(cl, li, TH_COLL_CT_B(s), thr,
 					       "copy the result into recv: done");
 	}
 	if (!ret && rk->nchild)
 		return th_coll_fan_out(cl, li, TH_COLL_CT_B(s), thr, rk->recv_mr,
 				       so, len, true, so, TH_COLL_CT_B(s), true,
-				       th_coll_fan_notifies(cl, rk) ?
-				       "forward the result to the children, notify the host: round complete" :
+				       th_coll_rank_finish_ct(cl, rk) ==
+				       TH_COLL_CT_D ?
+				       "forward the result to the children: round complete" :
 				       "forward the result to the children");
-	/* a leaf's parent raises F itself (th_coll_leaf_done_on_arrival()) */
+	/* a leaf's parent raises its finish (th_coll_leaf_done_on_arrival()) */
 	if (!ret && !th_coll_leaf_done_on_arrival(cl, rk->rank)) {
 		c = th_plan_chain(&cl->plan);
-		ret = th_chain_ct_inc(c, TH_COLL_CT_F, 1, 0);
+		ret = th_chain_ct_inc(c, th_coll_rank_finish_ct(cl, rk), 1, 0);
 		if (!ret)
 			ret = th_coll_add(cl, li, TH_COLL_CT_B(s), thr,
 					  "the result arrived");
@@ -697,7 +720,9 @@ static int th_coll_compile_eager_pair(struct th_coll *cl, unsigned int li)
 				ret = th_chain_copy(c, rk->send_mr, 0,
 						    rk->recv_mr, 0, len, 0);
 			if (!ret)
-				ret = th_chain_ct_inc(c, TH_COLL_CT_F, 1, 0);
+				ret = th_chain_ct_inc(c,
+						      th_coll_rank_finish_ct(cl, rk),
+						      1, 0);
 			if (!ret)
 				ret = th_chain_put(c, rk->scratch_mr, tmp, &to,
 						   len, TH_COLL_CT_U(0), 0);
@@ -710,7 +735,8 @@ static int th_coll_compile_eager_pair(struct th_coll *cl, unsigned int li)
 		ret = th_chain_copy(c, rk->scratch_mr, slot, rk->recv_mr, 0,
 				    len, 0);
 		if (!ret)
-			ret = th_chain_ct_inc(c, TH_COLL_CT_F, 1, 0);
+			ret = th_chain_ct_inc(c, th_coll_rank_finish_ct(cl, rk),
+					      1, 0);
 		if (!ret)
 			ret = th_plan_add(&cl->plan, li, wait, 3 * first, 6,
 					  "copy the data into recv: done");
@@ -765,8 +791,8 @@ static int th_coll_compile_eager_pair(struct th_coll *cl, unsigned int li)
  *            and tmp_j(p) is written again only in round k + 2), raises
  *            F, and PUTs tmp_j(p) into the child's slot(p), raising its
  *            U(0).  A chain per child: each PUT waits for its answer.
- *   round    F = m + 1 a round: recv and every child's copy made; the
- *            NOTIFY; then, but for the root, the credit to the parent:
+ *   round    F = m + 1 a round: recv and every child's copy made; D
+ *            rises; then, but for the root, the credit to the parent:
  *            slot(p) was copied everywhere it goes.
  * One K counter per child, not one for all children: a sum of credits
  * would let one child two rounds ahead stand for another two behind.  The
@@ -885,7 +911,7 @@ static int th_coll_compile_eager_tree(struct th_coll *cl, unsigned int li)
 
 /*
  * An eager tree's child, once its round is complete (F, after the
- * NOTIFY's chain on the same trigger): the credit to its parent, by
+ * chain raising D on the same trigger): the credit to its parent, by
  * parity, each chain waiting for its own answer (C counts them).
  */
 static int th_coll_compile_eager_credit(struct th_coll *cl, unsigned int li)
@@ -954,7 +980,8 @@ static int th_coll_compile_exchange(struct th_coll *cl, unsigned int li)
 					      count, rk->recv_mr, 0, 2, src,
 					      off, false, 0);
 		if (!ret)
-			ret = th_chain_ct_inc(c, TH_COLL_CT_F, 1, 0);
+			ret = th_chain_ct_inc(c, th_coll_rank_finish_ct(cl, rk),
+					      1, 0);
 		if (!ret)
 			ret = th_plan_add(&cl->plan, li, TH_COLL_CT_U(0),
 					  2 * first, 4,
@@ -979,24 +1006,6 @@ static uint64_t th_coll_finishes(const struct th_coll *cl,
 	    th_coll_eager_pair(cl))
 		return cl->nseg;
 	return (uint64_t)cl->nseg * th_coll_fan_chains(cl, rk);
-}
-
-/*
- * Does @rk's one fan-out chain end its round?  An inner rank of an
- * Allreduce's or a Broadcast's tree (not an early root) counts in F one
- * finish per fan-out chain and segment; with one of each, that chain
- * ends the round itself (th_coll_round_done()), where it would raise F
- * for a chain that only ends the round, if the NIC's chains are long
- * enough for one more descriptor: a PUT per child, NOTIFY, D, REARM.
- */
-static bool th_coll_fan_notifies(const struct th_coll *cl,
-				 const struct th_group_rank *rk)
-{
-	return cl->attr.kind != TH_COLL_REDUCE && rk->nchild &&
-	       rk->nchild + 3 <= cl->max_chain &&
-	       !th_coll_early_root(cl, rk) && !th_coll_exchange(cl) &&
-	       !th_coll_eager_pair(cl) && !th_coll_eager_tree(cl) &&
-	       th_coll_finishes(cl, rk) == 1;
 }
 
 /* Every chain of local rank @li, for every round. */
@@ -1024,14 +1033,15 @@ static int th_coll_compile_rank(struct th_coll *cl, unsigned int li)
 	     !th_coll_exchange(cl) && !th_coll_eager_pair(cl) &&
 	     !th_coll_eager_tree(cl); s++)
 		ret = th_coll_compile_down(cl, li, s);
-	/* the round's completion entry: the same every round */
-	if (!ret && !th_coll_fan_notifies(cl, &cl->g.local[li])) {
+	/* several finishes a round: the round is complete once all are in */
+	if (!ret && th_coll_rank_finish_ct(cl, &cl->g.local[li]) ==
+	    TH_COLL_CT_F) {
 		c = th_plan_chain(&cl->plan);
-		ret = th_coll_round_done(c);
+		ret = th_chain_ct_inc(c, TH_COLL_CT_D, 1, 0);
 		if (!ret)
 			ret = th_coll_add(cl, li, TH_COLL_CT_F,
 					  th_coll_finishes(cl, &cl->g.local[li]),
-					  "notify the host: round complete");
+					  "round complete");
 	}
 	if (!ret && th_coll_eager_tree(cl) && cl->g.local[li].parent >= 0)
 		ret = th_coll_compile_eager_credit(cl, li);
@@ -1415,19 +1425,28 @@ static uint64_t th_coll_now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* The rounds' NOTIFY entries on local rank @li, or the first error entry. */
+/*
+ * The rounds started, complete on local rank @li (its D), or the first
+ * error entry in its CQ.  D is read from the counter page: a round that
+ * ran in th_coll_start() (one process driving the ranks) costs the wait
+ * two loads, no call into the provider.  The CQ is read only while D is
+ * short: it holds nothing but errors (no chain of the plan writes an
+ * entry on success), and an error entry's status says more than D's
+ * failure value.
+ */
 static int th_coll_wait_rank(struct th_coll *cl, unsigned int li,
 			     uint64_t deadline)
 {
 	struct th_group_rank *rk = &cl->g.local[li];
+	uint64_t now, d, failed;
 	struct th_nic_cqe cqe;
-	uint64_t now;
 	int n;
 
 	while (cl->done[li] < cl->started) {
 		/*
-		 * On a virtual clock the host learns of the round through the
-		 * wait on D, not from a CQ entry written in real time already.
+		 * On a virtual clock the host learns of each round through
+		 * the wait on D at its virtual time, not from the counter
+		 * page, which the NIC wrote in real time already.
 		 */
 		if (th_vport_timed(rk->vp)) {
 			now = th_coll_now_ns();
@@ -1435,26 +1454,30 @@ static int th_coll_wait_rank(struct th_coll *cl, unsigned int li,
 				       deadline > now ? deadline - now : 0);
 			if (n)
 				return n;
+			cl->done[li]++;
+			continue;
+		}
+		th_ct_read(rk->vp, TH_COLL_CT_D, &d, &failed);
+		if (!failed && d > cl->done[li]) {
+			/* D counts rounds this rank's host started: never more */
+			cl->done[li] = d < cl->started ? d : cl->started;
+			continue;
 		}
 		n = th_poll_cq(rk->vp, &cqe, 1);
 		if (n < 0)
 			return n;
 		if (n && cqe.status)
 			return cqe.status;
-		if (n && cqe.opcode == TH_NIC_OP_NOTIFY) {
-			cl->done[li]++;
-			continue;
-		}
 		if (n)
 			continue;
+		if (failed)
+			return -EIO;
 		now = th_coll_now_ns();
 		if (now >= deadline)
 			return -ETIMEDOUT;
 		/*
-		 * Sleep until D says the next NOTIFY is written (or a counter
-		 * fails), then look at the CQ again.  Not F: the NOTIFY chain
-		 * it fires may still be running in another thread, and
-		 * spinning here would keep that thread off the CPU.
+		 * Wait (the policy's spin, then sleep) until D says the next
+		 * round is complete, or a counter fails; then look again.
 		 */
 		n = th_ct_wait(rk->vp, TH_COLL_CT_D, cl->done[li] + 1,
 			       deadline - now);

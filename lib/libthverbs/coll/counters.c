@@ -16,13 +16,13 @@ static const struct th_coll_counter th_coll_counters[] = {
 	  "round (th_coll_plan_start() names the counter each rank starts)" },
 	{ TH_COLL_CT_F, 1, "F", "offload",
 	  "segments finished on this rank (once per fan-out chain where they "
-	  "go down; on a leaf, once per segment arrived); NOTIFY when a "
-	  "round's are all in" },
+	  "go down; on a leaf, once per segment arrived), where a round has "
+	  "more than one: a chain raises D when a round's are all in" },
 	{ TH_COLL_CT_Y, 1, "Y", "offload (Broadcast)",
 	  "this rank and each child ready to receive the round" },
 	{ TH_COLL_CT_D, 1, "D", "offload",
-	  "rounds complete on this rank: raised after the round's NOTIFY "
-	  "entry is written, so a host that waits on it finds the entry" },
+	  "rounds complete on this rank, what th_coll_wait() waits for: "
+	  "raised by the round's one finish, or by the chain on F" },
 	{ TH_COLL_CT_C, 1, "C", "offload (eager Broadcast)",
 	  "this rank's credits to its parent that were answered: its "
 	  "teardown waits for the last" },

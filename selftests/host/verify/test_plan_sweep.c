@@ -247,7 +247,8 @@ static unsigned int fan_f;
 /*
  * Rank @rank's chains doing @what in @cl: how many, how many PUTs each
  * holds at most, their PUT targets in posting order (@to, up to @max),
- * and the threshold of its "notify the host" step (@notify).
+ * and the threshold of its "round complete" step (@notify; 0 if it has
+ * none: its one finish a round raises D itself).
  */
 static unsigned int fan_chains(const struct th_coll *cl, unsigned int rank,
 			       const char *what, unsigned int *most,
@@ -258,10 +259,11 @@ static unsigned int fan_chains(const struct th_coll *cl, unsigned int rank,
 	struct th_coll_step st;
 
 	*most = 0;
+	*notify = 0;
 	for (i = 0; !th_coll_plan_step(cl, i, &st); i++) {
 		if (st.rank != rank)
 			continue;
-		if (!strcmp(st.what, "notify the host: round complete"))
+		if (!strcmp(st.what, "round complete"))
 			*notify = st.threshold;
 		if (strcmp(st.what, what))
 			continue;
@@ -288,7 +290,8 @@ static unsigned int fan_chains(const struct th_coll *cl, unsigned int rank,
  * to each child from a chain of its own (a chain waits for each remote
  * delivery before its next descriptor), largest subtree first, and the
  * round completes once every one of them has raised F; on a root of one
- * segment, once its copy into recv did (th_coll_early_root()).
+ * segment, once its copy into recv did (th_coll_early_root()): that one
+ * finish raises D, with no chain on F, as on Reduce's ranks.
  */
 TEST(a_parent_sends_to_each_remote_child_from_a_chain_of_its_own)
 {
@@ -331,16 +334,16 @@ TEST(a_parent_sends_to_each_remote_child_from_a_chain_of_its_own)
 		EXPECT_EQ(1, to[3]);
 		/*
 		 * F: once per chain going down; Reduce's ranks and the
-		 * root (its copy into recv): once
+		 * root (its copy into recv): once, so D itself
 		 */
-		EXPECT_EQ(1, notify) TH_LOG("case %u", c);
+		EXPECT_EQ(0, notify) TH_LOG("case %u", c);
 		/* rank 8's children 9, 10, 12: three chains */
 		fan_f = 0;
 		EXPECT_EQ(3, fan_chains(cl, 8, cases[c].what, &most, to, 8,
 					&notify));
 		EXPECT_EQ(c == 2 ? 0 : 3, fan_f);
 		EXPECT_EQ(12, to[0]);
-		EXPECT_EQ(c == 2 ? 1 : 3, notify);
+		EXPECT_EQ(c == 2 ? 0 : 3, notify);
 		EXPECT_EQ(0, th_coll_verify(cl, &q, NULL, 0));
 		th_coll_destroy(cl);
 	}
