@@ -58,7 +58,7 @@ static void report_fanout(const struct th_coll *coll, unsigned int rank)
 		early += !strcmp(st.what, "copy the result into recv: done");
 		exchange += !strcmp(st.what,
 				    "start: send own contribution to the peer");
-		/* "forward ...[, notify the host: round complete]" */
+		/* "forward ...[: round complete]" */
 		if (strncmp(st.what, "forward the result to the children", 34) &&
 		    strcmp(st.what, "send the result to the children"))
 			continue;

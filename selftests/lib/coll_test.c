@@ -334,7 +334,7 @@ TEST(local_children_share_a_chain)
 	coll = th_coll_create_local(w.vp, N, &a, NULL, NULL);
 	ASSERT_NE(NULL, coll);
 	for (i = 0; !th_coll_plan_step(coll, i, &st); i++) {
-		/* "..., notify the host: round complete" (the next test) */
+		/* "...: round complete" (the next test) */
 		if (st.rank || strncmp(st.what, "forward the result to the children", 34))
 			continue;
 		chains++;

@@ -12,7 +12,7 @@
 #define TH_COLL_CT_S		0	/* the host's start, one per round */
 #define TH_COLL_CT_F		1	/* segments finished on this rank */
 #define TH_COLL_CT_Y		2	/* Broadcast: this rank and children ready */
-#define TH_COLL_CT_D		3	/* rounds done: raised after the NOTIFY */
+#define TH_COLL_CT_D		3	/* rounds complete: what the host waits for */
 #define TH_COLL_CT_C		4	/* two-rank Broadcast: credits answered */
 #define TH_COLL_CT_U(s)		(8 + 2 * (s))	/* segment s: contributions */
 #define TH_COLL_CT_B(s)		(9 + 2 * (s))	/* segment s: may go down */

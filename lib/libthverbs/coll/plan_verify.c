@@ -90,7 +90,7 @@ static int th_plan_set_build(const struct th_plan *pl, const struct th_group *g,
 	/*
 	 * Each rank: the host starts the round on its start counter (S, or
 	 * the one its left-out start chain raised: th_plan_fold_starts()),
-	 * and waits for the round's NOTIFY, raised beside D (th_coll_wait());
+	 * and waits for D, the rounds complete (th_coll_wait());
 	 * its three regions.  A
 	 * plan whose chains take turns (an exchange: odd and even rounds)
 	 * is looked at over its period: that many starts and rounds.
