@@ -1438,7 +1438,7 @@ static int th_coll_wait_rank(struct th_coll *cl, unsigned int li,
 			     uint64_t deadline)
 {
 	struct th_group_rank *rk = &cl->g.local[li];
-	uint64_t now, d, failed;
+	uint64_t now, d = 0, failed = 0;
 	struct th_nic_cqe cqe;
 	int n;
 
