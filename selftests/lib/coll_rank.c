@@ -58,9 +58,12 @@ static void report_fanout(const struct th_coll *coll, unsigned int rank)
 		early += !strcmp(st.what, "copy the result into recv: done");
 		exchange += !strcmp(st.what,
 				    "start: send own contribution to the peer");
-		/* "forward ...[: round complete]" */
-		if (strncmp(st.what, "forward the result to the children", 34) &&
-		    strcmp(st.what, "send the result to the children"))
+		/*
+		 * "forward the result to the children[: round complete]",
+		 * "send the result ...", the root's "reduce into the result,
+		 * send it to the children: round complete"
+		 */
+		if (!strstr(st.what, "to the children"))
 			continue;
 		chains++;
 		for (d = 0; d < st.ndesc; d++)

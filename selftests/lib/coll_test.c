@@ -317,7 +317,8 @@ TEST(handles_one_after_another_on_the_same_vports)
 /*
  * A delivery between vports of one fabric is done once it is posted: a
  * parent's sends to its children share a chain (a chain of its own per
- * child is for children behind a network, test_plan_sweep.c).
+ * child is for children behind a network, test_plan_sweep.c); the root's
+ * is the chain of its reduction (the next test).
  */
 TEST(local_children_share_a_chain)
 {
@@ -325,7 +326,7 @@ TEST(local_children_share_a_chain)
 	struct th_coll_attr a = { .kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
 				  .dtype = TH_NIC_DT_INT64, .count = 4,
 				  .radix = 2 };
-	unsigned int i, d, chains = 0, puts = 0;
+	unsigned int i, d, chains = 0, puts = 0, n;
 	struct world w = { 0 };
 	struct th_coll_step st;
 	struct th_coll *coll;
@@ -334,12 +335,12 @@ TEST(local_children_share_a_chain)
 	coll = th_coll_create_local(w.vp, N, &a, NULL, NULL);
 	ASSERT_NE(NULL, coll);
 	for (i = 0; !th_coll_plan_step(coll, i, &st); i++) {
-		/* "...: round complete" (the next test) */
-		if (st.rank || strncmp(st.what, "forward the result to the children", 34))
+		if (st.rank)
 			continue;
-		chains++;
-		for (d = 0; d < st.ndesc; d++)
-			puts += st.descs[d].opcode == TH_NIC_OP_PUT;
+		for (d = 0, n = 0; d < st.ndesc; d++)
+			n += st.descs[d].opcode == TH_NIC_OP_PUT;
+		chains += n > 0;
+		puts += n;
 	}
 	/* the root's children 1, 2 and 4, in one chain */
 	EXPECT_EQ(1, chains);
@@ -506,11 +507,15 @@ static unsigned int steps_on(const struct th_coll *cl, unsigned int rank,
  * Allreduce rank starts on U(0) by 1 and no step waits on S; each of the
  * 12 leaves has one step, on U(0), its parent's PUT of the result
  * raising its D.  Described (every child behind a network, a chain each)
- * the root counts its six fan-out chains in F; on vports of one process
- * rank 0 has two steps, U(0) and B(0), its one fan-out ending CT_INC of
- * D, REARM.  A leaf of three segments counts them in F.  A Broadcast's
- * root (whose start only raised Y) starts on Y, a leaf (whose start PUTs
- * "ready" to its parent) on S.  The exchange of two ranks and a Reduce
+ * an inner rank counts its three fan-out chains in F, and the root (which
+ * does not wait for its PUTs' answers) ends with its copy into recv; on
+ * vports of one process the root has one step, on U(0): the reduction,
+ * a PUT to each of its 6 children, CT_INC of D; an inner rank two, on
+ * U(0) and B(0), its one fan-out ending CT_INC of D, REARM.  A leaf of
+ * three segments counts them in F.  A Broadcast's root (whose start only
+ * raised Y) starts on Y, a leaf (whose start PUTs "ready" to its parent)
+ * on S; with one segment on one fabric the root's copy into recv sends
+ * it to the children.  The exchange of two ranks and a Reduce
  * have no chain on F.  Every kind runs 3 rounds with every rank's result
  * checked (run_coll()), on vports of one process, as the sweep runs every
  * shape.  A two-rank eager Broadcast's hosts start by 2.
@@ -542,8 +547,7 @@ TEST(no_chain_only_passes_an_increment_on)
 		EXPECT_EQ(0, steps_on(cl, r, 1, &total));	/* F */
 		EXPECT_EQ(1, steps_on(cl, r, 8, &total));
 		EXPECT_EQ(1, total);
-		/* the parent's PUT of the result: the leaf's D */
-		/* the parent's only PUT to it: the result */
+		/* the parent's only PUT to it, the result's: the leaf's D */
 		EXPECT_EQ(3, put_raises(cl, th_tree_parent(16, 0, 4, r), r, ""));
 	}
 	EXPECT_EQ(12, leaves);
@@ -558,11 +562,22 @@ TEST(no_chain_only_passes_an_increment_on)
 	ASSERT_EQ(0, world_open(&w, 16));
 	cl = th_coll_create_local(w.vp, 16, &a, NULL, NULL);
 	ASSERT_NE(NULL, cl);
-	EXPECT_EQ(0, steps_on(cl, 0, 1, &total));	/* F */
+	/* the root: one chain, on U(0): REDUCE, 6 PUTs, CT_INC D, REARM */
+	EXPECT_EQ(1, steps_on(cl, 0, 8, &total));
+	EXPECT_EQ(1, total);
+	/* an inner rank: on U(0), and on B(0) ending PUT, CT_INC D, REARM */
+	EXPECT_EQ(0, steps_on(cl, 4, 1, &total));	/* F */
 	EXPECT_EQ(2, total);
-	EXPECT_EQ(1, steps_on(cl, 0, 9, &total));	/* B(0) */
+	EXPECT_EQ(1, steps_on(cl, 4, 9, &total));	/* B(0) */
 	for (i = 0; !th_coll_plan_step(cl, i, &step); i++) {
-		if (step.rank || step.ct != 9)
+		if (step.rank == 0 && step.ct == 8) {
+			ASSERT_EQ(9, step.ndesc);
+			EXPECT_EQ(TH_NIC_OP_REDUCE, step.descs[0].opcode);
+			EXPECT_EQ(TH_NIC_OP_PUT, step.descs[6].opcode);
+			EXPECT_EQ(TH_NIC_OP_CT_INC, step.descs[7].opcode);
+			EXPECT_EQ(3, step.descs[7].ct.ct);	/* D */
+		}
+		if (step.rank != 4 || step.ct != 9)
 			continue;
 		ASSERT_LE(3, step.ndesc);
 		EXPECT_EQ(TH_NIC_OP_PUT, step.descs[step.ndesc - 3].opcode);
@@ -627,6 +642,24 @@ TEST(no_chain_only_passes_an_increment_on)
 	EXPECT_EQ(1, steps_on(cl, 15, 0, &total));
 	EXPECT_EQ(0, steps_on(cl, 15, 9, &total));
 	th_coll_destroy(cl);
+	ASSERT_EQ(0, run_coll(_metadata, &a, 16, 3));
+
+	/* one segment on one fabric: the root's copy sends it down */
+	a.segment = 0;
+	ASSERT_EQ(0, world_open(&w, 16));
+	cl = th_coll_create_local(w.vp, 16, &a, NULL, NULL);
+	ASSERT_NE(NULL, cl);
+	EXPECT_EQ(1, steps_on(cl, 0, 9, &total));	/* B(0) */
+	for (i = 0; !th_coll_plan_step(cl, i, &step); i++) {
+		if (step.rank || step.ct != 9)
+			continue;
+		ASSERT_EQ(9, step.ndesc);
+		EXPECT_EQ(TH_NIC_OP_COPY, step.descs[0].opcode);
+		EXPECT_EQ(TH_NIC_OP_PUT, step.descs[6].opcode);
+		EXPECT_EQ(3, step.descs[7].ct.ct);	/* D */
+	}
+	th_coll_destroy(cl);
+	world_close(&w, 16);
 	ASSERT_EQ(0, run_coll(_metadata, &a, 16, 3));
 
 	/*

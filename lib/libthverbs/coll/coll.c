@@ -348,6 +348,30 @@ static bool th_coll_early_root(const struct th_coll *cl,
 }
 
 /*
+ * Does the root @rk send the result (Allreduce) or the data (Broadcast)
+ * to its children from the chain that makes it, its reduction or its
+ * copy into recv?  Those raised B(0) (Allreduce) or shared its trigger
+ * (Broadcast) for a fan-out chain of their own: a chain more a round, on
+ * every round's path, for a software NIC a firing and a re-arm.  With one
+ * segment, no child behind a network (an early root's PUTs need chains
+ * of their own) and room in one chain for the reduction's passes (one,
+ * and one more per TH_COLL_PASS children past the first TH_COLL_PASS) or
+ * the copy, a PUT per child, the round's end (D) and the REARM.
+ */
+static bool th_coll_root_fans_out(const struct th_coll *cl,
+				  const struct th_group_rank *rk)
+{
+	unsigned int make = 1;
+
+	if (cl->attr.kind == TH_COLL_REDUCE || rk->parent >= 0 ||
+	    !rk->nchild || cl->nseg != 1 || th_coll_early_root(cl, rk))
+		return false;
+	if (cl->attr.kind == TH_COLL_ALLREDUCE && rk->nchild > TH_COLL_PASS)
+		make += (rk->nchild - 1) / TH_COLL_PASS;
+	return make + rk->nchild + 2 <= cl->max_chain;
+}
+
+/*
  * Is rank @r behind a network from this process's first rank (the
  * provider's node_remote; every rank of a described plan)?  Known once
  * the peers are exchanged.
@@ -403,16 +427,18 @@ static bool th_coll_leaf_done_on_arrival(const struct th_coll *cl,
  * Chains, each on @ct >= @threshold, that PUT @len bytes from @src at
  * @soff to every child (@key and @doff on the child), raising @rct there;
  * each also raises F here when @finish (th_coll_fan_chains() of them).
+ * With @cont, the first children's PUTs go on the end of the chain being
+ * built (th_coll_root_fans_out()), which the caller made sure has room.
  */
 static int th_coll_fan_out(struct th_coll *cl, unsigned int li, uint16_t ct,
 			   uint64_t threshold, const struct th_mr *src,
 			   uint64_t soff, uint64_t len, bool recv_key,
-			   uint64_t doff, uint16_t rct, bool finish,
+			   uint64_t doff, uint16_t rct, bool finish, bool cont,
 			   const char *what)
 {
 	struct th_group_rank *rk = &cl->g.local[li];
 	unsigned int j, in_batch = 0, fanout = th_coll_fanout(cl);
-	struct th_chain *batch = NULL, *c;
+	struct th_chain *batch = cont ? cl->plan.c : NULL, *c;
 	struct th_remote to;
 	int ret = 0;
 
@@ -500,6 +526,12 @@ static int th_coll_compile_up(struct th_coll *cl, unsigned int li, uint32_t s)
 				   TH_COLL_CT_U(s), 0);
 		what = rk->nchild ? "reduce with the children's, put to the parent" :
 		       "put own contribution to the parent";
+	} else if (!ret && th_coll_root_fans_out(cl, rk)) {
+		/* the root's one chain: reduce, and the result down */
+		return th_coll_fan_out(cl, li, TH_COLL_CT_U(s), thr,
+				       rk->recv_mr, so, len, true, so,
+				       TH_COLL_CT_B(s), true, true,
+				       "reduce into the result, send it to the children: round complete");
 	} else if (!ret) {
 		/* the root: Reduce is done here, Allreduce goes down */
 		ret = th_chain_ct_inc(c, cl->attr.kind == TH_COLL_REDUCE ?
@@ -514,13 +546,13 @@ static int th_coll_compile_up(struct th_coll *cl, unsigned int li, uint32_t s)
 	if (!ret && rk->nchild && s + cl->window < cl->nseg)
 		ret = th_coll_fan_out(cl, li, TH_COLL_CT_U(s), thr,
 				      rk->scratch_mr, 0, 0, false, 0,
-				      TH_COLL_CT_U(s + cl->window), false,
+				      TH_COLL_CT_U(s + cl->window), false, false,
 				      "credit: children may send the next window");
 	/* Reduce: the credit that lets each child complete (zero bytes) */
 	if (!ret && cl->attr.kind == TH_COLL_REDUCE && rk->nchild)
 		ret = th_coll_fan_out(cl, li, TH_COLL_CT_U(s), thr,
 				      rk->scratch_mr, 0, 0, false, 0,
-				      th_coll_seg_finish_ct(cl), false,
+				      th_coll_seg_finish_ct(cl), false, false,
 				      "credit: children's contributions consumed");
 	return ret;
 }
@@ -581,6 +613,18 @@ static int th_coll_compile_down(struct th_coll *cl, unsigned int li, uint32_t s)
 
 	if (kind == TH_COLL_BCAST && !root && rk->nchild)
 		thr = 2;	/* data arrived and children ready */
+	/* the Allreduce root sent the result from its reduction's chain */
+	if (kind == TH_COLL_ALLREDUCE && th_coll_root_fans_out(cl, rk))
+		return 0;
+	if (kind == TH_COLL_BCAST && th_coll_root_fans_out(cl, rk)) {
+		c = th_plan_chain(&cl->plan);
+		ret = th_chain_copy(c, rk->send_mr, so, rk->recv_mr, so, len, 0);
+		return ret ? ret :
+		       th_coll_fan_out(cl, li, TH_COLL_CT_B(s), thr,
+				       rk->recv_mr, so, len, true, so,
+				       TH_COLL_CT_B(s), true, true,
+				       "copy the data into the result, send it to the children: round complete");
+	}
 	if (kind == TH_COLL_BCAST && root) {
 		c = th_plan_chain(&cl->plan);
 		if (early)
@@ -597,7 +641,7 @@ static int th_coll_compile_down(struct th_coll *cl, unsigned int li, uint32_t s)
 	if (!ret && early) {
 		ret = th_coll_fan_out(cl, li, TH_COLL_CT_B(s), thr,
 				      rk->scratch_mr, th_coll_tmp_off(cl, s),
-				      len, true, so, TH_COLL_CT_B(s), false,
+				      len, true, so, TH_COLL_CT_B(s), false, false,
 				      "send the result to the children");
 		c = th_plan_chain(&cl->plan);
 		if (!ret)
@@ -613,7 +657,7 @@ static int th_coll_compile_down(struct th_coll *cl, unsigned int li, uint32_t s)
 	if (!ret && rk->nchild)
 		return th_coll_fan_out(cl, li, TH_COLL_CT_B(s), thr, rk->recv_mr,
 				       so, len, true, so, TH_COLL_CT_B(s), true,
-				       th_coll_rank_finish_ct(cl, rk) ==
+				       false, th_coll_rank_finish_ct(cl, rk) ==
 				       TH_COLL_CT_D ?
 				       "forward the result to the children: round complete" :
 				       "forward the result to the children");
