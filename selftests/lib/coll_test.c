@@ -663,6 +663,40 @@ TEST(no_chain_only_passes_an_increment_on)
 	ASSERT_EQ(0, run_coll(_metadata, &a, 16, 3));
 
 	/*
+	 * The root's one chain at the NIC's 16 descriptors: an Allreduce's
+	 * two passes for 12 children (13 ranks, radix 16) or a Broadcast's
+	 * copy for 13 (14 ranks), a PUT each, D, REARM; a child more and the
+	 * root keeps a fan-out chain of its own.  Each runs 3 rounds.
+	 */
+	{
+		static const struct {
+			enum th_coll_kind kind;
+			unsigned int n, root_steps;
+		} fits[] = {
+			{ TH_COLL_ALLREDUCE, 13, 1 }, { TH_COLL_ALLREDUCE, 14, 2 },
+			{ TH_COLL_BCAST, 14, 2 }, { TH_COLL_BCAST, 15, 3 },
+		};
+		unsigned int f;
+
+		a.radix = 16;
+		for (f = 0; f < 4; f++) {
+			a.kind = fits[f].kind;
+			ASSERT_EQ(0, world_open(&w, fits[f].n));
+			cl = th_coll_create_local(w.vp, fits[f].n, &a, NULL,
+						  NULL);
+			ASSERT_NE(NULL, cl) TH_LOG("case %u", f);
+			/* a Broadcast root's release on Y is one more */
+			steps_on(cl, 0, 0, &total);
+			EXPECT_EQ(fits[f].root_steps, total) TH_LOG("case %u", f);
+			th_coll_destroy(cl);
+			world_close(&w, fits[f].n);
+			ASSERT_EQ(0, run_coll(_metadata, &a, fits[f].n, 3));
+		}
+		a.kind = TH_COLL_BCAST;
+		a.radix = 4;
+	}
+
+	/*
 	 * The eager Broadcast of two ranks counts the start twice: each host
 	 * raises its counter by 2 (the root Y, the leaf U(0)); it runs
 	 * between processes in test_thmpi and test_ofi.

@@ -363,7 +363,7 @@ static bool th_coll_root_fans_out(const struct th_coll *cl,
 {
 	unsigned int make = 1;
 
-	if (cl->attr.kind == TH_COLL_REDUCE || rk->parent >= 0 ||
+	if (rk->parent >= 0 || cl->attr.kind == TH_COLL_REDUCE ||
 	    !rk->nchild || cl->nseg != 1 || th_coll_early_root(cl, rk))
 		return false;
 	if (cl->attr.kind == TH_COLL_ALLREDUCE && rk->nchild > TH_COLL_PASS)
