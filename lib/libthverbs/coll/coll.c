@@ -1522,9 +1522,11 @@ static int th_coll_wait_rank(struct th_coll *cl, unsigned int li,
 		/*
 		 * Wait (the policy's spin, then sleep) until D says the next
 		 * round is complete, or a counter fails; then look again.
+		 * The spin comes first: th_coll_start() was this round's host
+		 * action on the vport.
 		 */
-		n = th_ct_wait(rk->vp, TH_COLL_CT_D, cl->done[li] + 1,
-			       deadline - now);
+		n = th_ct_wait_spin_first(rk->vp, TH_COLL_CT_D,
+					  cl->done[li] + 1, deadline - now);
 		if (n && n != -ETIMEDOUT)
 			return n;
 	}

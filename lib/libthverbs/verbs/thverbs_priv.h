@@ -155,6 +155,13 @@ void th_timed_cpu(uint64_t bytes);
  */
 bool th_wait_spin_for(bool (*look)(void *arg), void *arg, uint64_t timeout_ns);
 /*
+ * wait.c: th_ct_wait() for a waiter whose host has acted already this
+ * round (th_coll_wait(): th_coll_start() raised a counter of its vport):
+ * the spin first, with no host action, then the provider's wait.
+ */
+int th_ct_wait_spin_first(struct th_vport *vp, uint16_t ct,
+			  uint64_t threshold, uint64_t timeout_ns);
+/*
  * wait.c: a provider's join says how many of the job's ranks on this
  * machine share this process's CPUs (this one included) and how many
  * CPUs they share; auto then counts waiting threads in all of them.

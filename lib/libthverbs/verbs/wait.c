@@ -473,15 +473,18 @@ static bool th_wait_ct_look(void *arg)
 }
 
 /*
- * CT_WAIT under the wait policy.  First one look through the provider
- * with no timeout: it is the host action the NIC counts (a parked re-arm
- * round is released by it) and answers at once when the counter is
- * there.  Then the spin; then, if the spin did not see the counter
- * reached cleanly, the provider's wait for the rest of the timeout,
- * which gives the exact answer (the values, -EIO, -ECONNREFUSED).
+ * CT_WAIT under the wait policy.  With @act_first (th_ct_wait()), first
+ * one look through the provider with no timeout: it is the host action
+ * the NIC counts (a parked re-arm round is released by it) and answers
+ * at once when the counter is there.  Then the spin, which reads the
+ * counter page (and drives the provider: the ofi provider reads its
+ * completion queue there, so no progress thread has to be woken); then,
+ * if the spin did not see the counter reached cleanly, the provider's
+ * wait for the rest of the timeout, which gives the exact answer (the
+ * values, -EIO, -ECONNREFUSED).
  */
-int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
-	       uint64_t timeout_ns)
+static int th_ct_wait_as(struct th_vport *vp, uint16_t ct,
+			 uint64_t threshold, uint64_t timeout_ns, bool act_first)
 {
 	const struct th_provider_ops *ops = vp->ctx->dev.ops;
 	struct th_nic_ct_wait w = {
@@ -499,11 +502,14 @@ int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
 	plan = th_wait_spin_admit(timeout_ns);
 	if (!plan.budget_ns)
 		return ops->ct_wait(vp, &w);
-	w.timeout_ns = 0;
-	ret = ops->ct_wait(vp, &w);
-	if (ret != -ETIMEDOUT) {
-		__atomic_sub_fetch(&th_wait_spinners, 1, __ATOMIC_RELAXED);
-		return ret;
+	if (act_first) {
+		w.timeout_ns = 0;
+		ret = ops->ct_wait(vp, &w);
+		if (ret != -ETIMEDOUT) {
+			__atomic_sub_fetch(&th_wait_spinners, 1,
+					   __ATOMIC_RELAXED);
+			return ret;
+		}
 	}
 	look = (struct th_wait_ct_look){
 		.vp = vp, .c = &vp->cts[ct], .threshold = threshold,
@@ -514,4 +520,22 @@ int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
 	spent = th_wait_now_ns() - plan.start_ns;
 	w.timeout_ns = spent < timeout_ns ? timeout_ns - spent : 0;
 	return ops->ct_wait(vp, &w);
+}
+
+int th_ct_wait(struct th_vport *vp, uint16_t ct, uint64_t threshold,
+	       uint64_t timeout_ns)
+{
+	return th_ct_wait_as(vp, ct, threshold, timeout_ns, true);
+}
+
+/*
+ * Without the first look: the host action is the caller's to have made,
+ * and the look takes the vport's lock, which a thread delivering into
+ * this vport wants at the same moment when two rank threads take turns
+ * on two CPUs.
+ */
+int th_ct_wait_spin_first(struct th_vport *vp, uint16_t ct,
+			  uint64_t threshold, uint64_t timeout_ns)
+{
+	return th_ct_wait_as(vp, ct, threshold, timeout_ns, false);
 }
