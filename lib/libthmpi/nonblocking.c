@@ -76,8 +76,11 @@ static int thmpi_nbreq_poll(void *state, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	/*
-	 * MPI_Wait calls this in a loop without driving MPICH's progress
-	 * itself; do it here, and let the progress thread have the CPU.
+	 * The test above read the provider's queue where a waiter may
+	 * watch (th_ct_wait(3): a test drives the provider once).  MPI_Wait
+	 * calls this in a loop without driving MPICH's progress itself; do
+	 * it here, and let the progress thread have the CPU where the
+	 * waiters may not watch (more ranks than CPUs).
 	 */
 	PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, thmpi_world, &flag,
 		    MPI_STATUS_IGNORE);

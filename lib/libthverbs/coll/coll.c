@@ -1484,6 +1484,7 @@ static int th_coll_wait_rank(struct th_coll *cl, unsigned int li,
 	struct th_group_rank *rk = &cl->g.local[li];
 	uint64_t now, d = 0, failed = 0;
 	struct th_nic_cqe cqe;
+	bool driven = false;
 	int n;
 
 	while (cl->done[li] < cl->started) {
@@ -1517,6 +1518,12 @@ static int th_coll_wait_rank(struct th_coll *cl, unsigned int li,
 		if (failed)
 			return -EIO;
 		now = th_coll_now_ns();
+		/* no time left (a test): one look that drives the NIC */
+		if (now >= deadline && !driven) {
+			driven = true;
+			if (th_wait_drive_once(rk->vp))
+				continue;
+		}
 		if (now >= deadline)
 			return -ETIMEDOUT;
 		/*

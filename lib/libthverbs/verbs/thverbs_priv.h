@@ -175,6 +175,15 @@ bool th_wait_host_share(unsigned int ranks, unsigned int cpus);
  * when the waiting threads outnumber the CPUs.
  */
 bool th_wait_may_watch(void);
+/*
+ * wait.c: a wait with no time left (th_ct_wait() or th_coll_wait() with
+ * a timeout of 0, which libthmpi's MPI_Test and MPI_Wait on a
+ * non-blocking collective call) drives the provider once, as one turn
+ * of a spinning waiter,
+ * where a waiter may watch (th_wait_may_watch()).  True when it did:
+ * the caller looks at its counter again.
+ */
+bool th_wait_drive_once(struct th_vport *vp);
 
 struct th_device {
 	const struct th_provider_ops *ops;

@@ -473,15 +473,37 @@ static bool th_wait_ct_look(void *arg)
 }
 
 /*
- * CT_WAIT under the wait policy.  With @act_first (th_ct_wait()), first
- * one look through the provider with no timeout: it is the host action
- * the NIC counts (a parked re-arm round is released by it) and answers
- * at once when the counter is there.  Then the spin, which reads the
- * counter page (and drives the provider: the ofi provider reads its
- * completion queue there, so no progress thread has to be woken); then,
- * if the spin did not see the counter reached cleanly, the provider's
- * wait for the rest of the timeout, which gives the exact answer (the
- * values, -EIO, -ECONNREFUSED).
+ * A wait with no time left does not spin, but the one look it makes is
+ * a spinning waiter's: it reads the provider's queue (the ofi provider's
+ * completion queue and shm rings), so that what has arrived is handled
+ * by the thread that asks.  Left to the progress thread, a test asked
+ * in a loop (MPI_Wait on libthmpi's generalized request) waited for
+ * that thread's wake-up: an 8-byte MPI_Iallreduce and MPI_Wait on 2
+ * ranks took 77-141 us (means) where the blocking call takes 2, and
+ * 2.3-4.8 us with this.
+ */
+bool th_wait_drive_once(struct th_vport *vp)
+{
+	const struct th_provider_ops *ops = vp->ctx->dev.ops;
+
+	if (!ops->progress || !th_wait_may_watch())
+		return false;
+	ops->progress(vp->ctx);
+	return true;
+}
+
+/*
+ * CT_WAIT under the wait policy.  With no timeout, a test: the
+ * provider's answer, and where it is not there yet, one more after a look
+ * that drives the provider (th_wait_drive_once()).  With @act_first
+ * (th_ct_wait()), first one look through the provider with no timeout:
+ * it is the host action the NIC counts (a parked re-arm round is
+ * released by it) and answers at once when the counter is there.  Then
+ * the spin, which reads the counter page (and drives the provider: the
+ * ofi provider reads its completion queue there, so no progress thread
+ * has to be woken); then, if the spin did not see the counter reached
+ * cleanly, the provider's wait for the rest of the timeout, which gives
+ * the exact answer (the values, -EIO, -ECONNREFUSED).
  */
 static int th_ct_wait_as(struct th_vport *vp, uint16_t ct,
 			 uint64_t threshold, uint64_t timeout_ns, bool act_first)
@@ -496,9 +518,15 @@ static int th_ct_wait_as(struct th_vport *vp, uint16_t ct,
 	uint64_t spent;
 	int ret;
 
-	if (!timeout_ns || ct >= vp->info.ct_count ||
-	    (ops->timed && ops->timed(vp)))
+	if (ct >= vp->info.ct_count || (ops->timed && ops->timed(vp)))
 		return ops->ct_wait(vp, &w);
+	if (!timeout_ns) {
+		/* a test: the provider's look, and the one that drives it */
+		ret = ops->ct_wait(vp, &w);
+		if (ret == -ETIMEDOUT && th_wait_drive_once(vp))
+			ret = ops->ct_wait(vp, &w);
+		return ret;
+	}
 	plan = th_wait_spin_admit(timeout_ns);
 	if (!plan.budget_ns)
 		return ops->ct_wait(vp, &w);

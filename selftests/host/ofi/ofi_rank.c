@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include <sys/stat.h>
 
 #include <thverbs/boot.h>
+#include <thverbs/coll.h>
 #include <thverbs/verbs.h>
 
 #include "proc_sockets.h"
@@ -460,6 +462,130 @@ static int case_waits(struct rank_env *e)
 	return ct_exact(e, CT_TRIG, to, "triggered rounds") ||
 	       ct_exact(e, CT_NEVER, 0, "never raised") ||
 	       (th_boot_barrier(e->boot) ? fail("barrier") : 0);
+}
+
+#define TEST_ROUNDS	50
+
+static int boot_allgather(void *arg, const void *mine, void *all, size_t len)
+{
+	return th_boot_allgather(arg, mine, all, len);
+}
+
+/*
+ * An Allreduce of the two ranks whose every wait is a test:
+ * th_coll_wait() with no time left, asked again until the round is
+ * complete (MPI_Test, and libthmpi's MPI_Wait on a non-blocking
+ * collective), never a wait with time to spin or sleep in; each round's
+ * sum checked.  test_ofi reads in the exit reports (TH_OFI_VERBOSE) who
+ * read the completion queue: where waiters may watch, the tests did.
+ */
+static int case_coll_tests(struct rank_env *e)
+{
+	static uint64_t send __attribute__((aligned(64)));
+	static uint64_t recv __attribute__((aligned(64)));
+	struct th_coll_attr a = {
+		.kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
+		.dtype = TH_NIC_DT_UINT64, .count = 1, .radix = 2,
+	};
+	struct timespec t0, t;
+	struct th_coll *coll;
+	long tests;
+	int i, ret = 0;
+
+	coll = th_coll_create(e->vp, g_rank, 2, boot_allgather, e->boot, &a,
+			      &send, &recv);
+	if (!coll)
+		return fail("th_coll_create: %s", strerror(errno));
+	for (i = 0; !ret && i < TEST_ROUNDS; i++) {
+		send = (uint64_t)(g_rank + 1) * (i + 1);
+		ret = th_coll_start(coll);
+		if (ret) {
+			ret = fail("round %d: start: %s", i, strerror(-ret));
+			break;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (tests = 0;; tests++) {
+			ret = th_coll_wait(coll, 0);
+			if (ret != -ETIMEDOUT)
+				break;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if (t.tv_sec - t0.tv_sec > 20)
+				break;
+			sched_yield();
+		}
+		if (ret)
+			ret = fail("round %d: %ld tests: %s", i, tests,
+				   strerror(-ret));
+		else if (recv != 3ULL * (i + 1))
+			ret = fail("round %d: sum %llu, want %llu", i,
+				   (unsigned long long)recv,
+				   3ULL * (i + 1));
+	}
+	th_coll_destroy(coll);
+	return ret;
+}
+
+/*
+ * Wait for counter @ct to reach @to by tests: th_ct_wait() with no time
+ * left, asked again (yielding between) for at most 20 s.
+ */
+static int wait_by_tests(struct rank_env *e, uint16_t ct, uint64_t to)
+{
+	struct timespec t0, t;
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		ret = th_ct_wait(e->vp, ct, to, 0);
+		if (ret != -ETIMEDOUT)
+			return ret;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 20)
+			return ret;
+		sched_yield();
+	}
+}
+
+/*
+ * A ping-pong whose every wait is a test (wait_by_tests()): rank 0 PUTs
+ * round i's value, rank 1 PUTs it back plus one; each checks the value
+ * and that its counter is exact.  test_ofi reads who read the queue, as
+ * for coll_tests.
+ */
+static int case_ct_tests(struct rank_env *e)
+{
+	struct th_chain *c;
+	uint64_t v;
+	int i, ret;
+
+	for (i = 0; i < TEST_ROUNDS; i++) {
+		if (g_rank) {
+			ret = wait_by_tests(e, CT_DATA, i + 1);
+			if (ret)
+				return fail("round %d: %s", i, strerror(-ret));
+			if ((v = word_at(e, 0)) != 2ULL * i + 1)
+				return fail("round %d: value %llu, want %llu", i,
+					    (unsigned long long)v, 2ULL * i + 1);
+		}
+		v = 2ULL * i + 1 + g_rank;
+		memcpy(e->buf + 64, &v, sizeof(v));
+		c = th_chain_create();
+		th_chain_put(c, e->mr, 64, &e->peer, 8, CT_DATA, 0);
+		ret = post(e, c);
+		if (ret)
+			return fail("round %d: post: %s", i, strerror(-ret));
+		if (!g_rank) {
+			ret = wait_by_tests(e, CT_DATA, i + 1);
+			if (ret)
+				return fail("round %d: %s", i, strerror(-ret));
+			if ((v = word_at(e, 0)) != 2ULL * i + 2)
+				return fail("round %d: answer %llu, want %llu", i,
+					    (unsigned long long)v, 2ULL * i + 2);
+		}
+		if (ct_exact(e, CT_DATA, i + 1, "ping-pong"))
+			return 1;
+	}
+	return th_boot_barrier(e->boot) ? fail("barrier") : 0;
 }
 
 #define STREAM_BATCHES	8
@@ -1169,6 +1295,10 @@ int main(int argc, char **argv)
 		ret = case_peer_dies(&e);
 	else if (!strcmp(g_case, "waits"))
 		ret = case_waits(&e);
+	else if (!strcmp(g_case, "coll_tests"))
+		ret = case_coll_tests(&e);
+	else if (!strcmp(g_case, "ct_tests"))
+		ret = case_ct_tests(&e);
 	else if (!strcmp(g_case, "stream"))
 		ret = case_stream(&e);
 	else if (!strcmp(g_case, "doorbell"))

@@ -331,6 +331,54 @@ TEST(waits_are_exact_when_the_waiter_sleeps_over_tcp)
 }
 
 /*
+ * A test drives the queue: a wait with no time left (th_coll_wait() and
+ * th_ct_wait() with a timeout of 0: MPI_Test, and libthmpi's MPI_Wait on
+ * a non-blocking collective, which tests in a loop) reads the completion
+ * queue once where a waiter may watch, as one turn of a spinning waiter
+ * does, so that what arrived is handled by the thread that asks and not
+ * left for the progress thread's wake-up.  Two ranks test their way
+ * through 50 Allreduce rounds (coll_tests) or 50 ping-pong rounds
+ * (ct_tests), every value checked: under spin each rank's waiters read
+ * entries; under passive none do.
+ */
+static void tests_under(struct __test_metadata *_metadata, const char *what,
+			const char *policy, int ranks_whose_waiters_read)
+{
+	const char *argv[] = { "-n", "2", "--provider", "ofi", "--timeout",
+			       CASE_TIMEOUT, TH_OFI_RANK, what, NULL };
+	static char out[1 << 14];
+
+	setenv("TH_WAIT_POLICY", policy, 1);
+	EXPECT_EQ(0, run_thrun(argv, NULL, out, sizeof(out)));
+	unsetenv("TH_WAIT_POLICY");
+	TH_LOG("%s, %s: %s", what, policy, out);
+	EXPECT_EQ(2, count_lines(out, "libthverbs: ofi rank ",
+				 "by the progress thread"));
+	EXPECT_EQ(2 - ranks_whose_waiters_read,
+		  count_lines(out, "libthverbs: ofi rank ", ", 0 by waiters"));
+}
+
+TEST(a_collective_test_drives_the_queue_where_waiters_may_watch)
+{
+	tests_under(_metadata, "coll_tests", "spin", 2);
+}
+
+TEST(a_collective_test_leaves_the_queue_to_the_thread_under_passive)
+{
+	tests_under(_metadata, "coll_tests", "passive", 0);
+}
+
+TEST(a_counter_test_drives_the_queue_where_waiters_may_watch)
+{
+	tests_under(_metadata, "ct_tests", "spin", 2);
+}
+
+TEST(a_counter_test_leaves_the_queue_to_the_thread_under_passive)
+{
+	tests_under(_metadata, "ct_tests", "passive", 0);
+}
+
+/*
  * Auto counts the waiters of every rank that shares this rank's CPUs, not
  * only its own process's: two ranks that may run on one CPU only (thrun
  * itself under that affinity, which the ranks inherit) both sleep at
