@@ -400,6 +400,16 @@ static int ct_exact(struct rank_env *e, uint16_t ct, uint64_t want,
  * rounds (TRIG_ROUNDS of them) as triggered chains posted ahead: the
  * counters end at exactly TRIG_ROUNDS + 1 and TRIG_ROUNDS.  A wait for a counter nobody raises times out.
  */
+/* PUT the word @v to the partner's window start, raising its CT_DATA. */
+static int put_word(struct rank_env *e, uint64_t v)
+{
+	struct th_chain *c = th_chain_create();
+
+	memcpy(e->buf + 64, &v, sizeof(v));
+	th_chain_put(c, e->mr, 64, &e->peer, 8, CT_DATA, 0);
+	return post(e, c);
+}
+
 static int case_waits(struct rank_env *e)
 {
 	uint64_t v, want, to;
@@ -421,11 +431,7 @@ static int case_waits(struct rank_env *e)
 			if (ct_exact(e, CT_DATA, to, "ping-pong"))
 				return 1;
 		}
-		v = g_rank ? 2 * i + 2 : 2 * i + 1;
-		memcpy(e->buf + 64, &v, sizeof(v));
-		c = th_chain_create();
-		th_chain_put(c, e->mr, 64, &e->peer, 8, CT_DATA, 0);
-		ret = post(e, c);
+		ret = put_word(e, g_rank ? 2 * i + 2 : 2 * i + 1);
 		if (ret)
 			return fail("round %d: post: %s", i, strerror(-ret));
 	}
@@ -549,41 +555,36 @@ static int wait_by_tests(struct rank_env *e, uint16_t ct, uint64_t to)
 /*
  * A ping-pong whose every wait is a test (wait_by_tests()): rank 0 PUTs
  * round i's value, rank 1 PUTs it back plus one; each checks the value
- * and that its counter is exact.  test_ofi reads who read the queue, as
- * for coll_tests.
+ * and that its counter is exact once it arrived (before its answer,
+ * after which the partner's next PUT may come at any time).  test_ofi
+ * reads who read the queue, as for coll_tests.
  */
 static int case_ct_tests(struct rank_env *e)
 {
-	struct th_chain *c;
 	uint64_t v;
-	int i, ret;
+	int i, ret, turn;
 
 	for (i = 0; i < TEST_ROUNDS; i++) {
-		if (g_rank) {
+		/* rank 1 waits, then answers; rank 0 sends, then waits */
+		for (turn = 0; turn < 2; turn++) {
+			if (turn == g_rank) {
+				ret = put_word(e, 2ULL * i + 1 + g_rank);
+				if (ret)
+					return fail("round %d: post: %s", i,
+						    strerror(-ret));
+				continue;
+			}
 			ret = wait_by_tests(e, CT_DATA, i + 1);
 			if (ret)
 				return fail("round %d: %s", i, strerror(-ret));
-			if ((v = word_at(e, 0)) != 2ULL * i + 1)
+			if ((v = word_at(e, 0)) != 2ULL * i + 2 - g_rank)
 				return fail("round %d: value %llu, want %llu", i,
-					    (unsigned long long)v, 2ULL * i + 1);
+					    (unsigned long long)v,
+					    2ULL * i + 2 - g_rank);
+			/* before the answer: the partner's next PUT follows it */
+			if (ct_exact(e, CT_DATA, i + 1, "ping-pong"))
+				return 1;
 		}
-		v = 2ULL * i + 1 + g_rank;
-		memcpy(e->buf + 64, &v, sizeof(v));
-		c = th_chain_create();
-		th_chain_put(c, e->mr, 64, &e->peer, 8, CT_DATA, 0);
-		ret = post(e, c);
-		if (ret)
-			return fail("round %d: post: %s", i, strerror(-ret));
-		if (!g_rank) {
-			ret = wait_by_tests(e, CT_DATA, i + 1);
-			if (ret)
-				return fail("round %d: %s", i, strerror(-ret));
-			if ((v = word_at(e, 0)) != 2ULL * i + 2)
-				return fail("round %d: answer %llu, want %llu", i,
-					    (unsigned long long)v, 2ULL * i + 2);
-		}
-		if (ct_exact(e, CT_DATA, i + 1, "ping-pong"))
-			return 1;
 	}
 	return th_boot_barrier(e->boot) ? fail("barrier") : 0;
 }
