@@ -179,9 +179,8 @@ bool th_wait_may_watch(void);
  * wait.c: a wait with no time left (th_ct_wait() or th_coll_wait() with
  * a timeout of 0, which libthmpi's MPI_Test and MPI_Wait on a
  * non-blocking collective call) drives the provider once, as one turn
- * of a spinning waiter,
- * where a waiter may watch (th_wait_may_watch()).  True when it did:
- * the caller looks at its counter again.
+ * of a spinning waiter, where a waiter may watch (th_wait_may_watch()).
+ * True when it did: the caller looks at its counter again.
  */
 bool th_wait_drive_once(struct th_vport *vp);
 

@@ -386,6 +386,16 @@ static int ct_exact(struct rank_env *e, uint16_t ct, uint64_t want,
 	return 0;
 }
 
+/* PUT the word @v to the partner's window start, raising its CT_DATA. */
+static int put_word(struct rank_env *e, uint64_t v)
+{
+	struct th_chain *c = th_chain_create();
+
+	memcpy(e->buf + 64, &v, sizeof(v));
+	th_chain_put(c, e->mr, 64, &e->peer, 8, CT_DATA, 0);
+	return post(e, c);
+}
+
 #define WAIT_ROUNDS	200
 /* triggered rounds posted ahead: within the vport's 64 pending chains */
 #define TRIG_ROUNDS	48
@@ -400,16 +410,6 @@ static int ct_exact(struct rank_env *e, uint16_t ct, uint64_t want,
  * rounds (TRIG_ROUNDS of them) as triggered chains posted ahead: the
  * counters end at exactly TRIG_ROUNDS + 1 and TRIG_ROUNDS.  A wait for a counter nobody raises times out.
  */
-/* PUT the word @v to the partner's window start, raising its CT_DATA. */
-static int put_word(struct rank_env *e, uint64_t v)
-{
-	struct th_chain *c = th_chain_create();
-
-	memcpy(e->buf + 64, &v, sizeof(v));
-	th_chain_put(c, e->mr, 64, &e->peer, 8, CT_DATA, 0);
-	return post(e, c);
-}
-
 static int case_waits(struct rank_env *e)
 {
 	uint64_t v, want, to;
@@ -478,6 +478,32 @@ static int boot_allgather(void *arg, const void *mine, void *all, size_t len)
 }
 
 /*
+ * Ask @test(@arg), a wait with no time left, again (yielding between)
+ * until it says something other than -ETIMEDOUT, for at most 20 s.
+ */
+static int until_done(int (*test)(void *arg), void *arg)
+{
+	struct timespec t0, t;
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		ret = test(arg);
+		if (ret != -ETIMEDOUT)
+			return ret;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 20)
+			return ret;
+		sched_yield();
+	}
+}
+
+static int coll_test_once(void *coll)
+{
+	return th_coll_wait(coll, 0);
+}
+
+/*
  * An Allreduce of the two ranks whose every wait is a test:
  * th_coll_wait() with no time left, asked again until the round is
  * complete (MPI_Test, and libthmpi's MPI_Wait on a non-blocking
@@ -493,9 +519,7 @@ static int case_coll_tests(struct rank_env *e)
 		.kind = TH_COLL_ALLREDUCE, .op = TH_NIC_ALU_SUM,
 		.dtype = TH_NIC_DT_UINT64, .count = 1, .radix = 2,
 	};
-	struct timespec t0, t;
 	struct th_coll *coll;
-	long tests;
 	int i, ret = 0;
 
 	coll = th_coll_create(e->vp, g_rank, 2, boot_allgather, e->boot, &a,
@@ -509,19 +533,9 @@ static int case_coll_tests(struct rank_env *e)
 			ret = fail("round %d: start: %s", i, strerror(-ret));
 			break;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		for (tests = 0;; tests++) {
-			ret = th_coll_wait(coll, 0);
-			if (ret != -ETIMEDOUT)
-				break;
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			if (t.tv_sec - t0.tv_sec > 20)
-				break;
-			sched_yield();
-		}
+		ret = until_done(coll_test_once, coll);
 		if (ret)
-			ret = fail("round %d: %ld tests: %s", i, tests,
-				   strerror(-ret));
+			ret = fail("round %d: %s", i, strerror(-ret));
 		else if (recv != 3ULL * (i + 1))
 			ret = fail("round %d: sum %llu, want %llu", i,
 				   (unsigned long long)recv,
@@ -531,29 +545,21 @@ static int case_coll_tests(struct rank_env *e)
 	return ret;
 }
 
-/*
- * Wait for counter @ct to reach @to by tests: th_ct_wait() with no time
- * left, asked again (yielding between) for at most 20 s.
- */
-static int wait_by_tests(struct rank_env *e, uint16_t ct, uint64_t to)
-{
-	struct timespec t0, t;
-	int ret;
+struct ct_test {
+	struct rank_env *e;
+	uint64_t to;
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		ret = th_ct_wait(e->vp, ct, to, 0);
-		if (ret != -ETIMEDOUT)
-			return ret;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 20)
-			return ret;
-		sched_yield();
-	}
+/* One test of CT_DATA against its threshold: th_ct_wait(), no time left. */
+static int ct_test_once(void *arg)
+{
+	struct ct_test *t = arg;
+
+	return th_ct_wait(t->e->vp, CT_DATA, t->to, 0);
 }
 
 /*
- * A ping-pong whose every wait is a test (wait_by_tests()): rank 0 PUTs
+ * A ping-pong whose every wait is a test (ct_test_once()): rank 0 PUTs
  * round i's value, rank 1 PUTs it back plus one; each checks the value
  * and that its counter is exact once it arrived (before its answer,
  * after which the partner's next PUT may come at any time).  test_ofi
@@ -574,7 +580,8 @@ static int case_ct_tests(struct rank_env *e)
 						    strerror(-ret));
 				continue;
 			}
-			ret = wait_by_tests(e, CT_DATA, i + 1);
+			ret = until_done(ct_test_once,
+					 &(struct ct_test){ e, i + 1 });
 			if (ret)
 				return fail("round %d: %s", i, strerror(-ret));
 			if ((v = word_at(e, 0)) != 2ULL * i + 2 - g_rank)
