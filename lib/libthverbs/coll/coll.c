@@ -1537,7 +1537,8 @@ static int th_coll_wait_rank(struct th_coll *cl, unsigned int li,
 		if (n && n != -ETIMEDOUT)
 			return n;
 	}
-	return 0;
+	/* complete here; the bytes it sends may still need this host */
+	return th_wait_bytes_out(rk->vp, deadline);
 }
 
 int th_coll_wait(struct th_coll *cl, uint64_t timeout_ns)

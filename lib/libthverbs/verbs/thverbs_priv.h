@@ -87,6 +87,12 @@ struct th_provider_ops {
 	 */
 	void (*progress)(struct th_context *ctx);
 	/*
+	 * This process's host still moves the bytes of a delivery it
+	 * started (the ofi provider: a PUT or GET past the eager size, by
+	 * RESOLVE and RMA); NULL: the NIC moves them without the host.
+	 */
+	bool (*host_owes)(struct th_context *ctx);
+	/*
 	 * Node @node is behind a network from @vp: a delivery there is a
 	 * message, and the chain that sends it waits a round trip for its
 	 * answer before its next descriptor.  Plans give each such PUT a
@@ -183,6 +189,14 @@ bool th_wait_may_watch(void);
  * True when it did: the caller looks at its counter again.
  */
 bool th_wait_drive_once(struct th_vport *vp);
+/*
+ * wait.c: a collective's round is complete on a rank, but where the
+ * host moves the bytes (ops->host_owes), it drives the provider until
+ * none are owed, or until @deadline (CLOCK_MONOTONIC ns): -ETIMEDOUT,
+ * after at least one drive.  0 at once where a waiter may not watch:
+ * the progress thread moves them.
+ */
+int th_wait_bytes_out(struct th_vport *vp, uint64_t deadline);
 
 struct th_device {
 	const struct th_provider_ops *ops;

@@ -493,6 +493,32 @@ bool th_wait_drive_once(struct th_vport *vp)
 }
 
 /*
+ * An early root's round ends once its PUTs to its children are issued
+ * (coll.c, th_coll_early_root()), but on the ofi provider a PUT past the
+ * eager size still needs this host: the target's RESOLVED answer read,
+ * the RMA posted and completed.  Left to the progress thread while the
+ * caller went on, a 64 KiB MPI_Ibcast + MPI_Wait on 2 ranks took 4 ms
+ * (a scheduler tick) in about half the runs: the root's main thread,
+ * busy-polling in MPICH's next barrier, held the CPU the thread needed,
+ * and the child waited.  So the waiter moves them itself, as an MPI
+ * library's rendezvous send keeps its sender until the bytes left.
+ */
+int th_wait_bytes_out(struct th_vport *vp, uint64_t deadline)
+{
+	const struct th_provider_ops *ops = vp->ctx->dev.ops;
+
+	if (!ops->host_owes)
+		return 0;
+	while (ops->host_owes(vp->ctx)) {
+		if (!th_wait_drive_once(vp))
+			return 0;
+		if (th_wait_now_ns() >= deadline)
+			return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/*
  * CT_WAIT under the wait policy.  With no timeout, a test: the
  * provider's answer, and where it is not there yet, one more after a look
  * that drives the provider (th_wait_drive_once()).  With @act_first

@@ -545,6 +545,80 @@ static int case_coll_tests(struct rank_env *e)
 	return ret;
 }
 
+/* past the eager size: the root's PUT goes by RESOLVE and RMA */
+#define BYTES_OUT_WORDS	(8 * 1024)
+
+/*
+ * The root's round of a Broadcast ends once its copy is made and its PUT
+ * to the child issued; a PUT past the eager size still needs the root's
+ * host (the RESOLVED answer, the RMA), and where waiters may watch, the
+ * root's wait moves those bytes before it returns.  Rank 0 (the root,
+ * under spin) waits for each round, by a blocking wait and by tests in
+ * turn, and then PUTs the round's number to rank 1, which (under
+ * passive, so that its own look drives nothing) waits for that word and
+ * must then find its round complete and the data in place without any
+ * further help: its counter rose before its DONE went to the root.
+ */
+static int case_coll_bytes_out(struct rank_env *e)
+{
+	static uint64_t send[BYTES_OUT_WORDS] __attribute__((aligned(64)));
+	static uint64_t recv[BYTES_OUT_WORDS] __attribute__((aligned(64)));
+	struct th_coll_attr a = {
+		.kind = TH_COLL_BCAST, .dtype = TH_NIC_DT_UINT64,
+		.count = BYTES_OUT_WORDS, .radix = 2,
+	};
+	struct th_coll *coll;
+	int i, j, ret;
+
+	ret = th_wait_policy_set(g_rank ? TH_WAIT_PASSIVE : TH_WAIT_SPIN, 0);
+	if (ret)
+		return fail("wait policy: %s", strerror(-ret));
+	coll = th_coll_create(e->vp, g_rank, 2, boot_allgather, e->boot, &a,
+			      send, recv);
+	if (!coll)
+		return fail("th_coll_create: %s", strerror(errno));
+	for (i = 0; !ret && i < TEST_ROUNDS; i++) {
+		for (j = 0; !g_rank && j < BYTES_OUT_WORDS; j++)
+			send[j] = (uint64_t)i << 32 | j;
+		ret = th_coll_start(coll);
+		if (ret) {
+			ret = fail("round %d: start: %s", i, strerror(-ret));
+			break;
+		}
+		if (!g_rank) {
+			ret = i % 2 ? until_done(coll_test_once, coll) :
+			      th_coll_wait(coll, 20 * SEC);
+			if (ret)
+				ret = fail("round %d: %s", i, strerror(-ret));
+			else
+				ret = put_word(e, i + 1);
+			continue;
+		}
+		ret = th_ct_wait(e->vp, CT_DATA, i + 1, 20 * SEC);
+		if (ret) {
+			ret = fail("round %d: the root's word: %s", i,
+				   strerror(-ret));
+			break;
+		}
+		ret = th_coll_wait(coll, 0);
+		if (ret) {
+			ret = fail("round %d: the root's wait returned before its bytes arrived here: %s",
+				   i, strerror(-ret));
+			break;
+		}
+		for (j = 0; j < BYTES_OUT_WORDS; j++)
+			if (recv[j] != ((uint64_t)i << 32 | j)) {
+				ret = fail("round %d: word %d: %llx", i, j,
+					   (unsigned long long)recv[j]);
+				break;
+			}
+	}
+	th_coll_destroy(coll);
+	if (!ret && th_boot_barrier(e->boot))
+		ret = fail("barrier");
+	return ret;
+}
+
 struct ct_test {
 	struct rank_env *e;
 	uint64_t to;
@@ -1307,6 +1381,8 @@ int main(int argc, char **argv)
 		ret = case_coll_tests(&e);
 	else if (!strcmp(g_case, "ct_tests"))
 		ret = case_ct_tests(&e);
+	else if (!strcmp(g_case, "coll_bytes_out"))
+		ret = case_coll_bytes_out(&e);
 	else if (!strcmp(g_case, "stream"))
 		ret = case_stream(&e);
 	else if (!strcmp(g_case, "doorbell"))

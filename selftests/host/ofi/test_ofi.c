@@ -379,6 +379,20 @@ TEST(a_counter_test_leaves_the_queue_to_the_thread_under_passive)
 }
 
 /*
+ * A collective's wait does not return while its rank's PUT past the
+ * eager size still needs this host (the RESOLVED answer, the RMA) where
+ * the waiter may watch: a 64 KiB Broadcast's root waits (spin), then
+ * tells the leaf, which (passive: its look drives nothing) must find the
+ * round complete and all 64 KiB in place, 50 rounds, by blocking waits
+ * and by tests; over shm and over tcp.
+ */
+TEST(a_collective_wait_moves_its_large_bytes_before_it_returns)
+{
+	EXPECT_EQ(0, run_case_on("coll_bytes_out", NULL, NULL, 0));
+	EXPECT_EQ(0, run_case_on("coll_bytes_out", "tcp;ofi_rxm", NULL, 0));
+}
+
+/*
  * Auto counts the waiters of every rank that shares this rank's CPUs, not
  * only its own process's: two ranks that may run on one CPU only (thrun
  * itself under that affinity, which the ranks inherit) both sleep at

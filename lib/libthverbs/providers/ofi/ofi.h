@@ -413,6 +413,9 @@ struct th_ofi_mr {
  * @lock: protects everything below, and @dead
  * @ops: deliveries started here, by slot (id = gen << 32 | slot + 1)
  * @nops: slots
+ * @bulk: deliveries past the eager size whose bytes this host still moves
+ *	(RESOLVE out, or the RMA posted, until the operation ends): a
+ *	collective's wait holds its rank while any is left (ops->host_owes)
  * @holds: regions held for peers, by slot
  * @nholds: slots
  * @watches: counters to fail when their peer dies
@@ -522,6 +525,7 @@ struct th_ofi {
 	pthread_mutex_t lock;
 	struct th_ofi_op *ops;
 	u32 nops;
+	u32 bulk;
 	struct th_ofi_hold *holds;
 	u32 nholds;
 	struct th_ofi_watch watches[TH_OFI_MAX_WATCHES];

@@ -687,6 +687,15 @@ static void th_ofi_ctx_progress(struct th_context *ctx)
 		th_ofi_net_progress(o);
 }
 
+/* Large deliveries whose bytes this host still moves (wire.c). */
+static bool th_ofi_ctx_owes(struct th_context *ctx)
+{
+	struct th_ofi *o = th_ofi_get();
+
+	(void)ctx;
+	return o && __atomic_load_n(&o->bulk, __ATOMIC_ACQUIRE);
+}
+
 /* The in-process teardown, then the vport's watches (wire.c). */
 static int th_ofi_vport_destroy(struct th_vport *vp)
 {
@@ -714,6 +723,7 @@ const struct th_provider_ops th_ofi_provider = {
 	.ct_update	= th_ip_ct_update,
 	.ct_wait	= th_ip_ct_wait,
 	.progress	= th_ofi_ctx_progress,
+	.host_owes	= th_ofi_ctx_owes,
 	.node_remote	= th_ip_node_remote,
 	.cancel		= th_ip_cancel,
 	.vport_fd	= th_ip_vport_fd,
