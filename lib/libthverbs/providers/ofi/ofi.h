@@ -415,7 +415,8 @@ struct th_ofi_mr {
  * @nops: slots
  * @bulk: deliveries past the eager size whose bytes this host still moves
  *	(RESOLVE out, or the RMA posted, until the operation ends): a
- *	collective's wait holds its rank while any is left (ops->host_owes)
+ *	collective's wait holds its rank while any is left (ops->host_owes);
+ *	written under @lock, read without it
  * @holds: regions held for peers, by slot
  * @nholds: slots
  * @watches: counters to fail when their peer dies

@@ -133,7 +133,6 @@ static void th_ofi_op_end(struct th_ofi *o, u64 id, int status, u8 answer,
 {
 	struct th_eng_chain *chain;
 	struct th_eng_ctx ctx;
-	bool bulk;
 	int slot;
 
 	pthread_mutex_lock(&o->lock);
@@ -157,8 +156,13 @@ static void th_ofi_op_end(struct th_ofi *o, u64 id, int status, u8 answer,
 		return;
 	}
 	chain = o->ops[slot].chain;
-	bulk = o->ops[slot].state == TH_OFI_OP_RESOLVING ||
-	       o->ops[slot].state == TH_OFI_OP_RMA;
+	/*
+	 * Not owed from here on: a waiter that saw the chain's end must not
+	 * spin on a count that only this thread, maybe preempted, can lower
+	 */
+	if (o->ops[slot].state == TH_OFI_OP_RESOLVING ||
+	    o->ops[slot].state == TH_OFI_OP_RMA)
+		__atomic_store_n(&o->bulk, o->bulk - 1, __ATOMIC_RELEASE);
 	if (data && !status) {
 		if (len == o->ops[slot].rop.len)
 			memcpy(o->ops[slot].rop.local, data, len);
@@ -172,9 +176,6 @@ static void th_ofi_op_end(struct th_ofi *o, u64 id, int status, u8 answer,
 	th_eng_ctx_init(&ctx, th_ofi_eng(o));
 	th_eng_remote_done(&ctx, chain, status);
 	th_eng_ctx_run(&ctx);
-	/* after the chain went on: its next large PUT counted first */
-	if (bulk)
-		__atomic_sub_fetch(&o->bulk, 1, __ATOMIC_RELEASE);
 }
 
 /* The header of a request for @op from this process. */
@@ -232,7 +233,7 @@ void th_ofi_remote_post(void *arg, struct th_eng_chain *chain,
 	o->ops[slot].deadline = th_ofi_now_ns() + o->timeout_ns;
 	o->ops[slot].status = 0;
 	if (!eager)
-		__atomic_add_fetch(&o->bulk, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&o->bulk, o->bulk + 1, __ATOMIC_RELAXED);
 	id = th_ofi_id(o->ops[slot].gen, slot);
 	if (op->node >= o->size || o->dead[op->node])
 		ret = -ECONNREFUSED;
