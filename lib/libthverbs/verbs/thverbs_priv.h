@@ -87,11 +87,12 @@ struct th_provider_ops {
 	 */
 	void (*progress)(struct th_context *ctx);
 	/*
-	 * This process's host still moves the bytes of a delivery it
-	 * started (the ofi provider: a PUT or GET past the eager size, by
-	 * RESOLVE and RMA); NULL: the NIC moves them without the host.
+	 * This process's host still moves the bytes of a delivery that a
+	 * chain of @vp started (the ofi provider: a PUT or GET past the
+	 * eager size, by RESOLVE and RMA); NULL: the NIC moves them without
+	 * the host.
 	 */
-	bool (*host_owes)(struct th_context *ctx);
+	bool (*host_owes)(const struct th_vport *vp);
 	/*
 	 * Node @node is behind a network from @vp: a delivery there is a
 	 * message, and the chain that sends it waits a round trip for its
@@ -191,10 +192,10 @@ bool th_wait_may_watch(void);
 bool th_wait_drive_once(struct th_vport *vp);
 /*
  * wait.c: a collective's round is complete on a rank, but where the
- * host moves the bytes (ops->host_owes), it drives the provider until
- * none are owed, or until @deadline (CLOCK_MONOTONIC ns): -ETIMEDOUT,
- * after at least one drive.  0 at once where a waiter may not watch:
- * the progress thread moves them.
+ * host moves the bytes that @vp's chains send (ops->host_owes), it
+ * drives the provider until none are owed, or until @deadline
+ * (CLOCK_MONOTONIC ns): -ETIMEDOUT, after at least one drive.  0 at once
+ * where a waiter may not watch: the progress thread moves them.
  */
 int th_wait_bytes_out(struct th_vport *vp, uint64_t deadline);
 

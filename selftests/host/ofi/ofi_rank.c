@@ -1191,6 +1191,22 @@ static int wait_stopped(pid_t pid)
 	return -1;
 }
 
+/*
+ * After a barrier, rank 1 stops itself (every thread, the progress
+ * thread too: nothing of it answers until rank 0 sends SIGCONT to
+ * @pids[1]); rank 0 returns once it is stopped.
+ */
+static int rank1_stops(struct rank_env *e, const pid_t *pids)
+{
+	if (th_boot_barrier(e->boot))
+		return fail("barrier");
+	if (g_rank == 1) {
+		raise(SIGSTOP);
+		return 0;
+	}
+	return wait_stopped(pids[1]) ? fail("rank 1 did not stop") : 0;
+}
+
 /* Wait up to @secs for file @dir/@name. */
 static int wait_file(const char *dir, const char *name, int secs)
 {
@@ -1230,10 +1246,8 @@ static int forged_run(struct rank_env *e, uint8_t *cbuf)
 	if (g_rank == 1) {
 		fill_range(e->buf, F_SMALL_SRC, SMALL, 2);
 		fill_range(e->buf, F_BIG_SRC, F_BIG, 3);
-		if (th_boot_barrier(e->boot))
-			return fail("barrier");
-		/* every thread, the progress thread too: nothing answers */
-		raise(SIGSTOP);
+		if (rank1_stops(e, pids))
+			return 1;
 		ret = th_ct_wait(e->vp, CT_DATA, 2, 30 * SEC);
 		if (ret)
 			return fail("counter CT_DATA: %s", strerror(-ret));
@@ -1250,10 +1264,8 @@ static int forged_run(struct rank_env *e, uint8_t *cbuf)
 	}
 	fill_range(e->buf, F_SMALL_DST, SMALL, 4);
 	fill_range(e->buf, F_BIG_DST, F_BIG, 5);
-	if (th_boot_barrier(e->boot))
-		return fail("barrier");
-	if (wait_stopped(pids[1]))
-		return fail("rank 1 did not stop");
+	if (rank1_stops(e, pids))
+		return 1;
 	c = th_chain_create();
 	to.off = F_SMALL_SRC;
 	th_chain_get(c, e->mr, F_SMALL_SRC, &to, SMALL, TH_CHAIN_SIGNAL);
@@ -1325,6 +1337,94 @@ static int case_forged(struct rank_env *e)
 	return ret;
 }
 
+/*
+ * A collective's wait holds its rank only for the large bytes its own
+ * vport's chains owe.  Rank 0 has a 64 KiB PUT to rank 1 in flight
+ * (RESOLVE sent) while rank 1 is stopped, and meanwhile drives a
+ * 64 KiB Broadcast of two ranks on two vports of its own (in-process
+ * deliveries, nothing owed): each round's wait (spin, 0.5 s, within the
+ * delivery deadline test_ofi sets, 2 s) must return 0 with the data in
+ * place, not wait for the stopped peer.  Then rank 1 goes on, and the
+ * PUT completes with its bytes.
+ */
+static int case_coll_owed_vport(struct rank_env *e)
+{
+	static uint64_t send[BYTES_OUT_WORDS] __attribute__((aligned(64)));
+	static uint64_t recv[2][BYTES_OUT_WORDS] __attribute__((aligned(64)));
+	struct th_vport_attr va = { .sq_entries = 64, .cq_entries = 64 };
+	struct th_coll_attr a = {
+		.kind = TH_COLL_BCAST, .dtype = TH_NIC_DT_UINT64,
+		.count = BYTES_OUT_WORDS, .radix = 2,
+	};
+	const size_t len = sizeof(send);
+	struct th_vport *vps[2] = { NULL, NULL };
+	void *sends[2] = { send, NULL }, *recvs[2] = { recv[0], recv[1] };
+	struct th_coll *coll = NULL;
+	pid_t pids[2], me = getpid();
+	struct th_chain *c;
+	int i, j, ret = 0, status;
+
+	if (th_boot_allgather(e->boot, &me, pids, sizeof(me)))
+		return fail("allgather");
+	if (g_rank == 1) {
+		if (rank1_stops(e, pids))
+			return 1;
+		ret = th_ct_wait(e->vp, CT_DATA, 1, 30 * SEC);
+		if (ret)
+			return fail("the PUT: %s", strerror(-ret));
+		if (check_range(e->buf, 0, len, 6, "RMA PUT"))
+			return 1;
+		return th_boot_barrier(e->boot) ? fail("barrier") : 0;
+	}
+	if (th_wait_policy_set(TH_WAIT_SPIN, 0))
+		return fail("wait policy");
+	for (i = 0; i < 2; i++)
+		vps[i] = th_vport_create(e->ctx, &va);
+	if (vps[0] && vps[1])
+		coll = th_coll_create_local(vps, 2, &a, sends, recvs);
+	if (!coll) {
+		ret = fail("a collective on two local vports: %s",
+			   strerror(errno));
+		goto out;
+	}
+	fill_range(e->buf, 0, len, 6);
+	ret = rank1_stops(e, pids);
+	if (ret)
+		goto out;
+	c = th_chain_create();
+	th_chain_put(c, e->mr, 0, &e->peer, len, CT_DATA, TH_CHAIN_SIGNAL);
+	ret = post(e, c);
+	for (i = 0; !ret && i < 3; i++) {
+		for (j = 0; j < BYTES_OUT_WORDS; j++)
+			send[j] = (uint64_t)i << 32 | j;
+		ret = th_coll_start(coll);
+		if (!ret)
+			ret = th_coll_wait(coll, SEC / 2);
+		if (ret)
+			ret = fail("round %d, a large PUT of another vport in flight: %s",
+				   i, strerror(-ret));
+		for (j = 0; !ret && j < BYTES_OUT_WORDS; j++)
+			if (recv[1][j] != ((uint64_t)i << 32 | j))
+				ret = fail("round %d: word %d: %llx", i, j,
+					   (unsigned long long)recv[1][j]);
+	}
+	kill(pids[1], SIGCONT);
+	if (!ret && cq_status(e, &status))
+		ret = fail("the PUT: no completion");
+	else if (!ret && status)
+		ret = fail("the PUT: completion %d (%s)", status,
+			   strerror(-status));
+	if (!ret && th_boot_barrier(e->boot))
+		ret = fail("barrier");
+out:
+	kill(pids[1], SIGCONT);
+	th_coll_destroy(coll);
+	for (i = 0; i < 2; i++)
+		if (vps[i])
+			th_vport_destroy(vps[i]);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct rank_env e = { 0 };
@@ -1383,6 +1483,8 @@ int main(int argc, char **argv)
 		ret = case_ct_tests(&e);
 	else if (!strcmp(g_case, "coll_bytes_out"))
 		ret = case_coll_bytes_out(&e);
+	else if (!strcmp(g_case, "coll_owed_vport"))
+		ret = case_coll_owed_vport(&e);
 	else if (!strcmp(g_case, "stream"))
 		ret = case_stream(&e);
 	else if (!strcmp(g_case, "doorbell"))

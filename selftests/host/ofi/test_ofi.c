@@ -393,6 +393,15 @@ TEST(a_collective_wait_moves_its_large_bytes_before_it_returns)
 }
 
 /*
+ * ... and only for its own vport's: a large PUT on another vport, to a
+ * stopped peer, does not hold a collective on two local vports.
+ */
+TEST(a_collective_wait_holds_only_for_its_own_vports_bytes)
+{
+	EXPECT_EQ(0, run_case_on("coll_owed_vport", NULL, NULL, 0));
+}
+
+/*
  * Auto counts the waiters of every rank that shares this rank's CPUs, not
  * only its own process's: two ranks that may run on one CPU only (thrun
  * itself under that affinity, which the ranks inherit) both sleep at

@@ -217,6 +217,7 @@ enum th_ofi_op_state {
  * @hold: RMA: the target's hold
  * @status: with @deadline 0: the operation ended with it, for the
  *	progress thread to report
+ * @from: the index of the vport whose chain started it (@owed's entry)
  * @answered: TH_OFI_OP_ARMED: the answer (@status) came before the
  *	engine said the chain fired; it is reported once it has
  */
@@ -229,6 +230,7 @@ struct th_ofi_op {
 	u64 deadline;
 	u64 hold;
 	int status;
+	u32 from;
 	bool answered;
 };
 
@@ -413,10 +415,12 @@ struct th_ofi_mr {
  * @lock: protects everything below, and @dead
  * @ops: deliveries started here, by slot (id = gen << 32 | slot + 1)
  * @nops: slots
- * @bulk: deliveries past the eager size whose bytes this host still moves
- *	(RESOLVE out, or the RMA posted, until the operation ends): a
- *	collective's wait holds its rank while any is left (ops->host_owes);
- *	written under @lock, read without it
+ * @owed: by this node's vport index, its deliveries past the eager size
+ *	whose bytes this host still moves (RESOLVE out, or the RMA posted,
+ *	until the operation ends): a collective's wait on that vport holds
+ *	its rank while any is left (ops->host_owes); written under @lock,
+ *	read without it
+ * @nowed: its entries (the node's vports)
  * @holds: regions held for peers, by slot
  * @nholds: slots
  * @watches: counters to fail when their peer dies
@@ -526,7 +530,8 @@ struct th_ofi {
 	pthread_mutex_t lock;
 	struct th_ofi_op *ops;
 	u32 nops;
-	u32 bulk;
+	u32 *owed;
+	u32 nowed;
 	struct th_ofi_hold *holds;
 	u32 nholds;
 	struct th_ofi_watch watches[TH_OFI_MAX_WATCHES];

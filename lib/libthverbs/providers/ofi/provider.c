@@ -155,6 +155,7 @@ static void th_ofi_free(struct th_ofi *o)
 	pthread_cond_destroy(&o->nap_cv);
 	pthread_mutex_destroy(&o->lock);
 	free(o->ops);
+	free(o->owed);
 	free(o->holds);
 	free(o);
 }
@@ -586,6 +587,12 @@ static int th_ofi_boot(struct th_boot *b)
 				      all;
 		o->ipf = th_ipf_create(&lim, &o->net, &ret);
 	}
+	if (!ret) {
+		o->owed = calloc(lim.max_vports, sizeof(*o->owed));
+		o->nowed = o->owed ? lim.max_vports : 0;
+		if (!o->owed)
+			ret = -ENOMEM;
+	}
 	if (!ret)
 		memcpy(th_ipf_default_domain(o->ipf)->token, o->job_token,
 		       sizeof(o->job_token));
@@ -687,13 +694,13 @@ static void th_ofi_ctx_progress(struct th_context *ctx)
 		th_ofi_net_progress(o);
 }
 
-/* Large deliveries whose bytes this host still moves (wire.c). */
-static bool th_ofi_ctx_owes(struct th_context *ctx)
+/* @vp's large deliveries whose bytes this host still moves (wire.c). */
+static bool th_ofi_vport_owes(const struct th_vport *vp)
 {
 	struct th_ofi *o = th_ofi_get();
 
-	(void)ctx;
-	return o && __atomic_load_n(&o->bulk, __ATOMIC_ACQUIRE);
+	return o && vp->index < o->nowed &&
+	       __atomic_load_n(&o->owed[vp->index], __ATOMIC_ACQUIRE);
 }
 
 /* The in-process teardown, then the vport's watches (wire.c). */
@@ -723,7 +730,7 @@ const struct th_provider_ops th_ofi_provider = {
 	.ct_update	= th_ip_ct_update,
 	.ct_wait	= th_ip_ct_wait,
 	.progress	= th_ofi_ctx_progress,
-	.host_owes	= th_ofi_ctx_owes,
+	.host_owes	= th_ofi_vport_owes,
 	.node_remote	= th_ip_node_remote,
 	.cancel		= th_ip_cancel,
 	.vport_fd	= th_ip_vport_fd,

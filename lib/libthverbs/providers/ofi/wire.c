@@ -98,6 +98,17 @@ int th_ofi_op_find_locked(struct th_ofi *o, u64 id, u8 state)
 }
 
 /*
+ * Vport @vport's count of large deliveries whose bytes this host owes,
+ * moved by @by (ops->host_owes reads it without the lock).
+ */
+static void th_ofi_owed_add_locked(struct th_ofi *o, u32 vport, int by)
+{
+	if (vport < o->nowed)
+		__atomic_store_n(&o->owed[vport], o->owed[vport] + by,
+				 __ATOMIC_RELEASE);
+}
+
+/*
  * Does answer @type from rank @from fit operation @slot?  Only the rank
  * it went to answers it, and only with what such an operation expects:
  * GET_DATA a GET in one message, DONE a PUT (in one message, triggered,
@@ -162,7 +173,7 @@ static void th_ofi_op_end(struct th_ofi *o, u64 id, int status, u8 answer,
 	 */
 	if (o->ops[slot].state == TH_OFI_OP_RESOLVING ||
 	    o->ops[slot].state == TH_OFI_OP_RMA)
-		__atomic_store_n(&o->bulk, o->bulk - 1, __ATOMIC_RELEASE);
+		th_ofi_owed_add_locked(o, o->ops[slot].from, -1);
 	if (data && !status) {
 		if (len == o->ops[slot].rop.len)
 			memcpy(o->ops[slot].rop.local, data, len);
@@ -232,8 +243,9 @@ void th_ofi_remote_post(void *arg, struct th_eng_chain *chain,
 	o->ops[slot].peer = op->node;
 	o->ops[slot].deadline = th_ofi_now_ns() + o->timeout_ns;
 	o->ops[slot].status = 0;
+	o->ops[slot].from = th_eng_chain_vport(chain)->index;
 	if (!eager)
-		__atomic_store_n(&o->bulk, o->bulk + 1, __ATOMIC_RELAXED);
+		th_ofi_owed_add_locked(o, o->ops[slot].from, 1);
 	id = th_ofi_id(o->ops[slot].gen, slot);
 	if (op->node >= o->size || o->dead[op->node])
 		ret = -ECONNREFUSED;
