@@ -548,6 +548,27 @@ static int case_coll_tests(struct rank_env *e)
 /* past the eager size: the root's PUT goes by RESOLVE and RMA */
 #define BYTES_OUT_WORDS	(8 * 1024)
 
+/* Round @i's Broadcast data: each word says its round and its place. */
+static void round_fill(uint64_t *w, int i)
+{
+	int j;
+
+	for (j = 0; j < BYTES_OUT_WORDS; j++)
+		w[j] = (uint64_t)i << 32 | j;
+}
+
+/* @w must hold round @i's data (round_fill()). */
+static int round_check(const uint64_t *w, int i)
+{
+	int j;
+
+	for (j = 0; j < BYTES_OUT_WORDS; j++)
+		if (w[j] != ((uint64_t)i << 32 | j))
+			return fail("round %d: word %d: %llx", i, j,
+				    (unsigned long long)w[j]);
+	return 0;
+}
+
 /*
  * The root's round of a Broadcast ends once its copy is made and its PUT
  * to the child issued; a PUT past the eager size still needs the root's
@@ -568,7 +589,7 @@ static int case_coll_bytes_out(struct rank_env *e)
 		.count = BYTES_OUT_WORDS, .radix = 2,
 	};
 	struct th_coll *coll;
-	int i, j, ret;
+	int i, ret;
 
 	ret = th_wait_policy_set(g_rank ? TH_WAIT_PASSIVE : TH_WAIT_SPIN, 0);
 	if (ret)
@@ -578,8 +599,8 @@ static int case_coll_bytes_out(struct rank_env *e)
 	if (!coll)
 		return fail("th_coll_create: %s", strerror(errno));
 	for (i = 0; !ret && i < TEST_ROUNDS; i++) {
-		for (j = 0; !g_rank && j < BYTES_OUT_WORDS; j++)
-			send[j] = (uint64_t)i << 32 | j;
+		if (!g_rank)
+			round_fill(send, i);
 		ret = th_coll_start(coll);
 		if (ret) {
 			ret = fail("round %d: start: %s", i, strerror(-ret));
@@ -606,12 +627,7 @@ static int case_coll_bytes_out(struct rank_env *e)
 				   i, strerror(-ret));
 			break;
 		}
-		for (j = 0; j < BYTES_OUT_WORDS; j++)
-			if (recv[j] != ((uint64_t)i << 32 | j)) {
-				ret = fail("round %d: word %d: %llx", i, j,
-					   (unsigned long long)recv[j]);
-				break;
-			}
+		ret = round_check(recv, i);
 	}
 	th_coll_destroy(coll);
 	if (!ret && th_boot_barrier(e->boot))
@@ -1362,7 +1378,7 @@ static int case_coll_owed_vport(struct rank_env *e)
 	struct th_coll *coll = NULL;
 	pid_t pids[2], me = getpid();
 	struct th_chain *c;
-	int i, j, ret = 0, status;
+	int i, ret = 0, status;
 
 	if (th_boot_allgather(e->boot, &me, pids, sizeof(me)))
 		return fail("allgather");
@@ -1395,18 +1411,15 @@ static int case_coll_owed_vport(struct rank_env *e)
 	th_chain_put(c, e->mr, 0, &e->peer, len, CT_DATA, TH_CHAIN_SIGNAL);
 	ret = post(e, c);
 	for (i = 0; !ret && i < 3; i++) {
-		for (j = 0; j < BYTES_OUT_WORDS; j++)
-			send[j] = (uint64_t)i << 32 | j;
+		round_fill(send, i);
 		ret = th_coll_start(coll);
 		if (!ret)
 			ret = th_coll_wait(coll, SEC / 2);
 		if (ret)
 			ret = fail("round %d, a large PUT of another vport in flight: %s",
 				   i, strerror(-ret));
-		for (j = 0; !ret && j < BYTES_OUT_WORDS; j++)
-			if (recv[1][j] != ((uint64_t)i << 32 | j))
-				ret = fail("round %d: word %d: %llx", i, j,
-					   (unsigned long long)recv[1][j]);
+		else
+			ret = round_check(recv[1], i);
 	}
 	kill(pids[1], SIGCONT);
 	if (!ret && cq_status(e, &status))
