@@ -8,14 +8,19 @@
  * messages, and RMA at a valid key, from any connection), and a sender's
  * rank in the header is only what the sender claims.  So:
  *
- *  - Every message header carries a MAC: SipHash-2-4 under the job's
- *    128-bit key, which rank 0 draws from getrandom() and the bootstrap
- *    allgather hands to the ranks (thrun's private socket, Hydra's PMI
- *    socketpair, or the caller's MPI).  It covers the whole header: type,
- *    sender and receiver rank, operation id, status, key, offset, length,
- *    domain token, RMA address and key.  A message whose MAC does not
- *    verify, or that is addressed to another rank, is dropped and
- *    counted before anything in it is read.
+ *  - Every message libfabric carries has a MAC in its header: SipHash-2-4
+ *    under the job's 128-bit key, which rank 0 draws from getrandom() and
+ *    the bootstrap allgather hands to the ranks (thrun's private socket,
+ *    Hydra's PMI socketpair, or the caller's MPI).  It covers the whole
+ *    header: type, sender and receiver rank, operation id, status, key,
+ *    offset, length, domain token, RMA address and key.  A message whose
+ *    MAC does not verify, or that is addressed to another rank, is
+ *    dropped and counted before anything in it is read.
+ *  - A message through a shm ring (ring.c) has none: the ring's region
+ *    was never named, and its owner handed it only to peers that proved
+ *    they hold the job's key (bell.c), so whoever can write a ring is a
+ *    rank of the job, which could seal anything it liked anyway (the key
+ *    is the job's, not a rank's).  Its shape is checked all the same.
  *  - The payload of an eager message is not covered: a sender that
  *    cannot forge a header cannot attach bytes to one, and no local user
  *    can read another's loopback traffic to splice it; an attacker on the
@@ -106,30 +111,60 @@ static u64 th_ofi_hdr_mac(const struct th_ofi *o, const struct th_ofi_hdr *h)
 	return th_ofi_siphash(o->mac_key, h, offsetof(struct th_ofi_hdr, mac));
 }
 
-/* Address @h to @peer and seal it: the last change before it is sent. */
-void th_ofi_seal(const struct th_ofi *o, struct th_ofi_hdr *h, u32 peer)
+/* Address @h to @peer: what a message to a ring needs (ring.c). */
+void th_ofi_address(const struct th_ofi *o, struct th_ofi_hdr *h, u32 peer)
 {
 	h->src = o->rank;
 	h->dst = peer;
-	h->mac = th_ofi_hdr_mac(o, h);
 }
 
 /*
- * May this process read message @h of @len bytes (header and payload)?
- * From a rank of the job, to this one, sealed under the job's key, and
- * as long as its header says.  Anything else is counted and dropped.
+ * Address @h to @peer and seal it: the last change before it is sent
+ * through libfabric.
+ */
+void th_ofi_seal(const struct th_ofi *o, struct th_ofi_hdr *h, u32 peer)
+{
+	th_ofi_address(o, h, peer);
+	h->mac = th_ofi_hdr_mac(o, h);
+}
+
+/* From a rank of the job, to this one, and as long as its header says. */
+static bool th_ofi_shaped(const struct th_ofi *o, const struct th_ofi_hdr *h,
+			  size_t len)
+{
+	if (len < sizeof(*h) || h->dst != o->rank || h->src >= o->size)
+		return false;
+	/* bytes follow a PUT, GET_DATA or PING (a dropped triggered PUT's) */
+	if (h->type == TH_OFI_MSG_PUT || h->type == TH_OFI_MSG_GET_DATA ||
+	    h->type == TH_OFI_MSG_PING)
+		return h->len == len - sizeof(*h);
+	return len == sizeof(*h);
+}
+
+/*
+ * May this process read message @h of @len bytes (header and payload),
+ * which libfabric delivered?  Shaped as above and sealed under the job's
+ * key.  Anything else is counted and dropped.
  */
 bool th_ofi_authentic(struct th_ofi *o, const struct th_ofi_hdr *h, size_t len)
 {
-	bool ok = len >= sizeof(*h) && h->dst == o->rank && h->src < o->size &&
-		  h->mac == th_ofi_hdr_mac(o, h);
+	bool ok = th_ofi_shaped(o, h, len) && h->mac == th_ofi_hdr_mac(o, h);
 
-	/* bytes follow a PUT, GET_DATA or PING (a dropped triggered PUT's) */
-	if (ok && (h->type == TH_OFI_MSG_PUT || h->type == TH_OFI_MSG_GET_DATA ||
-		   h->type == TH_OFI_MSG_PING))
-		ok = h->len == len - sizeof(*h);
-	else if (ok)
-		ok = len == sizeof(*h);
+	if (!ok)
+		__atomic_add_fetch(&o->forged, 1, __ATOMIC_RELAXED);
+	return ok;
+}
+
+/*
+ * The same for a message read out of a shm ring: no seal to check, since
+ * only the job's ranks hold the region it was in (bell.c).  A message
+ * shaped otherwise is counted and dropped all the same.
+ */
+bool th_ofi_well_formed(struct th_ofi *o, const struct th_ofi_hdr *h,
+			size_t len)
+{
+	bool ok = th_ofi_shaped(o, h, len);
+
 	if (!ok)
 		__atomic_add_fetch(&o->forged, 1, __ATOMIC_RELAXED);
 	return ok;

@@ -19,15 +19,16 @@
  * or the ringer sees it asleep and wakes it (@seq, the futex word, moves,
  * so a ring just before the sleep ends it at once).
  *
- * The word is the rank's own region (shm_open, mode 0600; every rank on
- * shm is the same user, net.c's test for shm): its name goes to the peers
- * in the boot round, each maps it, and the name is removed once the job
- * has joined, as the shm rail's is.  The nap keeps its length as the
- * bound of a sleep, so a peer can only wake a rank early, or not at all:
- * a bell never rung (a peer that died between its send and its ring, a
- * region that could not be mapped) costs what a nap cost before.  Only a
- * job on one rail, shm: with two, the nap is spent in poll() on the TCP
- * queue's descriptor, which a futex cannot join.
+ * The word is the rank's own region (a memfd, mode 0600, never named;
+ * every rank on shm is the same user, net.c's test for shm), which the
+ * rank hands to each peer that proves it holds the job's key (handoff.c);
+ * each maps it, and once the job has joined nothing reaches it any more.
+ * The region holds the rank's shm rings too (ring.c).  The nap keeps its
+ * length as the bound of a sleep, so a peer can only wake a rank early,
+ * or not at all: a bell never rung (a peer that died between its send and
+ * its ring, a region that did not come) costs what a nap cost before.
+ * Only a job on one rail, shm: with two, the nap is spent in poll() on the
+ * TCP queue's descriptor, which a futex cannot join.
  *
  * A waiter sleeps on the bell too (th_ofi_bell_wait()): a host thread
  * that sleeps in th_ct_wait() waits on its own wake-up word and on the
@@ -51,7 +52,6 @@
 #include <time.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -117,83 +117,90 @@ static struct th_ofi_bell *th_ofi_bell_map(int fd, u32 size)
 }
 
 /*
- * This rank's bell, and its name for the boot round in @name (empty when
- * the job needs none or it could not be made: the naps stay as they were).
- * Its region holds this rank's shm rings too, when @o->rings asks for
- * them and the job is small enough (th_ofi_ring_region_bytes()); else
+ * This rank's bell, and in *@nonce the name of the socket through which
+ * it goes to the peers (handoff.c), for the boot round (0 when the job
+ * needs none or it could not be made: the naps stay as they were).  Its
+ * region holds this rank's shm rings too, when @o->rings asks for them
+ * and the job is small enough (th_ofi_ring_region_bytes()); else
  * @o->rings is cleared and the peers send through libfabric.
  */
-void th_ofi_bell_open(struct th_ofi *o, char name[TH_OFI_BELL_NAME])
+void th_ofi_bell_open(struct th_ofi *o, u64 *nonce)
 {
-	u64 rnd;
 	int fd;
 
-	name[0] = '\0';
-	if (!th_ofi_bell_wanted(o) ||
-	    getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+	*nonce = 0;
+	if (!th_ofi_bell_wanted(o)) {
 		o->rings = false;
 		return;
 	}
-	snprintf(o->bell_name, sizeof(o->bell_name), "/thnic-bell-%016llx",
-		 (unsigned long long)rnd);
-	fd = shm_open(o->bell_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = memfd_create("thnic-bell", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0) {
-		o->bell_name[0] = '\0';
 		o->rings = false;
 		return;
 	}
-	/* sparse: a ring's pages are made when its sender first writes */
-	if (!ftruncate(fd, th_ofi_bell_bytes(o->size)))
-		o->bell = th_ofi_bell_map(fd, o->size);
-	close(fd);
-	if (!o->bell) {
-		shm_unlink(o->bell_name);
-		o->bell_name[0] = '\0';
+	/*
+	 * Sparse: a ring's pages are made when its sender first writes.
+	 * Sealed at its size, so that no holder can shrink it under the
+	 * others (whose next access would be a SIGBUS).
+	 */
+	if (fchmod(fd, 0600) || ftruncate(fd, th_ofi_bell_bytes(o->size)) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) ||
+	    !(o->bell = th_ofi_bell_map(fd, o->size)) ||
+	    th_ofi_handoff_listen(o, nonce)) {
+		if (o->bell)
+			munmap(o->bell, th_ofi_bell_bytes(o->size));
+		o->bell = NULL;
+		close(fd);
+		*nonce = 0;
 		o->rings = false;
 		return;
 	}
+	o->bell_fd = fd;
 	th_ofi_ring_open(o);
 	__atomic_store_n(&o->bell->rings, o->rings ? TH_OFI_RING_SLOTS : 0,
 			 __ATOMIC_RELEASE);
-	memcpy(name, o->bell_name, TH_OFI_BELL_NAME);
 }
 
 /*
- * Map the bells the peers named in the boot round (@names[rank], empty for
- * none).  Only a region of this user and of a bell's size is taken; any
- * other peer just is not rung, and not sent to through its rings.
+ * Hand this rank's bell to the peers whose sockets @nonces names (0 for
+ * none) and map theirs (handoff.c), once @o->mac_key is the job's.  A peer
+ * whose region did not come, or not as a bell, just is not rung, and not
+ * sent to through its rings.
  */
-void th_ofi_bell_join(struct th_ofi *o, const char *const *names)
+void th_ofi_bell_join(struct th_ofi *o, const u64 *nonces)
 {
-	struct stat st;
+	int *fds;
 	u32 i;
-	int fd;
 
 	if (!o->bell)
 		return;
 	o->bells = calloc(o->size, sizeof(*o->bells));
-	for (i = 0; o->bells && i < o->size; i++) {
-		if (i == o->rank || !names[i] || names[i][0] != '/' ||
-		    !memchr(names[i], '\0', TH_OFI_BELL_NAME))
-			continue;
-		fd = shm_open(names[i], O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
-		if (fd < 0)
-			continue;
-		if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
-		    st.st_uid == geteuid() &&
-		    (size_t)st.st_size == th_ofi_bell_bytes(o->size))
-			o->bells[i] = th_ofi_bell_map(fd, o->size);
-		close(fd);
+	fds = calloc(o->size, sizeof(*fds));
+	if (o->bells && fds) {
+		th_ofi_handoff_run(o, o->bell_fd, th_ofi_bell_bytes(o->size),
+				   nonces, fds, o->timeout_ns);
+		for (i = 0; i < o->size; i++) {
+			if (fds[i] < 0)
+				continue;
+			o->bells[i] = th_ofi_bell_map(fds[i], o->size);
+			close(fds[i]);
+		}
 	}
+	free(fds);
+	th_ofi_bell_unlink(o);
 	th_ofi_ring_join(o);
 }
 
-/* Every peer has mapped the bell (the boot's last round): drop its name. */
+/*
+ * The job has joined (or failed to): nothing reaches this rank's region
+ * any more, neither its socket nor its descriptor.
+ */
 void th_ofi_bell_unlink(struct th_ofi *o)
 {
-	if (o->bell_name[0])
-		shm_unlink(o->bell_name);
-	o->bell_name[0] = '\0';
+	th_ofi_handoff_close(o);
+	if (o->bell_fd >= 0)
+		close(o->bell_fd);
+	o->bell_fd = -1;
 }
 
 /*

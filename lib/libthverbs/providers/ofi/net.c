@@ -473,15 +473,19 @@ static int th_ofi_submit(struct th_ofi *o, struct th_ofi_xfer *x)
 }
 
 /*
- * Send the message @msg of @len bytes to @peer by fi_inject(), if its
- * rail takes it so (@inject_max) and nothing waits for @peer on the
- * backlog: 0 when it went, -FI_EAGAIN when it must take the queued path
- * (th_ofi_submit()), or the error that makes the peer unreachable.  What
- * an injected message saves is the transmit completion: one entry less
- * to read (of the two a hop cost each rank), a transfer less to allocate
- * and free (ofi.rst, "A small message on shm needs no completion").
+ * Send the message @msg of @len bytes (addressed, not sealed) to @peer
+ * through its shm ring (ring.c) if there is one with room, else by
+ * fi_inject(), sealed, if its rail takes it so (@inject_max); either only
+ * when nothing waits for @peer on the backlog: 0 when it went, -FI_EAGAIN
+ * when it must take the queued path (th_ofi_submit()), or the error that
+ * makes the peer unreachable.  What an injected message saves is the
+ * transmit completion: one entry less to read (of the two a hop cost
+ * each rank), a transfer less to allocate and free (ofi.rst, "A small
+ * message on shm needs no completion").  A ring's message needs no seal
+ * (auth.c): the seal is made only for libfabric, and under @lock only
+ * when a ring was full.
  */
-static ssize_t th_ofi_inject(struct th_ofi *o, u32 peer, const void *msg,
+static ssize_t th_ofi_inject(struct th_ofi *o, u32 peer, void *msg,
 			     size_t len)
 {
 	struct th_ofi_rail *r = &o->rail[o->rail_of[peer]];
@@ -490,6 +494,8 @@ static ssize_t th_ofi_inject(struct th_ofi *o, u32 peer, const void *msg,
 
 	if (!ring && len > r->inject_max)
 		return ret;
+	if (!ring)
+		th_ofi_seal(o, msg, peer);
 	pthread_mutex_lock(&o->lock);
 	if (o->dead[peer]) {
 		ret = -FI_ECONNREFUSED;
@@ -497,8 +503,11 @@ static ssize_t th_ofi_inject(struct th_ofi *o, u32 peer, const void *msg,
 		/* the peer's shm ring first (ring.c), else libfabric */
 		if (ring)
 			ret = th_ofi_ring_push_locked(o, peer, msg, len);
-		if (ret == -FI_EAGAIN && len <= r->inject_max)
+		if (ret == -FI_EAGAIN && len <= r->inject_max) {
+			if (ring)
+				th_ofi_seal(o, msg, peer);
 			ret = fi_inject(r->ep, msg, len, o->peers[peer]);
+		}
 	}
 	if (!ret) {
 		o->sends++;
@@ -513,7 +522,8 @@ static ssize_t th_ofi_inject(struct th_ofi *o, u32 peer, const void *msg,
 /*
  * Send @h (with @len bytes of @payload) to @peer, for operation @op (0:
  * none).  Built on the stack when it may be injected, copied into a
- * transfer when it is not, or when libfabric has no room for it now.
+ * transfer when it is not, or when libfabric has no room for it now;
+ * what goes by libfabric is sealed (auth.c).
  */
 int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 		const void *payload, size_t len, u64 op)
@@ -537,10 +547,10 @@ int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 	if (!mh)
 		mh = (struct th_ofi_hdr *)x->buf;
 	memcpy(mh, h, sizeof(*h));
-	/* a DONE this thread owes @peer rides along (wire.c), sealed with it */
+	/* a DONE this thread owes @peer rides along (wire.c) */
 	if (th_ofi_ack_take(peer, &mh->ack_id))
 		mh->flags |= TH_OFI_F_ACK;
-	th_ofi_seal(o, mh, peer);
+	th_ofi_address(o, mh, peer);
 	if (len)
 		memcpy((u8 *)mh + sizeof(*h), payload, len);
 	if (!x) {
@@ -552,6 +562,7 @@ int th_ofi_send(struct th_ofi *o, u32 peer, const struct th_ofi_hdr *h,
 			return -ENOMEM;
 		memcpy(x->buf, msg.b, total);
 	}
+	th_ofi_seal(o, (struct th_ofi_hdr *)x->buf, peer);
 	x->kind = TH_OFI_CTX_TX;
 	x->peer = peer;
 	x->op = op;

@@ -49,8 +49,6 @@
 #define TH_OFI_KEY_LEN		16
 /* endpoints a rank may have: one to the other hosts, one on this host */
 #define TH_OFI_RAILS		2
-/* bytes of a doorbell's shared-memory name, its NUL included (bell.c) */
-#define TH_OFI_BELL_NAME	32
 /* messages a shm ring holds, one ring per sender (ring.c) */
 #define TH_OFI_RING_SLOTS	32
 /* the ranks of a job past which its doorbell regions hold no rings */
@@ -383,7 +381,9 @@ struct th_ofi_mr {
  * @cq_nap_ns: @cq_poll: the current idle sleep, doubled up to a bound
  * @cq_yielded: when the busy thread last yielded its CPU (ns)
  * @bell: this rank's doorbell, which its progress thread naps on (bell.c),
- *	or NULL; @bell_name its shared-memory name until the job joined
+ *	or NULL; @bell_fd its region's descriptor (a memfd) until the job
+ *	joined, and @handoff_sock, @handoff_nonce the socket that hands it
+ *	to the peers and its name (handoff.c); -1 when closed
  * @bells: each peer's doorbell, rung after a message to it, or NULL
  * @bell_seq, @bell_armed: the progress thread's side of the handshake
  * @bell_rings: rings that woke a peer (TH_OFI_VERBOSE's report)
@@ -504,7 +504,9 @@ struct th_ofi {
 	u64 cq_nap_ns;
 	u64 cq_yielded;
 	struct th_ofi_bell *bell;
-	char bell_name[TH_OFI_BELL_NAME];
+	int bell_fd;
+	int handoff_sock;
+	u64 handoff_nonce;
 	struct th_ofi_bell **bells;
 	u32 bell_seq;
 	bool bell_armed;
@@ -619,8 +621,8 @@ void th_ofi_ring_close(struct th_ofi *o);
 void *th_ofi_bell_rings(struct th_ofi_bell *b);
 bool th_ofi_bell_has_rings(const struct th_ofi_bell *b);
 u32 th_ofi_bell_seq(const struct th_ofi_bell *b);
-void th_ofi_bell_open(struct th_ofi *o, char name[TH_OFI_BELL_NAME]);
-void th_ofi_bell_join(struct th_ofi *o, const char *const *names);
+void th_ofi_bell_open(struct th_ofi *o, u64 *nonce);
+void th_ofi_bell_join(struct th_ofi *o, const u64 *nonces);
 void th_ofi_bell_unlink(struct th_ofi *o);
 void th_ofi_bell_ring(struct th_ofi *o, u32 peer);
 void th_ofi_bell_ring_self(struct th_ofi *o);
@@ -632,6 +634,12 @@ bool th_ofi_bell_waits(const struct th_ofi *o);
 int th_ofi_bell_wait(struct th_ofi *o, u32 *woken,
 		     const struct timespec *deadline);
 void th_ofi_bell_close(struct th_ofi *o);
+
+/* handoff.c */
+int th_ofi_handoff_listen(struct th_ofi *o, u64 *nonce);
+void th_ofi_handoff_run(struct th_ofi *o, int region, size_t bytes,
+			const u64 *nonces, int *fds, u64 timeout_ns);
+void th_ofi_handoff_close(struct th_ofi *o);
 void th_ofi_net_waiter_sleeps(struct th_ofi *o);
 void th_ofi_wake(struct th_ofi *o);
 void th_ofi_net_report(struct th_ofi *o);
@@ -681,8 +689,11 @@ enum th_ofi_prf_use {
 	TH_OFI_PRF_OP_GEN,	/* the first generation of op slot n */
 };
 u64 th_ofi_siphash(const u8 key[TH_OFI_KEY_LEN], const void *data, size_t len);
+void th_ofi_address(const struct th_ofi *o, struct th_ofi_hdr *h, u32 peer);
 void th_ofi_seal(const struct th_ofi *o, struct th_ofi_hdr *h, u32 peer);
 bool th_ofi_authentic(struct th_ofi *o, const struct th_ofi_hdr *h, size_t len);
+bool th_ofi_well_formed(struct th_ofi *o, const struct th_ofi_hdr *h,
+			size_t len);
 int th_ofi_auth_init(struct th_ofi *o, u8 key[TH_OFI_KEY_LEN]);
 u64 th_ofi_unguessable(const struct th_ofi *o, u32 what, u64 n);
 void th_ofi_auth_report(struct th_ofi *o);

@@ -29,7 +29,7 @@
 /* the default when every rank is on one host: shared memory */
 #define TH_OFI_LOCAL_PROV	"shm"
 /* bumped when the wire changes: ranks of different builds refuse a job */
-#define TH_OFI_WIRE_VERSION	8
+#define TH_OFI_WIRE_VERSION	9
 
 static struct th_ofi *th_ofi_state;
 
@@ -48,7 +48,8 @@ struct th_ofi *th_ofi_get(void)
  * @token: rank 0's is the job's domain
  * @mac_key: rank 0's seals every message of the job (auth.c)
  * @name: each endpoint's name
- * @bell: the shared-memory name of its doorbell (bell.c), or empty
+ * @bell: the name of the socket that hands its doorbell to the peers
+ *	(handoff.c), or 0 for none
  */
 struct th_ofi_boot_rec {
 	u32 version;
@@ -59,7 +60,7 @@ struct th_ofi_boot_rec {
 	u8 token[16];
 	u8 mac_key[TH_OFI_KEY_LEN];
 	u8 name[TH_OFI_RAILS][TH_OFI_NAME_MAX];
-	char bell[TH_OFI_BELL_NAME];
+	u64 bell;
 };
 
 static bool th_ofi_node_remote(void *arg, u32 node)
@@ -347,6 +348,7 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 	bool chosen = prov && *prov, mixed, crowded;
 	struct th_ofi_where where = { 0 };
 	const void **names;
+	u64 *bells;
 	size_t len;
 	char univ[16];
 	u32 i, r;
@@ -426,7 +428,7 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 	}
 	mine.nrails = o->nrails;
 	if (!err)
-		th_ofi_bell_open(o, mine.bell);
+		th_ofi_bell_open(o, &mine.bell);
 	if (!err && getrandom(mine.token, sizeof(mine.token), 0) !=
 		    sizeof(mine.token))
 		err = -EAGAIN;
@@ -462,13 +464,15 @@ static int th_ofi_join(struct th_ofi *o, struct th_boot *b,
 			err = -EPROTO;
 	if (!err)
 		err = th_ofi_net_peers(o, names);
-	/* the peers' doorbells, reused as a list of their names */
-	for (i = 0; !err && i < o->size; i++)
-		names[i] = all[i].bell;
-	if (!err)
-		th_ofi_bell_join(o, (const char *const *)names);
 	memcpy(o->job_token, all[0].token, sizeof(o->job_token));
 	memcpy(o->mac_key, all[0].mac_key, sizeof(o->mac_key));
+	/* the peers' doorbells: proving the job's key to take them */
+	bells = err ? NULL : calloc(o->size, sizeof(*bells));
+	for (i = 0; bells && i < o->size; i++)
+		bells[i] = all[i].bell;
+	if (!err)
+		th_ofi_bell_join(o, bells);
+	free(bells);
 	/* nothing of the keys stays in memory the job no longer needs */
 	explicit_bzero(all, o->size * sizeof(*all));
 	explicit_bzero(&mine, sizeof(mine));
@@ -525,6 +529,8 @@ static int th_ofi_boot(struct th_boot *b)
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return -ENOMEM;
+	o->bell_fd = -1;
+	o->handoff_sock = -1;
 	pthread_mutex_init(&o->lock, NULL);
 	pthread_mutex_init(&o->trig_lock, NULL);
 	pthread_mutex_init(&o->cq_lock, NULL);

@@ -28,14 +28,16 @@
  * their end, so an idle pass looks at one word however many peers the
  * job has.
  *
- * What a ring carries is trusted no more than what libfabric delivers: the
- * region is this user's (mode 0600, named at random, its name removed once
- * the job joined), but another process of the same user could write into
- * it.  So the reader copies a message out of its slot before it looks at
- * it, takes no length past a slot, and checks it as any other
- * (th_ofi_authentic(): the job's MAC, addressed to this rank), and from
- * the ring's own sender.  A sender that dies mid-message leaves its ring
- * alone stuck, not the others.
+ * Who can write a ring: the region is a memfd that was never named, and
+ * its rank handed it only to peers that proved they hold the job's key
+ * (handoff.c), so only the job's ranks.  A message in a ring therefore
+ * carries no seal (auth.c; the seal and its check were a quarter of a
+ * one-host hop), but a rank's bugs are not trusted further than
+ * libfabric's: the reader copies a message out of its slot before it
+ * looks at it, takes no length past a slot, and checks its shape as any
+ * other (th_ofi_well_formed(): addressed to this rank, as long as its
+ * header says), and that it comes from the ring's own sender.  A sender
+ * that dies mid-message leaves its ring alone stuck, not the others.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -107,7 +109,7 @@ void th_ofi_ring_join(struct th_ofi *o)
 }
 
 /*
- * Put message @msg of @len bytes (sealed) into @peer's ring for this rank,
+ * Put message @msg of @len bytes (addressed) into @peer's ring for this rank,
  * under @lock: 0, or -FI_EAGAIN when there is no ring to @peer, the
  * message is larger than a slot, or the slot is full (the caller sends
  * through libfabric).  The caller rings @peer's doorbell after.
@@ -165,7 +167,7 @@ static ssize_t th_ofi_ring_drain_locked(struct th_ofi *o, u32 from,
 			__atomic_add_fetch(&o->forged, 1, __ATOMIC_RELAXED);
 			continue;
 		}
-		if (th_ofi_authentic(o, &m.h, len))
+		if (th_ofi_well_formed(o, &m.h, len))
 			th_ofi_recv(o, &m.h, m.b + sizeof(m.h), len - sizeof(m.h));
 	}
 	return got;
