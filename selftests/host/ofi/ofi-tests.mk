@@ -41,13 +41,24 @@ $(OFI_AUTH_TEST): $(S)/selftests/host/ofi/test_ofi_auth.o \
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS)
 
-# the shm rings alone (providers/ofi/ring.c, sealed by auth.c), no job
+# the shm rings alone (providers/ofi/ring.c, shapes checked by auth.c), no job
 OFI_RING_TEST	:= $(BIN)/host/ofi/test_ofi_ring
 HOST_TESTS	+= $(OFI_RING_TEST)
 $(S)/selftests/host/ofi/test_ofi_ring.o: TH_CPPFLAGS += \
 	-I$(TOP)/lib/libthverbs/providers/ofi
 $(OFI_RING_TEST): $(S)/selftests/host/ofi/test_ofi_ring.o \
 		$(S)/lib/libthverbs/providers/ofi/ring.o \
+		$(S)/lib/libthverbs/providers/ofi/auth.o
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS)
+
+# the doorbell regions' handoff alone (providers/ofi/handoff.c), no job
+OFI_HANDOFF_TEST	:= $(BIN)/host/ofi/test_ofi_handoff
+HOST_TESTS	+= $(OFI_HANDOFF_TEST)
+$(S)/selftests/host/ofi/test_ofi_handoff.o: TH_CPPFLAGS += \
+	-I$(TOP)/lib/libthverbs/providers/ofi
+$(OFI_HANDOFF_TEST): $(S)/selftests/host/ofi/test_ofi_handoff.o \
+		$(S)/lib/libthverbs/providers/ofi/handoff.o \
 		$(S)/lib/libthverbs/providers/ofi/auth.o
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -pthread -o $@ $^ $(TH_LDLIBS)

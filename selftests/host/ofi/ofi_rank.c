@@ -1070,7 +1070,7 @@ static int case_loopback_only(struct rank_env *e)
  */
 /*
  * The doorbell region mapped at @line of /proc/self/maps (which holds the
- * shm rings): this user's own, mode 0600, read through
+ * shm rings): this user's own, mode 0600, its size sealed, read through
  * /proc/self/map_files, which the kernel opens only for CAP_SYS_ADMIN
  * (root, as make check runs; a non-root run checks the names alone).
  * 0, or 1 with a line on stderr.
@@ -1093,6 +1093,10 @@ static int bell_region_private(const char *line)
 	else if ((st.st_mode & 07777) != 0600 || st.st_uid != geteuid())
 		ret = fail("a doorbell region is mode %o, uid %u: want 0600, %u",
 			   st.st_mode & 07777, st.st_uid, geteuid());
+	else if ((fcntl(fd, F_GET_SEALS) & (F_SEAL_SHRINK | F_SEAL_GROW)) !=
+		 (F_SEAL_SHRINK | F_SEAL_GROW))
+		ret = fail("a doorbell region's size is not sealed (seals %#x)",
+			   fcntl(fd, F_GET_SEALS));
 	close(fd);
 	return ret;
 }
@@ -1109,16 +1113,22 @@ static int case_shm_private(struct rank_env *e)
 	if (!f)
 		return fail("/proc/self/maps: %s", strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, " /dev/shm/"))
-			continue;
-		/* the doorbells and their shm rings (one rail, shm) */
-		if (strstr(line, " /dev/shm/thnic-bell-")) {
+		/*
+		 * The doorbells and their shm rings (one rail, shm): memfds,
+		 * never named; one in /dev/shm would be a leak
+		 */
+		if (strstr(line, " /memfd:thnic-bell ")) {
 			bells++;
-			bells_named += !strstr(line, "(deleted)");
 			if (bell_region_private(line)) {
 				fclose(f);
 				return 1;
 			}
+			continue;
+		}
+		if (!strstr(line, " /dev/shm/"))
+			continue;
+		if (strstr(line, "thnic-bell")) {
+			bells_named++;
 			continue;
 		}
 		/* MPICH's or others' segments are not the job's: shm's are pid:ep:dom */
@@ -1137,7 +1147,7 @@ static int case_shm_private(struct rank_env *e)
 			    mapped);
 	/* none in a job of two rails; else this rank's and its peer's */
 	if (bells == 1 || bells_named)
-		return fail("%d doorbell regions mapped (want 0 or 2 at least), %d still named in /dev/shm",
+		return fail("%d doorbell regions mapped (want 0 or 2 at least), %d in /dev/shm",
 			    bells, bells_named);
 	snprintf(own, sizeof(own), "/dev/shm/%d:0:0", (int)getpid());
 	if (!access(own, F_OK))

@@ -2,14 +2,16 @@
 /*
  * test_ofi_ring.c - the ofi provider's shm rings (providers/ofi/ring.c)
  * without a job: three ranks of one job in one process, each region an
- * ordinary buffer.  A sealed message put into a peer's ring is read and
- * handled there once, in order, with its bytes; a full ring refuses the
+ * ordinary buffer.  A message put into a peer's ring is read and handled
+ * there once, in order, with its bytes, and with no seal (only the job's
+ * ranks hold a region: providers/ofi/handoff.c); a full ring refuses the
  * next (the sender goes by libfabric) until its reader frees a slot; the
  * reader looks only when the doorbell's sequence moved, and a look cut
  * short at its budget looks again; and what a slot holds that its sender
- * could not have sealed (a length past the slot or short of a header,
- * another rank's message, a broken seal) is dropped and counted, its
- * slot freed, and the ring goes on.
+ * could not have sent (a length past the slot or short of a header, one
+ * its header does not match, another rank's message, one addressed to
+ * another rank) is dropped and counted, its slot freed, and the ring
+ * goes on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +114,11 @@ FIXTURE_TEARDOWN(ring)
 	}
 }
 
-/* A PUT of 8 bytes (the first @first) from @from to @to, id @id, sealed. */
+/*
+ * A PUT of 8 bytes (the first @first) from @from to @to, id @id, addressed
+ * as th_ofi_send() addresses a ring's message: not sealed, its MAC field
+ * whatever it holds.
+ */
 static size_t put_msg(FIXTURE_DATA(ring) *self, u8 *msg, int from, int to,
 		      u64 id, u8 first)
 {
@@ -123,7 +129,8 @@ static size_t put_msg(FIXTURE_DATA(ring) *self, u8 *msg, int from, int to,
 	h->type = TH_OFI_MSG_PUT;
 	h->id = id;
 	h->len = 8;
-	th_ofi_seal(self->o[from], h, to);
+	h->mac = 0x5eed ^ id;
+	th_ofi_address(self->o[from], h, to);
 	return sizeof(*h) + 8;
 }
 
@@ -158,7 +165,7 @@ static ssize_t read_rings(struct th_ofi *o)
 	return n;
 }
 
-TEST_F(ring, a_sealed_message_is_read_and_handled_once)
+TEST_F(ring, a_message_is_read_and_handled_once_with_no_seal)
 {
 	ASSERT_EQ(0, send_msg(self, 2, 1, 77, 0xab));
 	EXPECT_EQ(1, self->o[2]->ring_sends);
@@ -247,10 +254,10 @@ TEST_F(ring, the_reader_looks_when_rung_or_cut_short)
 }
 
 /*
- * What its sender could not have put there: dropped unread and counted,
- * the slot freed, and the sealed message behind it still handled.
+ * What its sender could not have sent: dropped unread and counted, the
+ * slot freed, and the message behind it still handled.
  */
-TEST_F(ring, what_a_slot_holds_that_its_sender_did_not_seal_is_dropped)
+TEST_F(ring, what_a_slot_holds_that_its_sender_could_not_have_sent_is_dropped)
 {
 	u8 msg[TH_OFI_RING_MSG];
 	struct th_ofi_ring_slot *s;
@@ -261,25 +268,28 @@ TEST_F(ring, what_a_slot_holds_that_its_sender_did_not_seal_is_dropped)
 	self->region[0]->ring[2].slot[0].len = TH_OFI_RING_MSG + 1;
 	ASSERT_EQ(0, send_msg(self, 2, 0, 2, 0));
 	self->region[0]->ring[2].slot[1].len = sizeof(struct th_ofi_hdr) - 1;
-	/* rank 1's sealed message, in rank 2's ring */
+	/* rank 1's message, in rank 2's ring */
 	len = put_msg(self, msg, 1, 0, 3, 0);
 	s = next_slot(self, 2, 0);
 	memcpy(s->msg, msg, len);
 	s->len = len;
 	s->full = 1;
 	self->o[2]->ring_tail[0]++;
-	/* a bit of the header changed after the seal */
-	len = put_msg(self, msg, 2, 0, 4, 0);
-	msg[8] ^= 1;
+	/* one addressed to rank 1, in rank 0's ring from 2 */
+	len = put_msg(self, msg, 2, 1, 4, 0);
 	ASSERT_EQ(0, th_ofi_ring_push_locked(self->o[2], 0, msg, len));
-	/* and one sealed as it should be */
-	ASSERT_EQ(0, send_msg(self, 2, 0, 5, 0x5e));
-	EXPECT_EQ(5, read_rings(self->o[0]));
-	EXPECT_EQ(4, self->o[0]->forged);
+	/* a PUT whose header says more bytes than came */
+	len = put_msg(self, msg, 2, 0, 5, 0);
+	((struct th_ofi_hdr *)msg)->len = 9;
+	ASSERT_EQ(0, th_ofi_ring_push_locked(self->o[2], 0, msg, len));
+	/* and one as th_ofi_send() makes them */
+	ASSERT_EQ(0, send_msg(self, 2, 0, 6, 0x5e));
+	EXPECT_EQ(6, read_rings(self->o[0]));
+	EXPECT_EQ(5, self->o[0]->forged);
 	ASSERT_EQ(1, handled.n);
-	EXPECT_EQ(5, handled.id[0]);
+	EXPECT_EQ(6, handled.id[0]);
 	EXPECT_EQ(0x5e, handled.first[0]);
-	for (len = 0; len < 5; len++)
+	for (len = 0; len < 6; len++)
 		EXPECT_EQ(0, self->region[0]->ring[2].slot[len].full);
 }
 

@@ -47,40 +47,22 @@
 
 #include "ofi.h"
 
-/* "thbellfd": what a proof is of, so that it proves nothing else */
-#define TH_OFI_HANDOFF_MAGIC	0x64666c6c65626874ULL
 /* connections a listener keeps open at once, waiting for their request */
 #define TH_OFI_HANDOFF_PENDING	64
 
-/**
- * struct th_ofi_handoff_req - what a rank sends with its descriptor
- * @magic: TH_OFI_HANDOFF_MAGIC
- * @from: the sender's rank
- * @to: the listener's rank
- * @nonce: the listener's random name, as the boot round gave it
- * @proof: SipHash-2-4, under the job's key, of the four fields above
- */
-struct th_ofi_handoff_req {
-	u64 magic;
-	u32 from;
-	u32 to;
-	u64 nonce;
-	u64 proof;
-};
-
-static u64 th_ofi_handoff_proof(const struct th_ofi *o, u32 from, u32 to,
-				u64 nonce)
+u64 th_ofi_handoff_proof(const struct th_ofi *o, u32 from, u32 to, u64 nonce)
 {
 	struct th_ofi_handoff_req r = {
 		.magic = TH_OFI_HANDOFF_MAGIC, .from = from, .to = to,
 		.nonce = nonce,
 	};
 
-	return th_ofi_siphash(o->mac_key, &r, offsetof(struct th_ofi_handoff_req, proof));
+	return th_ofi_siphash(o->mac_key, &r,
+			      offsetof(struct th_ofi_handoff_req, proof));
 }
 
 /* The abstract address of the socket named @nonce, and its length. */
-static socklen_t th_ofi_handoff_addr(struct sockaddr_un *sa, u64 nonce)
+socklen_t th_ofi_handoff_addr(struct sockaddr_un *sa, u64 nonce)
 {
 	int n;
 

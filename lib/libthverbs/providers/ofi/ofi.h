@@ -28,6 +28,7 @@
 #define TH_OFI_H
 
 #include <pthread.h>
+#include <sys/socket.h>
 
 #include "fabric_dl.h"
 #include <rdma/fabric.h>
@@ -636,6 +637,30 @@ int th_ofi_bell_wait(struct th_ofi *o, u32 *woken,
 void th_ofi_bell_close(struct th_ofi *o);
 
 /* handoff.c */
+/* "thbellfd": what a proof is of, so that it proves nothing else */
+#define TH_OFI_HANDOFF_MAGIC	0x64666c6c65626874ULL
+
+/**
+ * struct th_ofi_handoff_req - what a rank sends with its region's
+ * descriptor to a peer's socket (handoff.c)
+ * @magic: TH_OFI_HANDOFF_MAGIC
+ * @from: the sender's rank
+ * @to: the listener's rank
+ * @nonce: the listener's random name, as the boot round gave it
+ * @proof: th_ofi_handoff_proof(): SipHash-2-4, under the job's key, of
+ *	the four fields above
+ */
+struct th_ofi_handoff_req {
+	u64 magic;
+	u32 from;
+	u32 to;
+	u64 nonce;
+	u64 proof;
+};
+
+struct sockaddr_un;
+u64 th_ofi_handoff_proof(const struct th_ofi *o, u32 from, u32 to, u64 nonce);
+socklen_t th_ofi_handoff_addr(struct sockaddr_un *sa, u64 nonce);
 int th_ofi_handoff_listen(struct th_ofi *o, u64 *nonce);
 void th_ofi_handoff_run(struct th_ofi *o, int region, size_t bytes,
 			const u64 *nonces, int *fds, u64 timeout_ns);
