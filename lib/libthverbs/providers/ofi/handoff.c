@@ -254,8 +254,10 @@ void th_ofi_handoff_run(struct th_ofi *o, int region, size_t bytes,
 				continue;
 			sock = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
 				      SOCK_CLOEXEC, 0);
-			if (sock < 0)
+			if (sock < 0) {
+				left++;	/* out of descriptors: later */
 				break;
+			}
 			ret = connect(sock, (struct sockaddr *)&sa,
 				      th_ofi_handoff_addr(&sa, nonces[i]));
 			if (ret && errno == EAGAIN) {
@@ -277,18 +279,21 @@ void th_ofi_handoff_run(struct th_ofi *o, int region, size_t bytes,
 			pend[npend++] = (struct th_ofi_handoff_conn){
 				.sock = sock, .since = th_ofi_now_ns(),
 			};
-		for (i = 0; i < npend; i++) {
-			fd = th_ofi_handoff_take(o, pend[i].sock, bytes, fds, &from);
+		for (i = 0; i < npend;) {
+			fd = th_ofi_handoff_take(o, pend[i].sock, bytes, fds,
+						 &from);
 			/* a silent connection keeps its place 100 ms at most */
 			if (fd == -EAGAIN &&
-			    th_ofi_now_ns() - pend[i].since < 100000000ULL)
+			    th_ofi_now_ns() - pend[i].since < 100000000ULL) {
+				i++;
 				continue;
+			}
 			if (fd >= 0) {
 				fds[from] = fd;
 				have++;
 			}
 			close(pend[i].sock);
-			pend[i--] = pend[--npend];
+			pend[i] = pend[--npend];
 		}
 		if ((!left && have == want) || th_ofi_now_ns() >= deadline)
 			break;
