@@ -145,36 +145,19 @@ static int impostor(FIXTURE_DATA(handoff) *self, const struct th_ofi *prover,
 		.magic = TH_OFI_HANDOFF_MAGIC, .from = from, .to = to,
 		.nonce = nonce,
 	};
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} c;
-	struct iovec iov = { .iov_base = &r, .iov_len = sizeof(r) };
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = c.b, .msg_controllen = sizeof(c.b),
-	};
-	struct cmsghdr *ch = CMSG_FIRSTHDR(&m);
 	struct sockaddr_un sa;
 	int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	if (prover)
 		r.proof = th_ofi_handoff_proof(prover, from, proof_to, nonce);
-
 	if (sock < 0 || connect(sock, (struct sockaddr *)&sa,
 				th_ofi_handoff_addr(&sa, self->nonces[to]))) {
 		if (sock >= 0)
 			close(sock);
 		return -1;
 	}
-	if (fd < 0)
-		return sock;	/* a silent connection */
-	memset(&c, 0, sizeof(c));
-	ch->cmsg_level = SOL_SOCKET;
-	ch->cmsg_type = SCM_RIGHTS;
-	ch->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(ch), &fd, sizeof(int));
-	if (sendmsg(sock, &m, MSG_NOSIGNAL) != sizeof(r)) {
+	/* with fd -1: a silent connection */
+	if (fd >= 0 && !th_ofi_handoff_send_req(sock, &r, fd)) {
 		close(sock);
 		return -1;
 	}

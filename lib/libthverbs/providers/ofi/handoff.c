@@ -113,23 +113,18 @@ void th_ofi_handoff_close(struct th_ofi *o)
 }
 
 /*
- * Send this rank's request and @region to the peer listening at @nonce,
- * on a connected @sock: true when it went (the peer reads it when it
- * accepts; the bytes and the descriptor wait in its socket till then).
+ * Send request @r with descriptor @fd on connected @sock, without waiting:
+ * true when it went (the peer reads it when it accepts; the bytes and the
+ * descriptor wait in its socket till then).
  */
-static bool th_ofi_handoff_send(const struct th_ofi *o, int sock, u32 peer,
-				u64 nonce, int region)
+bool th_ofi_handoff_send_req(int sock, const struct th_ofi_handoff_req *r,
+			     int fd)
 {
-	struct th_ofi_handoff_req r = {
-		.magic = TH_OFI_HANDOFF_MAGIC, .from = o->rank, .to = peer,
-		.nonce = nonce,
-		.proof = th_ofi_handoff_proof(o, o->rank, peer, nonce),
-	};
 	union {
 		struct cmsghdr h;
 		char b[CMSG_SPACE(sizeof(int))];
 	} c;
-	struct iovec iov = { .iov_base = &r, .iov_len = sizeof(r) };
+	struct iovec iov = { .iov_base = (void *)r, .iov_len = sizeof(*r) };
 	struct msghdr m = {
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = c.b, .msg_controllen = sizeof(c.b),
@@ -140,9 +135,22 @@ static bool th_ofi_handoff_send(const struct th_ofi *o, int sock, u32 peer,
 	ch->cmsg_level = SOL_SOCKET;
 	ch->cmsg_type = SCM_RIGHTS;
 	ch->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(ch), &region, sizeof(int));
+	memcpy(CMSG_DATA(ch), &fd, sizeof(int));
 	return sendmsg(sock, &m, MSG_NOSIGNAL | MSG_DONTWAIT) ==
-	       (ssize_t)sizeof(r);
+	       (ssize_t)sizeof(*r);
+}
+
+/* This rank's request and @region to the peer listening at @nonce. */
+static bool th_ofi_handoff_send(const struct th_ofi *o, int sock, u32 peer,
+				u64 nonce, int region)
+{
+	struct th_ofi_handoff_req r = {
+		.magic = TH_OFI_HANDOFF_MAGIC, .from = o->rank, .to = peer,
+		.nonce = nonce,
+		.proof = th_ofi_handoff_proof(o, o->rank, peer, nonce),
+	};
+
+	return th_ofi_handoff_send_req(sock, &r, region);
 }
 
 /* Is @fd a region as this rank made its own: @bytes long, its size sealed? */

@@ -661,6 +661,8 @@ struct th_ofi_handoff_req {
 struct sockaddr_un;
 u64 th_ofi_handoff_proof(const struct th_ofi *o, u32 from, u32 to, u64 nonce);
 socklen_t th_ofi_handoff_addr(struct sockaddr_un *sa, u64 nonce);
+bool th_ofi_handoff_send_req(int sock, const struct th_ofi_handoff_req *r,
+			     int fd);
 int th_ofi_handoff_listen(struct th_ofi *o, u64 *nonce);
 void th_ofi_handoff_run(struct th_ofi *o, int region, size_t bytes,
 			const u64 *nonces, int *fds, u64 timeout_ns);
