@@ -18,7 +18,7 @@
  *    dropped and counted before anything in it is read.
  *  - A message through a shm ring (ring.c) has none: the ring's region
  *    was never named, and its owner handed it only to peers that proved
- *    they hold the job's key (bell.c), so whoever can write a ring is a
+ *    they hold the job's key (handoff.c), so whoever can write a ring is a
  *    rank of the job, which could seal anything it liked anyway (the key
  *    is the job's, not a rank's).  Its shape is checked all the same.
  *  - The payload of an eager message is not covered: a sender that
@@ -157,7 +157,7 @@ bool th_ofi_authentic(struct th_ofi *o, const struct th_ofi_hdr *h, size_t len)
 
 /*
  * The same for a message read out of a shm ring: no seal to check, since
- * only the job's ranks hold the region it was in (bell.c).  A message
+ * only the job's ranks hold the region it was in (handoff.c).  A message
  * shaped otherwise is counted and dropped all the same.
  */
 bool th_ofi_well_formed(struct th_ofi *o, const struct th_ofi_hdr *h,

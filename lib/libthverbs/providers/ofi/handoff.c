@@ -50,6 +50,7 @@
 /* connections a listener keeps open at once, waiting for their request */
 #define TH_OFI_HANDOFF_PENDING	64
 
+/* What rank @from sends the listener of rank @to named @nonce: the key's. */
 u64 th_ofi_handoff_proof(const struct th_ofi *o, u32 from, u32 to, u64 nonce)
 {
 	struct th_ofi_handoff_req r = {
